@@ -1,0 +1,87 @@
+/*
+ * agora_conf.h - agora.conf, the one configuration file of Agora's plugins.
+ *
+ * Format: one "Key=Value" per line, keys case-insensitive (as slurm.conf),
+ * '#' starts a comment, blank lines ignored.  Every key is validated and an
+ * unknown key is an error: a typo must not silently fall back to a default.
+ * Durations accept a suffix s, m, h or d (default seconds).
+ *
+ * Ownership: agora_conf_t is owned by the caller; agora_conf_parse_*() fill
+ * it and agora_conf_free() releases the strings/arrays inside (not the
+ * struct itself).  On failure the parse functions leave *conf untouched
+ * (no side effects on failure), so a plugin can keep running on its
+ * previous configuration.
+ */
+#ifndef AGORA_CONF_H
+#define AGORA_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "agora_err.h"
+
+typedef enum agora_app_def {
+	AGORA_APP_ACCOUNT = 0, /* one app per Slurm account (default) */
+	AGORA_APP_USER,        /* one app per user */
+	AGORA_APP_NAME_PREFIX, /* job-name prefix up to AppNameSeparator */
+} agora_app_def_t;
+
+typedef struct agora_quota {
+	char *account;
+	double gpu_hours; /* per CreditPeriod */
+} agora_quota_t;
+
+typedef struct agora_conf {
+	/* sched/agora thread */
+	int sched_interval_s;      /* SchedulerInterval: thread period */
+	bool embed_backfill;       /* EmbedBackfill: run sched/backfill too */
+	char **auction_partitions; /* AuctionPartitions: NULL-terminated */
+	size_t n_auction_partitions;
+
+	/* Themis finish-time fairness */
+	agora_app_def_t app_def; /* AppDefinition */
+	char app_separator;      /* AppNameSeparator */
+	double fairness_knob;    /* FairnessKnob: f in [0,1) */
+	int lease_s;             /* LeaseTime */
+	int grace_s;             /* GraceTime */
+
+	/* MAST-style credit */
+	double credit_half_life_h; /* CreditHalfLife */
+	double credit_period_h;    /* CreditPeriod */
+	double default_quota;      /* DefaultQuota (GPU-hours per period) */
+	agora_quota_t *quotas;     /* AccountQuota=name:gpu_hours ... */
+	size_t n_quotas;
+
+	/* topology-aware placement */
+	char *topology_model; /* TopologyModel: path to agora-topo model */
+} agora_conf_t;
+
+/* Fill *conf with the documented defaults (doc/agora.conf.5). */
+void agora_conf_defaults(agora_conf_t *conf);
+
+/* Release what *conf owns and reset it to defaults-free zero state. */
+void agora_conf_free(agora_conf_t *conf);
+
+/*
+ * Parse text (NUL-terminated) as if it were the file 'name'.  On success
+ * replace *conf (after agora_conf_free() of the old one) and return 0; on
+ * error return -1, errno = EINVAL (or ENOMEM), err = "name:LINE: KEY: why",
+ * and *conf is unchanged.
+ */
+int agora_conf_parse_string(const char *text, const char *name,
+			    agora_conf_t *conf, agora_err_t *err);
+
+/* Read and parse the file at path; a missing file is an error (ENOENT). */
+int agora_conf_parse_file(const char *path, agora_conf_t *conf,
+			  agora_err_t *err);
+
+/* The quota of an account (DefaultQuota unless an AccountQuota names it). */
+double agora_conf_quota(const agora_conf_t *conf, const char *account);
+
+/* True if partition is listed in AuctionPartitions. */
+bool agora_conf_auction_partition(const agora_conf_t *conf, const char *part);
+
+/* Name of an app definition, for logs ("account", "user", "name_prefix"). */
+const char *agora_app_def_name(agora_app_def_t def);
+
+#endif

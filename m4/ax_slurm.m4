@@ -1,0 +1,67 @@
+# AX_SLURM
+# --------
+# Where the Slurm plugin headers come from.  Sched and select plugins need
+# slurmctld's private headers and a configured config.h, so we build against a
+# configured Slurm source tree (SLURM-NOTES.md, STYLE.md section 1).
+#
+#   --with-slurm-src=DIR     configured tree (DIR/config.h, or DIR plus
+#                            --with-slurm-build=BUILDDIR for a VPATH build)
+#   --with-slurm-build=DIR   the VPATH build directory holding config.h
+#   (neither)                contrib/slurm-src/agora-slurm-src fetches, configures
+#                            and caches the tree matching the installed slurmctld
+#   --without-slurm          build only the core, tools and unit tests
+#
+# The tree's version must equal the installed Slurm's major.minor.micro,
+# because slurmctld refuses plugins of another micro release.
+AC_DEFUN([AX_SLURM], [
+  AC_ARG_WITH([slurm],
+    [AS_HELP_STRING([--without-slurm], [do not build the Slurm plugins])],
+    [], [with_slurm=yes])
+  AC_ARG_WITH([slurm-src],
+    [AS_HELP_STRING([--with-slurm-src=DIR], [configured Slurm 22.05 source tree])],
+    [SLURM_SRC="$withval"], [SLURM_SRC=""])
+  AC_ARG_WITH([slurm-build],
+    [AS_HELP_STRING([--with-slurm-build=DIR], [Slurm VPATH build dir (holds config.h)])],
+    [SLURM_BUILD="$withval"], [SLURM_BUILD=""])
+  SLURM_TREE_VERSION=none
+  AS_IF([test "x$with_slurm" != xno], [
+    AS_IF([test -z "$SLURM_SRC"], [
+      AC_MSG_CHECKING([for a cached Slurm source tree (agora-slurm-src)])
+      ax_slurm_out=`$srcdir/contrib/slurm-src/agora-slurm-src -q | tail -1` ||
+        AC_MSG_ERROR([could not obtain the Slurm source; run contrib/slurm-src/agora-slurm-src or pass --with-slurm-src=DIR or --without-slurm])
+      eval "$ax_slurm_out"
+      AC_MSG_RESULT([$SLURM_SRC])
+    ])
+    AS_IF([test -z "$SLURM_BUILD"], [SLURM_BUILD="$SLURM_SRC"])
+    AS_IF([test ! -f "$SLURM_SRC/src/slurmctld/slurmctld.h"],
+      [AC_MSG_ERROR([$SLURM_SRC is not a Slurm source tree (no src/slurmctld/slurmctld.h)])])
+    AS_IF([test ! -f "$SLURM_BUILD/config.h"],
+      [AC_MSG_ERROR([$SLURM_BUILD/config.h not found: the Slurm tree must be configured (or pass --with-slurm-build)])])
+    SLURM_TREE_VERSION=`sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"/\1/p' "$SLURM_BUILD/config.h"`
+    AC_MSG_CHECKING([installed Slurm version])
+    ax_slurm_inst=""
+    AS_IF([test -x /usr/sbin/slurmctld], [ax_slurm_inst=`/usr/sbin/slurmctld -V 2>/dev/null | sed -n 's/^slurm[[^ ]]* //p'`])
+    AS_IF([test -z "$ax_slurm_inst" && test -f /usr/include/slurm/slurm_version.h],
+      [ax_slurm_inst=`sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"/\1/p' /usr/include/slurm/slurm_version.h`])
+    AC_MSG_RESULT([${ax_slurm_inst:-unknown}])
+    AS_IF([test -n "$ax_slurm_inst" && test "x$ax_slurm_inst" != "x$SLURM_TREE_VERSION"],
+      [AC_MSG_ERROR([Slurm source tree $SLURM_SRC is version $SLURM_TREE_VERSION but the installed Slurm is $ax_slurm_inst: plugins must match major.minor.micro exactly (slurmctld rejects others). Point --with-slurm-src at a $ax_slurm_inst tree.])])
+    AS_IF([test -z "$ax_slurm_inst"],
+      [AC_MSG_WARN([no installed Slurm found; building plugins for $SLURM_TREE_VERSION])])
+    SLURM_PLUGIN_CPPFLAGS="-DHAVE_CONFIG_H -isystem $SLURM_BUILD -isystem $SLURM_SRC"
+    SLURM_PLUGIN_DIR_STOCK="/usr/lib/x86_64-linux-gnu/slurm-wlm"
+    AC_ARG_VAR([SLURM_STOCK_PLUGINDIR], [directory of the stock Slurm plugins (for the cons_tres wrapper)])
+    AS_IF([test -z "$SLURM_STOCK_PLUGINDIR"], [
+      for d in /usr/lib/x86_64-linux-gnu/slurm-wlm /usr/lib/`gcc -print-multiarch 2>/dev/null`/slurm-wlm /usr/lib64/slurm /usr/lib/slurm; do
+        AS_IF([test -f "$d/select_cons_tres.so"], [SLURM_STOCK_PLUGINDIR="$d"; break])
+      done
+    ])
+    AS_IF([test -z "$SLURM_STOCK_PLUGINDIR"], [SLURM_STOCK_PLUGINDIR=/usr/lib/x86_64-linux-gnu/slurm-wlm])
+  ])
+  AM_CONDITIONAL([HAVE_SLURM], [test "x$with_slurm" != xno])
+  AC_SUBST([SLURM_SRC])
+  AC_SUBST([SLURM_BUILD])
+  AC_SUBST([SLURM_TREE_VERSION])
+  AC_SUBST([SLURM_PLUGIN_CPPFLAGS])
+  AC_SUBST([SLURM_STOCK_PLUGINDIR])
+])

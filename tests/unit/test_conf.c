@@ -1,0 +1,169 @@
+/* Unit tests of the agora.conf parser (common/agora_conf.c). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "agora_conf.h"
+
+static void test_conf_defaults_when_empty(void **state)
+{
+	agora_conf_t c;
+	agora_err_t err = { { 0 } };
+
+	(void) state;
+	agora_conf_defaults(&c);
+	assert_int_equal(agora_conf_parse_string("\n# only a comment\n  \n",
+						 "t.conf", &c, &err),
+			 0);
+	assert_int_equal(c.sched_interval_s, 5);
+	assert_true(c.embed_backfill);
+	assert_int_equal(c.lease_s, 600);
+	assert_int_equal(c.app_def, AGORA_APP_ACCOUNT);
+	assert_true(c.fairness_knob > 0.79 && c.fairness_knob < 0.81);
+	assert_int_equal(c.n_auction_partitions, 0);
+	agora_conf_free(&c);
+}
+
+static void test_conf_all_keys_parse(void **state)
+{
+	const char *text =
+		"SchedulerInterval=2\n"
+		"embedbackfill = no   # case-insensitive keys\n"
+		"AuctionPartitions=gpu, train\n"
+		"AppDefinition=name_prefix\n"
+		"AppNameSeparator=-\n"
+		"FairnessKnob=0.5\n"
+		"LeaseTime=15m\n"
+		"GraceTime=30s\n"
+		"CreditHalfLife=24\n"
+		"CreditPeriod=168\n"
+		"DefaultQuota=250.5\n"
+		"AccountQuota=vision:1000\n"
+		"AccountQuota=nlp:2000\n"
+		"TopologyModel=/etc/slurm/agora-topo.json\n";
+	agora_conf_t c;
+	agora_err_t err = { { 0 } };
+
+	(void) state;
+	agora_conf_defaults(&c);
+	assert_int_equal(agora_conf_parse_string(text, "t.conf", &c, &err), 0);
+	assert_int_equal(c.sched_interval_s, 2);
+	assert_false(c.embed_backfill);
+	assert_int_equal(c.n_auction_partitions, 2);
+	assert_string_equal(c.auction_partitions[0], "gpu");
+	assert_string_equal(c.auction_partitions[1], "train");
+	assert_null(c.auction_partitions[2]);
+	assert_true(agora_conf_auction_partition(&c, "train"));
+	assert_false(agora_conf_auction_partition(&c, "debug"));
+	assert_int_equal(c.app_def, AGORA_APP_NAME_PREFIX);
+	assert_int_equal(c.app_separator, '-');
+	assert_int_equal(c.lease_s, 900);
+	assert_int_equal(c.grace_s, 30);
+	assert_true(c.default_quota == 250.5);
+	assert_true(agora_conf_quota(&c, "nlp") == 2000);
+	assert_true(agora_conf_quota(&c, "vision") == 1000);
+	assert_true(agora_conf_quota(&c, "other") == 250.5);
+	assert_string_equal(c.topology_model, "/etc/slurm/agora-topo.json");
+	agora_conf_free(&c);
+}
+
+/* Each bad input must fail with file:line: key in the message, and leave
+ * the previous configuration untouched. */
+static const struct {
+	const char *text;
+	const char *expect; /* substring of the error */
+} bad_cases[] = {
+	{ "LeaseTime=600\nBogusKey=1\n", "bad.conf:2: BogusKey: unknown key" },
+	{ "SchedulerInterval=abc\n", "bad.conf:1: SchedulerInterval: 'abc' is not a duration" },
+	{ "SchedulerInterval=0\n", "bad.conf:1: SchedulerInterval: 0 s is out of range" },
+	{ "\n\nFairnessKnob=1.5\n", "bad.conf:3: FairnessKnob: 1.5 is out of range" },
+	{ "FairnessKnob=nan\n", "bad.conf:1: FairnessKnob: 'nan' is not a number" },
+	{ "EmbedBackfill=maybe\n", "bad.conf:1: EmbedBackfill: 'maybe' is not yes/no" },
+	{ "AppDefinition=team\n", "bad.conf:1: AppDefinition: 'team' is not one of" },
+	{ "AppNameSeparator=ab\n", "bad.conf:1: AppNameSeparator: 'ab' must be a single" },
+	{ "LeaseTime=10x\n", "bad.conf:1: LeaseTime: '10x' is not a duration" },
+	{ "LeaseTime=600\nLeaseTime=700\n", "bad.conf:2: LeaseTime: given more than once" },
+	{ "AccountQuota=vision\n", "bad.conf:1: AccountQuota: 'vision' must be ACCOUNT:GPU_HOURS" },
+	{ "AccountQuota=vision:lots\n", "bad.conf:1: AccountQuota: 'lots' is not a number" },
+	{ "AccountQuota=a:1\nAccountQuota=a:2\n", "bad.conf:2: AccountQuota: account 'a' is given twice" },
+	{ "AuctionPartitions=gpu,,x y\n", "bad.conf:1: AuctionPartitions: 'x y' is not a valid name" },
+	{ "just some words\n", "bad.conf:1: 'just some words': expected Key=Value" },
+	{ "LeaseTime=\n", "bad.conf:1: LeaseTime: empty value" },
+	{ "=5\n", "bad.conf:1: (empty): unknown key" },
+};
+
+static void test_conf_bad_input_names_file_line_key(void **state)
+{
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		agora_conf_t c;
+		agora_err_t err = { { 0 } };
+
+		agora_conf_defaults(&c);
+		c.lease_s = 1234; /* marks "previous config" */
+		errno = 0;
+		assert_int_equal(agora_conf_parse_string(bad_cases[i].text,
+							 "bad.conf", &c, &err),
+				 -1);
+		assert_int_equal(errno, EINVAL);
+		if (!strstr(err.text, bad_cases[i].expect))
+			fail_msg("case %zu: got '%s', want '%s'", i, err.text,
+				 bad_cases[i].expect);
+		assert_int_equal(c.lease_s, 1234);
+		agora_conf_free(&c);
+	}
+}
+
+static void test_conf_file_missing_and_real(void **state)
+{
+	agora_conf_t c;
+	agora_err_t err = { { 0 } };
+	char path[] = "/tmp/agora-conf-test-XXXXXX";
+	int fd;
+	FILE *f;
+
+	(void) state;
+	agora_conf_defaults(&c);
+	assert_int_equal(agora_conf_parse_file("/nonexistent/agora.conf", &c,
+					       &err),
+			 -1);
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(err.text, "/nonexistent/agora.conf: cannot open"));
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs("LeaseTime=2h\nGraceTime=oops\n", f);
+	fclose(f);
+	assert_int_equal(agora_conf_parse_file(path, &c, &err), -1);
+	assert_non_null(strstr(err.text, ":2: GraceTime:"));
+	assert_non_null(strstr(err.text, path));
+
+	f = fopen(path, "w");
+	fputs("LeaseTime=2h\n", f);
+	fclose(f);
+	assert_int_equal(agora_conf_parse_file(path, &c, &err), 0);
+	assert_int_equal(c.lease_s, 7200);
+	unlink(path);
+	agora_conf_free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_conf_defaults_when_empty),
+		cmocka_unit_test(test_conf_all_keys_parse),
+		cmocka_unit_test(test_conf_bad_input_names_file_line_key),
+		cmocka_unit_test(test_conf_file_missing_and_real),
+	};
+
+	return cmocka_run_group_tests_name("agora_conf", tests, NULL, NULL);
+}
