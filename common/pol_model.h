@@ -161,6 +161,13 @@ typedef struct pol_action {
 typedef struct pol_actions {
 	pol_action_t *v;
 	int n, cap;
+	/*
+	 * Optional: the earliest time (s) at which the policy wants to be
+	 * called again even if nothing else happens (LAS: a running job
+	 * crosses a queue threshold).  0 = no request.  decide() may lower
+	 * it; pol_actions_clear() resets it.
+	 */
+	int64_t wakeup;
 } pol_actions_t;
 
 /* Append an action; alloc (may be NULL) is deep-copied.  0 or -1/ENOMEM. */
@@ -192,6 +199,11 @@ pol_level_t pol_alloc_level(const pol_cluster_t *c, const pol_alloc_t *a);
 
 /* Cluster construction helpers (caller owns; free with pol_cluster_destroy). */
 
+/* Deep copy of a cluster (caller owns the copy).  NULL/ENOMEM. */
+pol_cluster_t *pol_cluster_clone(const pol_cluster_t *c);
+/* All GPUs of node i as a mask (from its type). */
+pol_gpumask_t pol_node_all_gpus(const pol_cluster_t *c, int node);
+
 /*
  * A homogeneous cluster: n_nodes nodes of gpus_per_node GPUs, one leaf
  * switch per nodes_per_leaf nodes (0 = one leaf), every node one NVLink
@@ -217,9 +229,18 @@ void pol_node_type_uniform(pol_node_type_t *t, const char *name, int n_gpus,
  */
 typedef struct pol_policy pol_policy_t;
 
+struct pol_placer; /* pol_place.h */
+struct agora_err;  /* agora_err.h */
+
 typedef struct pol_policy_ops {
 	const char *name;
-	void *(*create)(const char *params); /* params: "k=v,k=v" or NULL */
+	/*
+	 * params: "k=v,k=v" or NULL (unknown keys are an error).  placer:
+	 * the placement strategy (borrowed; must outlive the state).  On
+	 * error return NULL, errno set, err filled.
+	 */
+	void *(*create)(const char *params, const struct pol_placer *placer,
+			struct agora_err *err);
 	int (*decide)(void *state, const pol_snapshot_t *snap, int64_t now,
 		      pol_actions_t *out);
 	void (*destroy)(void *state);

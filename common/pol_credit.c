@@ -1,0 +1,835 @@
+/*
+ * pol_credit.c - the credit ledger (see pol_credit.h for the model).
+ *
+ * Accounts live in one array sorted by name (bsearch to find, memmove to
+ * insert); sources (peer clusters) in a short unsorted array.  Capacity is
+ * reserved before anything is changed so that no function has a side
+ * effect when it fails.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
+
+#include "pol_credit.h"
+
+typedef struct credit_acct {
+	char name[POL_CREDIT_NAME_LEN];
+	bool has_quota;
+	double quota;	/* GPU-hours per period */
+	double raw;	/* decayed GPU-seconds at t_ref */
+	int64_t t_ref;
+	bool has_usage;
+} credit_acct_t;
+
+typedef struct credit_source {
+	char cluster[POL_CREDIT_NAME_LEN];
+	uint64_t hwm;
+} credit_source_t;
+
+struct pol_credit {
+	char cluster[POL_CREDIT_NAME_LEN];
+	uint64_t seq; /* last seq issued by this ledger */
+	double half_life_s;
+	double period_s;
+	double default_quota;
+	credit_acct_t *acct;
+	size_t n_acct, cap_acct;
+	credit_source_t *src;
+	size_t n_src, cap_src;
+};
+
+static bool name_ok(const char *s)
+{
+	size_t n;
+
+	if (!s)
+		return false;
+	n = strlen(s);
+	return n > 0 && n < POL_CREDIT_NAME_LEN;
+}
+
+pol_credit_t *pol_credit_create(const char *cluster, double half_life_s,
+				double period_s, double default_quota)
+{
+	pol_credit_t *l;
+
+	if (!name_ok(cluster) || !(half_life_s > 0) || !isfinite(half_life_s) ||
+	    !(period_s > 0) || !isfinite(period_s) || !(default_quota >= 0) ||
+	    !isfinite(default_quota)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(l = calloc(1, sizeof(*l))))
+		return NULL;
+	snprintf(l->cluster, sizeof(l->cluster), "%s", cluster);
+	l->half_life_s = half_life_s;
+	l->period_s = period_s;
+	l->default_quota = default_quota;
+	return l;
+}
+
+pol_credit_t *pol_credit_from_conf(const char *cluster,
+				   const agora_conf_t *conf)
+{
+	pol_credit_t *l;
+	size_t i;
+
+	if (!conf) {
+		errno = EINVAL;
+		return NULL;
+	}
+	l = pol_credit_create(cluster, conf->credit_half_life_h * 3600.0,
+			      conf->credit_period_h * 3600.0,
+			      conf->default_quota);
+	if (!l)
+		return NULL;
+	for (i = 0; i < conf->n_quotas; i++) {
+		if (pol_credit_set_quota(l, conf->quotas[i].account,
+					 conf->quotas[i].gpu_hours) < 0) {
+			int e = errno;
+
+			pol_credit_destroy(&l);
+			errno = e;
+			return NULL;
+		}
+	}
+	return l;
+}
+
+void pol_credit_destroy(pol_credit_t **lp)
+{
+	if (!lp || !*lp)
+		return;
+	free((*lp)->acct);
+	free((*lp)->src);
+	free(*lp);
+	*lp = NULL;
+}
+
+/* Index of account, or -(insertion point) - 1. */
+static long acct_find(const pol_credit_t *l, const char *name)
+{
+	size_t lo = 0, hi = l->n_acct;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(l->acct[mid].name, name);
+
+		if (!c)
+			return (long) mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -(long) lo - 1;
+}
+
+static int acct_reserve(pol_credit_t *l)
+{
+	credit_acct_t *na;
+	size_t cap;
+
+	if (l->n_acct < l->cap_acct)
+		return 0;
+	cap = l->cap_acct ? l->cap_acct * 2 : 16;
+	if (!(na = realloc(l->acct, cap * sizeof(*na))))
+		return -1;
+	l->acct = na;
+	l->cap_acct = cap;
+	return 0;
+}
+
+/* Find or insert (zeroed) account; NULL/ENOMEM with no change. */
+static credit_acct_t *acct_get(pol_credit_t *l, const char *name)
+{
+	long i = acct_find(l, name);
+	size_t at;
+
+	if (i >= 0)
+		return &l->acct[i];
+	if (acct_reserve(l) < 0)
+		return NULL;
+	at = (size_t) (-i - 1);
+	memmove(&l->acct[at + 1], &l->acct[at],
+		(l->n_acct - at) * sizeof(*l->acct));
+	memset(&l->acct[at], 0, sizeof(*l->acct));
+	snprintf(l->acct[at].name, sizeof(l->acct[at].name), "%s", name);
+	l->n_acct++;
+	return &l->acct[at];
+}
+
+static credit_source_t *src_find(const pol_credit_t *l, const char *cluster)
+{
+	size_t i;
+
+	for (i = 0; i < l->n_src; i++)
+		if (!strcmp(l->src[i].cluster, cluster))
+			return &l->src[i];
+	return NULL;
+}
+
+static int src_reserve(pol_credit_t *l)
+{
+	credit_source_t *ns;
+	size_t cap;
+
+	if (l->n_src < l->cap_src)
+		return 0;
+	cap = l->cap_src ? l->cap_src * 2 : 4;
+	if (!(ns = realloc(l->src, cap * sizeof(*ns))))
+		return -1;
+	l->src = ns;
+	l->cap_src = cap;
+	return 0;
+}
+
+int pol_credit_set_quota(pol_credit_t *l, const char *account,
+			 double gpu_hours)
+{
+	credit_acct_t *a;
+
+	if (!l || !name_ok(account) || !(gpu_hours >= 0) ||
+	    !isfinite(gpu_hours)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!(a = acct_get(l, account)))
+		return -1;
+	a->has_quota = true;
+	a->quota = gpu_hours;
+	return 0;
+}
+
+double pol_credit_quota(const pol_credit_t *l, const char *account)
+{
+	long i;
+
+	if (!l)
+		return 0;
+	if (!account || (i = acct_find(l, account)) < 0 ||
+	    !l->acct[i].has_quota)
+		return l->default_quota;
+	return l->acct[i].quota;
+}
+
+/* Decay factor over dt seconds (dt may be negative: growth). */
+static double decay(const pol_credit_t *l, double dt)
+{
+	return exp2(-dt / l->half_life_s);
+}
+
+/* Add gpu_seconds at time t to a; cannot fail. */
+static void acct_add(const pol_credit_t *l, credit_acct_t *a, double gs,
+		     int64_t t)
+{
+	if (!a->has_usage) {
+		a->raw = gs;
+		a->t_ref = t;
+		a->has_usage = true;
+	} else if (t >= a->t_ref) {
+		a->raw = a->raw * decay(l, (double) (t - a->t_ref)) + gs;
+		a->t_ref = t;
+	} else {
+		/* a late record: decay it forward to the reference time */
+		a->raw += gs * decay(l, (double) (a->t_ref - t));
+	}
+}
+
+static bool amount_ok(double gs)
+{
+	return gs >= 0 && isfinite(gs);
+}
+
+int pol_credit_charge(pol_credit_t *l, const char *account,
+		      double gpu_seconds, int64_t t, pol_credit_record_t *rec)
+{
+	credit_acct_t *a;
+
+	if (!l || !name_ok(account) || !amount_ok(gpu_seconds)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!(a = acct_get(l, account)))
+		return -1;
+	acct_add(l, a, gpu_seconds, t);
+	l->seq++;
+	if (rec) {
+		memset(rec, 0, sizeof(*rec));
+		snprintf(rec->cluster, sizeof(rec->cluster), "%s", l->cluster);
+		rec->seq = l->seq;
+		snprintf(rec->account, sizeof(rec->account), "%s", account);
+		rec->gpu_seconds = gpu_seconds;
+		rec->t = t;
+	}
+	return 0;
+}
+
+int pol_credit_absorb(pol_credit_t *l, const pol_credit_record_t *rec)
+{
+	credit_source_t *s;
+	credit_acct_t *a;
+
+	if (!l || !rec || !memchr(rec->cluster, 0, sizeof(rec->cluster)) ||
+	    !memchr(rec->account, 0, sizeof(rec->account)) ||
+	    !name_ok(rec->cluster) || !name_ok(rec->account) ||
+	    !amount_ok(rec->gpu_seconds) || rec->seq == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!strcmp(rec->cluster, l->cluster))
+		return 0; /* our own record coming back around */
+	s = src_find(l, rec->cluster);
+	if (s && rec->seq <= s->hwm)
+		return 0;
+	/* reserve everything first: no side effect on failure */
+	if (!s && src_reserve(l) < 0)
+		return -1;
+	if (!(a = acct_get(l, rec->account)))
+		return -1;
+	if (!s) {
+		s = &l->src[l->n_src++];
+		memset(s, 0, sizeof(*s));
+		snprintf(s->cluster, sizeof(s->cluster), "%s", rec->cluster);
+	}
+	acct_add(l, a, rec->gpu_seconds, rec->t);
+	s->hwm = rec->seq;
+	return 1;
+}
+
+uint64_t pol_credit_hwm(const pol_credit_t *l, const char *cluster)
+{
+	const credit_source_t *s;
+
+	if (!l || !cluster)
+		return 0;
+	if (!strcmp(cluster, l->cluster))
+		return l->seq;
+	s = src_find(l, cluster);
+	return s ? s->hwm : 0;
+}
+
+double pol_credit_usage(const pol_credit_t *l, const char *account,
+			int64_t t)
+{
+	const credit_acct_t *a;
+	long i;
+
+	if (!l || !account || (i = acct_find(l, account)) < 0)
+		return 0;
+	a = &l->acct[i];
+	if (!a->has_usage)
+		return 0;
+	return a->raw * decay(l, (double) (t - a->t_ref)) / 3600.0 * M_LN2 *
+	       l->period_s / l->half_life_s;
+}
+
+double pol_credit_get(const pol_credit_t *l, const char *account, int64_t t)
+{
+	return pol_credit_quota(l, account) - pol_credit_usage(l, account, t);
+}
+
+size_t pol_credit_count(const pol_credit_t *l)
+{
+	return l ? l->n_acct : 0;
+}
+
+const char *pol_credit_account(const pol_credit_t *l, size_t i)
+{
+	return l && i < l->n_acct ? l->acct[i].name : NULL;
+}
+
+/* JSON ---------------------------------------------------------------- */
+
+static int add(json_object *o, const char *key, json_object *v)
+{
+	if (!v)
+		return -1;
+	if (json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		return -1;
+	}
+	return 0;
+}
+
+static int push(json_object *a, json_object *v)
+{
+	if (!v)
+		return -1;
+	if (json_object_array_add(a, v) < 0) {
+		json_object_put(v);
+		return -1;
+	}
+	return 0;
+}
+
+int pol_credit_save(const pol_credit_t *l, char **json)
+{
+	json_object *root = NULL, *accts, *srcs, *o;
+	const char *s;
+	size_t i;
+	int rc = -1;
+
+	if (!l || !json) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!(root = json_object_new_object()) ||
+	    add(root, "version", json_object_new_int(1)) < 0 ||
+	    add(root, "cluster", json_object_new_string(l->cluster)) < 0 ||
+	    add(root, "seq", json_object_new_int64((int64_t) l->seq)) < 0 ||
+	    add(root, "accounts", (accts = json_object_new_array())) < 0 ||
+	    add(root, "sources", (srcs = json_object_new_array())) < 0)
+		goto out;
+	for (i = 0; i < l->n_acct; i++) {
+		const credit_acct_t *a = &l->acct[i];
+
+		if (!a->has_usage)
+			continue; /* quota only: comes from agora.conf */
+		if (push(accts, (o = json_object_new_object())) < 0 ||
+		    add(o, "name", json_object_new_string(a->name)) < 0 ||
+		    add(o, "raw", json_object_new_double(a->raw)) < 0 ||
+		    add(o, "t", json_object_new_int64(a->t_ref)) < 0)
+			goto out;
+	}
+	for (i = 0; i < l->n_src; i++) {
+		if (push(srcs, (o = json_object_new_object())) < 0 ||
+		    add(o, "cluster",
+			json_object_new_string(l->src[i].cluster)) < 0 ||
+		    add(o, "hwm", json_object_new_int64(
+					  (int64_t) l->src[i].hwm)) < 0)
+			goto out;
+	}
+	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
+	if (!s || !(*json = strdup(s)))
+		goto out;
+	rc = 0;
+out:
+	json_object_put(root);
+	if (rc < 0)
+		errno = ENOMEM;
+	return rc;
+}
+
+/* Loaded state, built aside and swapped in only when all of it is valid. */
+typedef struct credit_state {
+	char cluster[POL_CREDIT_NAME_LEN];
+	uint64_t seq;
+	credit_acct_t *acct;
+	size_t n_acct;
+	credit_source_t *src;
+	size_t n_src;
+} credit_state_t;
+
+static int fail(agora_err_t *err, const char *name, const char *field,
+		const char *why)
+{
+	agora_err_set(err, "%s:%s: %s", name, field, why);
+	errno = EINVAL;
+	return -1;
+}
+
+/* Check that o has only the listed keys. */
+static int only_keys(json_object *o, const char *const *keys,
+		     const char *name, const char *where, agora_err_t *err)
+{
+	json_object_object_foreach(o, k, v)
+	{
+		size_t i;
+		bool known = false;
+
+		(void) v;
+		for (i = 0; keys[i]; i++)
+			if (!strcmp(k, keys[i]))
+				known = true;
+		if (!known) {
+			char f[160];
+
+			snprintf(f, sizeof(f), "%s%s%s", where,
+				 *where ? "." : "", k);
+			return fail(err, name, f, "unknown key");
+		}
+	}
+	return 0;
+}
+
+static int get_int(json_object *o, const char *key, int64_t min,
+		   int64_t *out, const char *name, const char *where,
+		   agora_err_t *err)
+{
+	json_object *v;
+	char f[160];
+
+	snprintf(f, sizeof(f), "%s%s%s", where, *where ? "." : "", key);
+	if (!json_object_object_get_ex(o, key, &v))
+		return fail(err, name, f, "missing");
+	if (!json_object_is_type(v, json_type_int))
+		return fail(err, name, f, "must be an integer");
+	errno = 0;
+	*out = json_object_get_int64(v);
+	if (errno == EINVAL || *out < min)
+		return fail(err, name, f, "out of range");
+	return 0;
+}
+
+static int get_name(json_object *o, const char *key, char *out,
+		    const char *name, const char *where, agora_err_t *err)
+{
+	json_object *v;
+	char f[160];
+	const char *s;
+
+	snprintf(f, sizeof(f), "%s%s%s", where, *where ? "." : "", key);
+	if (!json_object_object_get_ex(o, key, &v))
+		return fail(err, name, f, "missing");
+	if (!json_object_is_type(v, json_type_string))
+		return fail(err, name, f, "must be a string");
+	s = json_object_get_string(v);
+	if (!name_ok(s) || strlen(s) != (size_t) json_object_get_string_len(v))
+		return fail(err, name, f, "must be 1..63 characters");
+	snprintf(out, POL_CREDIT_NAME_LEN, "%s", s);
+	return 0;
+}
+
+static int get_array(json_object *o, const char *key, json_object **out,
+		     const char *name, agora_err_t *err)
+{
+	if (!json_object_object_get_ex(o, key, out))
+		return fail(err, name, key, "missing");
+	if (!json_object_is_type(*out, json_type_array))
+		return fail(err, name, key, "must be an array");
+	return 0;
+}
+
+static int cmp_acct(const void *a, const void *b)
+{
+	return strcmp(((const credit_acct_t *) a)->name,
+		      ((const credit_acct_t *) b)->name);
+}
+
+static int parse_accounts(json_object *arr, credit_state_t *st,
+			  const char *name, agora_err_t *err)
+{
+	static const char *const keys[] = { "name", "raw", "t", NULL };
+	size_t i, n = json_object_array_length(arr);
+
+	if (n && !(st->acct = calloc(n, sizeof(*st->acct))))
+		return -1;
+	for (i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(arr, i), *v;
+		credit_acct_t *a = &st->acct[i];
+		char where[64], f[96];
+
+		snprintf(where, sizeof(where), "accounts[%zu]", i);
+		if (!json_object_is_type(o, json_type_object))
+			return fail(err, name, where, "must be an object");
+		if (only_keys(o, keys, name, where, err) < 0 ||
+		    get_name(o, "name", a->name, name, where, err) < 0 ||
+		    get_int(o, "t", INT64_MIN, &a->t_ref, name, where, err) < 0)
+			return -1;
+		snprintf(f, sizeof(f), "%s.raw", where);
+		if (!json_object_object_get_ex(o, "raw", &v))
+			return fail(err, name, f, "missing");
+		if (!json_object_is_type(v, json_type_double) &&
+		    !json_object_is_type(v, json_type_int))
+			return fail(err, name, f, "must be a number");
+		a->raw = json_object_get_double(v);
+		if (!amount_ok(a->raw))
+			return fail(err, name, f,
+				    "must be a finite number >= 0");
+		a->has_usage = true;
+		st->n_acct++;
+	}
+	qsort(st->acct, st->n_acct, sizeof(*st->acct), cmp_acct);
+	for (i = 1; i < st->n_acct; i++)
+		if (!strcmp(st->acct[i - 1].name, st->acct[i].name))
+			return fail(err, name, "accounts",
+				    "duplicate account name");
+	return 0;
+}
+
+static int parse_sources(json_object *arr, credit_state_t *st,
+			 const char *name, agora_err_t *err)
+{
+	static const char *const keys[] = { "cluster", "hwm", NULL };
+	size_t i, j, n = json_object_array_length(arr);
+
+	if (n && !(st->src = calloc(n + 1, sizeof(*st->src))))
+		return -1;
+	for (i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		credit_source_t *s = &st->src[i];
+		char where[64];
+		int64_t hwm;
+
+		snprintf(where, sizeof(where), "sources[%zu]", i);
+		if (!json_object_is_type(o, json_type_object))
+			return fail(err, name, where, "must be an object");
+		if (only_keys(o, keys, name, where, err) < 0 ||
+		    get_name(o, "cluster", s->cluster, name, where, err) < 0 ||
+		    get_int(o, "hwm", 0, &hwm, name, where, err) < 0)
+			return -1;
+		s->hwm = (uint64_t) hwm;
+		for (j = 0; j < i; j++)
+			if (!strcmp(st->src[j].cluster, s->cluster))
+				return fail(err, name, where,
+					    "duplicate source cluster");
+		st->n_src++;
+	}
+	return 0;
+}
+
+int pol_credit_load(pol_credit_t *l, const char *json, const char *name,
+		    agora_err_t *err)
+{
+	static const char *const keys[] = { "version", "cluster", "seq",
+					    "accounts", "sources", NULL };
+	credit_state_t st = { .acct = NULL };
+	json_tokener *tok = NULL;
+	json_object *root = NULL, *arr;
+	int64_t v;
+	size_t i;
+	int rc = -1;
+
+	if (!l || !json) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!name)
+		name = "credit state";
+	if (!(tok = json_tokener_new()))
+		goto nomem;
+	root = json_tokener_parse_ex(tok, json, (int) strlen(json) + 1);
+	if (!root) {
+		char f[32];
+
+		snprintf(f, sizeof(f), "offset %zu",
+			 json_tokener_get_parse_end(tok));
+		fail(err, name, f,
+		     json_tokener_error_desc(json_tokener_get_error(tok)));
+		goto out;
+	}
+	if (!json_object_is_type(root, json_type_object)) {
+		fail(err, name, "(top)", "must be a JSON object");
+		goto out;
+	}
+	if (only_keys(root, keys, name, "", err) < 0 ||
+	    get_int(root, "version", 0, &v, name, "", err) < 0)
+		goto out;
+	if (v != 1) {
+		fail(err, name, "version", "unsupported (this build reads 1)");
+		goto out;
+	}
+	if (get_name(root, "cluster", st.cluster, name, "", err) < 0 ||
+	    get_int(root, "seq", 0, &v, name, "", err) < 0)
+		goto out;
+	st.seq = (uint64_t) v;
+	if (get_array(root, "accounts", &arr, name, err) < 0 ||
+	    parse_accounts(arr, &st, name, err) < 0 ||
+	    get_array(root, "sources", &arr, name, err) < 0 ||
+	    parse_sources(arr, &st, name, err) < 0)
+		goto out;
+	/* Saved under another name: keep its records from coming back. */
+	if (strcmp(st.cluster, l->cluster) && st.seq > 0) {
+		credit_source_t *s = NULL;
+
+		for (i = 0; i < st.n_src; i++)
+			if (!strcmp(st.src[i].cluster, st.cluster))
+				s = &st.src[i];
+		if (!s) {
+			if (!st.src && !(st.src = calloc(1, sizeof(*st.src))))
+				goto nomem;
+			s = &st.src[st.n_src++];
+			snprintf(s->cluster, sizeof(s->cluster), "%s",
+				 st.cluster);
+		}
+		if (st.seq > s->hwm)
+			s->hwm = st.seq;
+		st.seq = 0;
+	}
+	/* Keep configured quotas: merge them into the loaded accounts. */
+	for (i = 0; i < l->n_acct; i++) {
+		credit_acct_t key, *hit;
+
+		if (!l->acct[i].has_quota)
+			continue;
+		key = l->acct[i];
+		hit = st.n_acct ? bsearch(&key, st.acct, st.n_acct,
+					  sizeof(*st.acct), cmp_acct)
+				: NULL;
+		if (hit) {
+			hit->has_quota = true;
+			hit->quota = key.quota;
+			continue;
+		}
+		/* quota-only account: append, re-sort below */
+		{
+			credit_acct_t *na = realloc(
+				st.acct, (st.n_acct + 1) * sizeof(*na));
+
+			if (!na)
+				goto nomem;
+			st.acct = na;
+			st.acct[st.n_acct] = key;
+			st.acct[st.n_acct].has_usage = false;
+			st.acct[st.n_acct].raw = 0;
+			st.acct[st.n_acct].t_ref = 0;
+			st.n_acct++;
+			qsort(st.acct, st.n_acct, sizeof(*st.acct), cmp_acct);
+		}
+	}
+	/* commit */
+	free(l->acct);
+	free(l->src);
+	l->acct = st.acct;
+	l->n_acct = l->cap_acct = st.n_acct;
+	l->src = st.src;
+	l->n_src = l->cap_src = st.n_src; /* src_reserve() grows it */
+	l->seq = st.seq;
+	st.acct = NULL;
+	st.src = NULL;
+	rc = 0;
+	goto out;
+nomem:
+	agora_err_set(err, "%s: out of memory", name);
+	errno = ENOMEM;
+out:
+	free(st.acct);
+	free(st.src);
+	json_object_put(root);
+	if (tok)
+		json_tokener_free(tok);
+	return rc;
+}
+
+int pol_credit_save_file(const pol_credit_t *l, const char *path,
+			 agora_err_t *err)
+{
+	char *text = NULL, tmp[4096];
+	FILE *f = NULL;
+	int rc = -1, e;
+
+	if (!l || !path) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((size_t) snprintf(tmp, sizeof(tmp), "%s.tmp", path) >=
+	    sizeof(tmp)) {
+		agora_err_set(err, "%s: path too long", path);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (pol_credit_save(l, &text) < 0) {
+		agora_err_set(err, "%s: out of memory", path);
+		return -1;
+	}
+	if (!(f = fopen(tmp, "w")) || fputs(text, f) == EOF ||
+	    fputc('\n', f) == EOF || fflush(f) == EOF || fsync(fileno(f)) < 0)
+		goto io;
+	if (fclose(f) == EOF) {
+		f = NULL;
+		goto io;
+	}
+	f = NULL;
+	if (rename(tmp, path) < 0)
+		goto io;
+	rc = 0;
+	goto out;
+io:
+	e = errno;
+	agora_err_set(err, "%s: %s", tmp, strerror(e));
+	if (f)
+		fclose(f);
+	unlink(tmp);
+	errno = e;
+out:
+	free(text);
+	return rc;
+}
+
+int pol_credit_load_file(pol_credit_t *l, const char *path, agora_err_t *err)
+{
+	FILE *f;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int rc, e;
+
+	if (!l || !path) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!(f = fopen(path, "r"))) {
+		e = errno;
+		agora_err_set(err, "%s: %s", path, strerror(e));
+		errno = e;
+		return -1;
+	}
+	for (;;) {
+		size_t got;
+
+		if (len + 4096 + 1 > cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 8192;
+			if (cap > ((size_t) 64 << 20)) {
+				agora_err_set(err, "%s: larger than 64 MiB",
+					      path);
+				free(buf);
+				fclose(f);
+				errno = EFBIG;
+				return -1;
+			}
+			if (!(nb = realloc(buf, cap))) {
+				free(buf);
+				fclose(f);
+				agora_err_set(err, "%s: out of memory", path);
+				errno = ENOMEM;
+				return -1;
+			}
+			buf = nb;
+		}
+		got = fread(buf + len, 1, cap - len - 1, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		e = errno ? errno : EIO;
+		agora_err_set(err, "%s: read error", path);
+		free(buf);
+		fclose(f);
+		errno = e;
+		return -1;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	rc = pol_credit_load(l, buf, path, err);
+	e = errno;
+	free(buf);
+	errno = e;
+	return rc;
+}
+
+/* Queue order ---------------------------------------------------------- */
+
+int pol_credit_key_cmp(const void *a, const void *b)
+{
+	const pol_credit_key_t *x = a, *y = b;
+
+	if (x->band != y->band)
+		return x->band > y->band ? -1 : 1;
+	if (x->credit != y->credit)
+		return x->credit > y->credit ? -1 : 1;
+	if (x->submit != y->submit)
+		return x->submit < y->submit ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return 0;
+}

@@ -1,0 +1,157 @@
+/*
+ * pol_credit.h - the credit ledger (MAST-style global priority + credit).
+ *
+ * Every account (Slurm account, or whatever AppDefinition maps a job to)
+ * has a quota of GPU-hours per CreditPeriod P.  Running jobs are charged
+ * the GPU-seconds they hold; past usage decays exponentially with
+ * half-life H:
+ *
+ *     raw(t)   = raw(t0) * 2^(-(t - t0) / H) + charges in (t0, t]
+ *     usage(t) = raw(t) * ln2 * P / H          (GPU-hours)
+ *     credit   = quota - usage(t)              (GPU-hours, may be < 0)
+ *
+ * The factor ln2*P/H makes the decay kernel weigh the past exactly as
+ * much in total as a sliding window of length P (integral of
+ * 2^(-a/H) da = H/ln2), so an account that runs at exactly quota/P
+ * GPU-hours per hour converges to usage == quota and credit == 0.
+ * With P == H the factor is ln2 = 0.693.  See doc/fairness.md.
+ *
+ * Charges are order-independent: a charge time-stamped before the ledger's
+ * reference time is decayed forward (the decay is linear), so records that
+ * arrive late from another cluster give the same result as records that
+ * arrived in time.  That makes the ledger mergeable: every charge is a
+ * record (cluster, seq, account, gpu_seconds, t); pol_credit_absorb()
+ * applies a foreign record once, keeping one high-water mark per source
+ * cluster.  A federation helper ships the records a ledger produced
+ * locally (pol_credit_charge() hands them out) and asks peers to resend
+ * from pol_credit_hwm() + 1 after a restart.
+ *
+ * Pure: time is a parameter (int64_t seconds, any epoch), no I/O except
+ * the explicit *_file() functions, no logging, no global state.
+ *
+ * Ownership: a pol_credit_t is owned by its creator; free it with
+ * pol_credit_destroy().  Strings passed in are copied.  Strings handed
+ * out (pol_credit_save()) are owned by the caller (free()).
+ */
+#ifndef POL_CREDIT_H
+#define POL_CREDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agora_conf.h"
+#include "agora_err.h"
+
+#define POL_CREDIT_NAME_LEN 64
+
+typedef struct pol_credit pol_credit_t;
+
+/* One charge, as produced locally and as absorbed from a peer. */
+typedef struct pol_credit_record {
+	char cluster[POL_CREDIT_NAME_LEN]; /* source ledger's cluster name */
+	uint64_t seq;			   /* 1, 2, ... per source */
+	char account[POL_CREDIT_NAME_LEN];
+	double gpu_seconds;		   /* >= 0 */
+	int64_t t;			   /* s, when the usage happened */
+} pol_credit_record_t;
+
+/*
+ * Create an empty ledger for cluster 'cluster' (names its own records;
+ * non-empty, shorter than POL_CREDIT_NAME_LEN).  half_life_s and period_s
+ * > 0; default_quota >= 0 GPU-hours per period.
+ * Returns NULL with errno EINVAL or ENOMEM.  Caller owns.
+ */
+pol_credit_t *pol_credit_create(const char *cluster, double half_life_s,
+				double period_s, double default_quota);
+
+/*
+ * Create from agora.conf (CreditHalfLife, CreditPeriod, DefaultQuota,
+ * AccountQuota).  Same errors as pol_credit_create().
+ */
+pol_credit_t *pol_credit_from_conf(const char *cluster,
+				   const agora_conf_t *conf);
+
+/* Free; *lp = NULL.  NULL or *lp == NULL: nothing happens. */
+void pol_credit_destroy(pol_credit_t **lp);
+
+/* Quota of one account (GPU-hours per period).  0 or -1/EINVAL|ENOMEM. */
+int pol_credit_set_quota(pol_credit_t *l, const char *account,
+			 double gpu_hours);
+/* The account's quota (default quota if never set). */
+double pol_credit_quota(const pol_credit_t *l, const char *account);
+
+/*
+ * Charge gpu_seconds (>= 0, finite) of usage at time t to account, as a
+ * new local record (the ledger's cluster, next seq).  If rec is not NULL
+ * the record is copied there for the federation helper to ship.
+ * 0, or -1 with errno EINVAL (bad name/amount) or ENOMEM; on failure the
+ * ledger is unchanged.
+ */
+int pol_credit_charge(pol_credit_t *l, const char *account,
+		      double gpu_seconds, int64_t t, pol_credit_record_t *rec);
+
+/*
+ * Apply a record from another ledger once.  Returns 1 if applied, 0 if it
+ * was a duplicate (rec->seq <= the high-water mark of rec->cluster, or the
+ * record is our own), -1 with errno EINVAL/ENOMEM (ledger unchanged).
+ * Records of one source must be absorbed in seq order; a gap is accepted
+ * (the hwm jumps) because a lost record cannot be recovered later anyway.
+ */
+int pol_credit_absorb(pol_credit_t *l, const pol_credit_record_t *rec);
+
+/* Highest seq absorbed from cluster (our own: last seq issued); 0 if none. */
+uint64_t pol_credit_hwm(const pol_credit_t *l, const char *cluster);
+
+/* Decayed usage in GPU-hours at time t (window-normalised, see top). */
+double pol_credit_usage(const pol_credit_t *l, const char *account,
+			int64_t t);
+/* quota - usage(t), GPU-hours; an unknown account has its full quota. */
+double pol_credit_get(const pol_credit_t *l, const char *account, int64_t t);
+
+/* Number of accounts with usage state, and the i-th name (borrowed). */
+size_t pol_credit_count(const pol_credit_t *l);
+const char *pol_credit_account(const pol_credit_t *l, size_t i);
+
+/*
+ * State as JSON text (accounts' decayed usage, own seq, peers' hwms; not
+ * the quotas or half-life, which come from agora.conf).  *json is owned by
+ * the caller (free()).  0 or -1/ENOMEM.
+ *
+ *   {"version":1,"cluster":"c","seq":12,
+ *    "accounts":[{"name":"a","raw":3600.0,"t":1000}],
+ *    "sources":[{"cluster":"d","hwm":7}]}
+ */
+int pol_credit_save(const pol_credit_t *l, char **json);
+
+/*
+ * Replace the ledger's state with the JSON text (as from save).  'name'
+ * labels errors: "name:accounts[2].raw: must be a finite number >= 0".
+ * On failure: -1, errno EINVAL (or ENOMEM), err filled, ledger unchanged.
+ * A state saved under another cluster name is accepted (renamed cluster):
+ * its own seq becomes that source's hwm so its records are not re-applied.
+ */
+int pol_credit_load(pol_credit_t *l, const char *json, const char *name,
+		    agora_err_t *err);
+
+/* save/load through a file; save writes path.tmp then renames it. */
+int pol_credit_save_file(const pol_credit_t *l, const char *path,
+			 agora_err_t *err);
+int pol_credit_load_file(pol_credit_t *l, const char *path, agora_err_t *err);
+
+/* Queue order ---------------------------------------------------------- */
+
+/* What the order looks at for one job. */
+typedef struct pol_credit_key {
+	int band;	/* higher first */
+	double credit;	/* of the job's account; higher first */
+	int64_t submit; /* earlier first */
+	int64_t id;	/* lower first: total order */
+	int index;	/* caller's index, carried along */
+} pol_credit_key_t;
+
+/* qsort comparator over pol_credit_key_t: band desc, credit desc, submit
+ * asc, id asc. */
+int pol_credit_key_cmp(const void *a, const void *b);
+
+#endif

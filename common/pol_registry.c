@@ -1,0 +1,281 @@
+/*
+ * pol_registry.c - THE table of policies, the pol_policy_t wrapper, the
+ * "k=v" parameter parser and the priority order shared by the baselines.
+ *
+ * To add a policy: write pol_NAME.c exporting pol_NAME_ops, declare it in
+ * pol_policy.h and add one line to registry[] below.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pol_policy.h"
+
+static const pol_policy_ops_t *const registry[] = {
+	&pol_fifo_ops,
+	&pol_backfill_ops,
+	&pol_las_ops,
+	&pol_srtf_ops,
+	NULL,
+};
+
+struct pol_policy {
+	const pol_policy_ops_t *ops;
+	void *state;
+};
+
+const pol_policy_ops_t *const *pol_registry(void)
+{
+	return registry;
+}
+
+const pol_policy_ops_t *pol_registry_find(const char *name)
+{
+	int i;
+
+	for (i = 0; name && registry[i]; i++)
+		if (!strcmp(registry[i]->name, name))
+			return registry[i];
+	errno = ENOENT;
+	return NULL;
+}
+
+pol_policy_t *pol_policy_create(const char *name, const char *params,
+				const pol_placer_t *placer, agora_err_t *err)
+{
+	const pol_policy_ops_t *ops = pol_registry_find(name);
+	pol_policy_t *p;
+
+	if (!ops) {
+		agora_err_set(err, "unknown policy '%s'", name ? name : "");
+		errno = ENOENT;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		agora_err_set(err, "policy %s: out of memory", name);
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->ops = ops;
+	p->state = ops->create(params, placer ? placer : &pol_placer_stock,
+			       err);
+	if (!p->state) {
+		int e = errno;
+
+		free(p);
+		errno = e;
+		return NULL;
+	}
+	return p;
+}
+
+int pol_policy_decide(pol_policy_t *p, const pol_snapshot_t *snap,
+		      int64_t now, pol_actions_t *out)
+{
+	if (!p || !snap || !out) {
+		errno = EINVAL;
+		return -1;
+	}
+	return p->ops->decide(p->state, snap, now, out);
+}
+
+const char *pol_policy_name(const pol_policy_t *p)
+{
+	return p ? p->ops->name : "";
+}
+
+void pol_policy_destroy(pol_policy_t **pp)
+{
+	if (!pp || !*pp)
+		return;
+	(*pp)->ops->destroy((*pp)->state);
+	free(*pp);
+	*pp = NULL;
+}
+
+/* "12", "1.5h", "30m" -> seconds or plain number */
+static int parse_num(const char *s, size_t len, double *out)
+{
+	char buf[64], *end;
+	double mult = 1, d;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	switch (buf[len - 1]) {
+	case 's': mult = 1; buf[len - 1] = '\0'; break;
+	case 'm': mult = 60; buf[len - 1] = '\0'; break;
+	case 'h': mult = 3600; buf[len - 1] = '\0'; break;
+	case 'd': mult = 86400; buf[len - 1] = '\0'; break;
+	default: break;
+	}
+	errno = 0;
+	d = strtod(buf, &end);
+	if (errno || end == buf || *end || !isfinite(d))
+		return -1;
+	*out = d * mult;
+	return 0;
+}
+
+/* Iterate "k=v" items: returns the next item's bounds or 0 at the end. */
+static int next_item(const char **pp, const char **k, size_t *klen,
+		     const char **v, size_t *vlen)
+{
+	const char *p = *pp, *e, *eq;
+
+	while (*p == ',' || *p == ' ')
+		p++;
+	if (!*p)
+		return 0;
+	e = strchr(p, ',');
+	if (!e)
+		e = p + strlen(p);
+	eq = memchr(p, '=', (size_t) (e - p));
+	*k = p;
+	*klen = eq ? (size_t) (eq - p) : (size_t) (e - p);
+	*v = eq ? eq + 1 : e;
+	*vlen = eq ? (size_t) (e - eq - 1) : 0;
+	*pp = e;
+	return 1;
+}
+
+int pol_params_parse(const char *policy, const char *params,
+		     const char *const *keys, double *vals, agora_err_t *err)
+{
+	const char *p = params, *k, *v;
+	size_t kl, vl;
+	int i;
+
+	if (!params)
+		return 0;
+	while (next_item(&p, &k, &kl, &v, &vl)) {
+		for (i = 0; keys[i]; i++)
+			if (strlen(keys[i]) == kl && !strncmp(keys[i], k, kl))
+				break;
+		if (!keys[i]) {
+			agora_err_set(err, "policy %s: %.*s: unknown parameter",
+				      policy, (int) kl, k);
+			errno = EINVAL;
+			return -1;
+		}
+		if (memchr(v, ':', vl))
+			continue; /* a list: pol_params_list() reads it */
+		if (parse_num(v, vl, &vals[i])) {
+			agora_err_set(err, "policy %s: %s: '%.*s' is not a number",
+				      policy, keys[i], (int) vl, v);
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int pol_params_list(const char *policy, const char *params, const char *key,
+		    double *out, int max, agora_err_t *err)
+{
+	const char *p = params, *k, *v;
+	size_t kl, vl;
+	int n = 0;
+
+	if (!params)
+		return 0;
+	while (next_item(&p, &k, &kl, &v, &vl)) {
+		const char *s = v, *e = v + vl;
+
+		if (strlen(key) != kl || strncmp(key, k, kl))
+			continue;
+		n = 0;
+		while (s < e) {
+			const char *c = memchr(s, ':', (size_t) (e - s));
+			const char *ie = c ? c : e;
+
+			if (n >= max || parse_num(s, (size_t) (ie - s), &out[n])) {
+				agora_err_set(err, "policy %s: %s: bad list '%.*s' (at most %d numbers separated by ':')",
+					      policy, key, (int) vl, v, max);
+				errno = EINVAL;
+				return -1;
+			}
+			n++;
+			s = c ? c + 1 : e;
+		}
+	}
+	return n;
+}
+
+int pol_order_cmp(const pol_job_t *a, const pol_job_t *b)
+{
+	if (a->band != b->band)
+		return a->band > b->band ? -1 : 1;
+	if (a->priority != b->priority)
+		return a->priority > b->priority ? -1 : 1;
+	if (a->submit != b->submit)
+		return a->submit < b->submit ? -1 : 1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return 0;
+}
+
+static int cmp_idx(const void *x, const void *y, void *arg)
+{
+	const pol_job_t *v = arg;
+
+	return pol_order_cmp(&v[*(const int *) x], &v[*(const int *) y]);
+}
+
+int pol_order_pending(const pol_snapshot_t *snap, int *idx)
+{
+	int i, sorted = 1;
+
+	for (i = 0; i < snap->n_pending; i++) {
+		idx[i] = i;
+		if (i && pol_order_cmp(&snap->pending[i - 1],
+				       &snap->pending[i]) > 0)
+			sorted = 0;
+	}
+	if (!sorted)
+		qsort_r(idx, (size_t) snap->n_pending, sizeof(*idx), cmp_idx,
+			snap->pending);
+	return 0;
+}
+
+int pol_work_sync(pol_work_t *w, const pol_cluster_t *c, int n)
+{
+	if (!w->fm || w->c != c) {
+		pol_freemap_t *fm = pol_freemap_create(c);
+
+		if (!fm)
+			return -1;
+		pol_freemap_destroy(&w->fm);
+		w->fm = fm;
+		w->c = c;
+	} else if (pol_freemap_reset(w->fm, c)) {
+		return -1;
+	}
+	if (n > w->idx_cap) {
+		int cap = n + n / 2 + 16;
+		int *ni = realloc(w->idx, (size_t) cap * sizeof(*ni));
+
+		if (!ni) {
+			errno = ENOMEM;
+			return -1;
+		}
+		w->idx = ni;
+		w->idx_cap = cap;
+	}
+	return 0;
+}
+
+void pol_work_free(pol_work_t *w)
+{
+	if (!w)
+		return;
+	pol_freemap_destroy(&w->fm);
+	free(w->idx);
+	memset(w, 0, sizeof(*w));
+}

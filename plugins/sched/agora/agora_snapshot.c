@@ -1,0 +1,244 @@
+/*
+ * agora_snapshot.c - copy slurmctld state into the core's pol_* structs.
+ *
+ * This and the apply step are the only code that reads job_record_t and
+ * node_record_t.  The snapshot is owned by the adapter (xmalloc/xfree);
+ * the core only borrows it for one decide() call.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "src/common/bitstring.h"
+#include "src/common/gres.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "sched_agora.h"
+
+static uint32_t gpu_plugin_id;
+
+static void node_type_uniform(pol_node_type_t *t, int n_gpus, int n_sockets)
+{
+	int i, j;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "gpu%d", n_gpus);
+	t->n_gpus = n_gpus;
+	t->n_sockets = n_sockets > 0 ? n_sockets : 1;
+	for (i = 0; i < n_gpus; i++) {
+		t->gpu_socket[i] = (int8_t) (i * t->n_sockets / n_gpus);
+		t->gpu_island[i] = 0;
+		for (j = 0; j < n_gpus; j++)
+			t->level[i][j] = POL_LVL_NVLINK;
+	}
+}
+
+/* GPUs configured and free on a node (free as a bit mask, first 64). */
+static int node_gpus(node_record_t *node_ptr, pol_gpumask_t *free_mask)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	int n = 0;
+
+	*free_mask = 0;
+	if (!node_ptr->gres_list)
+		return 0;
+	it = list_iterator_create(node_ptr->gres_list);
+	while ((gs = list_next(it))) {
+		gres_node_state_t *ns = gs->gres_data;
+		int g;
+
+		if (gs->plugin_id != gpu_plugin_id || !ns)
+			continue;
+		n = (int) MIN(ns->gres_cnt_avail, POL_MAX_GPUS_PER_NODE);
+		for (g = 0; g < n; g++) {
+			if (ns->gres_bit_alloc &&
+			    g < bit_size(ns->gres_bit_alloc) &&
+			    bit_test(ns->gres_bit_alloc, g))
+				continue;
+			if (!ns->gres_bit_alloc && g < (int) ns->gres_cnt_alloc)
+				continue; /* no File=: count only */
+			*free_mask |= (pol_gpumask_t) 1 << g;
+		}
+		break;
+	}
+	list_iterator_destroy(it);
+	return n;
+}
+
+/* GPUs a pending job asks for in total (0 for CPU-only jobs). */
+static int job_gpus(job_record_t *job_ptr, int nodes)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	uint64_t total = 0;
+
+	if (!job_ptr->gres_list_req)
+		return 0;
+	it = list_iterator_create(job_ptr->gres_list_req);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+
+		if (gs->plugin_id != gpu_plugin_id || !js)
+			continue;
+		if (js->gres_per_job)
+			total += js->gres_per_job;
+		else if (js->gres_per_node)
+			total += js->gres_per_node * (nodes > 0 ? nodes : 1);
+		else if (js->total_gres && js->total_gres != NO_VAL64)
+			total += js->total_gres;
+	}
+	list_iterator_destroy(it);
+	return (int) MIN(total, (uint64_t) INT32_MAX);
+}
+
+/* The app a job belongs to, per AppDefinition.  Caller xfree()s. */
+static char *job_app(job_record_t *job_ptr, const agora_conf_t *conf)
+{
+	char *p;
+
+	switch (conf->app_def) {
+	case AGORA_APP_USER:
+		return xstrdup_printf("user:%u", job_ptr->user_id);
+	case AGORA_APP_NAME_PREFIX:
+		p = xstrdup(job_ptr->name ? job_ptr->name : "");
+		if (strchr(p, conf->app_separator))
+			*strchr(p, conf->app_separator) = '\0';
+		return p;
+	case AGORA_APP_ACCOUNT:
+	default:
+		return xstrdup(job_ptr->account ? job_ptr->account : "");
+	}
+}
+
+static int tenant_index(agora_snapshot_t *snap, char *name)
+{
+	int i;
+
+	for (i = 0; i < snap->n_tenants; i++)
+		if (!xstrcmp(snap->tenants[i], name)) {
+			xfree(name);
+			return i;
+		}
+	xrecalloc(snap->tenants, snap->n_tenants + 1, sizeof(char *));
+	snap->tenants[snap->n_tenants] = name;
+	return snap->n_tenants++;
+}
+
+extern int agora_snapshot_build(agora_snapshot_t *snap,
+				const agora_conf_t *conf)
+{
+	node_record_t *node_ptr;
+	job_record_t *job_ptr;
+	ListIterator it;
+	int i, n = 0, cap = 0;
+
+	memset(snap, 0, sizeof(*snap));
+	if (!gpu_plugin_id)
+		{
+		char gpu[] = "gpu";
+
+		gpu_plugin_id = gres_build_id(gpu);
+	}
+	snap->job_update = last_job_update;
+	snap->node_update = last_node_update;
+
+	/* Nodes, with one node type per distinct GPU count. */
+	snap->cluster.nodes = xcalloc(MAX(node_record_count, 1),
+				      sizeof(pol_node_t));
+	for (i = 0; (node_ptr = next_node(&i)); i++) {
+		pol_node_t *pn = &snap->cluster.nodes[n];
+		pol_gpumask_t free_mask;
+		int g = node_gpus(node_ptr, &free_mask), t;
+
+		strlcpy(pn->name, node_ptr->name, sizeof(pn->name));
+		for (t = 0; t < snap->cluster.n_types; t++)
+			if (snap->types[t].n_gpus == g)
+				break;
+		if (t == snap->cluster.n_types) {
+			xrecalloc(snap->types, t + 1, sizeof(pol_node_type_t));
+			node_type_uniform(&snap->types[t], g,
+					  node_ptr->tot_sockets);
+			snap->cluster.n_types++;
+		}
+		pn->type = t;
+		pn->leaf = 0;
+		pn->pool = POL_POOL_TRAINING;
+		pn->weight = (int) node_ptr->sched_weight;
+		pn->up = !IS_NODE_DOWN(node_ptr) && !IS_NODE_DRAIN(node_ptr) &&
+			 !IS_NODE_FAIL(node_ptr) &&
+			 !IS_NODE_NO_RESPOND(node_ptr);
+		pn->free = pn->up ? free_mask : 0;
+		snap->gpus_total += g;
+		snap->gpus_free += pol_popcount(pn->free);
+		n++;
+	}
+	snap->cluster.n_nodes = n;
+	snap->cluster.types = snap->types;
+	snap->cluster.n_leaves = 1;
+	strlcpy(snap->cluster.name,
+		slurm_conf.cluster_name ? slurm_conf.cluster_name : "",
+		sizeof(snap->cluster.name));
+
+	/* Pending jobs. */
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it))) {
+		pol_job_t *pj;
+		struct job_details *d = job_ptr->details;
+		int nodes;
+
+		if (!IS_JOB_PENDING(job_ptr) || !d)
+			continue;
+		if (snap->n_pending == cap) {
+			cap = cap ? cap * 2 : 64;
+			xrecalloc(snap->pending, cap, sizeof(pol_job_t));
+		}
+		pj = &snap->pending[snap->n_pending++];
+		nodes = (int) d->min_nodes;
+		pj->id = job_ptr->job_id;
+		pj->tenant = tenant_index(snap, job_app(job_ptr, conf));
+		pj->user = (int) job_ptr->user_id;
+		pj->band = job_ptr->part_ptr ? job_ptr->part_ptr->priority_tier
+					     : 0;
+		pj->priority = job_ptr->priority;
+		pj->total_gpus = job_gpus(job_ptr, nodes);
+		pj->nodes = nodes;
+		pj->gpus_per_node = nodes > 0 ? pj->total_gpus / nodes : 0;
+		pj->min_gpus = pj->max_gpus = pj->total_gpus;
+		pj->pool = POL_POOL_TRAINING;
+		pj->submit = d->submit_time;
+		pj->time_limit = (job_ptr->time_limit == INFINITE ||
+				  job_ptr->time_limit == NO_VAL)
+					 ? 365 * 86400
+					 : (int64_t) job_ptr->time_limit * 60;
+		pj->dataset = -1;
+		pj->requeueable = d->requeue != 0;
+		pj->state = POL_JOB_PENDING;
+		pj->remaining = -1;
+		if (job_ptr->part_ptr &&
+		    agora_conf_auction_partition(conf,
+						 job_ptr->part_ptr->name))
+			snap->n_managed++;
+	}
+	list_iterator_destroy(it);
+	return SLURM_SUCCESS;
+}
+
+extern void agora_snapshot_free(agora_snapshot_t *snap)
+{
+	int i;
+
+	for (i = 0; i < snap->n_tenants; i++)
+		xfree(snap->tenants[i]);
+	xfree(snap->tenants);
+	xfree(snap->pending);
+	xfree(snap->types);
+	xfree(snap->cluster.nodes);
+	memset(snap, 0, sizeof(*snap));
+}

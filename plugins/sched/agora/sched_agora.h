@@ -1,0 +1,57 @@
+/*
+ * sched_agora.h - entry points and internal interfaces of sched/agora.
+ *
+ * The plugin is a thin adapter (doc/design.md): sched_agora.c is the
+ * plugin shell (config, embedded sched/backfill, thread start/stop),
+ * agora_thread.c runs the pass (lock, snapshot, unlock, decide, re-check,
+ * apply) and agora_snapshot.c copies Slurm state into the core's pol_*
+ * structs.  Only these files include Slurm headers.
+ */
+#ifndef SCHED_AGORA_H
+#define SCHED_AGORA_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "agora_conf.h"
+#include "pol_model.h"
+
+/* Slurm plugin entry points (looked up by name by the plugin loader). */
+extern int init(void);
+extern void fini(void);
+extern int sched_p_reconfig(void);
+
+/* The configuration currently in force, and its lock (agora_conf_lock). */
+extern agora_conf_t agora_conf;
+extern pthread_mutex_t agora_conf_lock;
+
+/* Scheduling thread (agora_thread.c). */
+extern void agora_thread_start(void);
+extern void agora_thread_stop(void);
+extern void agora_thread_wake(void);
+
+/*
+ * A snapshot owned by the adapter: the core structs plus the names the
+ * core does not need (for applying and logging).  Built under slurmctld
+ * read locks by agora_snapshot_build(), freed by agora_snapshot_free().
+ */
+typedef struct agora_snapshot {
+	pol_cluster_t cluster;
+	pol_node_type_t *types;
+	pol_job_t *pending;
+	int n_pending;
+	int n_managed;	  /* pending jobs in AuctionPartitions */
+	char **tenants;	  /* tenant index -> app name */
+	int n_tenants;
+	time_t job_update; /* last_job_update when taken */
+	time_t node_update;
+	int gpus_total, gpus_free;
+} agora_snapshot_t;
+
+/* Needs at least READ job, node and part locks held by the caller. */
+extern int agora_snapshot_build(agora_snapshot_t *snap,
+				const agora_conf_t *conf);
+extern void agora_snapshot_free(agora_snapshot_t *snap);
+
+#endif

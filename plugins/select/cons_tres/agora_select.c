@@ -1,0 +1,461 @@
+/*
+ * agora_select.c - Agora's select/cons_tres: a shadow wrapper over the stock
+ * cons_tres plugin (doc/select.md, SLURM-API.md 2.3 "Strategy A").
+ *
+ * We are found first because our directory comes first in PluginDir, so
+ * Slurm loads us instead of the stock file of the same name.  init() opens
+ * the stock select_cons_tres.so by absolute path, checks it is the cons_tres
+ * of this exact Slurm release, calls its init() and looks up its 36 select_p_*
+ * operations; every select_p_* below forwards to it unchanged.  Inside
+ * slurmctld we additionally route node choice through agora_select_hook.c.
+ *
+ * This file is loaded by every process that loads select plugins: slurmctld,
+ * slurmd, slurmstepd, srun and the client commands.  Outside slurmctld it
+ * only loads and forwards.  It references nothing that only slurmctld
+ * defines (check with "make check"), so it needs no local copies of
+ * slurmctld's data globals; see doc/select.md before adding such a reference.
+ */
+#define _GNU_SOURCE		/* dladdr(), secure_getenv() */
+
+#include "config.h"
+
+#include "src/common/slurm_xlator.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+#include "src/common/log.h"
+#include "src/common/run_in_daemon.h"
+#include "src/common/select.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/plugins/select/cons_common/cons_common.h"
+
+#include "agora_select.h"
+#include "agora_select_hook.h"
+
+#ifndef AGORA_STOCK_PLUGINDIR
+#error "AGORA_STOCK_PLUGINDIR must be set by configure (SLURM_STOCK_PLUGINDIR)"
+#endif
+
+#define STOCK_FILE "select_cons_tres.so"
+#define STOCK_TYPE "select/cons_tres"
+/* Tests only: load another file as "stock".  Ignored when setuid. */
+#define STOCK_ENV "AGORA_SELECT_STOCK_SO"
+
+const char plugin_name[] = "Agora wrapper over Trackable RESources (TRES) Selection plugin";
+const char plugin_type[] = "select/cons_tres";
+const uint32_t plugin_id = SELECT_PLUGIN_CONS_TRES;	/* 109, as stock */
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/*
+ * The stock plugin's symbols, in the order of slurm_select_ops_t
+ * (src/common/select.h) == node_select_syms[] (src/common/select.c).
+ */
+static const char *stock_syms[] = {
+	"plugin_id",
+	"select_p_state_save",
+	"select_p_state_restore",
+	"select_p_job_init",
+	"select_p_node_init",
+	"select_p_job_test",
+	"select_p_job_begin",
+	"select_p_job_ready",
+	"select_p_job_expand",
+	"select_p_job_resized",
+	"select_p_job_signal",
+	"select_p_job_fini",
+	"select_p_job_suspend",
+	"select_p_job_resume",
+	"select_p_step_pick_nodes",
+	"select_p_step_start",
+	"select_p_step_finish",
+	"select_p_select_nodeinfo_pack",
+	"select_p_select_nodeinfo_unpack",
+	"select_p_select_nodeinfo_alloc",
+	"select_p_select_nodeinfo_free",
+	"select_p_select_nodeinfo_set_all",
+	"select_p_select_nodeinfo_set",
+	"select_p_select_nodeinfo_get",
+	"select_p_select_jobinfo_alloc",
+	"select_p_select_jobinfo_free",
+	"select_p_select_jobinfo_set",
+	"select_p_select_jobinfo_get",
+	"select_p_select_jobinfo_copy",
+	"select_p_select_jobinfo_pack",
+	"select_p_select_jobinfo_unpack",
+	"select_p_select_jobinfo_sprint",
+	"select_p_select_jobinfo_xstrdup",
+	"select_p_get_info_from_plugin",
+	"select_p_update_node_config",
+	"select_p_reconfigure",
+	"select_p_resv_test",
+};
+#define STOCK_SYM_CNT (sizeof(stock_syms) / sizeof(stock_syms[0]))
+
+_Static_assert(sizeof(slurm_select_ops_t) == STOCK_SYM_CNT * sizeof(void *),
+	       "slurm_select_ops_t changed: update stock_syms[]");
+
+static void *stock_handle = NULL;
+static slurm_select_ops_t stock;	/* pointers into the stock plugin */
+static bool in_ctld = false;
+
+static const char *stock_path(void)
+{
+	const char *env = secure_getenv(STOCK_ENV);
+
+	if (env && env[0])
+		return env;
+	return AGORA_STOCK_PLUGINDIR "/" STOCK_FILE;
+}
+
+/* True if path is this very file (installed over the stock one). */
+static bool is_self(const char *path)
+{
+	Dl_info self;
+	char a[PATH_MAX], b[PATH_MAX];
+
+	if (!dladdr((void *) &plugin_id, &self) || !self.dli_fname)
+		return false;
+	if (!realpath(path, a) || !realpath(self.dli_fname, b))
+		return false;
+	return !strcmp(a, b);
+}
+
+/* RET SLURM_SUCCESS, or SLURM_ERROR after one error() naming the cause */
+static int stock_load(void)
+{
+	const char *path = stock_path();
+	/*
+	 * slurmctld defines everything the stock plugin calls, so bind now
+	 * and fail at startup rather than on first use.  Other processes
+	 * lack slurmctld-only functions (gres_ctld_*, find_job_record, ...)
+	 * that stock code calls only inside slurmctld: bind lazily there, as
+	 * Slurm's own loader does (plugin.c).
+	 */
+	int flags = (in_ctld ? RTLD_NOW : RTLD_LAZY) | RTLD_LOCAL;
+	void **ops = (void **) &stock;
+	const char *type;
+	const uint32_t *ver;
+	int (*stock_init)(void);
+	size_t i;
+
+	if (is_self(path)) {
+		error("%s: stock plugin path %s is this wrapper itself; install the wrapper in its own directory and list it first in PluginDir",
+		      plugin_type, path);
+		return SLURM_ERROR;
+	}
+	if (!(stock_handle = dlopen(path, flags))) {
+		error("%s: cannot load the stock cons_tres plugin %s: %s",
+		      plugin_type, path, dlerror());
+		return SLURM_ERROR;
+	}
+
+	type = dlsym(stock_handle, "plugin_type");
+	ver = dlsym(stock_handle, "plugin_version");
+	if (!type || xstrcmp(type, STOCK_TYPE) || !ver ||
+	    ((*ver & 0xffffff) != (SLURM_VERSION_NUMBER & 0xffffff))) {
+		error("%s: %s is not the %s plugin of Slurm %s (type %s, version 0x%x)",
+		      plugin_type, path, STOCK_TYPE, SLURM_VERSION_STRING,
+		      type ? type : "none", ver ? *ver : 0);
+		goto fail;
+	}
+
+	for (i = 0; i < STOCK_SYM_CNT; i++) {
+		if (!(ops[i] = dlsym(stock_handle, stock_syms[i]))) {
+			error("%s: stock plugin %s lacks %s",
+			      plugin_type, path, stock_syms[i]);
+			goto fail;
+		}
+	}
+	if (*stock.plugin_id != plugin_id) {
+		error("%s: stock plugin %s has plugin_id %u, expected %u",
+		      plugin_type, path, *stock.plugin_id, plugin_id);
+		goto fail;
+	}
+
+	if ((stock_init = dlsym(stock_handle, "init")) &&
+	    (stock_init() != SLURM_SUCCESS)) {
+		error("%s: init() of the stock plugin %s failed",
+		      plugin_type, path);
+		goto fail;
+	}
+
+	if (in_ctld)
+		info("%s: Agora wrapper loaded, forwarding to stock %s",
+		     plugin_type, path);
+	else
+		debug("%s: Agora wrapper loaded, forwarding to stock %s",
+		      plugin_type, path);
+	return SLURM_SUCCESS;
+
+fail:
+	dlclose(stock_handle);
+	stock_handle = NULL;
+	memset(&stock, 0, sizeof(stock));
+	return SLURM_ERROR;
+}
+
+/* Lazily put the node-choice hook in place; slurmctld only. */
+static void hook_ensure(void)
+{
+	if (in_ctld)
+		(void) agora_hook_ensure(stock_handle);
+}
+
+extern int init(void)
+{
+	/*
+	 * Everything beyond loading the stock plugin waits for the first
+	 * slurmctld call (hook_ensure): clients and slurmd only forward.
+	 */
+	in_ctld = running_in_slurmctld();
+	return stock_load();
+}
+
+extern int fini(void)
+{
+	int (*stock_fini)(void);
+	int rc = SLURM_SUCCESS;
+
+	if (!stock_handle)
+		return SLURM_SUCCESS;
+	agora_hook_remove();
+	if ((stock_fini = dlsym(stock_handle, "fini")))
+		rc = stock_fini();
+	dlclose(stock_handle);
+	stock_handle = NULL;
+	memset(&stock, 0, sizeof(stock));
+	return rc;
+}
+
+/* ---- the 36 forwarded operations ---- */
+
+extern int select_p_state_save(char *dir_name)
+{
+	return stock.state_save(dir_name);
+}
+
+extern int select_p_state_restore(char *dir_name)
+{
+	return stock.state_restore(dir_name);
+}
+
+extern int select_p_job_init(List job_list_arg)
+{
+	return stock.job_init(job_list_arg);
+}
+
+extern int select_p_node_init(void)
+{
+	int rc = stock.node_init();
+
+	hook_ensure();
+	return rc;
+}
+
+extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
+			     uint32_t min_nodes, uint32_t max_nodes,
+			     uint32_t req_nodes, uint16_t mode,
+			     List preemptee_candidates,
+			     List *preemptee_job_list,
+			     bitstr_t *exc_core_bitmap)
+{
+	hook_ensure();
+	return stock.job_test(job_ptr, bitmap, min_nodes, max_nodes,
+			      req_nodes, mode, preemptee_candidates,
+			      preemptee_job_list, exc_core_bitmap);
+}
+
+extern int select_p_job_begin(job_record_t *job_ptr)
+{
+	return stock.job_begin(job_ptr);
+}
+
+extern int select_p_job_ready(job_record_t *job_ptr)
+{
+	return stock.job_ready(job_ptr);
+}
+
+extern int select_p_job_expand(job_record_t *from_job_ptr,
+			       job_record_t *to_job_ptr)
+{
+	return stock.job_expand(from_job_ptr, to_job_ptr);
+}
+
+extern int select_p_job_resized(job_record_t *job_ptr,
+				node_record_t *node_ptr)
+{
+	return stock.job_resized(job_ptr, node_ptr);
+}
+
+extern int select_p_job_signal(job_record_t *job_ptr, int signal)
+{
+	return stock.job_signal(job_ptr, signal);
+}
+
+extern int select_p_job_fini(job_record_t *job_ptr)
+{
+	return stock.job_fini(job_ptr);
+}
+
+extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
+{
+	return stock.job_suspend(job_ptr, indf_susp);
+}
+
+extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
+{
+	return stock.job_resume(job_ptr, indf_susp);
+}
+
+extern bitstr_t *select_p_step_pick_nodes(job_record_t *job_ptr,
+					  select_jobinfo_t *step_jobinfo,
+					  uint32_t node_count,
+					  bitstr_t **avail_nodes)
+{
+	return stock.step_pick_nodes(job_ptr, step_jobinfo, node_count,
+				     avail_nodes);
+}
+
+extern int select_p_step_start(step_record_t *step_ptr)
+{
+	return stock.step_start(step_ptr);
+}
+
+extern int select_p_step_finish(step_record_t *step_ptr, bool killing_step)
+{
+	return stock.step_finish(step_ptr, killing_step);
+}
+
+extern int select_p_select_nodeinfo_pack(select_nodeinfo_t *nodeinfo,
+					 buf_t *buffer,
+					 uint16_t protocol_version)
+{
+	return stock.nodeinfo_pack(nodeinfo, buffer, protocol_version);
+}
+
+extern int select_p_select_nodeinfo_unpack(select_nodeinfo_t **nodeinfo,
+					   buf_t *buffer,
+					   uint16_t protocol_version)
+{
+	return stock.nodeinfo_unpack(nodeinfo, buffer, protocol_version);
+}
+
+extern select_nodeinfo_t *select_p_select_nodeinfo_alloc(void)
+{
+	return stock.nodeinfo_alloc();
+}
+
+extern int select_p_select_nodeinfo_free(select_nodeinfo_t *nodeinfo)
+{
+	return stock.nodeinfo_free(nodeinfo);
+}
+
+extern int select_p_select_nodeinfo_set_all(void)
+{
+	return stock.nodeinfo_set_all();
+}
+
+extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
+{
+	return stock.nodeinfo_set(job_ptr);
+}
+
+extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo,
+					enum select_nodedata_type dinfo,
+					enum node_states state, void *data)
+{
+	return stock.nodeinfo_get(nodeinfo, dinfo, state, data);
+}
+
+extern select_jobinfo_t *select_p_select_jobinfo_alloc(void)
+{
+	return stock.jobinfo_alloc();
+}
+
+extern int select_p_select_jobinfo_free(select_jobinfo_t *jobinfo)
+{
+	return stock.jobinfo_free(jobinfo);
+}
+
+extern int select_p_select_jobinfo_set(select_jobinfo_t *jobinfo,
+				       enum select_jobdata_type data_type,
+				       void *data)
+{
+	return stock.jobinfo_set(jobinfo, data_type, data);
+}
+
+extern int select_p_select_jobinfo_get(select_jobinfo_t *jobinfo,
+				       enum select_jobdata_type data_type,
+				       void *data)
+{
+	return stock.jobinfo_get(jobinfo, data_type, data);
+}
+
+extern select_jobinfo_t *select_p_select_jobinfo_copy(
+	select_jobinfo_t *jobinfo)
+{
+	return stock.jobinfo_copy(jobinfo);
+}
+
+extern int select_p_select_jobinfo_pack(select_jobinfo_t *jobinfo,
+					buf_t *buffer,
+					uint16_t protocol_version)
+{
+	return stock.jobinfo_pack(jobinfo, buffer, protocol_version);
+}
+
+extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo_pptr,
+					  buf_t *buffer,
+					  uint16_t protocol_version)
+{
+	return stock.jobinfo_unpack(jobinfo_pptr, buffer, protocol_version);
+}
+
+extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo,
+					    char *buf, size_t size, int mode)
+{
+	return stock.jobinfo_sprint(jobinfo, buf, size, mode);
+}
+
+extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo,
+					     int mode)
+{
+	return stock.jobinfo_xstrdup(jobinfo, mode);
+}
+
+extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
+					 job_record_t *job_ptr, void *data)
+{
+	/* SELECT_CR_PLUGIN must keep answering SELECT_TYPE_CONS_TRES */
+	return stock.get_info_from_plugin(dinfo, job_ptr, data);
+}
+
+extern int select_p_update_node_config(int index)
+{
+	return stock.update_node_config(index);
+}
+
+extern int select_p_reconfigure(void)
+{
+	int rc = stock.reconfigure();
+
+	hook_ensure();
+	return rc;
+}
+
+extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
+				    uint32_t node_cnt,
+				    bitstr_t *avail_bitmap,
+				    bitstr_t **core_bitmap)
+{
+	return stock.resv_test(resv_desc_ptr, node_cnt, avail_bitmap,
+			       core_bitmap);
+}

@@ -1,0 +1,192 @@
+/*
+ * agora_select_hook.c - install our choose_nodes into the stock plugin's
+ * cons_common_callbacks and route node choice through
+ * agora_select_choose_nodes().  See agora_select_hook.h and doc/select.md.
+ */
+#include "config.h"
+
+#include "src/common/slurm_xlator.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/common/bitstring.h"
+#include "src/common/log.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/plugins/select/cons_common/cons_common.h"
+
+#include "agora_select_adapt.h"
+#include "agora_select_hook.h"
+
+/*
+ * hook_lock protects installation; the callback itself reads orig_choose
+ * without the lock: it is written before our pointer is published and
+ * cons_tres calls choose_nodes under slurmctld's job and node write locks.
+ */
+static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
+static cons_common_callbacks_t *stock_cb = NULL;   /* in the stock .so */
+static agora_choose_nodes_f orig_choose = NULL;
+static bool hook_broken = false;	/* logged once, run without hook */
+
+static int agora_choose_nodes_cb(job_record_t *job_ptr, bitstr_t *node_map,
+				 bitstr_t **avail_core, uint32_t min_nodes,
+				 uint32_t max_nodes, uint32_t req_nodes,
+				 avail_res_t **avail_res_array,
+				 uint16_t cr_type, bool prefer_alloc_nodes,
+				 gres_mc_data_t *tres_mc_ptr)
+{
+	agora_choose_nodes_f orig = __atomic_load_n(&orig_choose,
+						    __ATOMIC_ACQUIRE);
+
+	return agora_select_choose_nodes(orig, job_ptr, node_map, avail_core,
+					 min_nodes, max_nodes, req_nodes,
+					 avail_res_array, cr_type,
+					 prefer_alloc_nodes, tres_mc_ptr);
+}
+
+static bool hook_in_place(void)
+{
+	cons_common_callbacks_t *cb = __atomic_load_n(&stock_cb,
+						      __ATOMIC_ACQUIRE);
+
+	return cb && (__atomic_load_n(&cb->choose_nodes, __ATOMIC_ACQUIRE) ==
+		      agora_choose_nodes_cb);
+}
+
+extern bool agora_hook_ensure(void *stock_handle)
+{
+	agora_choose_nodes_f cur;
+	bool ok = false;
+
+	if (hook_in_place())
+		return true;
+
+	pthread_mutex_lock(&hook_lock);
+	if (hook_broken || !stock_handle)
+		goto out;
+	if (!stock_cb) {
+		(void) dlerror();
+		stock_cb = dlsym(stock_handle, "cons_common_callbacks");
+		if (!stock_cb) {
+			error("%s: cannot find cons_common_callbacks in the stock plugin (%s); node choice is stock cons_tres only",
+			      plugin_type, dlerror());
+			hook_broken = true;
+			goto out;
+		}
+	}
+	cur = stock_cb->choose_nodes;
+	if (cur == agora_choose_nodes_cb) {
+		ok = true;
+		goto out;
+	}
+	if (!cur) {
+		/* stock init() has not run: nothing to wrap yet */
+		debug("%s: stock choose_nodes not set yet", plugin_type);
+		goto out;
+	}
+	if (orig_choose && (cur != orig_choose))
+		info("%s: choose_nodes callback was replaced behind our back; wrapping the new one",
+		     plugin_type);
+	__atomic_store_n(&orig_choose, cur, __ATOMIC_RELEASE);
+	__atomic_store_n(&stock_cb->choose_nodes, agora_choose_nodes_cb,
+			 __ATOMIC_RELEASE);
+	info("%s: Agora node-choice hook installed (stock choose_nodes=%p)",
+	     plugin_type, (void *) cur);
+	ok = true;
+out:
+	pthread_mutex_unlock(&hook_lock);
+	return ok;
+}
+
+extern void agora_hook_remove(void)
+{
+	pthread_mutex_lock(&hook_lock);
+	if (stock_cb && orig_choose &&
+	    (stock_cb->choose_nodes == agora_choose_nodes_cb))
+		stock_cb->choose_nodes = orig_choose;
+	stock_cb = NULL;
+	orig_choose = NULL;
+	hook_broken = false;
+	pthread_mutex_unlock(&hook_lock);
+}
+
+/* DebugFlags=SelectType: what the scorer would see. */
+static void log_view(job_record_t *job_ptr, const agora_sel_view_t *view,
+		     uint16_t cr_type, bool prefer_alloc_nodes)
+{
+	uint32_t i, req = 0;
+
+	for (i = 0; i < view->node_cnt; i++)
+		req += view->nodes[i].required;
+	log_flag(SELECT_TYPE, "%pJ candidates=%u required=%u avail_gpus=%" PRIu64 " nodes=%u-%u(req %u) cr_type=0x%x prefer_alloc=%d",
+		 job_ptr, view->node_cnt, req, view->avail_gpus,
+		 view->min_nodes, view->max_nodes, view->req_nodes,
+		 cr_type, prefer_alloc_nodes);
+	if (!(slurm_conf.debug_flags & DEBUG_FLAG_SELECT_TYPE) ||
+	    (get_log_level() < LOG_LEVEL_DEBUG))
+		return;
+	for (i = 0; i < view->node_cnt; i++) {
+		const agora_sel_node_t *nd = &view->nodes[i];
+		node_record_t *node_ptr = NULL;
+
+		if (nd->node_inx < (uint32_t) node_record_count)
+			node_ptr = node_record_table_ptr[nd->node_inx];
+		log_flag(SELECT_TYPE, "%pJ  %s inx=%u cpus=%u/%u gpus=%u sockets=%u%s",
+			 job_ptr, node_ptr ? node_ptr->name : "?",
+			 nd->node_inx, nd->avail_cpus, nd->max_cpus,
+			 nd->avail_gpus, nd->sock_cnt,
+			 nd->required ? " required" : "");
+	}
+}
+
+extern int agora_select_choose_nodes(agora_choose_nodes_f orig,
+				     job_record_t *job_ptr,
+				     bitstr_t *node_map, bitstr_t **avail_core,
+				     uint32_t min_nodes, uint32_t max_nodes,
+				     uint32_t req_nodes,
+				     avail_res_t **avail_res_array,
+				     uint16_t cr_type, bool prefer_alloc_nodes,
+				     gres_mc_data_t *tres_mc_ptr)
+{
+	bool trace = (slurm_conf.debug_flags & DEBUG_FLAG_SELECT_TYPE);
+	int rc;
+
+	if (!orig) {
+		error("%s: no stock choose_nodes to call for %pJ",
+		      plugin_type, job_ptr);
+		return SLURM_ERROR;
+	}
+
+	if (trace) {
+		agora_sel_view_t view;
+
+		/*
+		 * Placement scoring goes here: build the view, hand it to
+		 * the core, agora_sel_view_apply() the decision, then fall
+		 * back to the full node_map if orig fails on the narrowed
+		 * one (never return nodes outside the input node_map).
+		 */
+		if (agora_sel_view_build(job_ptr, node_map, avail_res_array,
+					 min_nodes, max_nodes, req_nodes,
+					 &view) == SLURM_SUCCESS)
+			log_view(job_ptr, &view, cr_type, prefer_alloc_nodes);
+		agora_sel_view_free(&view);
+	}
+
+	rc = orig(job_ptr, node_map, avail_core, min_nodes, max_nodes,
+		  req_nodes, avail_res_array, cr_type, prefer_alloc_nodes,
+		  tres_mc_ptr);
+
+	if (trace) {
+		char *nodes = (rc == SLURM_SUCCESS) ?
+			bitmap2node_name(node_map) : NULL;
+
+		log_flag(SELECT_TYPE, "%pJ stock choose_nodes rc=%d nodes=%s",
+			 job_ptr, rc, nodes ? nodes : "(none)");
+		xfree(nodes);
+	}
+	return rc;
+}
