@@ -547,7 +547,8 @@ static int parse_accounts(json_object *arr, credit_state_t *st,
 		a->has_usage = true;
 		st->n_acct++;
 	}
-	qsort(st->acct, st->n_acct, sizeof(*st->acct), cmp_acct);
+	if (st->n_acct)
+		qsort(st->acct, st->n_acct, sizeof(*st->acct), cmp_acct);
 	for (i = 1; i < st->n_acct; i++)
 		if (!strcmp(st->acct[i - 1].name, st->acct[i].name))
 			return fail(err, name, "accounts",

@@ -209,7 +209,7 @@ const pol_lease_t *pol_lease_get(const pol_lease_table_t *t, int64_t job_id);
 /* Forget a job's lease (it ended or was requeued).  0, -1/ENOENT. */
 int pol_lease_drop(pol_lease_table_t *t, int64_t job_id);
 int pol_lease_count(const pol_lease_table_t *t);
-/* The i-th lease (0 <= i < count), borrowed as above. */
+/* The i-th lease in job id order (0 <= i < count), borrowed as above. */
 const pol_lease_t *pol_lease_at(const pol_lease_table_t *t, int i);
 
 /* True if the lease is ACTIVE and has run out (end <= now). */
@@ -225,7 +225,8 @@ bool pol_lease_due(const pol_lease_t *l, int64_t now);
 int pol_lease_settle(pol_lease_table_t *t, int64_t job_id, bool won,
 		     int64_t now, int64_t duration_s, int64_t grace_s);
 
-/* Drop every lease whose job is not in ids[0..n) (ended jobs). */
-void pol_lease_sweep(pol_lease_table_t *t, const int64_t *ids, int n);
+/* Drop every lease whose job is not in ids[0..n) (ended jobs).
+ * O((n + leases) log n).  0, -1/EINVAL|ENOMEM (then nothing changes). */
+int pol_lease_sweep(pol_lease_table_t *t, const int64_t *ids, int n);
 
 #endif

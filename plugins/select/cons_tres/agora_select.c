@@ -152,7 +152,7 @@ static int stock_load(void)
 		return SLURM_ERROR;
 	}
 	if (!(stock_handle = dlopen(path, flags))) {
-		error("%s: cannot load the stock cons_tres plugin %s: %s",
+		error("%s: Agora wrapper cannot load the stock cons_tres plugin %s: %s",
 		      plugin_type, path, dlerror());
 		return SLURM_ERROR;
 	}
@@ -188,11 +188,11 @@ static int stock_load(void)
 	}
 
 	if (in_ctld)
-		info("%s: Agora wrapper loaded, forwarding to stock %s",
-		     plugin_type, path);
+		info("Agora wrapper loaded, forwarding to stock %s",
+		     path);
 	else
-		debug("%s: Agora wrapper loaded, forwarding to stock %s",
-		      plugin_type, path);
+		debug("Agora wrapper loaded, forwarding to stock %s",
+		      path);
 	return SLURM_SUCCESS;
 
 fail:

@@ -84,17 +84,16 @@ extern bool agora_hook_ensure(void *stock_handle)
 	}
 	if (!cur) {
 		/* stock init() has not run: nothing to wrap yet */
-		debug("%s: stock choose_nodes not set yet", plugin_type);
+		debug("stock choose_nodes not set yet");
 		goto out;
 	}
 	if (orig_choose && (cur != orig_choose))
-		info("%s: choose_nodes callback was replaced behind our back; wrapping the new one",
-		     plugin_type);
+		info("choose_nodes callback was replaced behind our back; wrapping the new one");
 	__atomic_store_n(&orig_choose, cur, __ATOMIC_RELEASE);
 	__atomic_store_n(&stock_cb->choose_nodes, agora_choose_nodes_cb,
 			 __ATOMIC_RELEASE);
-	info("%s: Agora node-choice hook installed (stock choose_nodes=%p)",
-	     plugin_type, (void *) cur);
+	info("Agora node-choice hook installed (stock choose_nodes=%p)",
+	     (void *) cur);
 	ok = true;
 out:
 	pthread_mutex_unlock(&hook_lock);

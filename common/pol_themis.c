@@ -1,0 +1,671 @@
+/*
+ * pol_themis.c - finish-time fairness estimates, the partial-allocation
+ * auction and leases (see pol_themis.h, doc/fairness.md).
+ *
+ * The proportional-fair (PF) allocation is a multiple-choice knapsack:
+ * every bidder picks one option (or nothing), the weights are GPU counts,
+ * the values log(1/rho) and the capacity the offered GPUs.  Three solvers:
+ *
+ *  - EXACT: dynamic programme over the GPU count, best[m] = the highest
+ *    sum of values of the bidders so far using at most m GPUs.
+ *    O(n * capacity * options) time, n * (capacity + 1) choices of
+ *    memory.  Optimal for any rho table (no concavity needed), so the
+ *    truthfulness argument of PA holds exactly.
+ *  - GREEDY: start with nothing for everyone and repeatedly apply the
+ *    single option change that fits and has the highest gain in
+ *    log(1/rho) per extra GPU (a change that gains with no extra GPUs
+ *    first).  This is the classic greedy for the multiple-choice knapsack
+ *    (Sinha & Zoltners 1979): on the convex hull of each bidder's table it
+ *    follows the LP relaxation and ends within one option of its optimum;
+ *    it costs O(steps * n * options) and no memory per GPU.  It is for
+ *    auctions too large for the DP budget (thousands of offered GPUs times
+ *    hundreds of bidders); there x*_{-i} is also approximate and c_i is
+ *    clamped to 1.
+ *  - BRUTE: enumerate every combination; the reference for the tests.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pol_themis.h"
+
+/* Finish-time fairness ------------------------------------------------- */
+
+static bool app_ok(const pol_ftf_app_t *a, int cluster_gpus)
+{
+	return a && cluster_gpus > 0 && a->demand > 0 && a->work > 0 &&
+	       isfinite(a->work) && a->done >= 0 && isfinite(a->done) &&
+	       a->n_avg >= 1 && isfinite(a->n_avg);
+}
+
+int pol_ftf_ideal(const pol_ftf_app_t *a, int cluster_gpus, double *t_id)
+{
+	double t_alone, share;
+
+	if (!app_ok(a, cluster_gpus) || !t_id) {
+		errno = EINVAL;
+		return -1;
+	}
+	t_alone = a->work / a->demand;
+	share = (double) a->demand * a->n_avg / cluster_gpus;
+	*t_id = t_alone * (share > 1 ? share : 1);
+	return 0;
+}
+
+int pol_ftf_rho(const pol_ftf_app_t *a, int cluster_gpus, int64_t now,
+		int gpus, double slowdown, int64_t horizon_s, double *rho)
+{
+	double t_id, rem, rate, t_rem, h = (double) horizon_s;
+	int g;
+
+	if (!rho || gpus < 0 || !(slowdown >= 1) || !isfinite(slowdown) ||
+	    horizon_s <= 0 || pol_ftf_ideal(a, cluster_gpus, &t_id) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	rem = a->work - a->done;
+	if (rem < 0)
+		rem = 0;
+	g = gpus < a->demand ? gpus : a->demand;
+	rate = g / slowdown;
+	if (rate > 0 && rate * h >= rem)
+		t_rem = rem / rate;
+	else
+		t_rem = h + (rem - rate * h) / a->demand;
+	*rho = ((double) (now - a->arrival) + t_rem) / t_id;
+	if (*rho <= 0)
+		*rho = 1e-9; /* arrival in the future: clamp, keep rho > 0 */
+	return 0;
+}
+
+void pol_ftf_contention_update(pol_ftf_contention_t *c, int64_t now,
+			       int n_active)
+{
+	if (!c)
+		return;
+	if (c->started && now > c->last)
+		c->area += (double) c->n * (double) (now - c->last);
+	if (!c->started || now > c->last)
+		c->last = now;
+	c->started = true;
+	c->n = n_active;
+}
+
+double pol_ftf_contention_area(const pol_ftf_contention_t *c, int64_t now)
+{
+	if (!c || !c->started)
+		return 0;
+	if (now <= c->last)
+		return c->area;
+	return c->area + (double) c->n * (double) (now - c->last);
+}
+
+double pol_ftf_contention_avg(const pol_ftf_contention_t *c, int64_t now,
+			      int64_t arrival, double area_at_arrival)
+{
+	double n;
+
+	if (!c)
+		return 1;
+	if (now > arrival)
+		n = (pol_ftf_contention_area(c, now) - area_at_arrival) /
+		    (double) (now - arrival);
+	else
+		n = c->n;
+	return n >= 1 ? n : 1;
+}
+
+typedef struct rho_idx {
+	double rho;
+	int i;
+} rho_idx_t;
+
+static int cmp_worst(const void *a, const void *b)
+{
+	const rho_idx_t *x = a, *y = b;
+
+	if (x->rho != y->rho)
+		return x->rho > y->rho ? -1 : 1;
+	return x->i - y->i;
+}
+
+int pol_ftf_worst(const double *rho, int n, double f, int *idx)
+{
+	rho_idx_t *v;
+	int i, k;
+
+	if (n < 0 || !(f >= 0 && f < 1) || (n > 0 && (!rho || !idx))) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	k = (int) ceil((1 - f) * n - 1e-9);
+	if (k < 1)
+		k = 1;
+	if (k > n)
+		k = n;
+	if (!(v = malloc(n * sizeof(*v))))
+		return -1;
+	for (i = 0; i < n; i++) {
+		v[i].rho = isnan(rho[i]) ? INFINITY : rho[i];
+		v[i].i = i;
+	}
+	qsort(v, n, sizeof(*v), cmp_worst);
+	for (i = 0; i < k; i++)
+		idx[i] = v[i].i;
+	free(v);
+	return k;
+}
+
+/* Bids -------------------------------------------------------------------- */
+
+static int cmp_opt(const void *a, const void *b)
+{
+	const pol_bid_opt_t *x = a, *y = b;
+
+	if (x->gpus != y->gpus)
+		return x->gpus < y->gpus ? -1 : 1;
+	if (x->rho != y->rho)
+		return x->rho < y->rho ? -1 : 1;
+	return (x->tag > y->tag) - (x->tag < y->tag);
+}
+
+int pol_bid_best(pol_bid_opt_t *opts, int n)
+{
+	int i, m = 0;
+
+	if (!opts || n <= 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (opts[i].gpus > 0 && opts[i].rho > 0 &&
+		    isfinite(opts[i].rho))
+			opts[m++] = opts[i];
+	qsort(opts, m, sizeof(*opts), cmp_opt);
+	n = m;
+	m = 0;
+	for (i = 0; i < n; i++)
+		if (m == 0 || opts[m - 1].gpus != opts[i].gpus)
+			opts[m++] = opts[i];
+	return m;
+}
+
+static bool bids_ok(const pol_bid_t *bids, int n)
+{
+	int i, k;
+
+	if (n < 0 || (n > 0 && !bids))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!(bids[i].rho0 > 0) || !isfinite(bids[i].rho0) ||
+		    bids[i].n_opts < 0 || bids[i].n_opts > 32767 ||
+		    (bids[i].n_opts > 0 && !bids[i].opts))
+			return false;
+		for (k = 0; k < bids[i].n_opts; k++)
+			if (bids[i].opts[k].gpus <= 0 ||
+			    !(bids[i].opts[k].rho > 0) ||
+			    !isfinite(bids[i].opts[k].rho))
+				return false;
+	}
+	return true;
+}
+
+/* Value log(1/rho) of bidder b's choice k (-1 = nothing). */
+static double value(const pol_bid_t *b, int k)
+{
+	return -log(k < 0 ? b->rho0 : b->opts[k].rho);
+}
+
+static int gpus_of(const pol_bid_t *b, int k)
+{
+	return k < 0 ? 0 : b->opts[k].gpus;
+}
+
+/* PF solvers ------------------------------------------------------------ */
+
+static int solve_exact(const pol_bid_t *bids, int n, int cap, int exclude,
+		       int *choice)
+{
+	double *best = NULL, *next = NULL;
+	int16_t *ch = NULL;
+	size_t w = (size_t) cap + 1;
+	int i, m, k, rc = -1;
+
+	best = calloc(w, sizeof(*best));
+	next = malloc(w * sizeof(*next));
+	ch = malloc((n ? (size_t) n : 1) * w * sizeof(*ch));
+	if (!best || !next || !ch)
+		goto out;
+	for (i = 0; i < n; i++) {
+		const pol_bid_t *b = &bids[i];
+		int16_t *row = &ch[(size_t) i * w];
+		double *t;
+
+		if (i == exclude)
+			continue;
+		for (m = 0; m <= cap; m++) {
+			next[m] = best[m] + value(b, -1);
+			row[m] = -1;
+			for (k = 0; k < b->n_opts; k++) {
+				int g = b->opts[k].gpus;
+				double v;
+
+				if (g > m)
+					continue;
+				v = best[m - g] + value(b, k);
+				if (v > next[m]) {
+					next[m] = v;
+					row[m] = (int16_t) k;
+				}
+			}
+		}
+		t = best;
+		best = next;
+		next = t;
+	}
+	m = cap;
+	for (i = n - 1; i >= 0; i--) {
+		if (i == exclude) {
+			choice[i] = -1;
+			continue;
+		}
+		k = ch[(size_t) i * w + m];
+		choice[i] = k;
+		m -= gpus_of(&bids[i], k);
+	}
+	rc = 0;
+out:
+	free(best);
+	free(next);
+	free(ch);
+	return rc;
+}
+
+static void solve_greedy(const pol_bid_t *bids, int n, int cap, int exclude,
+			 int *choice)
+{
+	int i, k, left = cap;
+
+	for (i = 0; i < n; i++)
+		choice[i] = -1;
+	for (;;) {
+		int bi = -1, bk = -1, bdg = 0;
+		double bratio = 0, bdv = 0;
+
+		for (i = 0; i < n; i++) {
+			const pol_bid_t *b = &bids[i];
+			int g0 = gpus_of(b, choice[i]);
+			double v0 = value(b, choice[i]);
+
+			if (i == exclude)
+				continue;
+			for (k = -1; k < b->n_opts; k++) {
+				int dg = gpus_of(b, k) - g0;
+				double dv = value(b, k) - v0, ratio;
+
+				if (k == choice[i] || dv <= 0 || dg > left)
+					continue;
+				ratio = dg > 0 ? dv / dg : INFINITY;
+				if (bi < 0 || ratio > bratio ||
+				    (ratio == bratio && dv > bdv)) {
+					bi = i;
+					bk = k;
+					bdg = dg;
+					bratio = ratio;
+					bdv = dv;
+				}
+			}
+		}
+		if (bi < 0)
+			break;
+		choice[bi] = bk;
+		left -= bdg;
+	}
+}
+
+static int solve_brute(const pol_bid_t *bids, int n, int cap, int exclude,
+		       int *choice)
+{
+	int *cur, i;
+	double combos = 1, bestv = -INFINITY;
+
+	for (i = 0; i < n; i++)
+		if (i != exclude)
+			combos *= bids[i].n_opts + 1;
+	if (combos > 1e7) {
+		errno = E2BIG;
+		return -1;
+	}
+	if (!(cur = malloc((n ? n : 1) * sizeof(*cur))))
+		return -1;
+	for (i = 0; i < n; i++)
+		cur[i] = choice[i] = -1;
+	for (;;) {
+		int g = 0;
+		double v = 0;
+
+		for (i = 0; i < n; i++) {
+			if (i == exclude)
+				continue;
+			g += gpus_of(&bids[i], cur[i]);
+			v += value(&bids[i], cur[i]);
+		}
+		if (g <= cap && v > bestv) {
+			bestv = v;
+			memcpy(choice, cur, n * sizeof(*cur));
+		}
+		/* next combination: last bidder varies fastest */
+		for (i = n - 1; i >= 0; i--) {
+			if (i == exclude)
+				continue;
+			if (++cur[i] < bids[i].n_opts)
+				break;
+			cur[i] = -1;
+		}
+		if (i < 0)
+			break;
+	}
+	free(cur);
+	return 0;
+}
+
+static int max_opts(const pol_bid_t *bids, int n)
+{
+	int i, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (bids[i].n_opts > m)
+			m = bids[i].n_opts;
+	return m;
+}
+
+static bool exact_cheap(const pol_bid_t *bids, int n, int cap)
+{
+	return (double) (n + 1) * n * ((double) cap + 1) *
+		       (max_opts(bids, n) + 1) <=
+	       POL_PF_EXACT_BUDGET;
+}
+
+int pol_pf_solve(const pol_bid_t *bids, int n, int capacity, int exclude,
+		 pol_pf_solver_t solver, int *choice, double *objective)
+{
+	int *tmp, i, rc = 0;
+
+	if (!bids_ok(bids, n) || capacity < 0 || (n > 0 && !choice) ||
+	    exclude < -1 || exclude >= (n > 0 ? n : 1)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (solver == POL_PF_AUTO)
+		solver = exact_cheap(bids, n, capacity) ? POL_PF_EXACT
+							: POL_PF_GREEDY;
+	/* solve into a scratch array: no side effect on failure */
+	if (!(tmp = malloc((n ? n : 1) * sizeof(*tmp))))
+		return -1;
+	switch (solver) {
+	case POL_PF_EXACT:
+		rc = solve_exact(bids, n, capacity, exclude, tmp);
+		break;
+	case POL_PF_GREEDY:
+		solve_greedy(bids, n, capacity, exclude, tmp);
+		break;
+	case POL_PF_BRUTE:
+		rc = solve_brute(bids, n, capacity, exclude, tmp);
+		break;
+	default:
+		errno = EINVAL;
+		rc = -1;
+	}
+	if (rc == 0) {
+		double obj = 0;
+
+		for (i = 0; i < n; i++)
+			if (i != exclude)
+				obj += value(&bids[i], tmp[i]);
+		memcpy(choice, tmp, n * sizeof(*tmp));
+		if (objective)
+			*objective = obj;
+	}
+	free(tmp);
+	return rc;
+}
+
+void pol_auction_free(pol_auction_t *a)
+{
+	if (!a)
+		return;
+	free(a->choice);
+	free(a->keep);
+	memset(a, 0, sizeof(*a));
+}
+
+int pol_auction_run(const pol_bid_t *bids, int n, int capacity,
+		    pol_pf_solver_t solver, pol_auction_t *out)
+{
+	pol_auction_t r = { .n = n };
+	int *other = NULL, i, e;
+
+	if (!out || !bids_ok(bids, n) || capacity < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (solver == POL_PF_AUTO)
+		solver = exact_cheap(bids, n, capacity) ? POL_PF_EXACT
+							: POL_PF_GREEDY;
+	r.exact = solver != POL_PF_GREEDY;
+	r.choice = malloc((n ? n : 1) * sizeof(*r.choice));
+	r.keep = malloc((n ? n : 1) * sizeof(*r.keep));
+	other = malloc((n ? n : 1) * sizeof(*other));
+	if (!r.choice || !r.keep || !other)
+		goto fail;
+	if (pol_pf_solve(bids, n, capacity, -1, solver, r.choice,
+			 &r.objective) < 0)
+		goto fail;
+	for (i = 0; i < n; i++)
+		r.used += gpus_of(&bids[i], r.choice[i]);
+	r.leftover = capacity - r.used;
+	for (i = 0; i < n; i++) {
+		double without, others, logc;
+
+		r.keep[i] = 1;
+		/* x* minus i is feasible for the others; if i won nothing
+		 * it is also their optimum, so c_i = 1 with no solve. */
+		if (r.choice[i] < 0)
+			continue;
+		if (pol_pf_solve(bids, n, capacity, i, solver, other,
+				 &without) < 0)
+			goto fail;
+		others = r.objective - value(&bids[i], r.choice[i]);
+		logc = others - without;
+		if (logc > 0)
+			logc = 0; /* approximate x*_{-i}: no bonus */
+		r.keep[i] = exp(logc);
+		if (r.keep[i] <= 0)
+			r.keep[i] = 1e-300;
+	}
+	free(other);
+	*out = r;
+	return 0;
+fail:
+	e = errno;
+	free(other);
+	pol_auction_free(&r);
+	errno = e;
+	return -1;
+}
+
+/* Leases ------------------------------------------------------------------ */
+
+struct pol_lease_table {
+	pol_lease_t *v;
+	int n, cap;
+};
+
+pol_lease_table_t *pol_lease_table_create(void)
+{
+	return calloc(1, sizeof(pol_lease_table_t));
+}
+
+void pol_lease_table_destroy(pol_lease_table_t **tp)
+{
+	if (!tp || !*tp)
+		return;
+	free((*tp)->v);
+	free(*tp);
+	*tp = NULL;
+}
+
+/* Leases are kept sorted by job id: bsearch to find, memmove to insert. */
+static int lease_pos(const pol_lease_table_t *t, int64_t job_id, bool *hit)
+{
+	int lo = 0, hi = t ? t->n : 0;
+
+	*hit = false;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].job_id == job_id) {
+			*hit = true;
+			return mid;
+		}
+		if (t->v[mid].job_id < job_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static pol_lease_t *lease_find(const pol_lease_table_t *t, int64_t job_id)
+{
+	bool hit;
+	int i = lease_pos(t, job_id, &hit);
+
+	return hit ? &t->v[i] : NULL;
+}
+
+int pol_lease_grant(pol_lease_table_t *t, int64_t job_id, int gpus,
+		    int64_t now, int64_t duration_s)
+{
+	pol_lease_t *l;
+	bool hit;
+	int at;
+
+	if (!t || gpus < 0 || duration_s <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	at = lease_pos(t, job_id, &hit);
+	if (!hit) {
+		if (t->n == t->cap) {
+			int cap = t->cap ? t->cap * 2 : 16;
+			pol_lease_t *nv = realloc(t->v, cap * sizeof(*nv));
+
+			if (!nv)
+				return -1;
+			t->v = nv;
+			t->cap = cap;
+		}
+		memmove(&t->v[at + 1], &t->v[at],
+			(size_t) (t->n - at) * sizeof(*t->v));
+		t->n++;
+		t->v[at].job_id = job_id;
+	}
+	l = &t->v[at];
+	l->gpus = gpus;
+	l->start = now;
+	l->end = now + duration_s;
+	l->requeue_at = 0;
+	l->state = POL_LEASE_ACTIVE;
+	return 0;
+}
+
+const pol_lease_t *pol_lease_get(const pol_lease_table_t *t, int64_t job_id)
+{
+	return lease_find(t, job_id);
+}
+
+int pol_lease_drop(pol_lease_table_t *t, int64_t job_id)
+{
+	pol_lease_t *l = lease_find(t, job_id);
+
+	if (!l) {
+		errno = ENOENT;
+		return -1;
+	}
+	memmove(l, l + 1, (size_t) (&t->v[t->n] - (l + 1)) * sizeof(*l));
+	t->n--;
+	return 0;
+}
+
+int pol_lease_count(const pol_lease_table_t *t)
+{
+	return t ? t->n : 0;
+}
+
+const pol_lease_t *pol_lease_at(const pol_lease_table_t *t, int i)
+{
+	return t && i >= 0 && i < t->n ? &t->v[i] : NULL;
+}
+
+bool pol_lease_expired(const pol_lease_t *l, int64_t now)
+{
+	return l && l->state == POL_LEASE_ACTIVE && l->end <= now;
+}
+
+bool pol_lease_due(const pol_lease_t *l, int64_t now)
+{
+	return l && l->state == POL_LEASE_GRACE && l->requeue_at <= now;
+}
+
+int pol_lease_settle(pol_lease_table_t *t, int64_t job_id, bool won,
+		     int64_t now, int64_t duration_s, int64_t grace_s)
+{
+	pol_lease_t *l = lease_find(t, job_id);
+
+	if (!l) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (duration_s <= 0 || grace_s < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (won)
+		return pol_lease_grant(t, job_id, l->gpus, now, duration_s);
+	l->state = POL_LEASE_GRACE;
+	l->requeue_at = now + grace_s;
+	return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+int pol_lease_sweep(pol_lease_table_t *t, const int64_t *ids, int n)
+{
+	int64_t *s = NULL;
+	int i, m = 0;
+
+	if (!t || n < 0 || (n > 0 && !ids)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (n > 0) {
+		if (!(s = malloc((size_t) n * sizeof(*s))))
+			return -1;
+		memcpy(s, ids, (size_t) n * sizeof(*s));
+		qsort(s, n, sizeof(*s), cmp_id);
+	}
+	/* stays sorted: keep the live ones in order */
+	for (i = 0; i < t->n; i++)
+		if (n > 0 && bsearch(&t->v[i].job_id, s, n, sizeof(*s), cmp_id))
+			t->v[m++] = t->v[i];
+	t->n = m;
+	free(s);
+	return 0;
+}

@@ -1,0 +1,258 @@
+/*
+ * topo_hostlist.c - see topo_hostlist.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo_hostlist.h"
+
+typedef struct hbuf {
+	char *v;
+	size_t n, cap;
+} hbuf_t;
+
+static int hbuf_add(hbuf_t *b, const char *name, size_t len)
+{
+	if (len == 0 || len >= TOPO_HOSTNAME_LEN) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (b->n == TOPO_HOSTLIST_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (b->n == b->cap) {
+		size_t nc = b->cap ? b->cap * 2 : 64;
+		char *nv = realloc(b->v, nc * TOPO_HOSTNAME_LEN);
+
+		if (!nv) {
+			errno = ENOMEM;
+			return -1;
+		}
+		b->v = nv;
+		b->cap = nc;
+	}
+	memcpy(b->v + b->n * TOPO_HOSTNAME_LEN, name, len);
+	b->v[b->n * TOPO_HOSTNAME_LEN + len] = '\0';
+	b->n++;
+	return 0;
+}
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* one item "pre[ranges]suf" or "name" of length len */
+static int expand_item(hbuf_t *b, const char *s, size_t len)
+{
+	const char *lb = memchr(s, '[', len), *rb, *p;
+	char name[TOPO_HOSTNAME_LEN];
+	size_t pre, suf;
+
+	if (!lb) {
+		if (memchr(s, ']', len))
+			goto bad;
+		return hbuf_add(b, s, len);
+	}
+	rb = memchr(lb, ']', len - (size_t) (lb - s));
+	if (!rb || memchr(rb + 1, '[', len - (size_t) (rb + 1 - s))
+	    || memchr(rb + 1, ']', len - (size_t) (rb + 1 - s)))
+		goto bad;
+	pre = (size_t) (lb - s);
+	suf = len - (size_t) (rb + 1 - s);
+	p = lb + 1;
+	while (p < rb) {
+		const char *q = p;
+		unsigned long a, c, x;
+		int width;
+		char *end;
+
+		while (q < rb && is_digit(*q))
+			q++;
+		if (q == p || q - p > 9)
+			goto bad;
+		width = (int) (q - p);
+		a = strtoul(p, &end, 10);
+		c = a;
+		if (*q == '-') {
+			const char *r = ++q;
+
+			while (q < rb && is_digit(*q))
+				q++;
+			if (q == r || q - r > 9)
+				goto bad;
+			c = strtoul(r, &end, 10);
+			if (c < a)
+				goto bad;
+		}
+		if (q < rb && *q != ',')
+			goto bad;
+		if (c - a >= TOPO_HOSTLIST_MAX)
+			goto bad;
+		for (x = a; x <= c; x++) {
+			int w = snprintf(name, sizeof(name), "%.*s%0*lu%.*s",
+					 (int) pre, s, width, x, (int) suf,
+					 rb + 1);
+
+			if (w < 0 || (size_t) w >= sizeof(name))
+				goto bad;
+			if (hbuf_add(b, name, (size_t) w) < 0)
+				return -1;
+		}
+		p = q < rb ? q + 1 : q;
+		if (q < rb && p == rb)
+			goto bad; /* trailing comma */
+	}
+	if (p == lb + 1)
+		goto bad; /* "[]" */
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+char *topo_hostlist_expand(const char *spec, size_t *n)
+{
+	hbuf_t b = { 0 };
+	const char *s = spec;
+
+	if (!spec || !n) {
+		errno = EINVAL;
+		return NULL;
+	}
+	while (*s) {
+		const char *e = s;
+		int depth = 0;
+
+		/* item ends at a ',' outside brackets */
+		while (*e && (depth || *e != ',')) {
+			if (*e == '[')
+				depth++;
+			else if (*e == ']')
+				depth--;
+			if (depth < 0 || depth > 1 || *e == ' ' || *e == '\t')
+				goto bad;
+			e++;
+		}
+		if (depth || e == s)
+			goto bad;
+		if (expand_item(&b, s, (size_t) (e - s)) < 0)
+			goto fail;
+		s = *e ? e + 1 : e;
+		if (*e && !*s)
+			goto bad;
+	}
+	if (!b.v) {
+		b.v = malloc(1);
+		if (!b.v) {
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	*n = b.n;
+	return b.v;
+bad:
+	errno = EINVAL;
+fail:
+	free(b.v);
+	return NULL;
+}
+
+long topo_hostlist_count(const char *spec)
+{
+	size_t n;
+	char *v = topo_hostlist_expand(spec, &n);
+
+	if (!v)
+		return -1;
+	free(v);
+	return (long) n;
+}
+
+int topo_hostlist_contains(const char *spec, const char *host)
+{
+	size_t n, i;
+	char *v = topo_hostlist_expand(spec, &n);
+	int found = 0;
+
+	if (!v)
+		return -1;
+	for (i = 0; i < n && !found; i++)
+		found = !strcmp(v + i * TOPO_HOSTNAME_LEN, host);
+	free(v);
+	return found;
+}
+
+/* split "c1n017" into prefix "c1n", number 17, width 3; -1 if no digits */
+static int split_name(const char *s, size_t *plen, unsigned long *num,
+		      int *width)
+{
+	size_t len = strlen(s), i = len;
+
+	while (i > 0 && is_digit(s[i - 1]))
+		i--;
+	if (i == len || len - i > 9)
+		return -1;
+	*plen = i;
+	*num = strtoul(s + i, NULL, 10);
+	*width = (int) (len - i);
+	return 0;
+}
+
+char *topo_hostlist_compress(const char *names, size_t first, size_t n)
+{
+	size_t cap = 256, off = 0, i = 0;
+	char *out = malloc(cap);
+
+	if (!out) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	out[0] = '\0';
+	while (i < n) {
+		const char *a = names + (first + i) * TOPO_HOSTNAME_LEN;
+		size_t pl, pl2, j = i + 1;
+		unsigned long na, nb, nj;
+		int wa, wj, w;
+		char item[2 * TOPO_HOSTNAME_LEN + 32];
+
+		if (split_name(a, &pl, &na, &wa) == 0) {
+			nb = na;
+			for (; j < n; j++) {
+				const char *b = names
+						+ (first + j) * TOPO_HOSTNAME_LEN;
+
+				if (split_name(b, &pl2, &nj, &wj) < 0
+				    || pl2 != pl || strncmp(a, b, pl)
+				    || wj != wa || nj != nb + 1)
+					break;
+				nb = nj;
+			}
+		}
+		if (j == i + 1)
+			w = snprintf(item, sizeof(item), "%s", a);
+		else
+			w = snprintf(item, sizeof(item), "%.*s[%0*lu-%0*lu]",
+				     (int) pl, a, wa, na, wa, nb);
+		if (w < 0)
+			w = 0;
+		while (off + (size_t) w + 2 > cap) {
+			char *no = realloc(out, cap * 2);
+
+			if (!no) {
+				free(out);
+				errno = ENOMEM;
+				return NULL;
+			}
+			out = no;
+			cap *= 2;
+		}
+		off += (size_t) snprintf(out + off, cap - off, "%s%s",
+					 off ? "," : "", item);
+		i = j;
+	}
+	return out;
+}
