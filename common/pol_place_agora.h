@@ -85,14 +85,14 @@ pol_agora_t *pol_agora_create(const pol_cluster_t *c,
 void pol_agora_destroy(pol_agora_t **ap);
 
 /*
- * Place req on c.  free: per-node free masks (NULL: c->nodes[i].free).
+ * Place req on c.  free_masks: per-node free masks (NULL: c->nodes[i].free).
  * On success *out is filled (caller owns), *score (may be NULL) set, and
  * 0 returned; -1 with errno ENOSPC if it does not fit now, EINVAL on a
  * bad request or a cluster whose types differ from the placer's, ENOMEM.
  * Nothing is modified.
  */
 int pol_agora_place(pol_agora_t *a, const pol_cluster_t *c,
-		    const pol_gpumask_t *free, const pol_place_req_t *req,
+		    const pol_gpumask_t *free_masks, const pol_place_req_t *req,
 		    pol_alloc_t *out, double *score);
 
 /*
@@ -101,7 +101,7 @@ int pol_agora_place(pol_agora_t *a, const pol_cluster_t *c,
  * free; else -1.0 with errno EINVAL.
  */
 double pol_agora_score(pol_agora_t *a, const pol_cluster_t *c,
-		       const pol_gpumask_t *free, const pol_alloc_t *alloc);
+		       const pol_gpumask_t *free_masks, const pol_alloc_t *alloc);
 
 /*
  * The pol_place_f adapter (pol_place.h): arg is a pol_agora_t *.  Uses

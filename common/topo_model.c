@@ -471,7 +471,7 @@ static int parse_type(jctx_t *c, json_object *o, topo_node_t *n)
 			topo_gpu_t *tg = &n->gpu[i];
 			int tmp[4096];
 
-			snprintf(c->path, sizeof(c->path), "%s.gpu[%d]", base,
+			snprintf(c->path, sizeof(c->path), "%.100s.gpu[%d]", base,
 				 i);
 			if (!json_object_is_type(g, json_type_object)) {
 				agora_err_set(c->err, "%s: %s: not an object",

@@ -1,0 +1,129 @@
+/*
+ * sim_metrics.c - the summary of a simulation: JCT and queueing
+ * percentiles, utilization, fragmentation and finish-time fairness.  The
+ * definitions (rho above all) live here and only here; sim.h states them.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *) x, b = *(const double *) y;
+
+	return (a > b) - (a < b);
+}
+
+double sim_percentile(double *v, int n, double p)
+{
+	int k;
+
+	if (n <= 0)
+		return NAN;
+	qsort(v, (size_t) n, sizeof(*v), cmp_double);
+	k = (int) ceil(p * n) - 1;
+	if (k < 0)
+		k = 0;
+	if (k >= n)
+		k = n - 1;
+	return v[k];
+}
+
+double sim_job_rho(const sim_job_t *j, const sim_job_out_t *o)
+{
+	double ideal = j->duration > 0 ? (double) j->duration : 1.0;
+
+	if (o->finish < 0)
+		return NAN;
+	return (double) (o->finish - j->submit) / ideal;
+}
+
+int sim_summarize(const sim_result_t *res, const sim_job_t *jobs, int n,
+		  int n_tenants, sim_summary_t *s)
+{
+	double *jct = NULL, *q = NULL, *rsum = NULL, sum_j = 0, sum_q = 0;
+	int i, m = 0, t, nt = 0;
+	double sx = 0, sxx = 0, win;
+
+	memset(s, 0, sizeof(*s));
+	if (n_tenants < 1)
+		n_tenants = 1;
+	jct = malloc((size_t) (n ? n : 1) * sizeof(*jct));
+	q = malloc((size_t) (n ? n : 1) * sizeof(*q));
+	rsum = calloc((size_t) n_tenants, sizeof(*rsum));
+	s->tenant_rho = calloc((size_t) n_tenants, sizeof(*s->tenant_rho));
+	s->tenant_jobs = calloc((size_t) n_tenants, sizeof(*s->tenant_jobs));
+	if (!jct || !q || !rsum || !s->tenant_rho || !s->tenant_jobs) {
+		free(jct);
+		free(q);
+		free(rsum);
+		sim_summary_free(s);
+		errno = ENOMEM;
+		return -1;
+	}
+	s->n_tenants = n_tenants;
+	for (i = 0; i < n; i++) {
+		const sim_job_out_t *o = &res->jobs[i];
+
+		if (o->finish < 0)
+			continue;
+		jct[m] = (double) (o->finish - jobs[i].submit);
+		q[m] = (double) (o->first_start - jobs[i].submit);
+		sum_j += jct[m];
+		sum_q += q[m];
+		m++;
+		t = jobs[i].tenant;
+		if (t >= 0 && t < n_tenants) {
+			rsum[t] += sim_job_rho(&jobs[i], o);
+			s->tenant_jobs[t]++;
+		}
+	}
+	s->jobs = m;
+	s->mean_jct_s = m ? sum_j / m : NAN;
+	s->mean_queue_s = m ? sum_q / m : NAN;
+	s->p50_jct_s = sim_percentile(jct, m, 0.50);
+	s->p99_jct_s = sim_percentile(jct, m, 0.99);
+	s->p99_queue_s = sim_percentile(q, m, 0.99);
+	s->makespan_s = (double) (res->t_end - res->t0);
+	win = s->makespan_s * res->total_gpus;
+	s->util_makespan = win > 0 ? res->busy_gpu_s / win : NAN;
+	win = (double) (res->t_last_submit - res->t0) * res->total_gpus;
+	s->util_arrival = win > 0 ? res->busy_gpu_s_arrival / win : NAN;
+	win = s->makespan_s * res->total_gpus;
+	s->fragmentation = win > 0 ? res->frag_gpu_s / win : 0;
+	s->preemptions = res->preemptions;
+	s->max_rho = NAN;
+	for (t = 0; t < n_tenants; t++) {
+		double r;
+
+		if (!s->tenant_jobs[t]) {
+			s->tenant_rho[t] = NAN;
+			continue;
+		}
+		r = rsum[t] / s->tenant_jobs[t];
+		s->tenant_rho[t] = r;
+		if (!nt || r > s->max_rho)
+			s->max_rho = r;
+		sx += r;
+		sxx += r * r;
+		nt++;
+	}
+	s->mean_rho = nt ? sx / nt : NAN;
+	s->jain_rho = nt && sxx > 0 ? sx * sx / (nt * sxx) : NAN;
+	free(jct);
+	free(q);
+	free(rsum);
+	return 0;
+}
+
+void sim_summary_free(sim_summary_t *s)
+{
+	if (!s)
+		return;
+	free(s->tenant_rho);
+	free(s->tenant_jobs);
+	memset(s, 0, sizeof(*s));
+}
