@@ -51,6 +51,7 @@ static const conf_key_t conf_keys[] = {
 	{ "CreditPeriod", CT_DOUBLE, OFF(credit_period_h), 0.01, 1e6, false },
 	{ "DefaultQuota", CT_DOUBLE, OFF(default_quota), 0, 1e12, false },
 	{ "AccountQuota", CT_QUOTA, OFF(quotas), 0, 1e12, true },
+	{ "CreditWeight", CT_INT, OFF(credit_weight), 0, 1e9, false },
 	{ "TopologyModel", CT_STRING, OFF(topology_model), 0, 0, false },
 };
 
@@ -71,6 +72,8 @@ void agora_conf_defaults(agora_conf_t *conf)
 	conf->credit_half_life_h = 7 * 24;
 	conf->credit_period_h = 7 * 24;
 	conf->default_quota = 1000;
+	/* site factor = NICE_OFFSET + CreditWeight * credit/quota in [-1,1] */
+	conf->credit_weight = 10000;
 }
 
 void agora_conf_free(agora_conf_t *conf)

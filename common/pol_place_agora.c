@@ -71,6 +71,7 @@ void pol_place_weights_default(pol_place_weights_t *w)
 	w->level = 1000.0;
 	w->frag = 10.0;
 	w->weight = 1.0;
+	w->split_small = false;
 }
 
 /* ---- per node type ----------------------------------------------------- */
@@ -839,9 +840,16 @@ static int place(pol_agora_t *a, const fsrc_t *src,
 		errno = ENOMEM;
 		return -1;
 	}
-	for (i = 0; i < a->n_types; i++)
-		if (a->types[i].n > maxg)
-			maxg = a->types[i].n;
+	/* largest eligible node of the pool (not of the whole cluster) */
+	for (i = 0; i < c->n_nodes; i++) {
+		const pol_node_t *nd = &c->nodes[i];
+
+		if (nd->up && nd->pool == req->pool && nd->type >= 0
+		    && nd->type < a->n_types
+		    && (nd->features & req->features) == req->features
+		    && a->types[nd->type].n > maxg)
+			maxg = a->types[nd->type].n;
+	}
 	if (req->nodes == 1)
 		rc = place_one(a, src, req, req->gpus_per_node, out, &sc);
 	else if (req->nodes > 1)
@@ -854,7 +862,8 @@ static int place(pol_agora_t *a, const fsrc_t *src,
 		errno = ENOSPC;
 		if (req->total_gpus <= maxg)
 			rc = place_one(a, src, req, req->total_gpus, out, &sc);
-		if (rc < 0 && errno == ENOSPC)
+		if (rc < 0 && errno == ENOSPC
+		    && (req->total_gpus > maxg || a->w.split_small))
 			rc = place_split(a, src, req, req->total_gpus, out,
 					 &sc);
 	}

@@ -62,6 +62,13 @@ typedef struct pol_place_weights {
 	double level;  /* W_level, default 1000 */
 	double frag;   /* W_frag, default 10 */
 	double weight; /* W_weight, default 1 */
+	/*
+	 * A total-GPU job (nodes == 0) no larger than the largest node goes
+	 * on one node.  split_small = true lets it be split over nodes when
+	 * no node has room (level LEAF/CLUSTER, scored as such); default
+	 * false, like the stock strategy: training jobs rarely want that.
+	 */
+	bool split_small;
 } pol_place_weights_t;
 
 /* A placement request (the adapter fills it from a job). */

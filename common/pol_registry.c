@@ -14,12 +14,15 @@
 #include <string.h>
 
 #include "pol_policy.h"
+#include "pol_agora.h" /* agora, agora-order (issue 4) */
 
 static const pol_policy_ops_t *const registry[] = {
 	&pol_fifo_ops,
 	&pol_backfill_ops,
 	&pol_las_ops,
 	&pol_srtf_ops,
+	&pol_agora_order_ops,
+	&pol_agora_ops,
 	NULL,
 };
 

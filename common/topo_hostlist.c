@@ -186,7 +186,11 @@ int topo_hostlist_contains(const char *spec, const char *host)
 	return found;
 }
 
-/* split "c1n017" into prefix "c1n", number 17, width 3; -1 if no digits */
+/*
+ * split "c1n017" into prefix length 3, number 17, width 3 (width 0 when
+ * the number is not zero-padded: "c1n9" and "c1n10" are neighbours);
+ * -1 if the name does not end in digits.
+ */
 static int split_name(const char *s, size_t *plen, unsigned long *num,
 		      int *width)
 {
@@ -198,7 +202,25 @@ static int split_name(const char *s, size_t *plen, unsigned long *num,
 		return -1;
 	*plen = i;
 	*num = strtoul(s + i, NULL, 10);
-	*width = (int) (len - i);
+	*width = (len - i > 1 && s[i] == '0') ? (int) (len - i) : 0;
+	return 0;
+}
+
+/* same numbering scheme: both unpadded, or padded to the same width
+ * (an unpadded number as wide as the padding also fits, "c09","c10") */
+static int same_width(int wa, int wb, unsigned long nb)
+{
+	if (wa == wb)
+		return 1;
+	if (wa > 0 && wb == 0) {
+		int digits = 1;
+
+		while (nb >= 10) {
+			nb /= 10;
+			digits++;
+		}
+		return digits == wa;
+	}
 	return 0;
 }
 
@@ -227,7 +249,7 @@ char *topo_hostlist_compress(const char *names, size_t first, size_t n)
 
 				if (split_name(b, &pl2, &nj, &wj) < 0
 				    || pl2 != pl || strncmp(a, b, pl)
-				    || wj != wa || nj != nb + 1)
+				    || !same_width(wa, wj, nj) || nj != nb + 1)
 					break;
 				nb = nj;
 			}

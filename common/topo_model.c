@@ -312,7 +312,7 @@ char *topo_model_to_json(const topo_model_t *model)
 	}
 	{
 		const char *s = json_object_to_json_string_ext(
-			root, JSON_C_TO_STRING_PRETTY
+			root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
 				      | JSON_C_TO_STRING_NOSLASHESCAPE);
 
 		out = s ? strdup(s) : NULL;

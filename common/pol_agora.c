@@ -1,0 +1,1088 @@
+/*
+ * pol_agora.c - the "agora-order" and "agora" policies (pol_agora.h).
+ *
+ * A pass of "agora":
+ *  1. charge running jobs' GPU-seconds since the last pass to their
+ *     accounts; read every tenant's credit; order pending jobs by
+ *     (band, credit, submit, id); track the time-averaged contention;
+ *  2. leases: forget those of ended jobs, give one to running jobs that
+ *     have none (started by someone else, or before a restart), requeue
+ *     the jobs whose grace ran out;
+ *  3. start the auction winners of earlier passes that waited for GPUs;
+ *  4. per pool: offer the free GPUs plus those of expired leases to the
+ *     (1 - f) worst-rho apps that want GPUs (pol_themis.c), apply the
+ *     result: kept leases are renewed for c_i * LeaseTime, won pending
+ *     jobs start (or wait for a loser's grace), losers are requeued only
+ *     as far as winners need their GPUs;
+ *  5. leftovers: start pending jobs in credit order where they fit.
+ * Free GPUs that a requeue releases are not reused in the same pass
+ * (Slurm releases them asynchronously); the winner waits for them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pol_agora.h"
+#include "pol_policy.h"
+
+typedef struct ag_tenant {
+	char name[POL_CREDIT_NAME_LEN];
+	bool active;	/* had jobs at the last pass */
+	int64_t seen;	/* when it became active */
+	double area0;	/* contention area then */
+	/* per pass */
+	double credit;
+	pol_ftf_app_t app;
+	int held;	/* GPUs of its running jobs */
+	int first, n;	/* its pending jobs in ag->tpend[first..first+n) */
+} ag_tenant_t;
+
+typedef struct ag_resv {
+	int64_t job_id;
+	int64_t until;
+} ag_resv_t;
+
+typedef struct ag_params {
+	double half_life_s, period_s, quota;
+	int64_t default_limit;
+	/* agora-order */
+	double window, max_job_test;
+	/* agora */
+	double f;
+	int64_t lease_s, grace_s, min_lease_s;
+	int max_opts;
+	pol_pf_solver_t solver;
+} ag_params_t;
+
+struct pol_agora {
+	bool auctions;
+	ag_params_t p;
+	const pol_placer_t *placer;
+	double slow[POL_N_LEVELS];
+	pol_credit_t *ledger;
+	pol_lease_table_t *leases;
+	pol_ftf_contention_t cont;
+	ag_tenant_t *ten;
+	int n_ten;
+	bool charged;
+	int64_t last_charge;
+	void *bf; /* agora-order: a pol_backfill state */
+	/* scratch, grown as needed */
+	pol_work_t w;
+	pol_freemap_t *offer, *tent;
+	pol_credit_key_t *keys;
+	int keys_cap;
+	pol_job_t *reord;
+	int reord_cap;
+	int *tpend, tpend_cap;
+	unsigned char *pflag, *rflag; /* per pending / running job */
+	int pflag_cap, rflag_cap;
+	ag_resv_t *resv;
+	int n_resv, resv_cap;
+};
+
+/* pending flags */
+#define PF_STARTED 1
+#define PF_RESERVED 2
+/* running flags */
+#define RF_LEAVING 1
+#define RF_INCUMBENT 2
+#define RF_KEPT 4
+
+static int grow(void **p, int *cap, int need, size_t sz)
+{
+	void *np;
+	int c;
+
+	if (need <= *cap)
+		return 0;
+	c = *cap ? *cap : 16;
+	while (c < need)
+		c *= 2;
+	if (!(np = realloc(*p, (size_t) c * sz))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	*p = np;
+	*cap = c;
+	return 0;
+}
+
+/* Construction ------------------------------------------------------------ */
+
+static pol_agora_t *ag_new(bool auctions, const ag_params_t *p,
+			   const char *cluster, const pol_placer_t *placer,
+			   agora_err_t *err)
+{
+	/* same relative run times as the simulator (doc/sim.md) */
+	static const double slow[POL_N_LEVELS] = { 1.00, 1.05, 1.10,
+						   1.15, 1.25, 1.40 };
+	const char *name = auctions ? "agora" : "agora-order";
+	pol_agora_t *a;
+
+	if (!(p->half_life_s > 0) || !(p->period_s > 0) || !(p->quota >= 0) ||
+	    p->default_limit <= 0 || !(p->f >= 0 && p->f < 1) ||
+	    p->lease_s <= 0 || p->grace_s < 0 || p->min_lease_s <= 0 ||
+	    p->max_opts < 1 || p->max_opts > 64 ||
+	    (int) p->solver < 0 || p->solver > POL_PF_GREEDY) {
+		agora_err_set(err,
+			      "policy %s: half_life, period, default_limit, lease and min_lease must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2",
+			      name);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(a = calloc(1, sizeof(*a))))
+		goto nomem;
+	a->auctions = auctions;
+	a->p = *p;
+	a->placer = placer ? placer : &pol_placer_stock;
+	memcpy(a->slow, slow, sizeof(slow));
+	a->ledger = pol_credit_create(cluster ? cluster : "local",
+				      p->half_life_s, p->period_s, p->quota);
+	if (!a->ledger) {
+		agora_err_set(err, "policy %s: bad ledger parameters", name);
+		pol_agora_destroy(&a);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (auctions && !(a->leases = pol_lease_table_create()))
+		goto nomem;
+	if (!auctions) {
+		char bp[96];
+
+		snprintf(bp, sizeof(bp), "window=%.0f,max_job_test=%.0f",
+			 p->window, p->max_job_test);
+		if (!(a->bf = pol_backfill_ops.create(bp, a->placer, err))) {
+			int e = errno;
+
+			pol_agora_destroy(&a);
+			errno = e;
+			return NULL;
+		}
+	}
+	return a;
+nomem:
+	agora_err_set(err, "policy %s: out of memory", name);
+	pol_agora_destroy(&a);
+	errno = ENOMEM;
+	return NULL;
+}
+
+static void params_default(ag_params_t *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->half_life_s = 7 * 86400.0;
+	p->period_s = 7 * 86400.0;
+	p->quota = 1000;
+	p->default_limit = 3600;
+	p->window = 86400;
+	p->max_job_test = 500;
+	p->f = 0.8;
+	p->lease_s = 600;
+	p->grace_s = 60;
+	p->min_lease_s = 60;
+	p->max_opts = 8;
+	p->solver = POL_PF_AUTO;
+}
+
+pol_agora_t *pol_agora_create_conf(const agora_conf_t *conf, bool auctions,
+				   const char *cluster,
+				   const pol_placer_t *placer, agora_err_t *err)
+{
+	ag_params_t p;
+	pol_agora_t *a;
+	size_t i;
+
+	if (!conf) {
+		errno = EINVAL;
+		return NULL;
+	}
+	params_default(&p);
+	p.half_life_s = conf->credit_half_life_h * 3600.0;
+	p.period_s = conf->credit_period_h * 3600.0;
+	p.quota = conf->default_quota;
+	p.f = conf->fairness_knob;
+	p.lease_s = conf->lease_s;
+	p.grace_s = conf->grace_s;
+	if (p.min_lease_s > p.lease_s)
+		p.min_lease_s = p.lease_s;
+	if (!(a = ag_new(auctions, &p, cluster, placer, err)))
+		return NULL;
+	for (i = 0; i < conf->n_quotas; i++) {
+		if (pol_credit_set_quota(a->ledger, conf->quotas[i].account,
+					 conf->quotas[i].gpu_hours) < 0) {
+			int e = errno;
+
+			agora_err_set(err, "AccountQuota=%s: %s",
+				      conf->quotas[i].account, strerror(e));
+			pol_agora_destroy(&a);
+			errno = e;
+			return NULL;
+		}
+	}
+	return a;
+}
+
+void pol_agora_destroy(pol_agora_t **ap)
+{
+	pol_agora_t *a;
+
+	if (!ap || !*ap)
+		return;
+	a = *ap;
+	pol_credit_destroy(&a->ledger);
+	pol_lease_table_destroy(&a->leases);
+	if (a->bf)
+		pol_backfill_ops.destroy(a->bf);
+	pol_work_free(&a->w);
+	pol_freemap_destroy(&a->offer);
+	pol_freemap_destroy(&a->tent);
+	free(a->ten);
+	free(a->keys);
+	free(a->reord);
+	free(a->tpend);
+	free(a->pflag);
+	free(a->rflag);
+	free(a->resv);
+	free(a);
+	*ap = NULL;
+}
+
+static int ensure_tenants(pol_agora_t *a, int n)
+{
+	ag_tenant_t *nt;
+	int i;
+
+	if (n <= a->n_ten)
+		return 0;
+	if (!(nt = realloc(a->ten, (size_t) n * sizeof(*nt)))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (i = a->n_ten; i < n; i++) {
+		memset(&nt[i], 0, sizeof(nt[i]));
+		snprintf(nt[i].name, sizeof(nt[i].name), "t%d", i);
+	}
+	a->ten = nt;
+	a->n_ten = n;
+	return 0;
+}
+
+int pol_agora_set_tenant_names(pol_agora_t *a, const char *const *names,
+			       int n)
+{
+	int i;
+
+	if (!a || n < 0 || (n > 0 && !names)) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (!names[i] || !*names[i] ||
+		    strlen(names[i]) >= POL_CREDIT_NAME_LEN) {
+			errno = EINVAL;
+			return -1;
+		}
+	if (ensure_tenants(a, n) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		snprintf(a->ten[i].name, sizeof(a->ten[i].name), "%s",
+			 names[i]);
+	return 0;
+}
+
+pol_credit_t *pol_agora_ledger(pol_agora_t *a)
+{
+	return a ? a->ledger : NULL;
+}
+
+const pol_lease_table_t *pol_agora_leases(const pol_agora_t *a)
+{
+	return a ? a->leases : NULL;
+}
+
+/* The common first step ---------------------------------------------------- */
+
+static int job_gpus(const pol_job_t *j)
+{
+	int g = j->alloc.n_parts ? pol_alloc_gpus(&j->alloc) : 0;
+
+	return g > 0 ? g : j->total_gpus;
+}
+
+static int64_t job_limit(const pol_agora_t *a, const pol_job_t *j)
+{
+	return j->time_limit > 0 ? j->time_limit : a->p.default_limit;
+}
+
+static void add_work(pol_agora_t *a, ag_tenant_t *t, const pol_job_t *j,
+		     int g)
+{
+	if (t->app.work == 0 || j->submit < t->app.arrival)
+		t->app.arrival = j->submit;
+	t->app.work += (double) job_limit(a, j) * g;
+	t->app.done += j->attained > 0 ? (double) j->attained : 0;
+	t->app.demand += g;
+}
+
+/*
+ * Charge, credits, contention, app aggregates and the credit order of the
+ * pending jobs (a->keys[0..n_pending), index = pending index).
+ */
+static int prepare(pol_agora_t *a, const pol_snapshot_t *snap, int64_t now)
+{
+	int i, n_ten = snap->n_tenants, active = 0;
+
+	for (i = 0; i < snap->n_pending; i++)
+		if (snap->pending[i].tenant >= n_ten)
+			n_ten = snap->pending[i].tenant + 1;
+	for (i = 0; i < snap->n_running; i++)
+		if (snap->running[i].tenant >= n_ten)
+			n_ten = snap->running[i].tenant + 1;
+	if (ensure_tenants(a, n_ten) < 0)
+		return -1;
+	for (i = 0; i < snap->n_pending; i++)
+		if (snap->pending[i].tenant < 0)
+			goto inval;
+	/* 1. charge GPU-seconds since the last pass (none for the time
+	 * before the first pass: after a restart we under-charge the gap
+	 * rather than charge twice what the saved ledger already holds) */
+	for (i = 0; i < snap->n_running; i++) {
+		const pol_job_t *j = &snap->running[i];
+		int64_t from;
+
+		if (j->tenant < 0)
+			goto inval;
+		from = a->charged ? (j->start > a->last_charge ? j->start
+							       : a->last_charge)
+				  : now;
+		if (now > from &&
+		    pol_credit_charge(a->ledger, a->ten[j->tenant].name,
+				      (double) job_gpus(j) * (double) (now - from),
+				      now, NULL) < 0)
+			return -1;
+	}
+	a->charged = true;
+	a->last_charge = now;
+	/* 2. per-tenant aggregates */
+	for (i = 0; i < a->n_ten; i++) {
+		ag_tenant_t *t = &a->ten[i];
+
+		memset(&t->app, 0, sizeof(t->app));
+		t->held = 0;
+		t->n = 0;
+		t->credit = pol_credit_get(a->ledger, t->name, now);
+	}
+	for (i = 0; i < snap->n_running; i++) {
+		const pol_job_t *j = &snap->running[i];
+		ag_tenant_t *t = &a->ten[j->tenant];
+		int g = job_gpus(j);
+
+		add_work(a, t, j, g);
+		t->held += g;
+	}
+	for (i = 0; i < snap->n_pending; i++) {
+		const pol_job_t *j = &snap->pending[i];
+
+		add_work(a, &a->ten[j->tenant], j, j->total_gpus);
+		a->ten[j->tenant].n++;
+	}
+	/* 3. contention: apps with jobs */
+	for (i = 0; i < a->n_ten; i++)
+		if (a->ten[i].app.demand > 0)
+			active++;
+	pol_ftf_contention_update(&a->cont, now, active);
+	for (i = 0; i < a->n_ten; i++) {
+		ag_tenant_t *t = &a->ten[i];
+		bool now_active = t->app.demand > 0;
+
+		if (now_active && !t->active) {
+			t->seen = now;
+			t->area0 = pol_ftf_contention_area(&a->cont, now);
+		}
+		t->active = now_active;
+		if (now_active) {
+			if (t->app.work <= t->app.done)
+				t->app.work = t->app.done + 1;
+			t->app.n_avg = pol_ftf_contention_avg(
+				&a->cont, now, t->seen, t->area0);
+		}
+	}
+	/* 4. the credit order */
+	if (grow((void **) &a->keys, &a->keys_cap, snap->n_pending,
+		 sizeof(*a->keys)) < 0)
+		return -1;
+	for (i = 0; i < snap->n_pending; i++) {
+		const pol_job_t *j = &snap->pending[i];
+
+		a->keys[i] = (pol_credit_key_t) {
+			.band = j->band,
+			.credit = a->ten[j->tenant].credit,
+			.submit = j->submit,
+			.id = j->id,
+			.index = i,
+		};
+	}
+	if (snap->n_pending > 1)
+		qsort(a->keys, (size_t) snap->n_pending, sizeof(*a->keys),
+		      pol_credit_key_cmp);
+	return 0;
+inval:
+	errno = EINVAL;
+	return -1;
+}
+
+/* agora-order ---------------------------------------------------------------- */
+
+static int order_decide(pol_agora_t *a, const pol_snapshot_t *snap,
+			int64_t now, pol_actions_t *out)
+{
+	pol_snapshot_t s2 = *snap;
+	int i, n = snap->n_pending;
+
+	if (prepare(a, snap, now) < 0 ||
+	    grow((void **) &a->reord, &a->reord_cap, n, sizeof(*a->reord)) < 0)
+		return -1;
+	/* backfill walks band desc, priority desc: make priority the rank */
+	for (i = 0; i < n; i++) {
+		a->reord[i] = snap->pending[a->keys[i].index];
+		a->reord[i].priority = (int64_t) n - i;
+	}
+	s2.pending = a->reord;
+	return pol_backfill_ops.decide(a->bf, &s2, now, out);
+}
+
+/* agora: auctions ------------------------------------------------------------ */
+
+static int start_job(pol_agora_t *a, const pol_job_t *j, pol_alloc_t *al,
+		     int64_t now, int64_t lease, double score,
+		     const char *why, pol_actions_t *out)
+{
+	if (pol_freemap_take(a->w.fm, al) < 0 ||
+	    pol_actions_add(out, POL_ACT_START, j->id, al, score, why) < 0 ||
+	    pol_lease_grant(a->leases, j->id, pol_alloc_gpus(al), now,
+			    lease) < 0)
+		return -1;
+	return 0;
+}
+
+/* Place j on fm; 1 placed, 0 does not fit, -1 error. */
+static int try_place(const pol_agora_t *a, const pol_freemap_t *fm,
+		     const pol_job_t *j, pol_alloc_t *al)
+{
+	al->parts = NULL;
+	al->n_parts = 0;
+	if (a->placer->place(a->placer->arg, fm, j, al) == 0)
+		return 1;
+	return errno == ENOSPC ? 0 : -1;
+}
+
+/* Run-time factor of j on al relative to its ideal placement. */
+static double slowdown_of(const pol_agora_t *a, const pol_cluster_t *c,
+			  const pol_job_t *j, const pol_alloc_t *al)
+{
+	pol_level_t lvl = pol_alloc_level(c, al), ideal;
+	double s;
+
+	ideal = al->n_parts <= 1 ? POL_LVL_NVLINK : POL_LVL_LEAF;
+	if (j->nodes <= 1 && al->n_parts > 1)
+		ideal = POL_LVL_NVLINK; /* could have fit one node */
+	s = a->slow[lvl] / a->slow[ideal];
+	return s >= 1 ? s : 1;
+}
+
+static int resv_add(pol_agora_t *a, int64_t id, int64_t until)
+{
+	if (grow((void **) &a->resv, &a->resv_cap, a->n_resv + 1,
+		 sizeof(*a->resv)) < 0)
+		return -1;
+	a->resv[a->n_resv++] = (ag_resv_t) { id, until };
+	return 0;
+}
+
+/* Pending index of job id, or -1 (linear: reservations are few). */
+static int pending_index(const pol_snapshot_t *snap, int64_t id)
+{
+	int i;
+
+	for (i = 0; i < snap->n_pending; i++)
+		if (snap->pending[i].id == id)
+			return i;
+	return -1;
+}
+
+/* Leases of jobs that ended go; new running jobs get one; GRACE over ->
+ * requeue. */
+static int lease_upkeep(pol_agora_t *a, const pol_snapshot_t *snap,
+			int64_t now, pol_actions_t *out)
+{
+	int64_t *ids = NULL;
+	int i, rc = -1;
+
+	if (snap->n_running &&
+	    !(ids = malloc((size_t) snap->n_running * sizeof(*ids))))
+		return -1;
+	for (i = 0; i < snap->n_running; i++)
+		ids[i] = snap->running[i].id;
+	if (pol_lease_sweep(a->leases, ids, snap->n_running) < 0)
+		goto out;
+	for (i = 0; i < snap->n_running; i++) {
+		const pol_job_t *j = &snap->running[i];
+		const pol_lease_t *l = pol_lease_get(a->leases, j->id);
+
+		if (!l) {
+			if (pol_lease_grant(a->leases, j->id, job_gpus(j), now,
+					    a->p.lease_s) < 0)
+				goto out;
+		} else if (pol_lease_due(l, now)) {
+			if (pol_actions_add(out, POL_ACT_PREEMPT, j->id, NULL,
+					    0, "lease lost (Themis auction)") <
+				    0 ||
+			    pol_lease_drop(a->leases, j->id) < 0)
+				goto out;
+			a->rflag[i] |= RF_LEAVING;
+		}
+	}
+	rc = 0;
+out:
+	free(ids);
+	return rc;
+}
+
+/* Earlier winners that waited for a loser's GPUs start first. */
+static int start_reserved(pol_agora_t *a, const pol_snapshot_t *snap,
+			  int64_t now, pol_actions_t *out)
+{
+	int r = 0;
+
+	while (r < a->n_resv) {
+		int p = pending_index(snap, a->resv[r].job_id);
+		pol_alloc_t al;
+		int fit;
+
+		if (p < 0 || a->resv[r].until < now) {
+			a->resv[r] = a->resv[--a->n_resv];
+			continue;
+		}
+		fit = try_place(a, a->w.fm, &snap->pending[p], &al);
+		if (fit < 0)
+			return -1;
+		if (fit) {
+			int rc = start_job(a, &snap->pending[p], &al, now,
+					   a->p.lease_s, 0, "auction winner",
+					   out);
+
+			pol_alloc_free(&al);
+			if (rc < 0)
+				return -1;
+			a->pflag[p] |= PF_STARTED;
+			a->resv[r] = a->resv[--a->n_resv];
+			continue;
+		}
+		a->pflag[p] |= PF_RESERVED;
+		r++;
+	}
+	return 0;
+}
+
+/* Scratch of one pool's auction. */
+typedef struct ag_auction {
+	int *apps;	    /* tenant of each interested app */
+	double *rho;	    /* its rho now */
+	int *sel;	    /* worst (1-f): indices into apps */
+	pol_bid_t *bids;    /* one per selected app */
+	pol_bid_opt_t *opts; /* max_opts per selected app */
+	int *loser;	    /* running indices */
+} ag_auction_t;
+
+static void auction_free(ag_auction_t *x)
+{
+	free(x->apps);
+	free(x->rho);
+	free(x->sel);
+	free(x->bids);
+	free(x->opts);
+	free(x->loser);
+}
+
+static bool wants(const pol_agora_t *a, const pol_snapshot_t *snap, int p,
+		  pol_pool_t pool)
+{
+	return snap->pending[p].pool == pool && !a->pflag[p];
+}
+
+/* Incumbent GPUs of tenant t in this pass (expired leases). */
+static int inc_gpus(const pol_agora_t *a, const pol_snapshot_t *snap, int t)
+{
+	int i, g = 0;
+
+	for (i = 0; i < snap->n_running; i++)
+		if ((a->rflag[i] & RF_INCUMBENT) && snap->running[i].tenant == t)
+			g += job_gpus(&snap->running[i]);
+	return g;
+}
+
+/*
+ * App t's rho table: keep its incumbents (tag 0, if any), or keep them and
+ * start its first k wanted pending jobs (tag k = 1..max_opts), each gang
+ * placed on the offer map after the previous ones.  The slowdown of an
+ * option is the GPU-weighted mean over its jobs (incumbents count 1).
+ */
+static int build_bid(pol_agora_t *a, const pol_snapshot_t *snap, int64_t now,
+		     pol_pool_t pool, int t, int cgpus, pol_bid_t *b,
+		     pol_bid_opt_t *opts)
+{
+	ag_tenant_t *tn = &a->ten[t];
+	int ig = inc_gpus(a, snap, t), other = tn->held - ig, k = 0, i, g;
+	double wslow, rho;
+
+	b->opts = opts;
+	b->n_opts = 0;
+	if (pol_ftf_rho(&tn->app, cgpus, now, other, 1.0, a->p.lease_s,
+			&b->rho0) < 0 ||
+	    pol_freemap_assign(a->tent, a->offer) < 0)
+		return -1;
+	g = ig;
+	wslow = ig;
+	if (ig > 0) {
+		if (pol_ftf_rho(&tn->app, cgpus, now, tn->held, 1.0,
+				a->p.lease_s, &rho) < 0)
+			return -1;
+		opts[b->n_opts++] = (pol_bid_opt_t) { ig, rho, 0 };
+	}
+	for (i = 0; i < tn->n && k < a->p.max_opts; i++) {
+		int p = a->tpend[tn->first + i], fit, ag;
+		const pol_job_t *j = &snap->pending[p];
+		pol_alloc_t al;
+
+		if (!wants(a, snap, p, pool))
+			continue;
+		fit = try_place(a, a->tent, j, &al);
+		if (fit < 0)
+			return -1;
+		if (!fit)
+			break; /* whole gangs in order: stop at a misfit */
+		ag = pol_alloc_gpus(&al);
+		wslow += slowdown_of(a, snap->cluster, j, &al) * ag;
+		g += ag;
+		k++;
+		fit = pol_freemap_take(a->tent, &al);
+		pol_alloc_free(&al);
+		if (fit < 0 ||
+		    pol_ftf_rho(&tn->app, cgpus, now, other + g,
+				g > 0 && wslow / g > 1 ? wslow / g : 1.0,
+				a->p.lease_s, &rho) < 0)
+			return -1;
+		if (g > 0)
+			opts[b->n_opts++] = (pol_bid_opt_t) { g, rho, k };
+	}
+	return 0;
+}
+
+static int auction_pool(pol_agora_t *a, const pol_snapshot_t *snap,
+			int64_t now, pol_pool_t pool, int cgpus,
+			pol_actions_t *out)
+{
+	ag_auction_t x = { NULL };
+	pol_auction_t res = { 0 };
+	int i, n_app = 0, n_sel, n_inc = 0, cap, n_lose = 0, need = 0;
+	int rc = -1, free_g;
+
+	/* incumbents: expired leases of requeueable jobs in this pool */
+	for (i = 0; i < snap->n_running; i++) {
+		const pol_job_t *j = &snap->running[i];
+		const pol_lease_t *l = pol_lease_get(a->leases, j->id);
+
+		a->rflag[i] &= (unsigned char) ~(RF_INCUMBENT | RF_KEPT);
+		if (j->pool != pool || (a->rflag[i] & RF_LEAVING) ||
+		    !pol_lease_expired(l, now))
+			continue;
+		if (!j->requeueable) {
+			if (pol_lease_settle(a->leases, j->id, true, now,
+					     a->p.lease_s, a->p.grace_s) < 0)
+				return -1;
+			continue;
+		}
+		a->rflag[i] |= RF_INCUMBENT;
+		n_inc++;
+	}
+	free_g = pol_freemap_free_gpus(a->w.fm, pool);
+	cap = free_g;
+	for (i = 0; i < snap->n_running; i++)
+		if (a->rflag[i] & RF_INCUMBENT)
+			cap += job_gpus(&snap->running[i]);
+	/* interested apps: wanted pending jobs in this pool, or incumbents */
+	x.apps = malloc((size_t) (a->n_ten ? a->n_ten : 1) * sizeof(int));
+	x.rho = malloc((size_t) (a->n_ten ? a->n_ten : 1) * sizeof(double));
+	x.sel = malloc((size_t) (a->n_ten ? a->n_ten : 1) * sizeof(int));
+	x.loser = malloc((size_t) (snap->n_running ? snap->n_running : 1) *
+			 sizeof(int));
+	if (!x.apps || !x.rho || !x.sel || !x.loser)
+		goto out;
+	for (i = 0; i < a->n_ten; i++) {
+		ag_tenant_t *t = &a->ten[i];
+		bool in = false;
+		int k;
+
+		for (k = 0; k < t->n && !in; k++)
+			in = wants(a, snap, a->tpend[t->first + k], pool);
+		if (!in)
+			continue;
+		if (pol_ftf_rho(&t->app, cgpus, now, t->held, 1.0,
+				a->p.lease_s, &x.rho[n_app]) < 0)
+			goto out;
+		x.apps[n_app++] = i;
+	}
+	if (n_app == 0 || cap == 0) {
+		/* nobody wants GPUs here (or none are offered): incumbents
+		 * keep theirs */
+		for (i = 0; i < snap->n_running; i++)
+			if ((a->rflag[i] & RF_INCUMBENT) &&
+			    pol_lease_settle(a->leases, snap->running[i].id,
+					     true, now, a->p.lease_s,
+					     a->p.grace_s) < 0)
+				goto out;
+		rc = 0;
+		goto out;
+	}
+	if ((n_sel = pol_ftf_worst(x.rho, n_app, a->p.f, x.sel)) < 0)
+		goto out;
+	x.bids = calloc((size_t) n_sel, sizeof(*x.bids));
+	x.opts = calloc((size_t) n_sel * (size_t) (a->p.max_opts + 1),
+			sizeof(*x.opts));
+	if (!x.bids || !x.opts)
+		goto out;
+	/* the offer: free GPUs plus the incumbents' */
+	if (pol_freemap_assign(a->offer, a->w.fm) < 0)
+		goto out;
+	for (i = 0; i < snap->n_running; i++)
+		if ((a->rflag[i] & RF_INCUMBENT) &&
+		    pol_freemap_give(a->offer, &snap->running[i].alloc) < 0)
+			goto out;
+	for (i = 0; i < n_sel; i++)
+		if (build_bid(a, snap, now, pool, x.apps[x.sel[i]], cgpus,
+			      &x.bids[i],
+			      &x.opts[(size_t) i * (a->p.max_opts + 1)]) < 0)
+			goto out;
+	if (pol_auction_run(x.bids, n_sel, cap, a->p.solver, &res) < 0)
+		goto out;
+	/* apply: winners in order of worst rho */
+	for (i = 0; i < n_sel; i++) {
+		int t = x.apps[x.sel[i]], ch = res.choice[i], k, started = 0;
+		int64_t dur = (int64_t) llround(res.keep[i] * a->p.lease_s);
+		ag_tenant_t *tn = &a->ten[t];
+		int r, want;
+
+		if (ch < 0)
+			continue;
+		if (dur < a->p.min_lease_s)
+			dur = a->p.min_lease_s;
+		if (dur > a->p.lease_s)
+			dur = a->p.lease_s;
+		for (r = 0; r < snap->n_running; r++)
+			if ((a->rflag[r] & RF_INCUMBENT) &&
+			    snap->running[r].tenant == t) {
+				a->rflag[r] |= RF_KEPT;
+				if (pol_lease_settle(a->leases,
+						     snap->running[r].id, true,
+						     now, dur,
+						     a->p.grace_s) < 0)
+					goto out;
+			}
+		want = x.bids[i].opts[ch].tag; /* prefix length */
+		for (k = 0; k < tn->n && started < want; k++) {
+			int p = a->tpend[tn->first + k], fit;
+			const pol_job_t *j = &snap->pending[p];
+			pol_alloc_t al;
+
+			if (!wants(a, snap, p, pool))
+				continue;
+			started++;
+			fit = try_place(a, a->w.fm, j, &al);
+			if (fit < 0)
+				goto out;
+			if (fit) {
+				int e = start_job(a, j, &al, now, dur,
+						  res.keep[i], "auction winner",
+						  out);
+
+				pol_alloc_free(&al);
+				if (e < 0)
+					goto out;
+				a->pflag[p] |= PF_STARTED;
+				continue;
+			}
+			/* needs GPUs a loser still holds */
+			need += j->total_gpus;
+			a->pflag[p] |= PF_RESERVED;
+			if (resv_add(a, j->id,
+				     now + a->p.grace_s + a->p.lease_s) < 0 ||
+			    pol_actions_add(out, POL_ACT_HOLD, j->id, NULL,
+					    res.keep[i],
+					    "auction won: waiting for GPUs") <
+				    0)
+				goto out;
+		}
+	}
+	/* losers: lowest credit first give their GPUs, only as needed */
+	for (i = 0; i < snap->n_running; i++)
+		if ((a->rflag[i] & RF_INCUMBENT) && !(a->rflag[i] & RF_KEPT))
+			x.loser[n_lose++] = i;
+	for (i = 1; i < n_lose; i++) { /* insertion sort: credit asc, id */
+		int v = x.loser[i], k = i - 1;
+		const pol_job_t *jv = &snap->running[v];
+
+		while (k >= 0) {
+			const pol_job_t *jk = &snap->running[x.loser[k]];
+			double ck = a->ten[jk->tenant].credit,
+			       cv = a->ten[jv->tenant].credit;
+
+			if (ck < cv || (ck == cv && jk->id < jv->id))
+				break;
+			x.loser[k + 1] = x.loser[k];
+			k--;
+		}
+		x.loser[k + 1] = v;
+	}
+	for (i = 0; i < n_lose; i++) {
+		const pol_job_t *j = &snap->running[x.loser[i]];
+		bool lose = need > 0;
+
+		if (pol_lease_settle(a->leases, j->id, !lose, now,
+				     a->p.lease_s, a->p.grace_s) < 0)
+			goto out;
+		if (!lose)
+			continue;
+		need -= job_gpus(j);
+		if (a->p.grace_s == 0) {
+			if (pol_actions_add(out, POL_ACT_PREEMPT, j->id, NULL,
+					    0, "lease lost (Themis auction)") <
+				    0 ||
+			    pol_lease_drop(a->leases, j->id) < 0)
+				goto out;
+			a->rflag[x.loser[i]] |= RF_LEAVING;
+		}
+	}
+	rc = 0;
+out:
+	pol_auction_free(&res);
+	auction_free(&x);
+	return rc;
+}
+
+static void want_wakeup(pol_actions_t *out, int64_t now, int64_t t)
+{
+	if (t > now && (out->wakeup <= now || t < out->wakeup))
+		out->wakeup = t;
+}
+
+/*
+ * Ask to be called when the next lease ends or grace runs out, and right
+ * after a requeue when a winner waits for its GPUs (the simulator calls
+ * decide() only on events; the plugin runs every SchedulerInterval).
+ */
+static void set_wakeup(const pol_agora_t *a, int64_t now, int first_act,
+		       pol_actions_t *out)
+{
+	int i, n = pol_lease_count(a->leases);
+
+	for (i = 0; i < n; i++) {
+		const pol_lease_t *l = pol_lease_at(a->leases, i);
+
+		want_wakeup(out, now, l->state == POL_LEASE_ACTIVE ?
+					      l->end :
+					      l->requeue_at);
+	}
+	if (a->n_resv == 0)
+		return;
+	for (i = first_act; i < out->n; i++)
+		if (out->v[i].type == POL_ACT_PREEMPT) {
+			want_wakeup(out, now, now + 1);
+			break;
+		}
+}
+
+/* Group the pending jobs by tenant, each group in credit order. */
+static int group_pending(pol_agora_t *a, const pol_snapshot_t *snap)
+{
+	int i, pos = 0;
+
+	if (grow((void **) &a->tpend, &a->tpend_cap, snap->n_pending,
+		 sizeof(*a->tpend)) < 0)
+		return -1;
+	for (i = 0; i < a->n_ten; i++) {
+		a->ten[i].first = pos;
+		pos += a->ten[i].n;
+		a->ten[i].n = 0;
+	}
+	for (i = 0; i < snap->n_pending; i++) {
+		int p = a->keys[i].index;
+		ag_tenant_t *t = &a->ten[snap->pending[p].tenant];
+
+		a->tpend[t->first + t->n++] = p;
+	}
+	return 0;
+}
+
+static int agora_decide(pol_agora_t *a, const pol_snapshot_t *snap,
+			int64_t now, pol_actions_t *out)
+{
+	int i, cgpus, pool, first_act = out->n;
+
+	if (prepare(a, snap, now) < 0 || group_pending(a, snap) < 0 ||
+	    grow((void **) &a->pflag, &a->pflag_cap, snap->n_pending, 1) < 0 ||
+	    grow((void **) &a->rflag, &a->rflag_cap, snap->n_running, 1) < 0 ||
+	    pol_work_sync(&a->w, snap->cluster, snap->n_pending) < 0)
+		return -1;
+	if (snap->n_pending)
+		memset(a->pflag, 0, (size_t) snap->n_pending);
+	if (snap->n_running)
+		memset(a->rflag, 0, (size_t) snap->n_running);
+	if (!a->offer || pol_freemap_cluster(a->offer) != snap->cluster) {
+		pol_freemap_destroy(&a->offer);
+		pol_freemap_destroy(&a->tent);
+		if (!(a->offer = pol_freemap_create(snap->cluster)) ||
+		    !(a->tent = pol_freemap_create(snap->cluster)))
+			return -1;
+	}
+	cgpus = pol_cluster_gpus(snap->cluster);
+	if (cgpus <= 0)
+		return 0;
+	if (lease_upkeep(a, snap, now, out) < 0 ||
+	    start_reserved(a, snap, now, out) < 0)
+		return -1;
+	for (pool = POL_POOL_TRAINING; pool <= POL_POOL_INFERENCE; pool++)
+		if (auction_pool(a, snap, now, (pol_pool_t) pool, cgpus,
+				 out) < 0)
+			return -1;
+	/* leftovers, work-conserving, in credit order */
+	for (i = 0; i < snap->n_pending; i++) {
+		int p = a->keys[i].index, fit;
+		const pol_job_t *j = &snap->pending[p];
+		pol_alloc_t al;
+
+		if (a->pflag[p])
+			continue;
+		fit = try_place(a, a->w.fm, j, &al);
+		if (fit < 0)
+			return -1;
+		if (!fit)
+			continue;
+		fit = start_job(a, j, &al, now, a->p.lease_s, 0, "leftover",
+				out);
+		pol_alloc_free(&al);
+		if (fit < 0)
+			return -1;
+		a->pflag[p] |= PF_STARTED;
+	}
+	set_wakeup(a, now, first_act, out);
+	return 0;
+}
+
+int pol_agora_decide(pol_agora_t *a, const pol_snapshot_t *snap, int64_t now,
+		     pol_actions_t *out)
+{
+	if (!a || !snap || !snap->cluster || !out || snap->n_pending < 0 ||
+	    snap->n_running < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return a->auctions ? agora_decide(a, snap, now, out)
+			   : order_decide(a, snap, now, out);
+}
+
+/* The registry's face ---------------------------------------------------------- */
+
+static void *create_common(bool auctions, const char *params,
+			   const pol_placer_t *placer, agora_err_t *err)
+{
+	static const char *const keys_order[] = {
+		"half_life", "period", "quota", "default_limit",
+		"window", "max_job_test", NULL
+	};
+	static const char *const keys_agora[] = {
+		"half_life", "period", "quota", "default_limit", "f",
+		"lease", "grace", "min_lease", "options", "solver", NULL
+	};
+	ag_params_t p;
+	double v[10];
+
+	params_default(&p);
+	v[0] = p.half_life_s;
+	v[1] = p.period_s;
+	v[2] = p.quota;
+	v[3] = (double) p.default_limit;
+	if (!auctions) {
+		v[4] = p.window;
+		v[5] = p.max_job_test;
+		if (pol_params_parse("agora-order", params, keys_order, v,
+				     err) < 0)
+			return NULL;
+		p.window = v[4];
+		p.max_job_test = v[5];
+	} else {
+		v[4] = p.f;
+		v[5] = (double) p.lease_s;
+		v[6] = (double) p.grace_s;
+		v[7] = (double) p.min_lease_s;
+		v[8] = p.max_opts;
+		v[9] = p.solver;
+		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
+			return NULL;
+		p.f = v[4];
+		p.lease_s = (int64_t) v[5];
+		p.grace_s = (int64_t) v[6];
+		p.min_lease_s = (int64_t) v[7];
+		p.max_opts = (int) v[8];
+		p.solver = (pol_pf_solver_t) (int) v[9];
+		if (v[9] != floor(v[9]))
+			p.solver = (pol_pf_solver_t) -1;
+	}
+	p.half_life_s = v[0];
+	p.period_s = v[1];
+	p.quota = v[2];
+	p.default_limit = (int64_t) v[3];
+	return ag_new(auctions, &p, "sim", placer, err);
+}
+
+static void *agora_create(const char *params, const struct pol_placer *placer,
+			  struct agora_err *err)
+{
+	return create_common(true, params, placer, err);
+}
+
+static void *order_create(const char *params, const struct pol_placer *placer,
+			  struct agora_err *err)
+{
+	return create_common(false, params, placer, err);
+}
+
+static int ops_decide(void *state, const pol_snapshot_t *snap, int64_t now,
+		      pol_actions_t *out)
+{
+	return pol_agora_decide(state, snap, now, out);
+}
+
+static void ops_destroy(void *state)
+{
+	pol_agora_t *a = state;
+
+	pol_agora_destroy(&a);
+}
+
+const pol_policy_ops_t pol_agora_ops = {
+	.name = "agora",
+	.create = agora_create,
+	.decide = ops_decide,
+	.destroy = ops_destroy,
+};
+
+const pol_policy_ops_t pol_agora_order_ops = {
+	.name = "agora-order",
+	.create = order_create,
+	.decide = ops_decide,
+	.destroy = ops_destroy,
+};

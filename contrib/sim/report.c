@@ -1,0 +1,289 @@
+/*
+ * report.c - agora-sim outputs: the readable table, the summary JSON, the
+ * per-job CSV and the gnuplot charts (doc/sim.md "outputs").
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <json-c/json.h>
+
+#include "sim_cli.h"
+
+extern char **environ;
+
+static double ratio(double v, double b)
+{
+	return (b != 0 && isfinite(b) && isfinite(v)) ? v / b : NAN;
+}
+
+void report_table(FILE *f, const cli_ctx_t *ctx, cli_run_t *runs, int n,
+		  int base)
+{
+	int i;
+
+	fprintf(f, "\ntrace %s (filter %s, %d jobs), cluster %s (%d GPUs), seed %llu, placement %s\n",
+		ctx->trace_path, ctx->filter_name, ctx->trace.n,
+		ctx->cluster_spec, pol_cluster_gpus(ctx->cluster),
+		(unsigned long long) ctx->params.seed, ctx->placement);
+	fprintf(f, "times in hours; util_arr = utilization over the arrival window, util_mk = over the makespan\n");
+	fprintf(f, "%-14s %6s %8s %8s %8s %8s %8s %9s %8s %7s %8s %8s %6s %7s %6s %7s\n",
+		"policy", "jobs", "meanJCT", "p50JCT", "p99JCT", "meanQ",
+		"p99Q", "makespan", "util_arr", "util_mk", "max_rho",
+		"mean_rho", "jain", "preempt", "frag", "wall_s");
+	for (i = 0; i < n; i++) {
+		const sim_summary_t *s = &runs[i].sum;
+
+		fprintf(f, "%-14s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %9.1f %8.3f %7.3f %8.2f %8.2f %6.3f %7lld %6.3f %7.2f\n",
+			runs[i].label, s->jobs, s->mean_jct_s / 3600,
+			s->p50_jct_s / 3600, s->p99_jct_s / 3600,
+			s->mean_queue_s / 3600, s->p99_queue_s / 3600,
+			s->makespan_s / 3600, s->util_arrival, s->util_makespan,
+			s->max_rho, s->mean_rho, s->jain_rho,
+			(long long) s->preemptions, s->fragmentation,
+			runs[i].wall_s);
+	}
+	if (base < 0)
+		return;
+	fprintf(f, "\nratios against %s (lower is better except util and jain)\n",
+		runs[base].label);
+	fprintf(f, "%-14s %8s %8s %8s %8s %8s %9s %8s %8s %8s %6s\n", "policy",
+		"meanJCT", "p50JCT", "p99JCT", "meanQ", "p99Q", "makespan",
+		"util_arr", "max_rho", "mean_rho", "jain");
+	for (i = 0; i < n; i++) {
+		const sim_summary_t *s = &runs[i].sum, *b = &runs[base].sum;
+
+		fprintf(f, "%-14s %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %8.3f %8.3f %8.3f %6.3f\n",
+			runs[i].label, ratio(s->mean_jct_s, b->mean_jct_s),
+			ratio(s->p50_jct_s, b->p50_jct_s),
+			ratio(s->p99_jct_s, b->p99_jct_s),
+			ratio(s->mean_queue_s, b->mean_queue_s),
+			ratio(s->p99_queue_s, b->p99_queue_s),
+			ratio(s->makespan_s, b->makespan_s),
+			ratio(s->util_arrival, b->util_arrival),
+			ratio(s->max_rho, b->max_rho),
+			ratio(s->mean_rho, b->mean_rho),
+			ratio(s->jain_rho, b->jain_rho));
+	}
+}
+
+static json_object *num(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : json_object_new_null();
+}
+
+int report_json(const char *path, const cli_ctx_t *ctx, cli_run_t *runs,
+		int n)
+{
+	json_object *root = json_object_new_object();
+	int i, t, rc;
+
+	for (i = 0; i < n; i++) {
+		const sim_summary_t *s = &runs[i].sum;
+		json_object *o = json_object_new_object(), *tr;
+
+		json_object_object_add(o, "policy", json_object_new_string(runs[i].policy));
+		json_object_object_add(o, "params", json_object_new_string(runs[i].params));
+		json_object_object_add(o, "placement", json_object_new_string(ctx->placement));
+		json_object_object_add(o, "trace", json_object_new_string(ctx->trace_path));
+		json_object_object_add(o, "filter", json_object_new_string(ctx->filter_name));
+		json_object_object_add(o, "cluster", json_object_new_string(ctx->cluster_spec));
+		json_object_object_add(o, "gpus", json_object_new_int(pol_cluster_gpus(ctx->cluster)));
+		json_object_object_add(o, "seed", json_object_new_int64((int64_t) ctx->params.seed));
+		json_object_object_add(o, "jobs", json_object_new_int(s->jobs));
+		json_object_object_add(o, "skipped", json_object_new_int(runs[i].res.skipped));
+		json_object_object_add(o, "mean_jct_s", num(s->mean_jct_s));
+		json_object_object_add(o, "p50_jct_s", num(s->p50_jct_s));
+		json_object_object_add(o, "p99_jct_s", num(s->p99_jct_s));
+		json_object_object_add(o, "mean_queue_s", num(s->mean_queue_s));
+		json_object_object_add(o, "p99_queue_s", num(s->p99_queue_s));
+		json_object_object_add(o, "makespan_s", num(s->makespan_s));
+		/* "utilization" is the arrival-window one (doc/sim.md) */
+		json_object_object_add(o, "utilization", num(s->util_arrival));
+		json_object_object_add(o, "utilization_arrival", num(s->util_arrival));
+		json_object_object_add(o, "utilization_makespan", num(s->util_makespan));
+		json_object_object_add(o, "max_rho", num(s->max_rho));
+		json_object_object_add(o, "mean_rho", num(s->mean_rho));
+		json_object_object_add(o, "jain_rho", num(s->jain_rho));
+		json_object_object_add(o, "preemptions", json_object_new_int64(s->preemptions));
+		json_object_object_add(o, "fragmentation", num(s->fragmentation));
+		json_object_object_add(o, "decisions", json_object_new_int64(runs[i].res.decisions));
+		json_object_object_add(o, "wall_s", num(runs[i].wall_s));
+		tr = json_object_new_object();
+		for (t = 0; t < s->n_tenants && t < ctx->trace.n_tenants; t++)
+			json_object_object_add(tr, ctx->trace.tenants[t], num(s->tenant_rho[t]));
+		json_object_object_add(o, "tenant_rho", tr);
+		json_object_object_add(root, runs[i].label, o);
+	}
+	rc = json_object_to_file_ext(path, root, JSON_C_TO_STRING_PRETTY);
+	json_object_put(root);
+	if (rc) {
+		fprintf(stderr, "agora-sim: %s: cannot write JSON: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int report_jobs_csv(const char *path, const cli_ctx_t *ctx,
+		    const cli_run_t *run)
+{
+	FILE *f = fopen(path, "w");
+	int i;
+
+	if (!f) {
+		fprintf(stderr, "agora-sim: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "id,tenant,submit,duration,gpus,time_limit,first_start,finish,jct,queue,rho,preemptions,level\n");
+	for (i = 0; i < ctx->trace.n; i++) {
+		const sim_job_t *j = &ctx->trace.jobs[i];
+		const sim_job_out_t *o = &run->res.jobs[i];
+
+		fprintf(f, "%lld,%s,%lld,%lld,%d,%lld,%lld,%lld,%lld,%lld,%.4f,%d,%d\n",
+			(long long) j->id, ctx->trace.tenants[j->tenant],
+			(long long) j->submit, (long long) j->duration, j->gpus,
+			(long long) o->limit, (long long) o->first_start,
+			(long long) o->finish,
+			(long long) (o->finish >= 0 ? o->finish - j->submit : -1),
+			(long long) (o->first_start >= 0 ? o->first_start - j->submit : -1),
+			sim_job_rho(j, o), o->preemptions, o->level);
+	}
+	if (fclose(f)) {
+		fprintf(stderr, "agora-sim: %s: write error\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_d(const void *x, const void *y)
+{
+	double a = *(const double *) x, b = *(const double *) y;
+
+	return (a > b) - (a < b);
+}
+
+static int run_gnuplot(const char *script)
+{
+	char *argv[] = { (char *) "gnuplot", (char *) script, NULL };
+	pid_t pid;
+	int st;
+
+	if (posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ)) {
+		fprintf(stderr, "agora-sim: cannot run gnuplot (install gnuplot-nox)\n");
+		return -1;
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "agora-sim: gnuplot %s failed\n", script);
+		return -1;
+	}
+	return 0;
+}
+
+int report_plots(const char *dir, const cli_ctx_t *ctx, cli_run_t *runs,
+		 int n)
+{
+	char path[4096];
+	FILE *f;
+	int i, k, t;
+
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "agora-sim: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	/* data: JCT CDF per policy (at most ~2000 points each) */
+	for (i = 0; i < n; i++) {
+		double *v = malloc((size_t) (ctx->trace.n + 1) * sizeof(*v));
+		int m = 0, step;
+
+		if (!v)
+			return -1;
+		for (k = 0; k < ctx->trace.n; k++)
+			if (runs[i].res.jobs[k].finish >= 0)
+				v[m++] = (double) (runs[i].res.jobs[k].finish -
+						   ctx->trace.jobs[k].submit) / 3600.0;
+		qsort(v, (size_t) m, sizeof(*v), cmp_d);
+		snprintf(path, sizeof(path), "%s/jct-%s.dat", dir, runs[i].label);
+		f = fopen(path, "w");
+		if (!f) {
+			free(v);
+			fprintf(stderr, "agora-sim: %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+		step = m > 2000 ? m / 2000 : 1;
+		for (k = 0; k < m; k += step)
+			fprintf(f, "%.6f %.6f\n", v[k] < 1e-4 ? 1e-4 : v[k],
+				(double) (k + 1) / m);
+		if (m)
+			fprintf(f, "%.6f 1\n", v[m - 1]);
+		fclose(f);
+		free(v);
+		snprintf(path, sizeof(path), "%s/util-%s.dat", dir, runs[i].label);
+		f = fopen(path, "w");
+		if (!f)
+			return -1;
+		for (k = 0; k < runs[i].res.n_bins; k++)
+			fprintf(f, "%.4f %.5f\n",
+				(double) k * (double) runs[i].res.bin_s / 86400.0,
+				runs[i].res.util[k]);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/rho.dat", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "tenant");
+	for (i = 0; i < n; i++)
+		fprintf(f, " %s", runs[i].label);
+	fputc('\n', f);
+	for (t = 0; t < ctx->trace.n_tenants; t++) {
+		fprintf(f, "%s", ctx->trace.tenants[t]);
+		for (i = 0; i < n; i++)
+			fprintf(f, " %.4f", isfinite(runs[i].sum.tenant_rho[t])
+						   ? runs[i].sum.tenant_rho[t]
+						   : 0.0);
+		fputc('\n', f);
+	}
+	fclose(f);
+	/* the script: one PNG per chart */
+	snprintf(path, sizeof(path), "%s/plots.gp", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "# written by agora-sim; rerun with: gnuplot %s\n", path);
+	fprintf(f, "set terminal pngcairo size 1000,600 noenhanced\n");
+	fprintf(f, "cd '%s'\nset key left top\nset grid\n", dir);
+	fprintf(f, "set output 'jct_cdf.png'\nset title 'JCT CDF (%s, %s)'\n"
+		   "set logscale x\nset xlabel 'job completion time (hours, log)'\n"
+		   "set ylabel 'fraction of jobs'\nset yrange [0:1]\nplot ",
+		ctx->trace_path, ctx->cluster_spec);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s'jct-%s.dat' using 1:2 with lines lw 2 title '%s'",
+			i ? ", " : "", runs[i].label, runs[i].label);
+	fprintf(f, "\nunset logscale x\nset autoscale y\n");
+	fprintf(f, "set output 'utilization.png'\nset title 'GPU utilization over time (%llu-s bins)'\n"
+		   "set xlabel 'days since first submit'\nset ylabel 'busy GPUs / GPUs'\n"
+		   "set yrange [0:1.05]\nset key right top\nplot ",
+		(unsigned long long) ctx->params.bin_s);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s'util-%s.dat' using 1:2 with lines title '%s'",
+			i ? ", " : "", runs[i].label, runs[i].label);
+	fprintf(f, "\nset autoscale y\n");
+	fprintf(f, "set output 'rho_tenant.png'\nset title 'finish-time fairness: mean rho per tenant (log)'\n"
+		   "set style data histogram\nset style histogram cluster gap 1\n"
+		   "set style fill solid 0.8 border -1\nset logscale y\nset yrange [1:*]\n"
+		   "set xlabel 'tenant'\nset ylabel 'rho = JCT / duration'\nset xtics rotate by -45\n"
+		   "set key left top\nplot ");
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s'rho.dat' using %d:xtic(1) title columnheader",
+			i ? ", " : "", i + 2);
+	fputc('\n', f);
+	fclose(f);
+	return run_gnuplot(path);
+}
