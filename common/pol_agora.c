@@ -37,6 +37,8 @@ typedef struct ag_tenant {
 	double credit;
 	pol_ftf_app_t app;
 	int held;	/* GPUs of its running jobs */
+	double rho_sum; /* APP_MEAN: sum of its jobs' rho as they stand */
+	int n_jobs;
 	int first, n;	/* its pending jobs in ag->tpend[first..first+n) */
 } ag_tenant_t;
 
@@ -55,9 +57,20 @@ typedef struct ag_params {
 	int64_t lease_s, grace_s, min_lease_s;
 	int max_opts;
 	pol_pf_solver_t solver;
+	int app_model; /* AG_APP_MEAN or AG_APP_POOL */
+	bool align;    /* full leases end on a grid of lease_s */
 } ag_params_t;
 
-struct pol_agora {
+/*
+ * How an app's rho is made of its jobs' (doc/fairness.md "apps"):
+ * MEAN: the mean of its jobs' rho, each job with its own T_id (a Slurm
+ * account is many independent jobs, each with a user waiting for it);
+ * POOL: Themis' app, one pool of work finishing when all of it is done.
+ */
+#define AG_APP_MEAN 0
+#define AG_APP_POOL 1
+
+struct pol_agora_policy {
 	bool auctions;
 	ag_params_t p;
 	const pol_placer_t *placer;
@@ -113,7 +126,7 @@ static int grow(void **p, int *cap, int need, size_t sz)
 
 /* Construction ------------------------------------------------------------ */
 
-static pol_agora_t *ag_new(bool auctions, const ag_params_t *p,
+static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
 			   const char *cluster, const pol_placer_t *placer,
 			   agora_err_t *err)
 {
@@ -121,15 +134,16 @@ static pol_agora_t *ag_new(bool auctions, const ag_params_t *p,
 	static const double slow[POL_N_LEVELS] = { 1.00, 1.05, 1.10,
 						   1.15, 1.25, 1.40 };
 	const char *name = auctions ? "agora" : "agora-order";
-	pol_agora_t *a;
+	pol_agora_policy_t *a;
 
 	if (!(p->half_life_s > 0) || !(p->period_s > 0) || !(p->quota >= 0) ||
 	    p->default_limit <= 0 || !(p->f >= 0 && p->f < 1) ||
 	    p->lease_s <= 0 || p->grace_s < 0 || p->min_lease_s <= 0 ||
 	    p->max_opts < 1 || p->max_opts > 64 ||
-	    (int) p->solver < 0 || p->solver > POL_PF_GREEDY) {
+	    (int) p->solver < 0 || p->solver > POL_PF_GREEDY ||
+	    (p->app_model != AG_APP_MEAN && p->app_model != AG_APP_POOL)) {
 		agora_err_set(err,
-			      "policy %s: half_life, period, default_limit, lease and min_lease must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2",
+			      "policy %s: half_life, period, default_limit, lease and min_lease must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1",
 			      name);
 		errno = EINVAL;
 		return NULL;
@@ -144,7 +158,7 @@ static pol_agora_t *ag_new(bool auctions, const ag_params_t *p,
 				      p->half_life_s, p->period_s, p->quota);
 	if (!a->ledger) {
 		agora_err_set(err, "policy %s: bad ledger parameters", name);
-		pol_agora_destroy(&a);
+		pol_agora_policy_destroy(&a);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -158,7 +172,7 @@ static pol_agora_t *ag_new(bool auctions, const ag_params_t *p,
 		if (!(a->bf = pol_backfill_ops.create(bp, a->placer, err))) {
 			int e = errno;
 
-			pol_agora_destroy(&a);
+			pol_agora_policy_destroy(&a);
 			errno = e;
 			return NULL;
 		}
@@ -166,7 +180,7 @@ static pol_agora_t *ag_new(bool auctions, const ag_params_t *p,
 	return a;
 nomem:
 	agora_err_set(err, "policy %s: out of memory", name);
-	pol_agora_destroy(&a);
+	pol_agora_policy_destroy(&a);
 	errno = ENOMEM;
 	return NULL;
 }
@@ -186,14 +200,18 @@ static void params_default(ag_params_t *p)
 	p->min_lease_s = 60;
 	p->max_opts = 8;
 	p->solver = POL_PF_AUTO;
+	p->app_model = AG_APP_MEAN;
+	p->align = true;
 }
 
-pol_agora_t *pol_agora_create_conf(const agora_conf_t *conf, bool auctions,
-				   const char *cluster,
-				   const pol_placer_t *placer, agora_err_t *err)
+pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
+						 bool auctions,
+						 const char *cluster,
+						 const pol_placer_t *placer,
+						 agora_err_t *err)
 {
 	ag_params_t p;
-	pol_agora_t *a;
+	pol_agora_policy_t *a;
 	size_t i;
 
 	if (!conf) {
@@ -218,7 +236,7 @@ pol_agora_t *pol_agora_create_conf(const agora_conf_t *conf, bool auctions,
 
 			agora_err_set(err, "AccountQuota=%s: %s",
 				      conf->quotas[i].account, strerror(e));
-			pol_agora_destroy(&a);
+			pol_agora_policy_destroy(&a);
 			errno = e;
 			return NULL;
 		}
@@ -226,9 +244,9 @@ pol_agora_t *pol_agora_create_conf(const agora_conf_t *conf, bool auctions,
 	return a;
 }
 
-void pol_agora_destroy(pol_agora_t **ap)
+void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 {
-	pol_agora_t *a;
+	pol_agora_policy_t *a;
 
 	if (!ap || !*ap)
 		return;
@@ -251,7 +269,7 @@ void pol_agora_destroy(pol_agora_t **ap)
 	*ap = NULL;
 }
 
-static int ensure_tenants(pol_agora_t *a, int n)
+static int ensure_tenants(pol_agora_policy_t *a, int n)
 {
 	ag_tenant_t *nt;
 	int i;
@@ -271,8 +289,8 @@ static int ensure_tenants(pol_agora_t *a, int n)
 	return 0;
 }
 
-int pol_agora_set_tenant_names(pol_agora_t *a, const char *const *names,
-			       int n)
+int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
+				      const char *const *names, int n)
 {
 	int i;
 
@@ -294,12 +312,12 @@ int pol_agora_set_tenant_names(pol_agora_t *a, const char *const *names,
 	return 0;
 }
 
-pol_credit_t *pol_agora_ledger(pol_agora_t *a)
+pol_credit_t *pol_agora_policy_ledger(pol_agora_policy_t *a)
 {
 	return a ? a->ledger : NULL;
 }
 
-const pol_lease_table_t *pol_agora_leases(const pol_agora_t *a)
+const pol_lease_table_t *pol_agora_policy_leases(const pol_agora_policy_t *a)
 {
 	return a ? a->leases : NULL;
 }
@@ -313,12 +331,30 @@ static int job_gpus(const pol_job_t *j)
 	return g > 0 ? g : j->total_gpus;
 }
 
-static int64_t job_limit(const pol_agora_t *a, const pol_job_t *j)
+static int64_t job_limit(const pol_agora_policy_t *a, const pol_job_t *j)
 {
 	return j->time_limit > 0 ? j->time_limit : a->p.default_limit;
 }
 
-static void add_work(pol_agora_t *a, ag_tenant_t *t, const pol_job_t *j,
+/*
+ * Length of a full lease granted now.  Aligned: it ends on the next
+ * multiple of lease_s at least min_lease away, so leases granted at
+ * different times run out together and one auction sees all their GPUs
+ * (a gang larger than what one job frees can be assembled).
+ */
+static int64_t full_lease(const pol_agora_policy_t *a, int64_t now)
+{
+	int64_t L = a->p.lease_s, end;
+
+	if (!a->p.align)
+		return L;
+	end = (now >= 0 ? now / L : (now - L + 1) / L) * L + L;
+	while (end - now < a->p.min_lease_s)
+		end += L;
+	return end - now;
+}
+
+static void add_work(pol_agora_policy_t *a, ag_tenant_t *t, const pol_job_t *j,
 		     int g)
 {
 	if (t->app.work == 0 || j->submit < t->app.arrival)
@@ -332,7 +368,8 @@ static void add_work(pol_agora_t *a, ag_tenant_t *t, const pol_job_t *j,
  * Charge, credits, contention, app aggregates and the credit order of the
  * pending jobs (a->keys[0..n_pending), index = pending index).
  */
-static int prepare(pol_agora_t *a, const pol_snapshot_t *snap, int64_t now)
+static int prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+		   int64_t now)
 {
 	int i, n_ten = snap->n_tenants, active = 0;
 
@@ -361,7 +398,8 @@ static int prepare(pol_agora_t *a, const pol_snapshot_t *snap, int64_t now)
 				  : now;
 		if (now > from &&
 		    pol_credit_charge(a->ledger, a->ten[j->tenant].name,
-				      (double) job_gpus(j) * (double) (now - from),
+				      (double) job_gpus(j) *
+					      (double) (now - from),
 				      now, NULL) < 0)
 			return -1;
 	}
@@ -435,9 +473,9 @@ inval:
 	return -1;
 }
 
-/* agora-order ---------------------------------------------------------------- */
+/* agora-order ---------------------------------------------------------- */
 
-static int order_decide(pol_agora_t *a, const pol_snapshot_t *snap,
+static int order_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			int64_t now, pol_actions_t *out)
 {
 	pol_snapshot_t s2 = *snap;
@@ -455,9 +493,9 @@ static int order_decide(pol_agora_t *a, const pol_snapshot_t *snap,
 	return pol_backfill_ops.decide(a->bf, &s2, now, out);
 }
 
-/* agora: auctions ------------------------------------------------------------ */
+/* agora: auctions ----------------------------------------------------- */
 
-static int start_job(pol_agora_t *a, const pol_job_t *j, pol_alloc_t *al,
+static int start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,
 		     int64_t now, int64_t lease, double score,
 		     const char *why, pol_actions_t *out)
 {
@@ -470,7 +508,7 @@ static int start_job(pol_agora_t *a, const pol_job_t *j, pol_alloc_t *al,
 }
 
 /* Place j on fm; 1 placed, 0 does not fit, -1 error. */
-static int try_place(const pol_agora_t *a, const pol_freemap_t *fm,
+static int try_place(const pol_agora_policy_t *a, const pol_freemap_t *fm,
 		     const pol_job_t *j, pol_alloc_t *al)
 {
 	al->parts = NULL;
@@ -481,7 +519,7 @@ static int try_place(const pol_agora_t *a, const pol_freemap_t *fm,
 }
 
 /* Run-time factor of j on al relative to its ideal placement. */
-static double slowdown_of(const pol_agora_t *a, const pol_cluster_t *c,
+static double slowdown_of(const pol_agora_policy_t *a, const pol_cluster_t *c,
 			  const pol_job_t *j, const pol_alloc_t *al)
 {
 	pol_level_t lvl = pol_alloc_level(c, al), ideal;
@@ -494,7 +532,7 @@ static double slowdown_of(const pol_agora_t *a, const pol_cluster_t *c,
 	return s >= 1 ? s : 1;
 }
 
-static int resv_add(pol_agora_t *a, int64_t id, int64_t until)
+static int resv_add(pol_agora_policy_t *a, int64_t id, int64_t until)
 {
 	if (grow((void **) &a->resv, &a->resv_cap, a->n_resv + 1,
 		 sizeof(*a->resv)) < 0)
@@ -516,7 +554,7 @@ static int pending_index(const pol_snapshot_t *snap, int64_t id)
 
 /* Leases of jobs that ended go; new running jobs get one; GRACE over ->
  * requeue. */
-static int lease_upkeep(pol_agora_t *a, const pol_snapshot_t *snap,
+static int lease_upkeep(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			int64_t now, pol_actions_t *out)
 {
 	int64_t *ids = NULL;
@@ -535,7 +573,7 @@ static int lease_upkeep(pol_agora_t *a, const pol_snapshot_t *snap,
 
 		if (!l) {
 			if (pol_lease_grant(a->leases, j->id, job_gpus(j), now,
-					    a->p.lease_s) < 0)
+					    full_lease(a, now)) < 0)
 				goto out;
 		} else if (pol_lease_due(l, now)) {
 			if (pol_actions_add(out, POL_ACT_PREEMPT, j->id, NULL,
@@ -553,7 +591,7 @@ out:
 }
 
 /* Earlier winners that waited for a loser's GPUs start first. */
-static int start_reserved(pol_agora_t *a, const pol_snapshot_t *snap,
+static int start_reserved(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			  int64_t now, pol_actions_t *out)
 {
 	int r = 0;
@@ -572,7 +610,8 @@ static int start_reserved(pol_agora_t *a, const pol_snapshot_t *snap,
 			return -1;
 		if (fit) {
 			int rc = start_job(a, &snap->pending[p], &al, now,
-					   a->p.lease_s, 0, "auction winner",
+					   full_lease(a, now), 0,
+					   "auction winner",
 					   out);
 
 			pol_alloc_free(&al);
@@ -595,7 +634,11 @@ typedef struct ag_auction {
 	int *sel;	    /* worst (1-f): indices into apps */
 	pol_bid_t *bids;    /* one per selected app */
 	pol_bid_opt_t *opts; /* max_opts per selected app */
-	int *loser;	    /* running indices */
+	int *loser;	    /* running indices, credit asc */
+	unsigned char *lfit; /* per loser: a winner needs its GPUs */
+	int *wait;	    /* pending indices of winners without GPUs */
+	double *wkeep;	    /* their c_i */
+	unsigned char *wfit; /* per waiting winner: fits with victims */
 } ag_auction_t;
 
 static void auction_free(ag_auction_t *x)
@@ -606,50 +649,137 @@ static void auction_free(ag_auction_t *x)
 	free(x->bids);
 	free(x->opts);
 	free(x->loser);
+	free(x->lfit);
+	free(x->wait);
+	free(x->wkeep);
+	free(x->wfit);
 }
 
-static bool wants(const pol_agora_t *a, const pol_snapshot_t *snap, int p,
+static bool wants(const pol_agora_policy_t *a, const pol_snapshot_t *snap,
+		  int p,
 		  pol_pool_t pool)
 {
 	return snap->pending[p].pool == pool && !a->pflag[p];
 }
 
-/* Incumbent GPUs of tenant t in this pass (expired leases). */
-static int inc_gpus(const pol_agora_t *a, const pol_snapshot_t *snap, int t)
+/* rho of one job if it holds gpus for the next lease at slowdown slow. */
+static int job_rho(const pol_agora_policy_t *a, const ag_tenant_t *t,
+		   const pol_job_t *j, int demand, int cgpus, int64_t now,
+		   int gpus, double slow, double *rho)
 {
-	int i, g = 0;
+	pol_ftf_app_t app = {
+		.arrival = j->submit,
+		.work = (double) job_limit(a, j) * demand,
+		.done = j->attained > 0 ? (double) j->attained : 0,
+		.demand = demand > 0 ? demand : 1,
+		.n_avg = t->app.n_avg >= 1 ? t->app.n_avg : 1,
+	};
 
-	for (i = 0; i < snap->n_running; i++)
-		if ((a->rflag[i] & RF_INCUMBENT) && snap->running[i].tenant == t)
-			g += job_gpus(&snap->running[i]);
-	return g;
+	if (app.work <= app.done)
+		app.work = app.done + 1;
+	return pol_ftf_rho(&app, cgpus, now, gpus, slow, a->p.lease_s, rho);
+}
+
+/* APP_MEAN: every tenant's sum of job rho as things stand. */
+static int tenant_rho_base(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			   int64_t now, int cgpus)
+{
+	int i;
+	double r;
+
+	for (i = 0; i < a->n_ten; i++) {
+		a->ten[i].rho_sum = 0;
+		a->ten[i].n_jobs = 0;
+	}
+	if (a->p.app_model != AG_APP_MEAN)
+		return 0;
+	for (i = 0; i < snap->n_running; i++) {
+		const pol_job_t *j = &snap->running[i];
+		ag_tenant_t *t = &a->ten[j->tenant];
+		int g = job_gpus(j);
+
+		if (job_rho(a, t, j, g, cgpus, now, g, 1.0, &r) < 0)
+			return -1;
+		t->rho_sum += r;
+		t->n_jobs++;
+	}
+	for (i = 0; i < snap->n_pending; i++) {
+		const pol_job_t *j = &snap->pending[i];
+		ag_tenant_t *t = &a->ten[j->tenant];
+
+		if (job_rho(a, t, j, j->total_gpus, cgpus, now, 0, 1.0, &r) <
+		    0)
+			return -1;
+		t->rho_sum += r;
+		t->n_jobs++;
+	}
+	return 0;
+}
+
+/* The app's rho as things stand (who is worst). */
+static int app_rho_now(const pol_agora_policy_t *a, const ag_tenant_t *t,
+		       int cgpus, int64_t now, double *rho)
+{
+	if (a->p.app_model == AG_APP_MEAN) {
+		*rho = t->n_jobs ? t->rho_sum / t->n_jobs : 1;
+		return 0;
+	}
+	return pol_ftf_rho(&t->app, cgpus, now, t->held, 1.0, a->p.lease_s,
+			   rho);
 }
 
 /*
  * App t's rho table: keep its incumbents (tag 0, if any), or keep them and
  * start its first k wanted pending jobs (tag k = 1..max_opts), each gang
- * placed on the offer map after the previous ones.  The slowdown of an
- * option is the GPU-weighted mean over its jobs (incumbents count 1).
+ * placed on the offer map after the previous ones.  rho0: it loses its
+ * incumbents and starts nothing.  APP_MEAN: the mean job rho changes by
+ * each started job's gain and each lost incumbent's loss; APP_POOL: the
+ * app's pooled rho with its GPU total, at the GPU-weighted mean slowdown
+ * of the option (incumbents count 1).
  */
-static int build_bid(pol_agora_t *a, const pol_snapshot_t *snap, int64_t now,
-		     pol_pool_t pool, int t, int cgpus, pol_bid_t *b,
-		     pol_bid_opt_t *opts)
+static int build_bid(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+		     int64_t now, pol_pool_t pool, int t, int cgpus,
+		     pol_bid_t *b, pol_bid_opt_t *opts)
 {
 	ag_tenant_t *tn = &a->ten[t];
-	int ig = inc_gpus(a, snap, t), other = tn->held - ig, k = 0, i, g;
-	double wslow, rho;
+	bool mean = a->p.app_model == AG_APP_MEAN;
+	int ig = 0, other, k = 0, i, g;
+	double wslow, rho, lose = 0, gain = 0, r0, r1;
+	int n = tn->n_jobs > 0 ? tn->n_jobs : 1;
 
 	b->opts = opts;
 	b->n_opts = 0;
-	if (pol_ftf_rho(&tn->app, cgpus, now, other, 1.0, a->p.lease_s,
-			&b->rho0) < 0 ||
-	    pol_freemap_assign(a->tent, a->offer) < 0)
+	for (i = 0; i < snap->n_running; i++) {
+		const pol_job_t *j = &snap->running[i];
+		int jg;
+
+		if (!(a->rflag[i] & RF_INCUMBENT) || j->tenant != t)
+			continue;
+		jg = job_gpus(j);
+		ig += jg;
+		if (mean) {
+			if (job_rho(a, tn, j, jg, cgpus, now, 0, 1.0, &r0) <
+				    0 ||
+			    job_rho(a, tn, j, jg, cgpus, now, jg, 1.0, &r1) < 0)
+				return -1;
+			lose += r0 - r1;
+		}
+	}
+	other = tn->held - ig;
+	if (mean)
+		b->rho0 = (tn->rho_sum + lose) / n;
+	else if (pol_ftf_rho(&tn->app, cgpus, now, other, 1.0, a->p.lease_s,
+			     &b->rho0) < 0)
+		return -1;
+	if (pol_freemap_assign(a->tent, a->offer) < 0)
 		return -1;
 	g = ig;
 	wslow = ig;
 	if (ig > 0) {
-		if (pol_ftf_rho(&tn->app, cgpus, now, tn->held, 1.0,
-				a->p.lease_s, &rho) < 0)
+		if (mean)
+			rho = tn->rho_sum / n;
+		else if (pol_ftf_rho(&tn->app, cgpus, now, tn->held, 1.0,
+				     a->p.lease_s, &rho) < 0)
 			return -1;
 		opts[b->n_opts++] = (pol_bid_opt_t) { ig, rho, 0 };
 	}
@@ -657,6 +787,7 @@ static int build_bid(pol_agora_t *a, const pol_snapshot_t *snap, int64_t now,
 		int p = a->tpend[tn->first + i], fit, ag;
 		const pol_job_t *j = &snap->pending[p];
 		pol_alloc_t al;
+		double sd;
 
 		if (!wants(a, snap, p, pool))
 			continue;
@@ -666,29 +797,116 @@ static int build_bid(pol_agora_t *a, const pol_snapshot_t *snap, int64_t now,
 		if (!fit)
 			break; /* whole gangs in order: stop at a misfit */
 		ag = pol_alloc_gpus(&al);
-		wslow += slowdown_of(a, snap->cluster, j, &al) * ag;
+		sd = slowdown_of(a, snap->cluster, j, &al);
+		wslow += sd * ag;
 		g += ag;
 		k++;
 		fit = pol_freemap_take(a->tent, &al);
 		pol_alloc_free(&al);
-		if (fit < 0 ||
-		    pol_ftf_rho(&tn->app, cgpus, now, other + g,
-				g > 0 && wslow / g > 1 ? wslow / g : 1.0,
-				a->p.lease_s, &rho) < 0)
+		if (fit < 0)
 			return -1;
+		if (mean) {
+			if (job_rho(a, tn, j, j->total_gpus, cgpus, now, 0, 1.0,
+				    &r0) < 0 ||
+			    job_rho(a, tn, j, j->total_gpus, cgpus, now, ag, sd,
+				    &r1) < 0)
+				return -1;
+			gain += r0 - r1;
+			rho = (tn->rho_sum - gain) / n;
+		} else if (pol_ftf_rho(&tn->app, cgpus, now, other + g,
+				       g > 0 && wslow / g > 1 ? wslow / g : 1.0,
+				       a->p.lease_s, &rho) < 0) {
+			return -1;
+		}
+		if (!(rho > 0))
+			rho = 1e-9;
 		if (g > 0)
 			opts[b->n_opts++] = (pol_bid_opt_t) { g, rho, k };
+	}
+	if (!(b->rho0 > 0))
+		b->rho0 = 1e-9;
+	return 0;
+}
+
+/* Place the waiting winners in order on a copy of m; wfit[] says who fit.
+ * Returns how many fit, or -1.  The placements stay taken in a->tent. */
+static int place_waiting(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			 ag_auction_t *x, int n_wait, const pol_freemap_t *m)
+{
+	int i, fits = 0;
+
+	if (pol_freemap_assign(a->tent, m) < 0)
+		return -1;
+	for (i = 0; i < n_wait; i++) {
+		pol_alloc_t al;
+		int fit = try_place(a, a->tent, &snap->pending[x->wait[i]],
+				    &al);
+
+		x->wfit[i] = 0;
+		if (fit < 0)
+			return -1;
+		if (!fit)
+			continue;
+		fit = pol_freemap_take(a->tent, &al);
+		pol_alloc_free(&al);
+		if (fit < 0)
+			return -1;
+		x->wfit[i] = 1;
+		fits++;
+	}
+	return fits;
+}
+
+/*
+ * Which losers must go: add losers' GPUs to the free map in credit order
+ * until every waiting winner fits (or all are added), place the winners
+ * there, and requeue exactly the losers whose GPUs the placements use.
+ * (a->offer is free again here and serves as the map.)
+ */
+static int pick_victims(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			ag_auction_t *x, int n_wait, int n_lose)
+{
+	int i, added = 0, p;
+
+	for (i = 0; i < n_lose; i++)
+		x->lfit[i] = 0;
+	if (n_wait == 0)
+		return 0;
+	if (pol_freemap_assign(a->offer, a->w.fm) < 0)
+		return -1;
+	while (added < n_lose) {
+		int fits;
+
+		if (pol_freemap_give(a->offer,
+				     &snap->running[x->loser[added]].alloc) < 0)
+			return -1;
+		added++;
+		if ((fits = place_waiting(a, snap, x, n_wait, a->offer)) < 0)
+			return -1;
+		if (fits == n_wait)
+			break;
+	}
+	if (added == 0 && place_waiting(a, snap, x, n_wait, a->offer) < 0)
+		return -1;
+	/* a->tent holds the last placement: who lost GPUs to it? */
+	for (i = 0; i < added; i++) {
+		const pol_alloc_t *al = &snap->running[x->loser[i]].alloc;
+
+		for (p = 0; p < al->n_parts; p++)
+			if ((pol_freemap_node(a->tent, al->parts[p].node) &
+			     al->parts[p].gpus) != al->parts[p].gpus)
+				x->lfit[i] = 1;
 	}
 	return 0;
 }
 
-static int auction_pool(pol_agora_t *a, const pol_snapshot_t *snap,
+static int auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			int64_t now, pol_pool_t pool, int cgpus,
 			pol_actions_t *out)
 {
 	ag_auction_t x = { NULL };
 	pol_auction_t res = { 0 };
-	int i, n_app = 0, n_sel, n_inc = 0, cap, n_lose = 0, need = 0;
+	int i, n_app = 0, n_sel, n_inc = 0, cap, n_lose = 0, n_wait = 0;
 	int rc = -1, free_g;
 
 	/* incumbents: expired leases of requeueable jobs in this pool */
@@ -702,7 +920,8 @@ static int auction_pool(pol_agora_t *a, const pol_snapshot_t *snap,
 			continue;
 		if (!j->requeueable) {
 			if (pol_lease_settle(a->leases, j->id, true, now,
-					     a->p.lease_s, a->p.grace_s) < 0)
+					     full_lease(a, now),
+					     a->p.grace_s) < 0)
 				return -1;
 			continue;
 		}
@@ -720,7 +939,14 @@ static int auction_pool(pol_agora_t *a, const pol_snapshot_t *snap,
 	x.sel = malloc((size_t) (a->n_ten ? a->n_ten : 1) * sizeof(int));
 	x.loser = malloc((size_t) (snap->n_running ? snap->n_running : 1) *
 			 sizeof(int));
-	if (!x.apps || !x.rho || !x.sel || !x.loser)
+	x.lfit = calloc((size_t) (snap->n_running ? snap->n_running : 1), 1);
+	x.wait = malloc((size_t) (snap->n_pending ? snap->n_pending : 1) *
+			sizeof(int));
+	x.wkeep = malloc((size_t) (snap->n_pending ? snap->n_pending : 1) *
+			 sizeof(double));
+	x.wfit = calloc((size_t) (snap->n_pending ? snap->n_pending : 1), 1);
+	if (!x.apps || !x.rho || !x.sel || !x.loser || !x.lfit || !x.wait ||
+	    !x.wkeep || !x.wfit)
 		goto out;
 	for (i = 0; i < a->n_ten; i++) {
 		ag_tenant_t *t = &a->ten[i];
@@ -731,8 +957,7 @@ static int auction_pool(pol_agora_t *a, const pol_snapshot_t *snap,
 			in = wants(a, snap, a->tpend[t->first + k], pool);
 		if (!in)
 			continue;
-		if (pol_ftf_rho(&t->app, cgpus, now, t->held, 1.0,
-				a->p.lease_s, &x.rho[n_app]) < 0)
+		if (app_rho_now(a, t, cgpus, now, &x.rho[n_app]) < 0)
 			goto out;
 		x.apps[n_app++] = i;
 	}
@@ -742,7 +967,7 @@ static int auction_pool(pol_agora_t *a, const pol_snapshot_t *snap,
 		for (i = 0; i < snap->n_running; i++)
 			if ((a->rflag[i] & RF_INCUMBENT) &&
 			    pol_lease_settle(a->leases, snap->running[i].id,
-					     true, now, a->p.lease_s,
+					     true, now, full_lease(a, now),
 					     a->p.grace_s) < 0)
 				goto out;
 		rc = 0;
@@ -772,7 +997,8 @@ static int auction_pool(pol_agora_t *a, const pol_snapshot_t *snap,
 	/* apply: winners in order of worst rho */
 	for (i = 0; i < n_sel; i++) {
 		int t = x.apps[x.sel[i]], ch = res.choice[i], k, started = 0;
-		int64_t dur = (int64_t) llround(res.keep[i] * a->p.lease_s);
+		int64_t full = full_lease(a, now);
+		int64_t dur = (int64_t) llround(res.keep[i] * (double) full);
 		ag_tenant_t *tn = &a->ten[t];
 		int r, want;
 
@@ -780,8 +1006,8 @@ static int auction_pool(pol_agora_t *a, const pol_snapshot_t *snap,
 			continue;
 		if (dur < a->p.min_lease_s)
 			dur = a->p.min_lease_s;
-		if (dur > a->p.lease_s)
-			dur = a->p.lease_s;
+		if (dur > full)
+			dur = full;
 		for (r = 0; r < snap->n_running; r++)
 			if ((a->rflag[r] & RF_INCUMBENT) &&
 			    snap->running[r].tenant == t) {
@@ -816,18 +1042,12 @@ static int auction_pool(pol_agora_t *a, const pol_snapshot_t *snap,
 				continue;
 			}
 			/* needs GPUs a loser still holds */
-			need += j->total_gpus;
 			a->pflag[p] |= PF_RESERVED;
-			if (resv_add(a, j->id,
-				     now + a->p.grace_s + a->p.lease_s) < 0 ||
-			    pol_actions_add(out, POL_ACT_HOLD, j->id, NULL,
-					    res.keep[i],
-					    "auction won: waiting for GPUs") <
-				    0)
-				goto out;
+			x.wait[n_wait] = p;
+			x.wkeep[n_wait++] = res.keep[i];
 		}
 	}
-	/* losers: lowest credit first give their GPUs, only as needed */
+	/* losers: lowest credit first, only those whose GPUs winners use */
 	for (i = 0; i < snap->n_running; i++)
 		if ((a->rflag[i] & RF_INCUMBENT) && !(a->rflag[i] & RF_KEPT))
 			x.loser[n_lose++] = i;
@@ -847,24 +1067,36 @@ static int auction_pool(pol_agora_t *a, const pol_snapshot_t *snap,
 		}
 		x.loser[k + 1] = v;
 	}
+	if (pick_victims(a, snap, &x, n_wait, n_lose) < 0)
+		goto out;
+	for (i = 0; i < n_wait; i++) {
+		int p = x.wait[i];
+
+		if (!x.wfit[i]) {
+			a->pflag[p] &= (unsigned char) ~PF_RESERVED;
+			continue;
+		}
+		if (resv_add(a, snap->pending[p].id,
+			     now + a->p.grace_s + a->p.lease_s) < 0 ||
+		    pol_actions_add(out, POL_ACT_HOLD, snap->pending[p].id,
+				    NULL, x.wkeep[i],
+				    "auction won: waiting for GPUs") < 0)
+			goto out;
+	}
 	for (i = 0; i < n_lose; i++) {
 		const pol_job_t *j = &snap->running[x.loser[i]];
-		bool lose = need > 0;
+		bool lose = x.lfit[i];
 
 		if (pol_lease_settle(a->leases, j->id, !lose, now,
-				     a->p.lease_s, a->p.grace_s) < 0)
+				     full_lease(a, now), a->p.grace_s) < 0)
 			goto out;
-		if (!lose)
+		if (!lose || a->p.grace_s > 0)
 			continue;
-		need -= job_gpus(j);
-		if (a->p.grace_s == 0) {
-			if (pol_actions_add(out, POL_ACT_PREEMPT, j->id, NULL,
-					    0, "lease lost (Themis auction)") <
-				    0 ||
-			    pol_lease_drop(a->leases, j->id) < 0)
-				goto out;
-			a->rflag[x.loser[i]] |= RF_LEAVING;
-		}
+		if (pol_actions_add(out, POL_ACT_PREEMPT, j->id, NULL, 0,
+				    "lease lost (Themis auction)") < 0 ||
+		    pol_lease_drop(a->leases, j->id) < 0)
+			goto out;
+		a->rflag[x.loser[i]] |= RF_LEAVING;
 	}
 	rc = 0;
 out:
@@ -884,7 +1116,7 @@ static void want_wakeup(pol_actions_t *out, int64_t now, int64_t t)
  * after a requeue when a winner waits for its GPUs (the simulator calls
  * decide() only on events; the plugin runs every SchedulerInterval).
  */
-static void set_wakeup(const pol_agora_t *a, int64_t now, int first_act,
+static void set_wakeup(const pol_agora_policy_t *a, int64_t now, int first_act,
 		       pol_actions_t *out)
 {
 	int i, n = pol_lease_count(a->leases);
@@ -906,7 +1138,7 @@ static void set_wakeup(const pol_agora_t *a, int64_t now, int first_act,
 }
 
 /* Group the pending jobs by tenant, each group in credit order. */
-static int group_pending(pol_agora_t *a, const pol_snapshot_t *snap)
+static int group_pending(pol_agora_policy_t *a, const pol_snapshot_t *snap)
 {
 	int i, pos = 0;
 
@@ -927,7 +1159,7 @@ static int group_pending(pol_agora_t *a, const pol_snapshot_t *snap)
 	return 0;
 }
 
-static int agora_decide(pol_agora_t *a, const pol_snapshot_t *snap,
+static int agora_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			int64_t now, pol_actions_t *out)
 {
 	int i, cgpus, pool, first_act = out->n;
@@ -951,7 +1183,8 @@ static int agora_decide(pol_agora_t *a, const pol_snapshot_t *snap,
 	cgpus = pol_cluster_gpus(snap->cluster);
 	if (cgpus <= 0)
 		return 0;
-	if (lease_upkeep(a, snap, now, out) < 0 ||
+	if (tenant_rho_base(a, snap, now, cgpus) < 0 ||
+	    lease_upkeep(a, snap, now, out) < 0 ||
 	    start_reserved(a, snap, now, out) < 0)
 		return -1;
 	for (pool = POL_POOL_TRAINING; pool <= POL_POOL_INFERENCE; pool++)
@@ -971,7 +1204,8 @@ static int agora_decide(pol_agora_t *a, const pol_snapshot_t *snap,
 			return -1;
 		if (!fit)
 			continue;
-		fit = start_job(a, j, &al, now, a->p.lease_s, 0, "leftover",
+		fit = start_job(a, j, &al, now, full_lease(a, now), 0,
+				"leftover",
 				out);
 		pol_alloc_free(&al);
 		if (fit < 0)
@@ -982,8 +1216,8 @@ static int agora_decide(pol_agora_t *a, const pol_snapshot_t *snap,
 	return 0;
 }
 
-int pol_agora_decide(pol_agora_t *a, const pol_snapshot_t *snap, int64_t now,
-		     pol_actions_t *out)
+int pol_agora_policy_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			    int64_t now, pol_actions_t *out)
 {
 	if (!a || !snap || !snap->cluster || !out || snap->n_pending < 0 ||
 	    snap->n_running < 0) {
@@ -994,7 +1228,7 @@ int pol_agora_decide(pol_agora_t *a, const pol_snapshot_t *snap, int64_t now,
 			   : order_decide(a, snap, now, out);
 }
 
-/* The registry's face ---------------------------------------------------------- */
+/* The registry's face ------------------------------------------------ */
 
 static void *create_common(bool auctions, const char *params,
 			   const pol_placer_t *placer, agora_err_t *err)
@@ -1005,10 +1239,11 @@ static void *create_common(bool auctions, const char *params,
 	};
 	static const char *const keys_agora[] = {
 		"half_life", "period", "quota", "default_limit", "f",
-		"lease", "grace", "min_lease", "options", "solver", NULL
+		"lease", "grace", "min_lease", "options", "solver", "app",
+		"align", NULL
 	};
 	ag_params_t p;
-	double v[10];
+	double v[12];
 
 	params_default(&p);
 	v[0] = p.half_life_s;
@@ -1030,6 +1265,8 @@ static void *create_common(bool auctions, const char *params,
 		v[7] = (double) p.min_lease_s;
 		v[8] = p.max_opts;
 		v[9] = p.solver;
+		v[10] = p.app_model;
+		v[11] = p.align;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -1040,6 +1277,8 @@ static void *create_common(bool auctions, const char *params,
 		p.solver = (pol_pf_solver_t) (int) v[9];
 		if (v[9] != floor(v[9]))
 			p.solver = (pol_pf_solver_t) -1;
+		p.app_model = v[10] == floor(v[10]) ? (int) v[10] : -1;
+		p.align = v[11] != 0;
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];
@@ -1063,14 +1302,14 @@ static void *order_create(const char *params, const struct pol_placer *placer,
 static int ops_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 		      pol_actions_t *out)
 {
-	return pol_agora_decide(state, snap, now, out);
+	return pol_agora_policy_decide(state, snap, now, out);
 }
 
 static void ops_destroy(void *state)
 {
-	pol_agora_t *a = state;
+	pol_agora_policy_t *a = state;
 
-	pol_agora_destroy(&a);
+	pol_agora_policy_destroy(&a);
 }
 
 const pol_policy_ops_t pol_agora_ops = {

@@ -10,17 +10,19 @@
  *                partial-allocation auction (pol_themis.h) for the free
  *                GPUs plus those of expired leases; winners get a lease of
  *                c_i * LeaseTime; a running job that loses is requeued
- *                after GraceTime, but only when a winner needs its GPUs;
+ *                after GraceTime, but only when a winner's placement
+ *                uses its GPUs;
  *                what the auction leaves goes out in credit order (work
  *                conserving).
  *
  * The plugin is a thin adapter: it creates the state with
- * pol_agora_create_conf() (agora.conf), names the tenants
- * (pol_agora_set_tenant_names(): snapshot tenant index -> account), calls
- * pol_agora_decide() on each snapshot and applies the actions, and keeps
- * the credit ledger across restarts with pol_credit_save_file() /
- * pol_credit_load_file() on pol_agora_ledger().  The simulator reaches the
- * same code through pol_agora_ops / pol_agora_order_ops (registry).
+ * pol_agora_policy_create_conf() (agora.conf), names the tenants
+ * (pol_agora_policy_set_tenant_names(): snapshot tenant index ->
+ * account), calls pol_agora_policy_decide() on each snapshot and applies
+ * the actions, and keeps the credit ledger across restarts with
+ * pol_credit_save_file() / pol_credit_load_file() on
+ * pol_agora_policy_ledger().  The simulator reaches the same code through
+ * pol_agora_ops / pol_agora_order_ops (registry).
  *
  * Simulator parameters ("k=v,k=v"; durations take s/m/h/d):
  *   both:   half_life=7d period=7d quota=1000 (GPU-hours per period, every
@@ -29,11 +31,14 @@
  *   agora-order: window=1d max_job_test=500 (pol_backfill.c)
  *   agora:  f=0.8 lease=600 grace=60 min_lease=60 options=8 (pending
  *           jobs per app an app can bid for) solver=0 (0 auto, 1 exact,
- *           2 greedy)
+ *           2 greedy) app=0 (0: an app's rho is the mean of its jobs',
+ *           1: Themis' pooled app) align=1 (full leases end on a grid of
+ *           LeaseTime so expiries coincide)
  *
- * Ownership: pol_agora_t is owned by its creator (pol_agora_destroy()); it
- * borrows the placer.  pol_agora_ledger() and pol_agora_leases() return
- * borrowed pointers valid until pol_agora_destroy().
+ * Ownership: pol_agora_policy_t is owned by its creator
+ * (pol_agora_policy_destroy()); it borrows the placer.
+ * pol_agora_policy_ledger() and pol_agora_policy_leases() return borrowed
+ * pointers valid until pol_agora_policy_destroy().
  */
 #ifndef POL_AGORA_H
 #define POL_AGORA_H
@@ -51,37 +56,47 @@
 extern const pol_policy_ops_t pol_agora_ops;	   /* "agora" */
 extern const pol_policy_ops_t pol_agora_order_ops; /* "agora-order" */
 
-typedef struct pol_agora pol_agora_t;
+typedef struct pol_agora_policy pol_agora_policy_t;
 
 /*
  * Create from agora.conf: FairnessKnob, LeaseTime, GraceTime,
  * CreditHalfLife, CreditPeriod, DefaultQuota, AccountQuota.  auctions
  * selects "agora" (true) or "agora-order" (false).  cluster names the
  * ledger's records (federation).  placer is borrowed (NULL: stock).
+ * Caller owns the result (pol_agora_policy_destroy()).
  * NULL with errno EINVAL/ENOMEM and err filled.
  */
-pol_agora_t *pol_agora_create_conf(const agora_conf_t *conf, bool auctions,
-				   const char *cluster,
-				   const pol_placer_t *placer, agora_err_t *err);
+pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
+						 bool auctions,
+						 const char *cluster,
+						 const pol_placer_t *placer,
+						 agora_err_t *err);
 
-/* One pass (see pol_policy_ops_t.decide).  0, or -1 with errno. */
-int pol_agora_decide(pol_agora_t *a, const pol_snapshot_t *snap, int64_t now,
-		     pol_actions_t *out);
+/*
+ * One pass (see pol_policy_ops_t.decide): appends PREEMPT (lease lost,
+ * grace over), START (auction winners, leftovers; "agora-order": backfill
+ * starts), HOLD (a winner waiting for a loser's GPUs) and lowers
+ * out->wakeup to the next lease end or grace end.  0, or -1 with errno.
+ */
+int pol_agora_policy_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			    int64_t now, pol_actions_t *out);
 
-void pol_agora_destroy(pol_agora_t **ap);
+/* Free; *ap = NULL.  NULL or *ap == NULL: nothing happens. */
+void pol_agora_policy_destroy(pol_agora_policy_t **ap);
 
 /*
  * Account names of the snapshot's tenant indices (names[t] for tenant t;
  * copied).  Without names a tenant t is charged as "t<t>".  Call again
  * when the mapping changes.  0, -1/EINVAL|ENOMEM.
  */
-int pol_agora_set_tenant_names(pol_agora_t *a, const char *const *names,
-			       int n);
+int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
+				      const char *const *names, int n);
 
 /* The credit ledger (borrowed): save/load it, absorb peers' records. */
-pol_credit_t *pol_agora_ledger(pol_agora_t *a);
+pol_credit_t *pol_agora_policy_ledger(pol_agora_policy_t *a);
 
 /* The leases of running jobs (borrowed; "agora" only, else NULL). */
-const pol_lease_table_t *pol_agora_leases(const pol_agora_t *a);
+const pol_lease_table_t *
+pol_agora_policy_leases(const pol_agora_policy_t *a);
 
 #endif

@@ -123,7 +123,8 @@ static int bf_shadow(bf_state_t *s, const pol_snapshot_t *snap, int64_t now,
 			a->job_id, &a->alloc
 		};
 	}
-	qsort(s->ends, (size_t) n, sizeof(*s->ends), cmp_end);
+	if (n > 1)
+		qsort(s->ends, (size_t) n, sizeof(*s->ends), cmp_end);
 	if (pol_freemap_assign(s->sh, s->w.fm))
 		return -1;
 	for (i = 0; i < n; i++) {

@@ -172,8 +172,9 @@ static int las_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 	}
 	for (i = 0; i < snap->n_running; i++)
 		s->run_idx[i] = i;
-	qsort_r(s->run_idx, (size_t) snap->n_running, sizeof(int), cmp_run,
-		snap->running);
+	if (snap->n_running > 1)
+		qsort_r(s->run_idx, (size_t) snap->n_running, sizeof(int),
+			cmp_run, snap->running);
 	s->snap = snap;
 	s->q = s->pi = s->ri = 0;
 	s->now = now;

@@ -14,28 +14,10 @@
 #include <string.h>
 
 #include "pol_place_agora.h"
-
-#define NODE_LEVELS 4 /* NVLINK..NODE: levels inside one node */
-
-typedef struct memo_ent {
-	pol_gpumask_t sel;
-	int8_t level; /* -1: no subset of that size */
-	int8_t dfrag;
-} memo_ent_t;
-
-typedef struct atype {
-	pol_node_type_t t; /* copy: the placer is bound to these types */
-	int n;
-	pol_gpumask_t all;
-	pol_gpumask_t near[POL_MAX_GPUS_PER_NODE][NODE_LEVELS];
-	pol_gpumask_t *groups;
-	int n_groups;
-	memo_ent_t *memo; /* (1 << n) * (n + 1) entries, or NULL */
-	uint8_t *done;	  /* per free mask: memo row filled */
-} atype_t;
+#include "pol_place_subset.h"
 
 typedef struct cand {
-	int node, leaf, nfree, take, g;
+	int node, type, leaf, nfree, take, g;
 	pol_gpumask_t sel;
 	int level, dfrag;
 	double cost, w;
@@ -43,12 +25,13 @@ typedef struct cand {
 
 struct pol_agora {
 	pol_place_weights_t w;
-	atype_t *types;
+	pol_place_type_t *types;
 	int n_types;
 	cand_t *cand, *tmp;
 	int cand_cap;
 	int *leaf_free, *leaf_cap, *leaf_cnt, *leaf_off, *leaf_sum, *order;
 	int leaf_arr_cap;
+	int maxg; /* largest eligible node of this decision's pool */
 	double last_score;
 };
 
@@ -74,180 +57,6 @@ void pol_place_weights_default(pol_place_weights_t *w)
 	w->split_small = false;
 }
 
-/* ---- per node type ----------------------------------------------------- */
-
-static int frag_of(const atype_t *t, pol_gpumask_t r)
-{
-	int i, f = 0;
-
-	for (i = 0; i < t->n_groups; i++) {
-		pol_gpumask_t x = r & t->groups[i];
-
-		f += x && x != t->groups[i];
-	}
-	return f;
-}
-
-/* worst level among the GPUs of s (0 for <= 1 GPU) */
-static int subset_level(const atype_t *t, pol_gpumask_t s)
-{
-	int lev = 0;
-	pol_gpumask_t m = s;
-
-	while (m) {
-		int i = __builtin_ctzll(m);
-
-		m &= m - 1;
-		while (lev < NODE_LEVELS - 1 && (s & ~t->near[i][lev]))
-			lev++;
-	}
-	return lev;
-}
-
-static int better(int lev, int df, pol_gpumask_t sel, const memo_ent_t *cur)
-{
-	if (cur->level < 0)
-		return 1;
-	if (lev != cur->level)
-		return lev < cur->level;
-	if (df != cur->dfrag)
-		return df < cur->dfrag;
-	return sel < cur->sel;
-}
-
-static void memo_fill(atype_t *t, pol_gpumask_t f)
-{
-	memo_ent_t *row = &t->memo[f * (pol_gpumask_t) (t->n + 1)];
-	int f0 = frag_of(t, f), k;
-	pol_gpumask_t s = f;
-
-	for (k = 0; k <= t->n; k++)
-		row[k].level = -1;
-	for (;;) {
-		int lev = subset_level(t, s);
-		int df = frag_of(t, f & ~s) - f0;
-		memo_ent_t *e = &row[pol_popcount(s)];
-
-		if (better(lev, df, s, e)) {
-			e->level = (int8_t) lev;
-			e->dfrag = (int8_t) df;
-			e->sel = s;
-		}
-		if (!s)
-			break;
-		s = (s - 1) & f;
-	}
-	t->done[f] = 1;
-}
-
-/* greedy for large node types: grow from every seed, keep the best */
-static memo_ent_t greedy(const atype_t *t, pol_gpumask_t f, int k)
-{
-	memo_ent_t best = { 0, -1, 0 };
-	int f0 = frag_of(t, f);
-	pol_gpumask_t seeds = f;
-
-	if (k == 0) {
-		best.level = 0;
-		return best;
-	}
-	while (seeds) {
-		int i = __builtin_ctzll(seeds), got = 1, lev = 0;
-		pol_gpumask_t s = (pol_gpumask_t) 1 << i;
-
-		seeds &= seeds - 1;
-		while (got < k) {
-			pol_gpumask_t cands = f & ~s;
-			int bj = -1, bl = NODE_LEVELS;
-
-			while (cands) {
-				int j = __builtin_ctzll(cands), l = lev;
-
-				cands &= cands - 1;
-				while (l < NODE_LEVELS - 1
-				       && (s & ~t->near[j][l]))
-					l++;
-				if (l < bl) {
-					bl = l;
-					bj = j;
-				}
-			}
-			s |= (pol_gpumask_t) 1 << bj;
-			lev = bl;
-			got++;
-		}
-		if (better(lev, frag_of(t, f & ~s) - f0, s, &best)) {
-			best.level = (int8_t) lev;
-			best.dfrag = (int8_t) (frag_of(t, f & ~s) - f0);
-			best.sel = s;
-		}
-	}
-	return best;
-}
-
-/* best k-subset of free mask f (f has >= k GPUs) */
-static memo_ent_t best_subset(atype_t *t, pol_gpumask_t f, int k)
-{
-	if (!t->memo)
-		return greedy(t, f, k);
-	if (!t->done[f])
-		memo_fill(t, f);
-	return t->memo[f * (pol_gpumask_t) (t->n + 1) + (pol_gpumask_t) k];
-}
-
-static int atype_init(atype_t *a, const pol_node_type_t *t)
-{
-	int i, j, l, n = t->n_gpus;
-
-	memset(a, 0, sizeof(*a));
-	a->t = *t;
-	a->n = n < 0 ? 0 : n;
-	a->all = n >= 64 ? ~(pol_gpumask_t) 0 : (((pol_gpumask_t) 1 << n) - 1);
-	for (i = 0; i < n; i++)
-		for (l = 0; l < NODE_LEVELS; l++) {
-			pol_gpumask_t m = 0;
-
-			for (j = 0; j < n; j++)
-				if (i == j || t->level[i][j] <= l
-				    || l == NODE_LEVELS - 1)
-					m |= (pol_gpumask_t) 1 << j;
-			a->near[i][l] = m;
-		}
-	a->groups = malloc(sizeof(pol_gpumask_t) * (size_t) (n * NODE_LEVELS
-							     + 1));
-	if (!a->groups)
-		return -1;
-	for (l = 0; l < NODE_LEVELS; l++)
-		for (i = 0; i < n; i++) {
-			pol_gpumask_t g = a->near[i][l];
-			int k;
-
-			if (pol_popcount(g) < 2)
-				continue;
-			for (k = 0; k < a->n_groups; k++)
-				if (a->groups[k] == g)
-					break;
-			if (k == a->n_groups)
-				a->groups[a->n_groups++] = g;
-		}
-	if (n <= POL_AGORA_MEMO_GPUS) {
-		size_t masks = (size_t) 1 << n;
-
-		a->memo = malloc(masks * (size_t) (n + 1) * sizeof(memo_ent_t));
-		a->done = calloc(masks, 1);
-		if (!a->memo || !a->done)
-			return -1;
-	}
-	return 0;
-}
-
-static void atype_fini(atype_t *a)
-{
-	free(a->groups);
-	free(a->memo);
-	free(a->done);
-}
-
 pol_agora_t *pol_agora_create(const pol_cluster_t *c,
 			      const pol_place_weights_t *w)
 {
@@ -258,15 +67,15 @@ pol_agora_t *pol_agora_create(const pol_cluster_t *c,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (w && (!isfinite(w->level) || !isfinite(w->frag)
-		  || !isfinite(w->weight) || w->level < 0 || w->frag < 0
-		  || w->weight < 0)) {
+	if (w && (!isfinite(w->level) || !isfinite(w->frag) ||
+		  !isfinite(w->weight) || w->level < 0 || w->frag < 0 ||
+		  w->weight < 0)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	for (i = 0; i < c->n_types; i++)
-		if (c->types[i].n_gpus < 0
-		    || c->types[i].n_gpus > POL_MAX_GPUS_PER_NODE) {
+		if (c->types[i].n_gpus < 0 ||
+		    c->types[i].n_gpus > POL_MAX_GPUS_PER_NODE) {
 			errno = EINVAL;
 			return NULL;
 		}
@@ -283,7 +92,7 @@ pol_agora_t *pol_agora_create(const pol_cluster_t *c,
 		goto nomem;
 	for (i = 0; i < c->n_types; i++) {
 		a->n_types = i + 1;
-		if (atype_init(&a->types[i], &c->types[i]) < 0)
+		if (pol_place_type_init(&a->types[i], &c->types[i]) < 0)
 			goto nomem;
 	}
 	return a;
@@ -302,7 +111,7 @@ void pol_agora_destroy(pol_agora_t **ap)
 		return;
 	a = *ap;
 	for (i = 0; i < a->n_types; i++)
-		atype_fini(&a->types[i]);
+		pol_place_type_fini(&a->types[i]);
 	free(a->types);
 	free(a->cand);
 	free(a->tmp);
@@ -329,8 +138,8 @@ static int types_match(const pol_agora_t *a, const pol_cluster_t *c)
 	if (c->n_types != a->n_types)
 		return 0;
 	for (i = 0; i < c->n_types; i++)
-		if (c->types[i].n_gpus != a->types[i].t.n_gpus
-		    || strcmp(c->types[i].name, a->types[i].t.name))
+		if (c->types[i].n_gpus != a->types[i].t.n_gpus ||
+		    strcmp(c->types[i].name, a->types[i].t.name))
 			return 0;
 	return 1;
 }
@@ -340,7 +149,8 @@ static int scratch(pol_agora_t *a, const pol_cluster_t *c)
 	int nl = c->n_leaves > 0 ? c->n_leaves : 1;
 
 	if (c->n_nodes > a->cand_cap) {
-		cand_t *nc = realloc(a->cand, sizeof(*nc) * (size_t) c->n_nodes);
+		cand_t *nc = realloc(a->cand,
+				     sizeof(*nc) * (size_t) c->n_nodes);
 		cand_t *nt;
 
 		if (!nc)
@@ -355,7 +165,7 @@ static int scratch(pol_agora_t *a, const pol_cluster_t *c)
 	if (nl + 1 > a->leaf_arr_cap) {
 		size_t sz = sizeof(int) * (size_t) (nl + 1);
 		int **arrs[] = { &a->leaf_free, &a->leaf_cap, &a->leaf_cnt,
-				 &a->leaf_off, &a->leaf_sum, &a->order };
+				 &a->leaf_off,  &a->leaf_sum, &a->order };
 		size_t k;
 
 		for (k = 0; k < sizeof(arrs) / sizeof(arrs[0]); k++) {
@@ -381,20 +191,29 @@ static int partial(int free, int cap)
  * Score of a chosen set of candidates (each with take/sel/level/dfrag
  * set).  leaf sums are those of the pass.
  */
-static double score_parts(const pol_agora_t *a, const cand_t *const *p,
-			  int np, const int *leaf_free, const int *leaf_cap,
+static double score_parts(pol_agora_t *a, const cand_t *const *p, int np,
+			  const int *leaf_free, const int *leaf_cap,
 			  int n_leaves, double maxw)
 {
 	double f_num = 0, f_den = 0, wsum = 0, lev;
-	int i, j, worst = 0, L;
+	int i, j, worst = 0, L, total = 0, min_nodes;
 	int same_leaf = 1;
 
 	for (i = 0; i < np; i++) {
+		pol_place_type_t *t = &a->types[p[i]->type];
+		/* level above the best this many GPUs can have on the type:
+		 * a whole 2-island node is not "worse" than half of it */
+		int excess = p[i]->level -
+			     pol_place_type_best(t, t->all, p[i]->take).level;
+
+		total += p[i]->take;
 		f_num += p[i]->dfrag;
 		f_den += p[i]->g;
 		wsum += p[i]->w;
-		if (p[i]->level > worst)
-			worst = p[i]->level;
+		if (np == 1)
+			excess = p[i]->level;
+		if (excess > worst)
+			worst = excess;
 		if (p[i]->leaf != p[0]->leaf)
 			same_leaf = 0;
 	}
@@ -410,19 +229,25 @@ static double score_parts(const pol_agora_t *a, const cand_t *const *p,
 		for (j = i; j < np; j++)
 			if (p[j]->leaf == l)
 				taken += p[j]->take;
-		f_num += partial(leaf_free[l] - taken, leaf_cap[l])
-			 - partial(leaf_free[l], leaf_cap[l]);
+		f_num += partial(leaf_free[l] - taken, leaf_cap[l]) -
+			 partial(leaf_free[l], leaf_cap[l]);
 		f_den += 1;
 	}
 	if (np == 1) {
 		L = worst;
 		lev = L;
 	} else {
+		/* spread in [0, 0.75): more nodes than needed, then the
+		 * worst intra-node excess level; below one level step */
 		L = same_leaf ? POL_LVL_LEAF : POL_LVL_CLUSTER;
-		lev = L + worst / 4.0;
+		min_nodes = a->maxg > 0 ? (total + a->maxg - 1) / a->maxg : np;
+		if (min_nodes > np)
+			min_nodes = np;
+		lev = L + 0.5 * (1.0 - (double) min_nodes / np) +
+		      0.25 * worst / 3.0;
 	}
-	return a->w.level * lev + a->w.frag * (f_den > 0 ? f_num / f_den : 0)
-	       + a->w.weight * (maxw > 0 && np ? wsum / np / maxw : 0);
+	return a->w.level * lev + a->w.frag * (f_den > 0 ? f_num / f_den : 0) +
+	       a->w.weight * (maxw > 0 && np ? wsum / np / maxw : 0);
 }
 
 /* ---- placement ---------------------------------------------------------- */
@@ -468,14 +293,14 @@ static void node_pass(pol_agora_t *a, const fsrc_t *src,
 	memset(a->leaf_cap, 0, sizeof(int) * (size_t) nl);
 	for (i = 0; i < c->n_nodes; i++) {
 		const pol_node_t *nd = &c->nodes[i];
-		atype_t *t;
+		pol_place_type_t *t;
 		pol_gpumask_t f;
 		int nf, leaf;
 		cand_t *cd;
-		memo_ent_t e;
+		pol_subset_t e;
 
-		if (!nd->up || nd->pool != req->pool || nd->type < 0
-		    || nd->type >= a->n_types)
+		if (!nd->up || nd->pool != req->pool || nd->type < 0 ||
+		    nd->type >= a->n_types)
 			continue;
 		t = &a->types[nd->type];
 		f = fget(src, i) & t->all;
@@ -483,16 +308,17 @@ static void node_pass(pol_agora_t *a, const fsrc_t *src,
 		leaf = nd->leaf >= 0 && nd->leaf < nl ? nd->leaf : 0;
 		a->leaf_free[leaf] += nf;
 		a->leaf_cap[leaf] += t->n;
-		if (nf < kmin || nf == 0
-		    || (nd->features & req->features) != req->features)
+		if (nf < kmin || nf == 0 ||
+		    (nd->features & req->features) != req->features)
 			continue;
 		if (t->n > ps->maxg)
 			ps->maxg = t->n;
 		if (nd->weight > ps->maxw)
 			ps->maxw = nd->weight;
-		e = best_subset(t, f, k > 0 ? k : nf);
+		e = pol_place_type_best(t, f, k > 0 ? k : nf);
 		cd = &a->cand[ps->n_cand++];
 		cd->node = i;
+		cd->type = nd->type;
 		cd->leaf = leaf;
 		cd->nfree = nf;
 		cd->take = k > 0 ? k : nf;
@@ -512,9 +338,10 @@ static void set_costs(pol_agora_t *a, pass_t *ps, double level_div)
 	for (i = 0; i < ps->n_cand; i++) {
 		cand_t *cd = &a->cand[i];
 
-		cd->cost = a->w.level * cd->level / level_div
-			   + a->w.frag * (cd->g ? (double) cd->dfrag / cd->g : 0)
-			   + a->w.weight * (ps->maxw > 0 ? cd->w / ps->maxw : 0);
+		cd->cost = a->w.level * cd->level / level_div +
+			   a->w.frag *
+				   (cd->g ? (double) cd->dfrag / cd->g : 0) +
+			   a->w.weight * (ps->maxw > 0 ? cd->w / ps->maxw : 0);
 	}
 }
 
@@ -633,11 +460,10 @@ static int place_gang(pol_agora_t *a, const fsrc_t *src,
 		for (l = 0; l < ps.n_leaves; l++) {
 			if (!a->leaf_cnt[l])
 				continue;
-			qsort(a->tmp + a->leaf_off[l],
-			      (size_t) a->leaf_cnt[l], sizeof(cand_t),
-			      cmp_cost);
-			for (j = nl; j > 0 && a->leaf_cnt[a->order[j - 1]]
-						      < a->leaf_cnt[l];
+			qsort(a->tmp + a->leaf_off[l], (size_t) a->leaf_cnt[l],
+			      sizeof(cand_t), cmp_cost);
+			for (j = nl; j > 0 && a->leaf_cnt[a->order[j - 1]] <
+						      a->leaf_cnt[l];
 			     j--)
 				a->order[j] = a->order[j - 1];
 			a->order[j] = l;
@@ -648,9 +474,9 @@ static int place_gang(pol_agora_t *a, const fsrc_t *src,
 
 			if (a->leaf_cnt[lf] > n - got) {
 				/* best fit: the smallest leaf that suffices */
-				for (j = i; j + 1 < nl
-					    && a->leaf_cnt[a->order[j + 1]]
-						       >= n - got;
+				for (j = i;
+				     j + 1 < nl &&
+				     a->leaf_cnt[a->order[j + 1]] >= n - got;
 				     j++)
 					;
 				lf = a->order[j];
@@ -697,8 +523,8 @@ static int split_take(pol_agora_t *a, const fsrc_t *src, cand_t *seg, int cnt,
 			/* last j >= i with nfree >= rem: fewest free */
 			int j = i, nf;
 			cand_t *cd;
-			atype_t *t;
-			memo_ent_t e;
+			pol_place_type_t *t;
+			pol_subset_t e;
 
 			while (j + 1 < cnt && seg[j + 1].nfree >= rem)
 				j++;
@@ -707,7 +533,8 @@ static int split_take(pol_agora_t *a, const fsrc_t *src, cand_t *seg, int cnt,
 				j--; /* first of that size: best cost */
 			cd = &seg[j];
 			t = &a->types[src->c->nodes[cd->node].type];
-			e = best_subset(t, fget(src, cd->node) & t->all, rem);
+			e = pol_place_type_best(t, fget(src, cd->node) & t->all,
+						rem);
 			cd->take = rem;
 			cd->sel = e.sel;
 			cd->level = e.level;
@@ -720,8 +547,8 @@ static int split_take(pol_agora_t *a, const fsrc_t *src, cand_t *seg, int cnt,
 }
 
 static int place_split(pol_agora_t *a, const fsrc_t *src,
-		       const pol_place_req_t *req, int total,
-		       pol_alloc_t *out, double *score)
+		       const pol_place_req_t *req, int total, pol_alloc_t *out,
+		       double *score)
 {
 	pass_t ps;
 	const cand_t **pick = NULL, **best = NULL;
@@ -770,11 +597,10 @@ static int place_split(pol_agora_t *a, const fsrc_t *src,
 		for (l = 0; l < ps.n_leaves; l++) {
 			if (!a->leaf_cnt[l])
 				continue;
-			qsort(a->tmp + a->leaf_off[l],
-			      (size_t) a->leaf_cnt[l], sizeof(cand_t),
-			      cmp_free);
-			for (j = nl; j > 0 && a->leaf_sum[a->order[j - 1]]
-						      < a->leaf_sum[l];
+			qsort(a->tmp + a->leaf_off[l], (size_t) a->leaf_cnt[l],
+			      sizeof(cand_t), cmp_free);
+			for (j = nl; j > 0 && a->leaf_sum[a->order[j - 1]] <
+						      a->leaf_sum[l];
 			     j--)
 				a->order[j] = a->order[j - 1];
 			a->order[j] = l;
@@ -814,8 +640,8 @@ out:
 	return rc;
 }
 
-static int place(pol_agora_t *a, const fsrc_t *src,
-		 const pol_place_req_t *req, pol_alloc_t *out, double *score)
+static int place(pol_agora_t *a, const fsrc_t *src, const pol_place_req_t *req,
+		 pol_alloc_t *out, double *score)
 {
 	const pol_cluster_t *c = src->c;
 	double sc = 0;
@@ -831,8 +657,8 @@ static int place(pol_agora_t *a, const fsrc_t *src,
 		errno = EINVAL;
 		return -1;
 	}
-	if (req->nodes < 0 || (req->nodes > 0 && req->gpus_per_node < 1)
-	    || (req->nodes == 0 && req->total_gpus < 1)) {
+	if (req->nodes < 0 || (req->nodes > 0 && req->gpus_per_node < 1) ||
+	    (req->nodes == 0 && req->total_gpus < 1)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -844,12 +670,13 @@ static int place(pol_agora_t *a, const fsrc_t *src,
 	for (i = 0; i < c->n_nodes; i++) {
 		const pol_node_t *nd = &c->nodes[i];
 
-		if (nd->up && nd->pool == req->pool && nd->type >= 0
-		    && nd->type < a->n_types
-		    && (nd->features & req->features) == req->features
-		    && a->types[nd->type].n > maxg)
+		if (nd->up && nd->pool == req->pool && nd->type >= 0 &&
+		    nd->type < a->n_types &&
+		    (nd->features & req->features) == req->features &&
+		    a->types[nd->type].n > maxg)
 			maxg = a->types[nd->type].n;
 	}
+	a->maxg = maxg;
 	if (req->nodes == 1)
 		rc = place_one(a, src, req, req->gpus_per_node, out, &sc);
 	else if (req->nodes > 1)
@@ -862,8 +689,8 @@ static int place(pol_agora_t *a, const fsrc_t *src,
 		errno = ENOSPC;
 		if (req->total_gpus <= maxg)
 			rc = place_one(a, src, req, req->total_gpus, out, &sc);
-		if (rc < 0 && errno == ENOSPC
-		    && (req->total_gpus > maxg || a->w.split_small))
+		if (rc < 0 && errno == ENOSPC &&
+		    (req->total_gpus > maxg || a->w.split_small))
 			rc = place_split(a, src, req, req->total_gpus, out,
 					 &sc);
 	}
@@ -904,14 +731,14 @@ int pol_place_agora(void *arg, const pol_freemap_t *fm, const pol_job_t *job,
 					: job->total_gpus;
 	req.pool = job->pool;
 	/* O(1) rejection with the map's counters */
-	if (req.total_gpus > 0
-	    && pol_freemap_free_gpus(fm, job->pool) < req.total_gpus) {
+	if (req.total_gpus > 0 &&
+	    pol_freemap_free_gpus(fm, job->pool) < req.total_gpus) {
 		errno = ENOSPC;
 		return -1;
 	}
-	if (job->nodes > 0 && job->gpus_per_node > 0
-	    && pol_freemap_count_at_least(fm, job->pool, job->gpus_per_node)
-		       < job->nodes) {
+	if (job->nodes > 0 && job->gpus_per_node > 0 &&
+	    pol_freemap_count_at_least(fm, job->pool, job->gpus_per_node) <
+		    job->nodes) {
 		errno = ENOSPC;
 		return -1;
 	}
@@ -922,7 +749,8 @@ int pol_place_agora(void *arg, const pol_freemap_t *fm, const pol_job_t *job,
 }
 
 double pol_agora_score(pol_agora_t *a, const pol_cluster_t *c,
-		       const pol_gpumask_t *free_masks, const pol_alloc_t *alloc)
+		       const pol_gpumask_t *free_masks,
+		       const pol_alloc_t *alloc)
 {
 	fsrc_t src = { c, free_masks, NULL };
 	const cand_t **p = NULL;
@@ -932,8 +760,8 @@ double pol_agora_score(pol_agora_t *a, const pol_cluster_t *c,
 	double s = -1.0;
 	int i, nl;
 
-	if (!a || !c || !alloc || alloc->n_parts < 1 || !types_match(a, c)
-	    || scratch(a, c) < 0) {
+	if (!a || !c || !alloc || alloc->n_parts < 1 || !types_match(a, c) ||
+	    scratch(a, c) < 0) {
 		errno = EINVAL;
 		return -1.0;
 	}
@@ -941,10 +769,18 @@ double pol_agora_score(pol_agora_t *a, const pol_cluster_t *c,
 	req.pool = c->nodes[alloc->parts[0].node].pool;
 	/* leaf sums and the weight scale (no candidates needed: kmin huge) */
 	node_pass(a, &src, &req, POL_MAX_GPUS_PER_NODE + 1, 1, &ps);
-	for (i = 0; i < c->n_nodes; i++)
-		if (c->nodes[i].up && c->nodes[i].pool == req.pool
-		    && c->nodes[i].weight > ps.maxw)
-			ps.maxw = c->nodes[i].weight;
+	a->maxg = 0;
+	for (i = 0; i < c->n_nodes; i++) {
+		const pol_node_t *nd = &c->nodes[i];
+
+		if (!nd->up || nd->pool != req.pool || nd->type < 0 ||
+		    nd->type >= a->n_types)
+			continue;
+		if (nd->weight > ps.maxw)
+			ps.maxw = nd->weight;
+		if (a->types[nd->type].n > a->maxg)
+			a->maxg = a->types[nd->type].n;
+	}
 	nl = ps.n_leaves;
 	parts = calloc((size_t) alloc->n_parts, sizeof(*parts));
 	p = calloc((size_t) alloc->n_parts, sizeof(*p));
@@ -954,11 +790,11 @@ double pol_agora_score(pol_agora_t *a, const pol_cluster_t *c,
 	}
 	for (i = 0; i < alloc->n_parts; i++) {
 		int nd = alloc->parts[i].node;
-		atype_t *t;
+		pol_place_type_t *t;
 		pol_gpumask_t f, g = alloc->parts[i].gpus;
 
-		if (nd < 0 || nd >= c->n_nodes || c->nodes[nd].type < 0
-		    || c->nodes[nd].type >= a->n_types) {
+		if (nd < 0 || nd >= c->n_nodes || c->nodes[nd].type < 0 ||
+		    c->nodes[nd].type >= a->n_types) {
 			errno = EINVAL;
 			goto out;
 		}
@@ -969,15 +805,16 @@ double pol_agora_score(pol_agora_t *a, const pol_cluster_t *c,
 			goto out;
 		}
 		parts[i].node = nd;
-		parts[i].leaf = c->nodes[nd].leaf >= 0
-					&& c->nodes[nd].leaf < nl
-				? c->nodes[nd].leaf
-				: 0;
+		parts[i].type = c->nodes[nd].type;
+		parts[i].leaf = c->nodes[nd].leaf >= 0 && c->nodes[nd].leaf < nl
+					? c->nodes[nd].leaf
+					: 0;
 		parts[i].take = pol_popcount(g);
 		parts[i].g = t->n_groups;
 		parts[i].sel = g;
-		parts[i].level = subset_level(t, g);
-		parts[i].dfrag = frag_of(t, f & ~g) - frag_of(t, f);
+		parts[i].level = pol_place_type_level(t, g);
+		parts[i].dfrag = pol_place_type_frag(t, f & ~g) -
+				 pol_place_type_frag(t, f);
 		parts[i].w = c->nodes[nd].weight > 0 ? c->nodes[nd].weight : 0;
 		p[i] = &parts[i];
 	}

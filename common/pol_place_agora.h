@@ -17,11 +17,14 @@
  *
  * THE SCORE (lower is better; what the auctions compare):
  *
- *   score = W_level * (L + l/4) + W_frag * f + W_weight * w
+ *   score = W_level * (L + spread) + W_frag * f + W_weight * w
  *
  *   L  job locality level, pol_level_t 0..5 (pol_alloc_level()).
- *   l  for multi-node jobs, the worst intra-node level of any part (0..3);
- *      0 for one-node jobs (L already is it).  l/4 < 1, so L dominates.
+ *   spread  multi-node jobs only (0 for one node), in [0, 0.75) so L
+ *      dominates: 0.5 * (1 - min_nodes / nodes) for using more nodes than
+ *      ceil(GPUs / largest node), plus 0.25 * e / 3 where e is the worst
+ *      part's intra-node level above the best that many GPUs can have on
+ *      its node type (a whole two-island node is e = 0).
  *   f  fragmentation change in [-1, 1]: over the locality groups the job
  *      touches (NVLink islands, PCIe switches, sockets, nodes, leaves),
  *      (groups partly free after - groups partly free before) / groups.
@@ -53,8 +56,7 @@
 
 #include "pol_model.h"
 #include "pol_place.h"
-
-#define POL_AGORA_MEMO_GPUS 12
+#include "pol_place_subset.h" /* POL_AGORA_MEMO_GPUS */
 
 typedef struct pol_agora pol_agora_t;
 
@@ -73,9 +75,9 @@ typedef struct pol_place_weights {
 
 /* A placement request (the adapter fills it from a job). */
 typedef struct pol_place_req {
-	int nodes;	   /* gang nodes; 0 = any split of total_gpus */
+	int nodes;         /* gang nodes; 0 = any split of total_gpus */
 	int gpus_per_node; /* with nodes > 0 */
-	int total_gpus;	   /* with nodes == 0 */
+	int total_gpus;    /* with nodes == 0 */
 	pol_pool_t pool;
 	uint64_t features; /* required feature bits (node has all); 0 = any */
 } pol_place_req_t;
@@ -108,7 +110,8 @@ int pol_agora_place(pol_agora_t *a, const pol_cluster_t *c,
  * free; else -1.0 with errno EINVAL.
  */
 double pol_agora_score(pol_agora_t *a, const pol_cluster_t *c,
-		       const pol_gpumask_t *free_masks, const pol_alloc_t *alloc);
+		       const pol_gpumask_t *free_masks,
+		       const pol_alloc_t *alloc);
 
 /*
  * The pol_place_f adapter (pol_place.h): arg is a pol_agora_t *.  Uses

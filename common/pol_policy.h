@@ -41,6 +41,12 @@ const pol_policy_ops_t *pol_registry_find(const char *name);
  */
 pol_policy_t *pol_policy_create(const char *name, const char *params,
 				const pol_placer_t *placer, agora_err_t *err);
+/* The same from an ops table that need not be in the registry (tests,
+ * out-of-tree policies). */
+pol_policy_t *pol_policy_create_ops(const pol_policy_ops_t *ops,
+				    const char *params,
+				    const pol_placer_t *placer,
+				    agora_err_t *err);
 /* Run one decision pass; see pol_policy_ops_t.decide. */
 int pol_policy_decide(pol_policy_t *p, const pol_snapshot_t *snap,
 		      int64_t now, pol_actions_t *out);

@@ -75,7 +75,7 @@ int pol_preempt_pass(pol_preempt_t *pp, const pol_placer_t *pl,
 	bool running;
 	int rc;
 
-	if (pol_work_sync(&pp->w, snap->cluster, 0) || grow(pp, total))
+	if (pol_work_sync(&pp->w, snap->cluster, 0) || grow(pp, total + 1))
 		return -1;
 	pol_actions_clear(&pp->starts);
 	memset(pp->flag, F_NONE, (size_t) total);

@@ -51,11 +51,26 @@ pol_policy_t *pol_policy_create(const char *name, const char *params,
 				const pol_placer_t *placer, agora_err_t *err)
 {
 	const pol_policy_ops_t *ops = pol_registry_find(name);
-	pol_policy_t *p;
 
 	if (!ops) {
 		agora_err_set(err, "unknown policy '%s'", name ? name : "");
 		errno = ENOENT;
+		return NULL;
+	}
+	return pol_policy_create_ops(ops, params, placer, err);
+}
+
+pol_policy_t *pol_policy_create_ops(const pol_policy_ops_t *ops,
+				    const char *params,
+				    const pol_placer_t *placer,
+				    agora_err_t *err)
+{
+	const char *name = ops ? ops->name : "";
+	pol_policy_t *p;
+
+	if (!ops || !ops->create || !ops->decide || !ops->destroy) {
+		agora_err_set(err, "policy '%s': incomplete ops table", name);
+		errno = EINVAL;
 		return NULL;
 	}
 	p = calloc(1, sizeof(*p));

@@ -27,7 +27,10 @@
  *    (checkpoint reload).
  *
  * Metrics (sim_summarize(); rho is defined only there):
- *  - JCT = finish - submit; queueing delay = first start - submit.
+ *  - JCT = finish - submit; queueing delay = JCT - time running, i.e. all
+ *    time pending, also after preemptions (first start - submit alone
+ *    would call a preemptive policy's waiting zero; the per-job CSV has
+ *    both).
  *  - rho of a job = JCT / T_ideal, T_ideal = its duration, i.e. the run
  *    time alone on an ideal consolidated allocation of its requested
  *    size (Themis' finish-time fairness with T_ideal measured alone).
@@ -101,6 +104,7 @@ typedef struct sim_job_out {
 	int preemptions;
 	int level;	     /* worst pol_level_t of its allocations */
 	int gpus;	     /* GPUs of its last allocation */
+	int64_t run_s;	     /* seconds it held GPUs, all runs */
 } sim_job_out_t;
 
 typedef struct sim_result {

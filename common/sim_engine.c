@@ -61,6 +61,7 @@ typedef struct sim {
 	int busy;
 	int maxg_pool[2];
 	double frag_now; /* GPUs counted as fragmented until next event */
+	int util_cap;
 	sim_result_t *res;
 	agora_err_t *err;
 	int64_t now;
@@ -282,6 +283,7 @@ static void update_work(sim_t *s, int id)
 		if (j->work < 0)
 			j->work = 0;
 		j->attained += (double) j->gpus * (double) dt;
+		s->res->jobs[s->order[id]].run_s += dt;
 	}
 	j->t_upd = s->now;
 }
@@ -596,15 +598,19 @@ static int account(sim_t *s, int64_t t)
 		int64_t e = t < bend ? t : bend;
 
 		if (b >= r->n_bins) {
-			int nb = (int) b + 1 + r->n_bins;
-			double *nu = realloc(r->util, (size_t) nb * sizeof(*nu));
+			if (b >= s->util_cap) {
+				int nc = (int) b * 2 + 64;
+				double *nu = realloc(r->util,
+						     (size_t) nc * sizeof(*nu));
 
-			if (!nu)
-				return -1;
-			memset(nu + r->n_bins, 0,
-			       (size_t) (nb - r->n_bins) * sizeof(*nu));
-			r->util = nu;
-			r->n_bins = nb;
+				if (!nu)
+					return -1;
+				r->util = nu;
+				s->util_cap = nc;
+			}
+			memset(r->util + r->n_bins, 0,
+			       (size_t) (b + 1 - r->n_bins) * sizeof(*r->util));
+			r->n_bins = (int) b + 1;
 		}
 		r->util[b] += (double) s->busy * (double) (e - a);
 		a = e;

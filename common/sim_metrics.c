@@ -71,7 +71,7 @@ int sim_summarize(const sim_result_t *res, const sim_job_t *jobs, int n,
 		if (o->finish < 0)
 			continue;
 		jct[m] = (double) (o->finish - jobs[i].submit);
-		q[m] = (double) (o->first_start - jobs[i].submit);
+		q[m] = jct[m] - (double) o->run_s;
 		sum_j += jct[m];
 		sum_q += q[m];
 		m++;

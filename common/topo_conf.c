@@ -100,14 +100,15 @@ char *topo_gres_conf(const topo_node_t *n, const char *nodename,
 		nodename = n->nodes[0] ? n->nodes : n->type.name;
 	if (!file_prefix)
 		file_prefix = "/dev/nvidia";
-	if (strpbrk(nodename, " \t\n=") || strpbrk(file_prefix, " \t\n")
-	    || (type && strpbrk(type, " \t\n=:"))) {
+	if (strpbrk(nodename, " \t\n=") || strpbrk(file_prefix, " \t\n") ||
+	    (type && strpbrk(type, " \t\n=:"))) {
 		errno = EINVAL;
 		agora_err_set(err, "gres.conf: node name, File prefix or Type "
-			      "contains blanks or '='");
+				   "contains blanks or '='");
 		return NULL;
 	}
-	sb_add(&b, "# gres.conf for node type '%s' (%d GPUs), written by "
+	sb_add(&b,
+	       "# gres.conf for node type '%s' (%d GPUs), written by "
 	       "agora-topo.\n# Links tiers: NVLink=%d, same PCIe switch=%d, "
 	       "same socket=%d, across sockets=%d (doc/topology.md).\n",
 	       n->type.name, n->type.n_gpus, TOPO_LINK_NVLINK, TOPO_LINK_PCIE,
@@ -125,8 +126,8 @@ char *topo_gres_conf(const topo_node_t *n, const char *nodename,
 		for (j = 0; j < n->type.n_gpus; j++)
 			sb_add(&b, "%s%d", j ? "," : "",
 			       i == j ? -1
-				      : topo_link_value((pol_level_t)
-						n->type.level[i][j]));
+				      : topo_link_value((pol_level_t) n->type
+								.level[i][j]));
 		sb_add(&b, "\n");
 	}
 	return sb_done(&b, err);
@@ -148,8 +149,8 @@ static int line_get(const char *line, const char *key, char *val, size_t len)
 		e = p;
 		while (*e && *e != ' ' && *e != '\t')
 			e++;
-		if ((size_t) (e - p) > kl && !strncasecmp(p, key, kl)
-		    && p[kl] == '=') {
+		if ((size_t) (e - p) > kl && !strncasecmp(p, key, kl) &&
+		    p[kl] == '=') {
 			size_t vl = (size_t) (e - p) - kl - 1;
 
 			if (vl >= len)
@@ -163,8 +164,8 @@ static int line_get(const char *line, const char *key, char *val, size_t len)
 	return 0;
 }
 
-int topo_gres_count_gpus(const char *text, const char *name,
-			 const char *host, agora_err_t *err)
+int topo_gres_count_gpus(const char *text, const char *name, const char *host,
+			 agora_err_t *err)
 {
 	const char *p = text;
 	int lineno = 0, total = 0;
@@ -185,7 +186,8 @@ int topo_gres_count_gpus(const char *text, const char *name,
 
 		lineno++;
 		if (len >= sizeof(line)) {
-			agora_err_set(err, "%s:%d: line too long", name, lineno);
+			agora_err_set(err, "%s:%d: line too long", name,
+				      lineno);
 			errno = EINVAL;
 			return -1;
 		}
@@ -208,8 +210,10 @@ int topo_gres_count_gpus(const char *text, const char *name,
 			int in = topo_hostlist_contains(v, host);
 
 			if (in < 0) {
-				agora_err_set(err, "%s:%d: NodeName: bad "
-					      "hostlist '%s'", name, lineno, v);
+				agora_err_set(err,
+					      "%s:%d: NodeName: bad "
+					      "hostlist '%s'",
+					      name, lineno, v);
 				errno = EINVAL;
 				return -1;
 			}
@@ -221,8 +225,10 @@ int topo_gres_count_gpus(const char *text, const char *name,
 			long c = strtol(v, &end, 10);
 
 			if (*end || c < 0 || c > 1 << 20) {
-				agora_err_set(err, "%s:%d: Count: bad value "
-					      "'%s'", name, lineno, v);
+				agora_err_set(err,
+					      "%s:%d: Count: bad value "
+					      "'%s'",
+					      name, lineno, v);
 				errno = EINVAL;
 				return -1;
 			}
@@ -231,8 +237,10 @@ int topo_gres_count_gpus(const char *text, const char *name,
 			long c = topo_hostlist_count(v);
 
 			if (c < 0) {
-				agora_err_set(err, "%s:%d: File: bad device "
-					      "list '%s'", name, lineno, v);
+				agora_err_set(err,
+					      "%s:%d: File: bad device "
+					      "list '%s'",
+					      name, lineno, v);
 				errno = EINVAL;
 				return -1;
 			}
@@ -267,8 +275,10 @@ int topo_gres_check(const topo_model_t *model, const char *model_name,
 			continue;
 		names = topo_hostlist_expand(spec, &n);
 		if (!names) {
-			agora_err_set(err, "%s: node_types[%d].nodes: bad "
-				      "hostlist '%s'", model_name, t, spec);
+			agora_err_set(err,
+				      "%s: node_types[%d].nodes: bad "
+				      "hostlist '%s'",
+				      model_name, t, spec);
 			errno = EINVAL;
 			return -1;
 		}
@@ -282,11 +292,12 @@ int topo_gres_check(const topo_model_t *model, const char *model_name,
 				return -1;
 			}
 			if (c != nt->type.n_gpus) {
-				agora_err_set(err, "%s: NodeName %s: %d GPUs, "
+				agora_err_set(err,
+					      "%s: NodeName %s: %d GPUs, "
 					      "but %s: node_types[%d] '%s' has "
-					      "%d", gres_name, h, c, model_name,
-					      t, nt->type.name,
-					      nt->type.n_gpus);
+					      "%d",
+					      gres_name, h, c, model_name, t,
+					      nt->type.name, nt->type.n_gpus);
 				free(names);
 				errno = EINVAL;
 				return -1;
@@ -328,8 +339,10 @@ char *topo_topology_conf(const char *nodes, int nodes_per_leaf,
 	if (nodes_per_leaf <= 0 || (size_t) nodes_per_leaf > n)
 		nodes_per_leaf = (int) n;
 	n_leaves = (n + (size_t) nodes_per_leaf - 1) / (size_t) nodes_per_leaf;
-	sb_add(&b, "# topology.conf written by agora-topo: %zu nodes, %d per "
-	       "leaf switch, %zu leaves.\n", n, nodes_per_leaf, n_leaves);
+	sb_add(&b,
+	       "# topology.conf written by agora-topo: %zu nodes, %d per "
+	       "leaf switch, %zu leaves.\n",
+	       n, nodes_per_leaf, n_leaves);
 	for (i = 0; i < n_leaves; i++) {
 		size_t first = i * (size_t) nodes_per_leaf;
 		size_t cnt = n - first < (size_t) nodes_per_leaf

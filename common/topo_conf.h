@@ -19,9 +19,9 @@
 #include "topo_model.h"
 
 #define TOPO_LINK_NVLINK 16
-#define TOPO_LINK_PCIE 8
+#define TOPO_LINK_PCIE   8
 #define TOPO_LINK_SOCKET 4
-#define TOPO_LINK_NODE 2
+#define TOPO_LINK_NODE   2
 
 /* The Links= value for a level (-1 is written for self, not by this). */
 int topo_link_value(pol_level_t level);
@@ -46,8 +46,8 @@ char *topo_gres_conf(const topo_node_t *n, const char *nodename,
  * counts 8), else 1.  AutoDetect lines without File/Count are skipped.
  * Returns the count, or -1/EINVAL with err "name:LINE: why".
  */
-int topo_gres_count_gpus(const char *text, const char *name,
-			 const char *host, agora_err_t *err);
+int topo_gres_count_gpus(const char *text, const char *name, const char *host,
+			 agora_err_t *err);
 
 /*
  * Check every node of every node type of model against gres.conf text:

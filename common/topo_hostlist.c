@@ -58,8 +58,8 @@ static int expand_item(hbuf_t *b, const char *s, size_t len)
 		return hbuf_add(b, s, len);
 	}
 	rb = memchr(lb, ']', len - (size_t) (lb - s));
-	if (!rb || memchr(rb + 1, '[', len - (size_t) (rb + 1 - s))
-	    || memchr(rb + 1, ']', len - (size_t) (rb + 1 - s)))
+	if (!rb || memchr(rb + 1, '[', len - (size_t) (rb + 1 - s)) ||
+	    memchr(rb + 1, ']', len - (size_t) (rb + 1 - s)))
 		goto bad;
 	pre = (size_t) (lb - s);
 	suf = len - (size_t) (rb + 1 - s);
@@ -244,12 +244,12 @@ char *topo_hostlist_compress(const char *names, size_t first, size_t n)
 		if (split_name(a, &pl, &na, &wa) == 0) {
 			nb = na;
 			for (; j < n; j++) {
-				const char *b = names
-						+ (first + j) * TOPO_HOSTNAME_LEN;
+				const char *b = names +
+						(first + j) * TOPO_HOSTNAME_LEN;
 
-				if (split_name(b, &pl2, &nj, &wj) < 0
-				    || pl2 != pl || strncmp(a, b, pl)
-				    || !same_width(wa, wj, nj) || nj != nb + 1)
+				if (split_name(b, &pl2, &nj, &wj) < 0 ||
+				    pl2 != pl || strncmp(a, b, pl) ||
+				    !same_width(wa, wj, nj) || nj != nb + 1)
 					break;
 				nb = nj;
 			}

@@ -19,8 +19,8 @@ int topo_hwloc_set_filters(hwloc_topology_t topo)
 					       HWLOC_TYPE_FILTER_KEEP_ALL) < 0)
 		return -1;
 	/* Caches and Groups are irrelevant here: keep loading cheap. */
-	if (hwloc_topology_set_cache_types_filter(topo,
-					HWLOC_TYPE_FILTER_KEEP_NONE) < 0)
+	if (hwloc_topology_set_cache_types_filter(
+		    topo, HWLOC_TYPE_FILTER_KEEP_NONE) < 0)
 		return -1;
 	return 0;
 }
@@ -32,8 +32,7 @@ static int abi_ok(void)
 }
 
 hwloc_topology_t topo_hwloc_load_xml_buffer(const char *xml, size_t len,
-					    const char *name,
-					    agora_err_t *err)
+					    const char *name, agora_err_t *err)
 {
 	hwloc_topology_t topo = NULL;
 	char *copy = NULL;
@@ -42,9 +41,10 @@ hwloc_topology_t topo_hwloc_load_xml_buffer(const char *xml, size_t len,
 	if (!name)
 		name = "(xml)";
 	if (!abi_ok()) {
-		agora_err_set(err, "%s: hwloc runtime 0x%x does not match the "
-			      "0x%x it was built with", name,
-			      hwloc_get_api_version(), HWLOC_API_VERSION);
+		agora_err_set(err,
+			      "%s: hwloc runtime 0x%x does not match the "
+			      "0x%x it was built with",
+			      name, hwloc_get_api_version(), HWLOC_API_VERSION);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -66,10 +66,11 @@ hwloc_topology_t topo_hwloc_load_xml_buffer(const char *xml, size_t len,
 		agora_err_set(err, "%s: hwloc_topology_init failed", name);
 		goto err;
 	}
-	if (topo_hwloc_set_filters(topo) < 0
-	    || hwloc_topology_set_xmlbuffer(topo, copy, (int) len + 1) < 0
-	    || hwloc_topology_load(topo) < 0) {
-		agora_err_set(err, "%s: not a valid hwloc XML topology "
+	if (topo_hwloc_set_filters(topo) < 0 ||
+	    hwloc_topology_set_xmlbuffer(topo, copy, (int) len + 1) < 0 ||
+	    hwloc_topology_load(topo) < 0) {
+		agora_err_set(err,
+			      "%s: not a valid hwloc XML topology "
 			      "(export it with `lstopo --of xml` from hwloc "
 			      "2.x; topology version 3.0 needs hwloc 3)",
 			      name);
@@ -156,8 +157,8 @@ static int is_gpu_osdev(hwloc_obj_t o)
 
 	if (o->type != HWLOC_OBJ_OS_DEVICE || !o->subtype)
 		return 0;
-	if (o->attr->osdev.type != HWLOC_OBJ_OSDEV_GPU
-	    && o->attr->osdev.type != HWLOC_OBJ_OSDEV_COPROC)
+	if (o->attr->osdev.type != HWLOC_OBJ_OSDEV_GPU &&
+	    o->attr->osdev.type != HWLOC_OBJ_OSDEV_COPROC)
 		return 0;
 	for (i = 0; i < sizeof(subtypes) / sizeof(subtypes[0]); i++)
 		if (!strcmp(o->subtype, subtypes[i]))
@@ -188,8 +189,8 @@ static int is_gpu_pcidev(hwloc_obj_t pci)
 	unsigned cls = pci->attr->pcidev.class_id;
 	hwloc_obj_t c;
 
-	if (pci->attr->pcidev.vendor_id == 0x10de
-	    && (cls == 0x0300 || cls == 0x0302))
+	if (pci->attr->pcidev.vendor_id == 0x10de &&
+	    (cls == 0x0300 || cls == 0x0302))
 		return 1;
 	for (c = pci->io_first_child; c; c = c->next_sibling)
 		if (is_gpu_osdev(c))
@@ -199,8 +200,8 @@ static int is_gpu_pcidev(hwloc_obj_t pci)
 
 static int is_pci_pci_bridge(hwloc_obj_t o)
 {
-	return o->type == HWLOC_OBJ_BRIDGE
-	       && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI;
+	return o->type == HWLOC_OBJ_BRIDGE &&
+	       o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI;
 }
 
 /*
@@ -267,8 +268,8 @@ static int derive_islands(hwloc_topology_t topo, hwloc_obj_t *gpus, int n,
 
 	for (g = 0; g < n; g++)
 		par[g] = g;
-	if (hwloc_distances_get_by_name(topo, "NVLinkBandwidth", &nr, dist,
-					0) < 0)
+	if (hwloc_distances_get_by_name(topo, "NVLinkBandwidth", &nr, dist, 0) <
+	    0)
 		nr = 0;
 	if (nr > 8)
 		nr = 8;
@@ -298,9 +299,8 @@ static int derive_islands(hwloc_topology_t topo, hwloc_obj_t *gpus, int n,
 			if (gi[i] < 0)
 				continue;
 			for (j = i + 1; j < d->nbobjs; j++)
-				if (gi[j] >= 0
-				    && uf_find(op, (int) i)
-					       == uf_find(op, (int) j))
+				if (gi[j] >= 0 && uf_find(op, (int) i) ==
+							  uf_find(op, (int) j))
 					uf_union(par, gi[i], gi[j]);
 		}
 		free(op);
@@ -312,8 +312,8 @@ static int derive_islands(hwloc_topology_t topo, hwloc_obj_t *gpus, int n,
 	return 0;
 }
 
-int topo_hwloc_derive(hwloc_topology_t topo, const char *name,
-		      topo_node_t *out, agora_err_t *err)
+int topo_hwloc_derive(hwloc_topology_t topo, const char *name, topo_node_t *out,
+		      agora_err_t *err)
 {
 	hwloc_obj_t gpus[POL_MAX_GPUS_PER_NODE];
 	hwloc_obj_t pci = NULL, root;
@@ -377,8 +377,8 @@ int topo_hwloc_derive(hwloc_topology_t topo, const char *name,
 			pkg = nonio;
 		tg->socket = pkg ? (int) pkg->logical_index : -1;
 		tg->numa = -1;
-		if (nonio && nonio->nodeset
-		    && hwloc_bitmap_weight(nonio->nodeset) == 1)
+		if (nonio && nonio->nodeset &&
+		    hwloc_bitmap_weight(nonio->nodeset) == 1)
 			tg->numa = hwloc_bitmap_first(nonio->nodeset);
 		br = top_pci_bridge(dev);
 		tg->pcie_switch = -1;
@@ -391,10 +391,10 @@ int topo_hwloc_derive(hwloc_topology_t topo, const char *name,
 			tg->pcie_switch = s;
 		}
 		/* Cores= wants Slurm's logical core index: hwloc's order */
-		while (nonio && nonio->cpuset
-		       && (core = hwloc_get_next_obj_inside_cpuset_by_type(
-				   topo, nonio->cpuset, HWLOC_OBJ_CORE, core))
-		       && nc < 4096)
+		while (nonio && nonio->cpuset &&
+		       (core = hwloc_get_next_obj_inside_cpuset_by_type(
+				topo, nonio->cpuset, HWLOC_OBJ_CORE, core)) &&
+		       nc < 4096)
 			cores[nc++] = (int) core->logical_index;
 		if (nonio == root)
 			nc = 0; /* attached to the machine: no locality */

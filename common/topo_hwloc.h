@@ -38,8 +38,7 @@ int topo_hwloc_set_filters(hwloc_topology_t topo);
  * hwloc_topology_destroy(), or NULL with errno EINVAL and err set.
  */
 hwloc_topology_t topo_hwloc_load_xml_buffer(const char *xml, size_t len,
-					    const char *name,
-					    agora_err_t *err);
+					    const char *name, agora_err_t *err);
 
 /* Same from a file path (errors name the path). */
 hwloc_topology_t topo_hwloc_load_xml_file(const char *path, agora_err_t *err);
@@ -50,7 +49,7 @@ hwloc_topology_t topo_hwloc_load_xml_file(const char *path, agora_err_t *err);
  * without GPUs gives n_gpus == 0 (not an error).  More than
  * POL_MAX_GPUS_PER_NODE GPUs: -1/ERANGE.  0 or -1/errno with err.
  */
-int topo_hwloc_derive(hwloc_topology_t topo, const char *name,
-		      topo_node_t *out, agora_err_t *err);
+int topo_hwloc_derive(hwloc_topology_t topo, const char *name, topo_node_t *out,
+		      agora_err_t *err);
 
 #endif

@@ -26,8 +26,9 @@ void topo_node_derive_levels(topo_node_t *n)
 	for (i = 0; i < ng; i++) {
 		n->gpu[i].island = map[i];
 		n->type.gpu_island[i] = (int8_t) map[i];
-		n->type.gpu_socket[i] =
-			(int8_t) (n->gpu[i].socket < 0 ? 0 : n->gpu[i].socket);
+		n->type.gpu_socket[i] = (int8_t) (n->gpu[i].socket < 0
+							  ? 0
+							  : n->gpu[i].socket);
 	}
 	for (i = 0; i < ng; i++)
 		for (j = 0; j < ng; j++) {
@@ -36,8 +37,8 @@ void topo_node_derive_levels(topo_node_t *n)
 
 			if (i == j || a->island == b->island)
 				l = POL_LVL_NVLINK;
-			else if (a->pcie_switch >= 0
-				 && a->pcie_switch == b->pcie_switch)
+			else if (a->pcie_switch >= 0 &&
+				 a->pcie_switch == b->pcie_switch)
 				l = POL_LVL_PCIE;
 			else if (a->socket >= 0 && a->socket == b->socket)
 				l = POL_LVL_SOCKET;
@@ -148,8 +149,6 @@ int topo_node_set_islands(topo_node_t *n, const char *spec, agora_err_t *err)
 		isl[i] = -1;
 	while (*p) {
 		long a, b, x;
-		const char *start = p;
-
 		/* one island: a, a-b, or a+b+c */
 		for (;;) {
 			if (parse_uint(&p, &a) < 0)
@@ -161,17 +160,20 @@ int topo_node_set_islands(topo_node_t *n, const char *spec, agora_err_t *err)
 					goto bad;
 			}
 			if (b >= n->type.n_gpus) {
-				agora_err_set(err, "islands: GPU %ld out of "
+				agora_err_set(err,
+					      "islands: GPU %ld out of "
 					      "range (node type '%s' has %d "
-					      "GPUs)", b, n->type.name,
-					      n->type.n_gpus);
+					      "GPUs)",
+					      b, n->type.name, n->type.n_gpus);
 				errno = EINVAL;
 				return -1;
 			}
 			for (x = a; x <= b; x++) {
 				if (isl[x] >= 0) {
-					agora_err_set(err, "islands: GPU %ld "
-						      "named twice", x);
+					agora_err_set(err,
+						      "islands: GPU %ld "
+						      "named twice",
+						      x);
 					errno = EINVAL;
 					return -1;
 				}
@@ -181,9 +183,8 @@ int topo_node_set_islands(topo_node_t *n, const char *spec, agora_err_t *err)
 				break;
 			p++;
 		}
-		(void) start;
 		id++;
-		if (*p == ',')
+		if (*p == ',' && p[1])
 			p++;
 		else if (*p)
 			goto bad;
@@ -198,8 +199,10 @@ int topo_node_set_islands(topo_node_t *n, const char *spec, agora_err_t *err)
 	topo_node_derive_levels(n);
 	return 0;
 bad:
-	agora_err_set(err, "islands: bad syntax at '%s' in '%s' (want e.g. "
-		      "0-3,4-7 or 0+2,1+3)", p, spec);
+	agora_err_set(err,
+		      "islands: bad syntax at '%s' in '%s' (want e.g. "
+		      "0-3,4-7 or 0+2,1+3)",
+		      p, spec);
 	errno = EINVAL;
 	return -1;
 }
@@ -292,28 +295,32 @@ char *topo_model_to_json(const topo_model_t *model)
 					       json_object_new_int(i));
 			json_object_object_add(go, "name",
 					       json_object_new_string(g->name));
-			json_object_object_add(go, "pci",
+			json_object_object_add(
+				go, "pci",
 				json_object_new_string(g->pci_busid));
 			json_object_object_add(go, "socket",
 					       json_object_new_int(g->socket));
 			json_object_object_add(go, "numa",
 					       json_object_new_int(g->numa));
-			json_object_object_add(go, "pcie_switch",
+			json_object_object_add(
+				go, "pcie_switch",
 				json_object_new_int(g->pcie_switch));
 			json_object_object_add(go, "island",
 					       json_object_new_int(g->island));
-			json_object_object_add(go, "cores",
-					       json_object_new_string(g->cores));
+			json_object_object_add(
+				go, "cores", json_object_new_string(g->cores));
 			json_object_array_add(lv, row);
 			for (j = 0; j < n->type.n_gpus; j++)
-				json_object_array_add(row,
-					json_object_new_int(n->type.level[i][j]));
+				json_object_array_add(
+					row, json_object_new_int(
+						     n->type.level[i][j]));
 		}
 	}
 	{
 		const char *s = json_object_to_json_string_ext(
-			root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
-				      | JSON_C_TO_STRING_NOSLASHESCAPE);
+			root, JSON_C_TO_STRING_PRETTY |
+				      JSON_C_TO_STRING_SPACED |
+				      JSON_C_TO_STRING_NOSLASHESCAPE);
 
 		out = s ? strdup(s) : NULL;
 	}
@@ -331,7 +338,16 @@ typedef struct jctx {
 	const char *file;
 	char path[128];
 	agora_err_t *err;
+	char fld[192]; /* scratch for fpath() */
 } jctx_t;
+
+/* "path.key", or "key" at the top level */
+static const char *fpath(jctx_t *c, const char *key)
+{
+	snprintf(c->fld, sizeof(c->fld), "%.120s%s%.60s", c->path,
+		 c->path[0] ? "." : "", key);
+	return c->fld;
+}
 
 static json_object *jget(jctx_t *c, json_object *o, const char *key,
 			 json_type type, int required)
@@ -340,14 +356,13 @@ static json_object *jget(jctx_t *c, json_object *o, const char *key,
 
 	if (!json_object_object_get_ex(o, key, &v) || !v) {
 		if (required)
-			agora_err_set(c->err, "%s: %s%s%s: missing", c->file,
-				      c->path, c->path[0] ? "." : "", key);
+			agora_err_set(c->err, "%s: %s: missing", c->file,
+				      fpath(c, key));
 		return NULL;
 	}
 	if (!json_object_is_type(v, type)) {
-		agora_err_set(c->err, "%s: %s%s%s: wrong type (want %s)",
-			      c->file, c->path, c->path[0] ? "." : "", key,
-			      json_type_to_name(type));
+		agora_err_set(c->err, "%s: %s: wrong type (want %s)", c->file,
+			      fpath(c, key), json_type_to_name(type));
 		return NULL;
 	}
 	return v;
@@ -362,22 +377,22 @@ static int jint(jctx_t *c, json_object *o, const char *key, int required,
 
 	if (!json_object_object_get_ex(o, key, &v) || !v) {
 		if (required) {
-			agora_err_set(c->err, "%s: %s.%s: missing", c->file,
-				      c->path, key);
+			agora_err_set(c->err, "%s: %s: missing", c->file,
+				      fpath(c, key));
 			return -1;
 		}
 		*out = dflt;
 		return 0;
 	}
 	if (!json_object_is_type(v, json_type_int)) {
-		agora_err_set(c->err, "%s: %s.%s: not an integer", c->file,
-			      c->path, key);
+		agora_err_set(c->err, "%s: %s: not an integer", c->file,
+			      fpath(c, key));
 		return -1;
 	}
 	x = json_object_get_int64(v);
 	if (x < lo || x > hi) {
-		agora_err_set(c->err, "%s: %s.%s: %lld out of range [%ld, %ld]",
-			      c->file, c->path, key, (long long) x, lo, hi);
+		agora_err_set(c->err, "%s: %s: %lld out of range [%ld, %ld]",
+			      c->file, fpath(c, key), (long long) x, lo, hi);
 		return -1;
 	}
 	*out = (long) x;
@@ -392,22 +407,22 @@ static int jstr(jctx_t *c, json_object *o, const char *key, int required,
 
 	if (!json_object_object_get_ex(o, key, &v) || !v) {
 		if (required) {
-			agora_err_set(c->err, "%s: %s.%s: missing", c->file,
-				      c->path, key);
+			agora_err_set(c->err, "%s: %s: missing", c->file,
+				      fpath(c, key));
 			return -1;
 		}
 		buf[0] = '\0';
 		return 0;
 	}
 	if (!json_object_is_type(v, json_type_string)) {
-		agora_err_set(c->err, "%s: %s.%s: not a string", c->file,
-			      c->path, key);
+		agora_err_set(c->err, "%s: %s: not a string", c->file,
+			      fpath(c, key));
 		return -1;
 	}
 	s = json_object_get_string(v);
 	if (strlen(s) >= len) {
-		agora_err_set(c->err, "%s: %s.%s: longer than %zu characters",
-			      c->file, c->path, key, len - 1);
+		agora_err_set(c->err, "%s: %s: longer than %zu characters",
+			      c->file, fpath(c, key), len - 1);
 		return -1;
 	}
 	strcpy(buf, s);
@@ -425,8 +440,8 @@ static int parse_type(jctx_t *c, json_object *o, topo_node_t *n)
 			      c->path);
 		return -1;
 	}
-	if (jstr(c, o, "name", 1, n->type.name, sizeof(n->type.name)) < 0
-	    || jstr(c, o, "nodes", 0, n->nodes, sizeof(n->nodes)) < 0)
+	if (jstr(c, o, "name", 1, n->type.name, sizeof(n->type.name)) < 0 ||
+	    jstr(c, o, "nodes", 0, n->nodes, sizeof(n->nodes)) < 0)
 		return -1;
 	if (!n->type.name[0]) {
 		agora_err_set(c->err, "%s: %s.name: empty", c->file, c->path);
@@ -471,8 +486,8 @@ static int parse_type(jctx_t *c, json_object *o, topo_node_t *n)
 			topo_gpu_t *tg = &n->gpu[i];
 			int tmp[4096];
 
-			snprintf(c->path, sizeof(c->path), "%.100s.gpu[%d]", base,
-				 i);
+			snprintf(c->path, sizeof(c->path), "%.100s.gpu[%d]",
+				 base, i);
 			if (!json_object_is_type(g, json_type_object)) {
 				agora_err_set(c->err, "%s: %s: not an object",
 					      c->file, c->path);
@@ -480,18 +495,19 @@ static int parse_type(jctx_t *c, json_object *o, topo_node_t *n)
 			}
 			if (jint(c, g, "index", 0, i, i, i, &v) < 0)
 				return -1;
-			if (jstr(c, g, "name", 0, tg->name,
-				 sizeof(tg->name)) < 0
-			    || jstr(c, g, "pci", 0, tg->pci_busid,
-				    sizeof(tg->pci_busid)) < 0
-			    || jstr(c, g, "cores", 0, tg->cores,
-				    sizeof(tg->cores)) < 0)
+			if (jstr(c, g, "name", 0, tg->name, sizeof(tg->name)) <
+				    0 ||
+			    jstr(c, g, "pci", 0, tg->pci_busid,
+				 sizeof(tg->pci_busid)) < 0 ||
+			    jstr(c, g, "cores", 0, tg->cores,
+				 sizeof(tg->cores)) < 0)
 				return -1;
-			if (topo_parse_ranges(tg->cores, tmp, 4096,
-					      1 << 20) < 0) {
-				agora_err_set(c->err, "%s: %s.cores: bad core "
-					      "list '%s'", c->file, c->path,
-					      tg->cores);
+			if (topo_parse_ranges(tg->cores, tmp, 4096, 1 << 20) <
+			    0) {
+				agora_err_set(c->err,
+					      "%s: %s.cores: bad core "
+					      "list '%s'",
+					      c->file, c->path, tg->cores);
 				return -1;
 			}
 			if (jint(c, g, "socket", 0, -1, 63, -1, &v) < 0)
@@ -500,8 +516,8 @@ static int parse_type(jctx_t *c, json_object *o, topo_node_t *n)
 			if (jint(c, g, "numa", 0, -1, 1 << 16, -1, &v) < 0)
 				return -1;
 			tg->numa = (int) v;
-			if (jint(c, g, "pcie_switch", 0, -1, 1 << 16, -1, &v)
-			    < 0)
+			if (jint(c, g, "pcie_switch", 0, -1, 1 << 16, -1, &v) <
+			    0)
 				return -1;
 			tg->pcie_switch = (int) v;
 			if (jint(c, g, "island", 0, 0, 1 << 16, i, &v) < 0)
@@ -524,10 +540,12 @@ static int parse_type(jctx_t *c, json_object *o, topo_node_t *n)
 	for (i = 0; i < ng; i++) {
 		json_object *row = json_object_array_get_idx(lv, i);
 
-		if (!json_object_is_type(row, json_type_array)
-		    || (int) json_object_array_length(row) != ng) {
-			agora_err_set(c->err, "%s: %s.level[%d]: want an array "
-				      "of %d levels", c->file, c->path, i, ng);
+		if (!json_object_is_type(row, json_type_array) ||
+		    (int) json_object_array_length(row) != ng) {
+			agora_err_set(c->err,
+				      "%s: %s.level[%d]: want an array "
+				      "of %d levels",
+				      c->file, c->path, i, ng);
 			return -1;
 		}
 		for (j = 0; j < ng; j++) {
@@ -535,17 +553,20 @@ static int parse_type(jctx_t *c, json_object *o, topo_node_t *n)
 			int64_t x;
 
 			if (!json_object_is_type(e, json_type_int)) {
-				agora_err_set(c->err, "%s: %s.level[%d][%d]: not "
-					      "an integer", c->file, c->path,
-					      i, j);
+				agora_err_set(c->err,
+					      "%s: %s.level[%d][%d]: not "
+					      "an integer",
+					      c->file, c->path, i, j);
 				return -1;
 			}
 			x = json_object_get_int64(e);
 			if (x != n->type.level[i][j]) {
-				agora_err_set(c->err, "%s: %s.level[%d][%d]: %lld "
+				agora_err_set(c->err,
+					      "%s: %s.level[%d][%d]: %lld "
 					      "contradicts the GPU fields "
 					      "(island/pcie_switch/socket give "
-					      "%d)", c->file, c->path, i, j,
+					      "%d)",
+					      c->file, c->path, i, j,
 					      (long long) x,
 					      n->type.level[i][j]);
 				return -1;
@@ -581,16 +602,19 @@ int topo_model_parse_string(const char *text, const char *name,
 		goto nomem;
 	root = json_tokener_parse_ex(tok, text, (int) strlen(text));
 	jerr = json_tokener_get_error(tok);
-	if (!root || jerr != json_tokener_success
-	    || json_tokener_get_parse_end(tok) != strlen(text)) {
+	if (!root || jerr != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) != strlen(text)) {
 		size_t off = json_tokener_get_parse_end(tok);
 
 		/* trailing whitespace after the document is fine */
-		if (root && jerr == json_tokener_success
-		    && strspn(text + off, " \t\r\n") == strlen(text + off))
+		if (root && jerr == json_tokener_success &&
+		    strspn(text + off, " \t\r\n") == strlen(text + off))
 			goto parsed;
-		agora_err_set(err, "%s: not valid JSON (%s at byte %zu)", c.file,
-			      jerr != json_tokener_success
+		agora_err_set(err, "%s: not valid JSON (%s at byte %zu)",
+			      c.file,
+			      jerr == json_tokener_continue
+				      ? "unexpected end of input"
+			      : jerr != json_tokener_success
 				      ? json_tokener_error_desc(jerr)
 				      : "trailing data",
 			      off);
@@ -608,8 +632,8 @@ parsed:
 			      TOPO_MODEL_FORMAT);
 		goto inval;
 	}
-	if (jint(&c, root, "version", 1, TOPO_MODEL_VERSION,
-		 TOPO_MODEL_VERSION, 0, &ver) < 0)
+	if (jint(&c, root, "version", 1, TOPO_MODEL_VERSION, TOPO_MODEL_VERSION,
+		 0, &ver) < 0)
 		goto inval;
 	types = jget(&c, root, "node_types", json_type_array, 1);
 	if (!types)
@@ -626,9 +650,10 @@ parsed:
 			goto inval;
 		for (k = 0; k < m.n_types; k++)
 			if (!strcmp(m.types[k].type.name, n->type.name)) {
-				agora_err_set(err, "%s: %s.name: '%s' already "
-					      "used by node_types[%d]", c.file,
-					      c.path, n->type.name, k);
+				agora_err_set(err,
+					      "%s: %s.name: '%s' already "
+					      "used by node_types[%d]",
+					      c.file, c.path, n->type.name, k);
 				goto inval;
 			}
 		if (topo_model_add(&m, n) < 0)

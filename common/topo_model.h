@@ -32,24 +32,24 @@
 #include "agora_err.h"
 #include "pol_model.h"
 
-#define TOPO_MODEL_FORMAT "agora-topo-model"
+#define TOPO_MODEL_FORMAT  "agora-topo-model"
 #define TOPO_MODEL_VERSION 1
-#define TOPO_CORES_LEN 512
-#define TOPO_NODES_LEN 1024
+#define TOPO_CORES_LEN     512
+#define TOPO_NODES_LEN     1024
 
 typedef struct topo_gpu {
-	char name[32];	     /* hwloc osdev name (nvml0, cuda0) or "" */
-	char pci_busid[32];  /* "0000:07:00.0" or "" */
-	int socket;	     /* package logical index, -1 = unknown */
-	int numa;	     /* NUMA node os index, -1 = unknown */
-	int pcie_switch;     /* PCIe switch id on this node, -1 = none */
-	int island;	     /* NVLink island id (>= 0) */
+	char name[32];              /* hwloc osdev name (nvml0, cuda0) or "" */
+	char pci_busid[32];         /* "0000:07:00.0" or "" */
+	int socket;                 /* package logical index, -1 = unknown */
+	int numa;                   /* NUMA node os index, -1 = unknown */
+	int pcie_switch;            /* PCIe switch id on this node, -1 = none */
+	int island;                 /* NVLink island id (>= 0) */
 	char cores[TOPO_CORES_LEN]; /* local cores, Slurm syntax "0-15,32" */
 } topo_gpu_t;
 
 typedef struct topo_node {
-	pol_node_type_t type;	    /* name, n_gpus, level[][], ... */
-	int n_cores;		    /* physical cores of the node */
+	pol_node_type_t type;       /* name, n_gpus, level[][], ... */
+	int n_cores;                /* physical cores of the node */
 	char nodes[TOPO_NODES_LEN]; /* hostlist of nodes of this type, "" */
 	topo_gpu_t gpu[POL_MAX_GPUS_PER_NODE];
 } topo_node_t;
@@ -73,8 +73,7 @@ void topo_node_derive_levels(topo_node_t *n);
  * Levels are re-derived.  0, or -1/EINVAL with err ("islands: ...") and
  * *n unchanged.
  */
-int topo_node_set_islands(topo_node_t *n, const char *spec,
-			  agora_err_t *err);
+int topo_node_set_islands(topo_node_t *n, const char *spec, agora_err_t *err);
 
 /* Release what *model owns; *model becomes empty. */
 void topo_model_free(topo_model_t *model);

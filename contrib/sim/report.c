@@ -141,18 +141,20 @@ int report_jobs_csv(const char *path, const cli_ctx_t *ctx,
 		fprintf(stderr, "agora-sim: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "id,tenant,submit,duration,gpus,time_limit,first_start,finish,jct,queue,rho,preemptions,level\n");
+	fprintf(f, "id,tenant,submit,duration,gpus,time_limit,first_start,finish,jct,queue,first_wait,run_s,rho,preemptions,level\n");
 	for (i = 0; i < ctx->trace.n; i++) {
 		const sim_job_t *j = &ctx->trace.jobs[i];
 		const sim_job_out_t *o = &run->res.jobs[i];
 
-		fprintf(f, "%lld,%s,%lld,%lld,%d,%lld,%lld,%lld,%lld,%lld,%.4f,%d,%d\n",
+		fprintf(f, "%lld,%s,%lld,%lld,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.4f,%d,%d\n",
 			(long long) j->id, ctx->trace.tenants[j->tenant],
 			(long long) j->submit, (long long) j->duration, j->gpus,
 			(long long) o->limit, (long long) o->first_start,
 			(long long) o->finish,
 			(long long) (o->finish >= 0 ? o->finish - j->submit : -1),
+			(long long) (o->finish >= 0 ? o->finish - j->submit - o->run_s : -1),
 			(long long) (o->first_start >= 0 ? o->first_start - j->submit : -1),
+			(long long) o->run_s,
 			sim_job_rho(j, o), o->preemptions, o->level);
 	}
 	if (fclose(f)) {

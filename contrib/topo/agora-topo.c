@@ -78,8 +78,8 @@ static int write_out(const char *path, const char *text, int nl)
 			return 1;
 		}
 	}
-	if (fputs(text, f) == EOF || (nl && fputc('\n', f) == EOF)
-	    || (f != stdout && fclose(f) != 0)) {
+	if (fputs(text, f) == EOF || (nl && fputc('\n', f) == EOF) ||
+	    (f != stdout && fclose(f) != 0)) {
 		fprintf(stderr, "%s: %s: write error\n", prog,
 			path ? path : "stdout");
 		return 1;
@@ -130,11 +130,11 @@ static int load_node(const opts_t *o, topo_node_t *n, agora_err_t *err)
 		if (!topo)
 			return -1;
 	} else if (o->local) {
-		if (hwloc_topology_init(&topo) < 0
-		    || topo_hwloc_set_filters(topo) < 0
-		    || hwloc_topology_load(topo) < 0) {
+		if (hwloc_topology_init(&topo) < 0 ||
+		    topo_hwloc_set_filters(topo) < 0 ||
+		    hwloc_topology_load(topo) < 0) {
 			agora_err_set(err, "local: cannot load the hwloc "
-				      "topology of this machine");
+					   "topology of this machine");
 			if (topo)
 				hwloc_topology_destroy(topo);
 			return -1;
@@ -209,8 +209,10 @@ static int cmd_gres(const opts_t *o)
 				if (!strcmp(m.types[t].type.name, o->type_name))
 					break;
 		} else if (m.n_types != 1) {
-			fprintf(stderr, "%s: %s: %d node types: pick one with "
-				"--type-name\n", prog, o->model, m.n_types);
+			fprintf(stderr,
+				"%s: %s: %d node types: pick one with "
+				"--type-name\n",
+				prog, o->model, m.n_types);
 			goto out;
 		}
 		if (t >= m.n_types) {
@@ -219,8 +221,8 @@ static int cmd_gres(const opts_t *o)
 			goto out;
 		}
 		*n = m.types[t];
-		if (o->islands
-		    && topo_node_set_islands(n, o->islands, &err) < 0) {
+		if (o->islands &&
+		    topo_node_set_islands(n, o->islands, &err) < 0) {
 			rc = die(err.text);
 			goto out;
 		}
@@ -251,8 +253,8 @@ static int cmd_topology(const opts_t *o)
 		usage(stderr);
 		return 2;
 	}
-	txt = topo_topology_conf(o->nodes, o->per_leaf, o->leaf_prefix,
-				 o->top, &err);
+	txt = topo_topology_conf(o->nodes, o->per_leaf, o->leaf_prefix, o->top,
+				 &err);
 	if (!txt)
 		return die(err.text);
 	rc = write_out(o->out, txt, 0);
@@ -309,9 +311,11 @@ static int cmd_merge(const opts_t *o, int argc, char **argv)
 			for (k = 0; k < all.n_types; k++)
 				if (!strcmp(all.types[k].type.name,
 					    m.types[t].type.name)) {
-					fprintf(stderr, "%s: %s: node type "
-						"'%s' defined twice\n", prog,
-						argv[i], m.types[t].type.name);
+					fprintf(stderr,
+						"%s: %s: node type "
+						"'%s' defined twice\n",
+						prog, argv[i],
+						m.types[t].type.name);
 					topo_model_free(&m);
 					topo_model_free(&all);
 					return 1;
@@ -347,9 +351,9 @@ static void show_node(const topo_node_t *n)
 	for (i = 0; i < n->type.n_gpus; i++)
 		printf("  GPU%-2d %-8s pci %-12s socket %d numa %d switch %d "
 		       "island %d cores %s\n",
-		       i, n->gpu[i].name, n->gpu[i].pci_busid,
-		       n->gpu[i].socket, n->gpu[i].numa, n->gpu[i].pcie_switch,
-		       n->gpu[i].island, n->gpu[i].cores);
+		       i, n->gpu[i].name, n->gpu[i].pci_busid, n->gpu[i].socket,
+		       n->gpu[i].numa, n->gpu[i].pcie_switch, n->gpu[i].island,
+		       n->gpu[i].cores);
 	if (!n->type.n_gpus)
 		return;
 	printf("  %6s", "");
@@ -359,9 +363,9 @@ static void show_node(const topo_node_t *n)
 	for (i = 0; i < n->type.n_gpus; i++) {
 		printf("  GPU%-2d ", i);
 		for (j = 0; j < n->type.n_gpus; j++)
-			printf(" %-5s", i == j ? "X"
-					       : lvl_name[n->type.level[i][j]
-							  & 3]);
+			printf(" %-5s",
+			       i == j ? "X"
+				      : lvl_name[n->type.level[i][j] & 3]);
 		printf("\n");
 	}
 }
@@ -448,45 +452,78 @@ int main(int argc, char **argv)
 		printf("%s %s (hwloc runtime %u.%u.%u, built with %u.%u.%u)\n",
 		       prog, PACKAGE_VERSION, hwloc_get_api_version() >> 16,
 		       (hwloc_get_api_version() >> 8) & 0xff,
-		       hwloc_get_api_version() & 0xff,
-		       HWLOC_API_VERSION >> 16, (HWLOC_API_VERSION >> 8) & 0xff,
+		       hwloc_get_api_version() & 0xff, HWLOC_API_VERSION >> 16,
+		       (HWLOC_API_VERSION >> 8) & 0xff,
 		       HWLOC_API_VERSION & 0xff);
 		return 0;
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "i:m:g:o:n:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:m:g:o:n:h", lopts, NULL)) !=
+	       -1) {
 		switch (c) {
-		case 'i': o.xml = optarg; break;
-		case 'L': o.local = 1; break;
-		case 'm': o.model = optarg; break;
-		case 'g': o.gres = optarg; break;
-		case 'o': o.out = optarg; break;
-		case 'n': o.name = optarg; break;
+		case 'i':
+			o.xml = optarg;
+			break;
+		case 'L':
+			o.local = 1;
+			break;
+		case 'm':
+			o.model = optarg;
+			break;
+		case 'g':
+			o.gres = optarg;
+			break;
+		case 'o':
+			o.out = optarg;
+			break;
+		case 'n':
+			o.name = optarg;
+			break;
 		case 'N':
 			if (add_nodes(&o, optarg) < 0)
 				return die("out of memory");
 			break;
-		case 'I': o.islands = optarg; break;
-		case 'F': o.file_prefix = optarg; break;
-		case 'T': o.type = optarg; break;
-		case 't': o.type_name = optarg; break;
+		case 'I':
+			o.islands = optarg;
+			break;
+		case 'F':
+			o.file_prefix = optarg;
+			break;
+		case 'T':
+			o.type = optarg;
+			break;
+		case 't':
+			o.type_name = optarg;
+			break;
 		case 'l': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
 
 			if (*end || v < 0 || v > 1000000) {
-				fprintf(stderr, "%s: --nodes-per-leaf: bad "
-					"value '%s'\n", prog, optarg);
+				fprintf(stderr,
+					"%s: --nodes-per-leaf: bad "
+					"value '%s'\n",
+					prog, optarg);
 				return 2;
 			}
 			o.per_leaf = (int) v;
 			break;
 		}
-		case 'P': o.leaf_prefix = optarg; break;
-		case 'S': o.top = optarg; break;
-		case 'H': o.node = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'P':
+			o.leaf_prefix = optarg;
+			break;
+		case 'S':
+			o.top = optarg;
+			break;
+		case 'H':
+			o.node = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (!strcmp(cmd, "model"))

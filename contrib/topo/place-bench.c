@@ -65,10 +65,10 @@ typedef struct shape {
 } shape_t;
 
 static const shape_t shapes[] = {
-	{ "1 GPU", 0, 0, 1 },	     { "2 GPUs", 0, 0, 2 },
-	{ "4 GPUs", 0, 0, 4 },	     { "8 GPUs", 0, 0, 8 },
-	{ "2 nodes x 4", 2, 4, 8 },  { "2 nodes x 8", 2, 8, 16 },
-	{ "8 nodes x 8", 8, 8, 64 }, { "32 GPUs total", 0, 0, 32 },
+	{ "1 GPU", 0, 0, 1 },          { "2 GPUs", 0, 0, 2 },
+	{ "4 GPUs", 0, 0, 4 },         { "8 GPUs", 0, 0, 8 },
+	{ "2 nodes x 4", 2, 4, 8 },    { "2 nodes x 8", 2, 8, 16 },
+	{ "8 nodes x 8", 8, 8, 64 },   { "32 GPUs total", 0, 0, 32 },
 	{ "64 GPUs total", 0, 0, 64 },
 };
 
@@ -105,15 +105,30 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
-		case 'n': n_nodes = atoi(optarg); break;
-		case 'l': per_leaf = atoi(optarg); break;
-		case 'b': busy = atof(optarg); break;
-		case 'i': iters = atoi(optarg); break;
-		case 'm': model = optarg; break;
-		case 't': type_name = optarg; break;
-		case 's': rng_state ^= strtoull(optarg, NULL, 10) * 2654435761ULL; break;
+		case 'n':
+			n_nodes = atoi(optarg);
+			break;
+		case 'l':
+			per_leaf = atoi(optarg);
+			break;
+		case 'b':
+			busy = atof(optarg);
+			break;
+		case 'i':
+			iters = atoi(optarg);
+			break;
+		case 'm':
+			model = optarg;
+			break;
+		case 't':
+			type_name = optarg;
+			break;
+		case 's':
+			rng_state ^= strtoull(optarg, NULL, 10) * 2654435761ULL;
+			break;
 		default:
-			fprintf(stderr, "usage: place-bench [--nodes N] "
+			fprintf(stderr,
+				"usage: place-bench [--nodes N] "
 				"[--per-leaf N] [--busy F] [--iters N] "
 				"[--model M [--type-name T]] [--seed S]\n");
 			return 2;
@@ -247,9 +262,10 @@ int main(int argc, char **argv)
 				int r;
 
 				fill_job(&job, sh);
-				r = strat == 0 ? pol_place_agora(ag, f2, &job, &a)
-					       : pol_place_basic(NULL, f2, &job,
-								 &a);
+				r = strat == 0
+					    ? pol_place_agora(ag, f2, &job, &a)
+					    : pol_place_basic(NULL, f2, &job,
+							      &a);
 				if (r < 0) {
 					misses++;
 					continue;
@@ -263,8 +279,9 @@ int main(int argc, char **argv)
 					lev += l;
 					/* best possible: NVLink within a node
 					 * for <= 4, node for 8, leaf above */
-					worse += l > (sh->total <= 4 ? 0
-						      : sh->total <= 8 ? 3 : 4);
+					worse += l > (sh->total <= 4   ? 0
+						      : sh->total <= 8 ? 3
+								       : 4);
 				}
 				pol_freemap_take(f2, &a);
 				pol_alloc_free(&a);

@@ -155,6 +155,7 @@ t_harness_start() {
 		return 1
 	fi
 	note "$out"
+	grep -E 'synced|forcing|idle and federated' <<<"$out" | sed 's/^/# /'
 	local c n
 	for c in 1 2; do
 		n=$(on "$c" sinfo --local -h -N -t idle -o %N | wc -l)
@@ -181,7 +182,11 @@ t_gpu_job() {
 		wait_running "$c" "${ids[c]}" || return 1
 		out=$(gres_idx "$c" "${ids[c]}")
 		note "c$c job ${ids[c]}: $(tr '\n' ';' <<<"$out")"
-		lines=$(grep -c "GRES=gpu[^ ]*:$g(IDX:$want)" <<<"$out")
+		# 'scontrol show job -d' groups nodes with the same allocation
+		# (Nodes=c1n[1-2] ... GRES=gpu:8(IDX:0-7)): count the nodes.
+		lines=$(grep "GRES=gpu[^ ]*:$g(IDX:$want)\$" <<<"$out" |
+			sed -n 's/^Nodes=\([^ ]*\) .*/\1/p' | paste -sd, -)
+		lines=$(on 1 scontrol show hostnames "$lines" 2>/dev/null | wc -l)
 		[ "$lines" -eq "$nn" ] ||
 			fail "c$c: want $nn node(s) with gpu:$g(IDX:$want) in scontrol show job -d" ||
 			return 1
@@ -294,12 +299,28 @@ t_clients_work() {
 	out=$(on 2 squeue --federation 2>&1) || fail "squeue failed: $out" || return 1
 	# srun loads every select_*.so in PluginDir (SLURM-NOTES section 3)
 	# shellcheck disable=SC2016
-	out=$(on 1 timeout 60 srun -N1 --gres=gpu:2 -t 1 bash -c 'echo cvd=$CUDA_VISIBLE_DEVICES' 2>&1) ||
-		fail "srun on c1 failed: $out" || return 1
+	out=$(on 1 timeout 60 srun -N1 --gres=gpu:2 -t 1 bash -c 'echo cvd=$CUDA_VISIBLE_DEVICES' 2>"$W/jobs/srun.err") ||
+		fail "srun on c1 failed: $out $(cat "$W/jobs/srun.err")" || return 1
 	[ "$out" = "cvd=0,1" ] || fail "srun --gres=gpu:2 printed '$out', want cvd=0,1" || return 1
-	out=$(on 2 timeout 60 srun -N2 --gres=gpu:8 -t 1 hostname 2>&1) ||
-		fail "2-node srun on c2 failed: $out" || return 1
+	out=$(on 2 timeout 60 srun -N2 --gres=gpu:8 -t 1 hostname 2>"$W/jobs/srun.err") ||
+		fail "2-node srun on c2 failed: $out $(cat "$W/jobs/srun.err")" || return 1
 	[ "$(wc -l <<<"$out")" -eq 2 ] || fail "2-node srun printed: $out" || return 1
+}
+
+t_own_munge() {
+	local out
+	# The system munged (if any) has another key: a daemon or client that
+	# used it instead of the harness's socket would log decode failures.
+	out=$(grep -rlE 'Munge decode failed|Invalid credential|Protocol authentication error' "$W/log" 2>/dev/null)
+	[ -z "$out" ] || fail "munge errors in: $out" || return 1
+	out=$(grep -h '^AuthInfo=\|^AccountingStoragePass=' "$(conf 1)" "$W/dbd/slurmdbd.conf" | sort -u)
+	note "$out"
+	[ "$(grep -c "socket=$W/munge/munge.socket" <<<"$out")" -eq 2 ] ||
+		fail "slurm.conf/slurmdbd.conf do not point at $W/munge/munge.socket" || return 1
+	local pid
+	pid=$(cat "$W/run/munged.pid")
+	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = munged ] ||
+		fail "the harness's munged (pid $pid) is not running" || return 1
 }
 
 t_harness_stop() {
@@ -358,6 +379,8 @@ run_test "slurmctld log shows Agora's select/cons_tres wrapper loaded" \
 	t_select_wrapper
 run_test "sinfo, squeue --federation and srun (1 and 2 nodes) work" \
 	t_clients_work
+run_test "everything authenticated through the harness's own munged (no munge errors in any log)" \
+	t_own_munge
 if [ "${AGORA_IT_KEEP:-0}" != 1 ]; then
 	run_test "harness stop stops every daemon and frees every port" t_harness_stop
 fi

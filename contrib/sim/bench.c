@@ -1,0 +1,205 @@
+/*
+ * bench.c - "agora-sim bench": one decision pass of every registered
+ * policy on a synthetic snapshot (default 10,000 nodes x 8 GPUs with
+ * 100,000 pending jobs, then 1,000 nodes with 10,000 jobs), and the
+ * stock placement's cost per job.
+ *
+ * The snapshot: every node runs one job on a random number (0..8) of its
+ * GPUs (so about half the GPUs are busy and every free count occurs);
+ * pending jobs follow the Philly size mix (93% 1 GPU, 2% 2, 1% 4, 2% 8,
+ * 1% 16, 1% 32), 11 tenants, time limits 1-24 h, remaining = half the
+ * limit.  Seeded: the same --seed gives the same snapshot.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_cli.h"
+
+typedef struct bench_snap {
+	pol_cluster_t *c;
+	pol_job_t *pend, *run;
+	int n_pend, n_run;
+} bench_snap_t;
+
+static void bench_free(bench_snap_t *b)
+{
+	int i;
+
+	for (i = 0; b->run && i < b->n_run; i++)
+		pol_alloc_free(&b->run[i].alloc);
+	free(b->pend);
+	free(b->run);
+	pol_cluster_destroy(&b->c);
+}
+
+static int bench_make(bench_snap_t *b, int nodes, int gpus, int jobs,
+		      uint64_t seed, int64_t now)
+{
+	static const int sizes[] = { 1, 2, 4, 8, 16, 32 };
+	static const int cum[] = { 93, 95, 96, 98, 99, 100 };
+	uint64_t rng = seed;
+	int i;
+
+	memset(b, 0, sizeof(*b));
+	b->c = pol_cluster_uniform(nodes, gpus, 16);
+	b->pend = calloc((size_t) jobs, sizeof(*b->pend));
+	b->run = calloc((size_t) nodes, sizeof(*b->run));
+	if (!b->c || !b->pend || !b->run)
+		return -1;
+	for (i = 0; i < nodes; i++) {
+		int busy = (int) (sim_rand(&rng) % (uint64_t) (gpus + 1));
+		pol_job_t *r;
+
+		if (!busy)
+			continue;
+		r = &b->run[b->n_run];
+		r->id = 1000000000LL + i;
+		r->tenant = (int) (sim_rand(&rng) % 11);
+		r->total_gpus = r->min_gpus = r->max_gpus = busy;
+		r->submit = now - 7200;
+		r->start = now - (int64_t) (sim_rand(&rng) % 7200);
+		r->time_limit = 3600 * (1 + (int64_t) (sim_rand(&rng) % 24));
+		r->remaining = r->time_limit / 2;
+		r->attained = (now - r->start) * busy;
+		r->requeueable = true;
+		r->state = POL_JOB_RUNNING;
+		r->dataset = -1;
+		r->alloc.parts = malloc(sizeof(*r->alloc.parts));
+		if (!r->alloc.parts)
+			return -1;
+		r->alloc.n_parts = 1;
+		r->alloc.parts[0].node = i;
+		r->alloc.parts[0].gpus = ((pol_gpumask_t) 1 << busy) - 1;
+		b->c->nodes[i].free &= ~r->alloc.parts[0].gpus;
+		b->n_run++;
+	}
+	for (i = 0; i < jobs; i++) {
+		pol_job_t *j = &b->pend[i];
+		int p = (int) (sim_rand(&rng) % 100), k = 0;
+
+		while (p >= cum[k])
+			k++;
+		j->id = i;
+		j->tenant = (int) (sim_rand(&rng) % 11);
+		j->total_gpus = j->min_gpus = j->max_gpus = sizes[k];
+		j->submit = now - jobs + i;
+		j->time_limit = 3600 * (1 + (int64_t) (sim_rand(&rng) % 24));
+		j->remaining = j->time_limit / 2;
+		j->requeueable = true;
+		j->dataset = -1;
+	}
+	b->n_pend = jobs;
+	return 0;
+}
+
+static void bench_one(int nodes, int gpus, int jobs, uint64_t seed)
+{
+	const int64_t now = 1000000000;
+	const pol_policy_ops_t *const *r;
+	bench_snap_t b;
+	pol_snapshot_t snap;
+	pol_freemap_t *fm;
+	double t0, dt;
+	int i, placed = 0;
+
+	if (bench_make(&b, nodes, gpus, jobs, seed, now)) {
+		fprintf(stderr, "agora-sim bench: out of memory\n");
+		bench_free(&b);
+		return;
+	}
+	snap.cluster = b.c;
+	snap.pending = b.pend;
+	snap.n_pending = b.n_pend;
+	snap.running = b.run;
+	snap.n_running = b.n_run;
+	snap.n_tenants = 11;
+	printf("\nsnapshot: %d nodes x %d GPUs (%d free), %d running, %d pending\n",
+	       nodes, gpus, pol_cluster_free_gpus(b.c), b.n_run, b.n_pend);
+	/* placement alone: each pending job on the same map, not taken */
+	fm = pol_freemap_create(b.c);
+	t0 = cli_now();
+	for (i = 0; fm && i < b.n_pend; i++) {
+		pol_alloc_t a;
+
+		if (!pol_place_basic(NULL, fm, &b.pend[i], &a)) {
+			placed++;
+			pol_alloc_free(&a);
+		}
+	}
+	dt = cli_now() - t0;
+	printf("stock placement: %d jobs (%d fit) in %.2f ms = %.3f us/job; free map build %s\n",
+	       b.n_pend, placed, dt * 1e3, dt * 1e6 / b.n_pend,
+	       fm ? "ok" : "FAILED");
+	pol_freemap_destroy(&fm);
+	printf("%-10s %10s %8s %8s %8s %14s %14s\n", "policy", "pass_ms",
+	       "starts", "preempt", "holds", "us/pending_job", "us/start");
+	for (r = pol_registry(); *r; r++) {
+		agora_err_t err = { { 0 } };
+		pol_policy_t *p = pol_policy_create((*r)->name, NULL, NULL, &err);
+		pol_actions_t acts = { 0 };
+		int st = 0, pr = 0, ho = 0, k;
+
+		if (!p) {
+			printf("%-10s error: %s\n", (*r)->name, err.text);
+			continue;
+		}
+		t0 = cli_now();
+		k = pol_policy_decide(p, &snap, now, &acts);
+		dt = cli_now() - t0;
+		for (i = 0; i < acts.n; i++) {
+			st += acts.v[i].type == POL_ACT_START;
+			pr += acts.v[i].type == POL_ACT_PREEMPT;
+			ho += acts.v[i].type == POL_ACT_HOLD;
+		}
+		if (k)
+			printf("%-10s decide failed\n", (*r)->name);
+		else
+			printf("%-10s %10.2f %8d %8d %8d %14.3f %14.3f\n",
+			       (*r)->name, dt * 1e3, st, pr, ho,
+			       dt * 1e6 / b.n_pend, st ? dt * 1e6 / st : 0.0);
+		pol_actions_free(&acts);
+		pol_policy_destroy(&p);
+	}
+	bench_free(&b);
+}
+
+int bench_main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "nodes", required_argument, NULL, 'n' },
+		{ "gpus", required_argument, NULL, 'g' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "seed", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int nodes = 0, gpus = 8, jobs = 0, ch;
+	uint64_t seed = 1;
+
+	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'n': nodes = atoi(optarg); break;
+		case 'g': gpus = atoi(optarg); break;
+		case 'j': jobs = atoi(optarg); break;
+		case 's': seed = strtoull(optarg, NULL, 10); break;
+		default:
+			fprintf(stderr, "usage: agora-sim bench [--nodes N --gpus G --jobs J] [--seed N]\n");
+			return 2;
+		}
+	}
+	if (gpus < 1 || gpus > 64 || nodes < 0 || jobs < 0) {
+		fprintf(stderr, "agora-sim bench: bad sizes\n");
+		return 2;
+	}
+	printf("agora-sim bench: one decision pass per policy (seed %llu)\n",
+	       (unsigned long long) seed);
+	if (nodes && jobs) {
+		bench_one(nodes, gpus, jobs, seed);
+	} else {
+		bench_one(10000, gpus, 100000, seed);
+		bench_one(1000, gpus, 10000, seed);
+	}
+	return 0;
+}

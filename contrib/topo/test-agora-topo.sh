@@ -1,0 +1,56 @@
+#!/bin/sh
+# End-to-end check of the agora-topo CLI on the fixtures (make check).
+set -u
+top=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+fx=$top/tests/fixtures/topo
+tool=./agora-topo
+tmp=${TMPDIR:-/tmp}/agora-topo-test.$$
+mkdir -p "$tmp" || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+ok() { echo "ok - $1"; }
+ko() { echo "not ok - $1"; fail=1; }
+
+$tool model -i "$fx/2s-8gpu-nvswitch.xml" --name dgx --nodes 'd[1-4]' \
+	-o "$tmp/dgx.json" && ok "model from XML" || ko "model from XML"
+$tool model -i "$fx/2s-8gpu-pcie.xml" --name pcie --nodes 'p[1-2]' \
+	-o "$tmp/pcie.json" && ok "model from XML (pcie)" || ko "model (pcie)"
+$tool merge "$tmp/dgx.json" "$tmp/pcie.json" -o "$tmp/all.json" \
+	&& ok "merge" || ko "merge"
+$tool gres -m "$tmp/all.json" --type-name dgx --file-prefix /tmp/fake/nv \
+	> "$tmp/gres.conf" && ok "gres from model" || ko "gres from model"
+grep -q '^NodeName=d\[1-4\] Name=gpu File=/tmp/fake/nv7 Cores=32-63 Links=16,16,16,16,16,16,16,-1$' \
+	"$tmp/gres.conf" && ok "gres line" || ko "gres line"
+$tool gres -m "$tmp/all.json" --type-name pcie >> "$tmp/gres.conf"
+$tool check -m "$tmp/all.json" -g "$tmp/gres.conf" >/dev/null \
+	&& ok "check agrees" || ko "check agrees"
+grep -v 'nvidia7 ' "$tmp/gres.conf" > "$tmp/gres-7.conf"
+if $tool check -m "$tmp/all.json" -g "$tmp/gres-7.conf" 2> "$tmp/err"; then
+	ko "check mismatch fails"
+else
+	grep -q "gres-7.conf: NodeName p1: 7 GPUs, but .*all.json: node_types\[1\] 'pcie' has 8" \
+		"$tmp/err" && ok "check mismatch names both files" \
+		|| { ko "check mismatch message"; cat "$tmp/err"; }
+fi
+echo '<topology version="2.0"><object' > "$tmp/bad.xml"
+if $tool show -i "$tmp/bad.xml" 2> "$tmp/err"; then
+	ko "bad XML fails"
+else
+	grep -q "bad.xml: not a valid hwloc XML" "$tmp/err" \
+		&& ok "bad XML names the file" || ko "bad XML message"
+fi
+echo '{"format":"agora-topo-model","version":1,"node_types":[{"name":"x","gpus":"2"}]}' > "$tmp/bad.json"
+if $tool show -m "$tmp/bad.json" 2> "$tmp/err"; then
+	ko "bad model fails"
+else
+	grep -q "bad.json: node_types\[0\].gpus: not an integer" "$tmp/err" \
+		&& ok "bad model names file:field" || ko "bad model message"
+fi
+$tool topology --nodes 'c1n[1-32]' --nodes-per-leaf 16 > "$tmp/topo.conf"
+grep -q '^SwitchName=leaf2 Nodes=c1n\[17-32\]$' "$tmp/topo.conf" \
+	&& grep -q '^SwitchName=spine Switches=leaf\[1-2\]$' "$tmp/topo.conf" \
+	&& ok "topology.conf" || ko "topology.conf"
+$tool show -i "$fx/2s-8gpu-2nvlink.xml" --islands 0-1,2-3,4-7 | \
+	grep -q '^  GPU0   X     NV    SOCK  SOCK  NODE' && ok "islands override" \
+	|| ko "islands override"
+exit $fail
