@@ -26,6 +26,7 @@ typedef enum conf_type {
 	CT_STRING,
 	CT_LIST,
 	CT_QUOTA,
+	CT_PLACEMENT,
 } conf_type_t;
 
 typedef struct conf_key {
@@ -53,6 +54,7 @@ static const conf_key_t conf_keys[] = {
 	{ "AccountQuota", CT_QUOTA, OFF(quotas), 0, 1e12, true },
 	{ "CreditWeight", CT_INT, OFF(credit_weight), 0, 1e9, false },
 	{ "TopologyModel", CT_STRING, OFF(topology_model), 0, 0, false },
+	{ "Placement", CT_PLACEMENT, OFF(placement), 0, 0, false },
 };
 
 #define N_KEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -237,6 +239,14 @@ static int conf_set(agora_conf_t *c, const conf_key_t *k, char *val,
 		else
 			BAD("'%s' is not one of account, user, name_prefix",
 			    val);
+		break;
+	case CT_PLACEMENT:
+		if (!strcasecmp(val, "agora"))
+			c->placement = AGORA_PLACEMENT_AGORA;
+		else if (!strcasecmp(val, "stock"))
+			c->placement = AGORA_PLACEMENT_STOCK;
+		else
+			BAD("'%s' is not one of agora, stock", val);
 		break;
 	case CT_CHAR:
 		if (strlen(val) != 1 || isspace((unsigned char) val[0]) ||
@@ -502,6 +512,15 @@ bool agora_conf_auction_partition(const agora_conf_t *conf, const char *part)
 		if (!strcmp(conf->auction_partitions[i], part))
 			return true;
 	return false;
+}
+
+const char *agora_placement_name(agora_placement_t p)
+{
+	switch (p) {
+	case AGORA_PLACEMENT_AGORA: return "agora";
+	case AGORA_PLACEMENT_STOCK: return "stock";
+	}
+	return "unknown";
 }
 
 const char *agora_app_def_name(agora_app_def_t def)

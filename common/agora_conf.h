@@ -26,6 +26,12 @@ typedef enum agora_app_def {
 	AGORA_APP_NAME_PREFIX, /* job-name prefix up to AppNameSeparator */
 } agora_app_def_t;
 
+/* Placement=: who picks the nodes of a GPU job in select/cons_tres. */
+typedef enum agora_placement {
+	AGORA_PLACEMENT_AGORA = 0, /* pol_agora_place narrows, stock picks */
+	AGORA_PLACEMENT_STOCK,     /* stock cons_tres only (the A/B baseline) */
+} agora_placement_t;
+
 typedef struct agora_quota {
 	char *account;
 	double gpu_hours; /* per CreditPeriod */
@@ -55,6 +61,7 @@ typedef struct agora_conf {
 
 	/* topology-aware placement */
 	char *topology_model; /* TopologyModel: path to agora-topo model */
+	agora_placement_t placement; /* Placement: agora (default) or stock */
 } agora_conf_t;
 
 /* Fill *conf with the documented defaults (doc/agora.conf.5). */
@@ -81,6 +88,9 @@ double agora_conf_quota(const agora_conf_t *conf, const char *account);
 
 /* True if partition is listed in AuctionPartitions. */
 bool agora_conf_auction_partition(const agora_conf_t *conf, const char *part);
+
+/* Name of a placement mode, for logs ("agora", "stock"). */
+const char *agora_placement_name(agora_placement_t p);
 
 /* Name of an app definition, for logs ("account", "user", "name_prefix"). */
 const char *agora_app_def_name(agora_app_def_t def);

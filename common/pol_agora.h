@@ -92,6 +92,17 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap);
 int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
 				      const char *const *names, int n);
 
+/*
+ * After a reconfigure: move the running state of src (leases, waiting
+ * winners, contention history, tenant names and arrivals, the time of the
+ * last charge) into the freshly created dst, so that no lease is reset and
+ * no GPU-second is charged twice or missed.  The ledger is not moved: copy
+ * it with pol_credit_save() / pol_credit_load() (dst keeps its own
+ * quotas).  Leases move only between two "agora" states.  src stays valid
+ * (to be destroyed).  0, -1/EINVAL.
+ */
+int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src);
+
 /* The credit ledger (borrowed): save/load it, absorb peers' records. */
 pol_credit_t *pol_agora_policy_ledger(pol_agora_policy_t *a);
 

@@ -235,11 +235,12 @@ static void acct_add(const pol_credit_t *l, credit_acct_t *a, double gs,
 		a->t_ref = t;
 		a->has_usage = true;
 	} else if (t >= a->t_ref) {
-		a->raw = a->raw * decay(l, (double) (t - a->t_ref)) + gs;
+		a->raw = a->raw * decay(l, (double) t - (double) a->t_ref) +
+			 gs;
 		a->t_ref = t;
 	} else {
 		/* a late record: decay it forward to the reference time */
-		a->raw += gs * decay(l, (double) (a->t_ref - t));
+		a->raw += gs * decay(l, (double) a->t_ref - (double) t);
 	}
 }
 
@@ -320,6 +321,7 @@ double pol_credit_usage(const pol_credit_t *l, const char *account,
 			int64_t t)
 {
 	const credit_acct_t *a;
+	double dt;
 	long i;
 
 	if (!l || !account || (i = acct_find(l, account)) < 0)
@@ -327,8 +329,11 @@ double pol_credit_usage(const pol_credit_t *l, const char *account,
 	a = &l->acct[i];
 	if (!a->has_usage)
 		return 0;
-	return a->raw * decay(l, (double) (t - a->t_ref)) / 3600.0 * M_LN2 *
-	       l->period_s / l->half_life_s;
+	dt = (double) t - (double) a->t_ref;
+	if (dt < 0)
+		dt = 0; /* before the latest charge: read as at it */
+	return a->raw * decay(l, dt) / 3600.0 * M_LN2 * l->period_s /
+	       l->half_life_s;
 }
 
 double pol_credit_get(const pol_credit_t *l, const char *account, int64_t t)

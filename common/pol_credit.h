@@ -103,7 +103,8 @@ int pol_credit_absorb(pol_credit_t *l, const pol_credit_record_t *rec);
 /* Highest seq absorbed from cluster (our own: last seq issued); 0 if none. */
 uint64_t pol_credit_hwm(const pol_credit_t *l, const char *cluster);
 
-/* Decayed usage in GPU-hours at time t (window-normalised, see top). */
+/* Decayed usage in GPU-hours at time t (window-normalised, see top).  A t
+ * before the account's latest charge reads as at that charge. */
 double pol_credit_usage(const pol_credit_t *l, const char *account,
 			int64_t t);
 /* quota - usage(t), GPU-hours; an unknown account has its full quota. */

@@ -22,7 +22,7 @@ typedef struct bset {
 
 struct pol_freemap {
 	const pol_cluster_t *c;
-	int n, maxg, w0, w1;
+	int n, maxg, w0, w1, n_leaves;
 	/* everything below lives in 'block' so assign() is one memcpy */
 	pol_gpumask_t *free;
 	uint8_t *nfree;
@@ -147,6 +147,7 @@ pol_freemap_t *pol_freemap_create(const pol_cluster_t *c)
 	fm->w0 = (fm->n + 63) / 64;
 	fm->w1 = (fm->w0 + 63) / 64;
 	nleaves = c->n_leaves;
+	fm->n_leaves = nleaves;
 	nb = NPOOL * (fm->maxg + 1); /* buckets + full sets */
 	len = (size_t) fm->n * (sizeof(pol_gpumask_t) + 2) + 8 +
 	      (size_t) NPOOL * nleaves * sizeof(int) +
@@ -189,9 +190,20 @@ pol_freemap_t *pol_freemap_create(const pol_cluster_t *c)
 
 int pol_freemap_reset(pol_freemap_t *fm, const pol_cluster_t *c)
 {
-	int i, p;
+	int i, p, maxg = 0;
 
-	if (!fm || !c || c->n_nodes != fm->n) {
+	if (!fm || !c || c->n_nodes != fm->n || c->n_leaves != fm->n_leaves) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < c->n_types; i++)
+		if (c->types[i].n_gpus > maxg)
+			maxg = c->types[i].n_gpus;
+	for (i = 0; i < c->n_nodes; i++)
+		if (c->nodes[i].leaf < 0 || c->nodes[i].leaf >= c->n_leaves ||
+		    c->nodes[i].type < 0 || c->nodes[i].type >= c->n_types)
+			break;
+	if (maxg != fm->maxg || i < c->n_nodes) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -15,8 +15,8 @@
  * Parameters:
  *   thresholds=3600   GPU-seconds, ':'-separated, increasing (at most 8);
  *                     the default is two queues split at one GPU-hour.
- *                     Tiresias finds two queues capture most of the gain
- *                     (section 6.5); the threshold value is ours: state it.
+ *                     Queue count and thresholds are parameters in
+ *                     Tiresias too; these values are our choice.
  * Tiresias' starvation guard (promote a job that waited longer than
  * STARVE_LIMIT x its last run) is not implemented.
  */

@@ -225,7 +225,9 @@ void pol_node_type_uniform(pol_node_type_t *t, const char *name, int n_gpus,
  * A policy is an ops table plus its private state.  decide() looks at a
  * snapshot at time now and appends actions; it never modifies the
  * snapshot's cluster (work on a copy of free masks if needed).  Returns 0,
- * or -1 with errno.  Deterministic for equal inputs.
+ * or -1 with errno.  Deterministic for equal inputs.  The caller applies
+ * the actions in the order given, so a START may use GPUs that an
+ * earlier PREEMPT or RESIZE in the same list frees.
  */
 typedef struct pol_policy pol_policy_t;
 

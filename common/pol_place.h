@@ -28,7 +28,9 @@ typedef struct pol_freemap pol_freemap_t;
  * owns; NULL/ENOMEM or EINVAL.
  */
 pol_freemap_t *pol_freemap_create(const pol_cluster_t *c);
-/* Reload the free masks from c (same shape as at create).  0, -1/EINVAL. */
+/* Reload the free masks from c, which must have the shape of the cluster
+ * of create (nodes, leaves, largest node); -1/EINVAL otherwise, or if a
+ * node names a bad leaf or type. */
 int pol_freemap_reset(pol_freemap_t *fm, const pol_cluster_t *c);
 /* Make dst an exact copy of src (same cluster).  0, -1/EINVAL. */
 int pol_freemap_assign(pol_freemap_t *dst, const pol_freemap_t *src);
@@ -104,8 +106,8 @@ typedef struct pol_placer {
  *    a leaf has enough (the leaf with the fewest whole free GPUs that
  *    suffices), else from the leaves with the most whole free nodes
  *    first; a remainder (12 = 8 + 4) uses part of the last whole node;
- *  - an explicit gang nodes x gpn (gpn < node size) takes the nodes best
- *    fit for gpn, in (free count, index) order.
+ *  - an explicit gang nodes x gpn (gpn < node size) takes the first
+ *    nodes, in index order, with at least gpn free GPUs (first fit).
  * arg is unused (NULL).
  */
 int pol_place_basic(void *arg, const pol_freemap_t *fm, const pol_job_t *job,

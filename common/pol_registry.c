@@ -264,7 +264,7 @@ int pol_order_pending(const pol_snapshot_t *snap, int *idx)
 
 int pol_work_sync(pol_work_t *w, const pol_cluster_t *c, int n)
 {
-	if (!w->fm || w->c != c) {
+	if (!w->fm || w->c != c || pol_freemap_reset(w->fm, c)) {
 		pol_freemap_t *fm = pol_freemap_create(c);
 
 		if (!fm)
@@ -272,8 +272,6 @@ int pol_work_sync(pol_work_t *w, const pol_cluster_t *c, int n)
 		pol_freemap_destroy(&w->fm);
 		w->fm = fm;
 		w->c = c;
-	} else if (pol_freemap_reset(w->fm, c)) {
-		return -1;
 	}
 	if (n > w->idx_cap) {
 		int cap = n + n / 2 + 16;

@@ -73,7 +73,7 @@ int pol_ftf_rho(const pol_ftf_app_t *a, int cluster_gpus, int64_t now,
 		t_rem = rem / rate;
 	else
 		t_rem = h + (rem - rate * h) / a->demand;
-	*rho = ((double) (now - a->arrival) + t_rem) / t_id;
+	*rho = ((double) now - (double) a->arrival + t_rem) / t_id;
 	if (*rho <= 0)
 		*rho = 1e-9; /* arrival in the future: clamp, keep rho > 0 */
 	return 0;
@@ -85,7 +85,7 @@ void pol_ftf_contention_update(pol_ftf_contention_t *c, int64_t now,
 	if (!c)
 		return;
 	if (c->started && now > c->last)
-		c->area += (double) c->n * (double) (now - c->last);
+		c->area += (double) c->n * ((double) now - (double) c->last);
 	if (!c->started || now > c->last)
 		c->last = now;
 	c->started = true;
@@ -98,7 +98,7 @@ double pol_ftf_contention_area(const pol_ftf_contention_t *c, int64_t now)
 		return 0;
 	if (now <= c->last)
 		return c->area;
-	return c->area + (double) c->n * (double) (now - c->last);
+	return c->area + (double) c->n * ((double) now - (double) c->last);
 }
 
 double pol_ftf_contention_avg(const pol_ftf_contention_t *c, int64_t now,
@@ -110,7 +110,7 @@ double pol_ftf_contention_avg(const pol_ftf_contention_t *c, int64_t now,
 		return 1;
 	if (now > arrival)
 		n = (pol_ftf_contention_area(c, now) - area_at_arrival) /
-		    (double) (now - arrival);
+		    ((double) now - (double) arrival);
 	else
 		n = c->n;
 	return n >= 1 ? n : 1;
@@ -146,7 +146,7 @@ int pol_ftf_worst(const double *rho, int n, double f, int *idx)
 		k = 1;
 	if (k > n)
 		k = n;
-	if (!(v = malloc(n * sizeof(*v))))
+	if (!(v = malloc((size_t) n * sizeof(*v))))
 		return -1;
 	for (i = 0; i < n; i++) {
 		v[i].rho = isnan(rho[i]) ? INFINITY : rho[i];
@@ -337,7 +337,7 @@ static int solve_brute(const pol_bid_t *bids, int n, int cap, int exclude,
 		errno = E2BIG;
 		return -1;
 	}
-	if (!(cur = malloc((n ? n : 1) * sizeof(*cur))))
+	if (!(cur = malloc((size_t) (n > 0 ? n : 1) * sizeof(*cur))))
 		return -1;
 	for (i = 0; i < n; i++)
 		cur[i] = choice[i] = -1;
@@ -380,8 +380,27 @@ static int max_opts(const pol_bid_t *bids, int n)
 	return m;
 }
 
+/* No allocation uses more than every bidder's largest option together:
+ * the DP need not look past that (a big offer to small bidders). */
+static int useful_cap(const pol_bid_t *bids, int n, int cap)
+{
+	double sum = 0;
+	int i, k;
+
+	for (i = 0; i < n; i++) {
+		int m = 0;
+
+		for (k = 0; k < bids[i].n_opts; k++)
+			if (bids[i].opts[k].gpus > m)
+				m = bids[i].opts[k].gpus;
+		sum += m;
+	}
+	return sum < cap ? (int) sum : cap;
+}
+
 static bool exact_cheap(const pol_bid_t *bids, int n, int cap)
 {
+	cap = useful_cap(bids, n, cap);
 	return (double) (n + 1) * n * ((double) cap + 1) *
 		       (max_opts(bids, n) + 1) <=
 	       POL_PF_EXACT_BUDGET;
@@ -401,11 +420,12 @@ int pol_pf_solve(const pol_bid_t *bids, int n, int capacity, int exclude,
 		solver = exact_cheap(bids, n, capacity) ? POL_PF_EXACT
 							: POL_PF_GREEDY;
 	/* solve into a scratch array: no side effect on failure */
-	if (!(tmp = malloc((n ? n : 1) * sizeof(*tmp))))
+	if (!(tmp = malloc((size_t) (n > 0 ? n : 1) * sizeof(*tmp))))
 		return -1;
 	switch (solver) {
 	case POL_PF_EXACT:
-		rc = solve_exact(bids, n, capacity, exclude, tmp);
+		rc = solve_exact(bids, n, useful_cap(bids, n, capacity),
+				 exclude, tmp);
 		break;
 	case POL_PF_GREEDY:
 		solve_greedy(bids, n, capacity, exclude, tmp);
@@ -454,9 +474,9 @@ int pol_auction_run(const pol_bid_t *bids, int n, int capacity,
 		solver = exact_cheap(bids, n, capacity) ? POL_PF_EXACT
 							: POL_PF_GREEDY;
 	r.exact = solver != POL_PF_GREEDY;
-	r.choice = malloc((n ? n : 1) * sizeof(*r.choice));
-	r.keep = malloc((n ? n : 1) * sizeof(*r.keep));
-	other = malloc((n ? n : 1) * sizeof(*other));
+	r.choice = malloc((size_t) (n > 0 ? n : 1) * sizeof(*r.choice));
+	r.keep = malloc((size_t) (n > 0 ? n : 1) * sizeof(*r.keep));
+	other = malloc((size_t) (n > 0 ? n : 1) * sizeof(*other));
 	if (!r.choice || !r.keep || !other)
 		goto fail;
 	if (pol_pf_solve(bids, n, capacity, -1, solver, r.choice,
@@ -497,14 +517,30 @@ fail:
 
 /* Leases ------------------------------------------------------------------ */
 
+/*
+ * The table is an array whose first n_sorted leases are sorted by job id
+ * and whose short tail (new grants) is not: lookups bsearch the prefix and
+ * scan the tail; when the tail passes LEASE_TAIL it is sorted and merged
+ * into the prefix (O(n) moves), so n grants cost O(n^2 / LEASE_TAIL)
+ * element moves at worst instead of O(n^2).
+ */
+#define LEASE_TAIL 256
+
 struct pol_lease_table {
 	pol_lease_t *v;
-	int n, cap;
+	int n, n_sorted, cap;
+	pol_lease_t *tmp; /* LEASE_TAIL + 1 entries, for the merge */
 };
 
 pol_lease_table_t *pol_lease_table_create(void)
 {
-	return calloc(1, sizeof(pol_lease_table_t));
+	pol_lease_table_t *t = calloc(1, sizeof(*t));
+
+	if (t && !(t->tmp = malloc((LEASE_TAIL + 1) * sizeof(*t->tmp)))) {
+		free(t);
+		return NULL;
+	}
+	return t;
 }
 
 void pol_lease_table_destroy(pol_lease_table_t **tp)
@@ -512,54 +548,75 @@ void pol_lease_table_destroy(pol_lease_table_t **tp)
 	if (!tp || !*tp)
 		return;
 	free((*tp)->v);
+	free((*tp)->tmp);
 	free(*tp);
 	*tp = NULL;
 }
 
-/* Leases are kept sorted by job id: bsearch to find, memmove to insert. */
-static int lease_pos(const pol_lease_table_t *t, int64_t job_id, bool *hit)
+static int cmp_lease(const void *a, const void *b)
 {
-	int lo = 0, hi = t ? t->n : 0;
+	int64_t x = ((const pol_lease_t *) a)->job_id,
+		y = ((const pol_lease_t *) b)->job_id;
 
-	*hit = false;
+	return (x > y) - (x < y);
+}
+
+/* Sort the tail and merge it into the prefix, from the back. */
+static void lease_merge(pol_lease_table_t *t)
+{
+	int nt = t->n - t->n_sorted, i, j, k;
+
+	if (nt <= 0)
+		return;
+	memcpy(t->tmp, &t->v[t->n_sorted], (size_t) nt * sizeof(*t->tmp));
+	qsort(t->tmp, (size_t) nt, sizeof(*t->tmp), cmp_lease);
+	i = t->n_sorted - 1;
+	j = nt - 1;
+	k = t->n - 1;
+	while (j >= 0) {
+		if (i >= 0 && t->v[i].job_id > t->tmp[j].job_id)
+			t->v[k--] = t->v[i--];
+		else
+			t->v[k--] = t->tmp[j--];
+	}
+	t->n_sorted = t->n;
+}
+
+static pol_lease_t *lease_find(const pol_lease_table_t *t, int64_t job_id)
+{
+	int lo = 0, hi, i;
+
+	if (!t)
+		return NULL;
+	hi = t->n_sorted;
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2;
 
-		if (t->v[mid].job_id == job_id) {
-			*hit = true;
-			return mid;
-		}
+		if (t->v[mid].job_id == job_id)
+			return &t->v[mid];
 		if (t->v[mid].job_id < job_id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
-}
-
-static pol_lease_t *lease_find(const pol_lease_table_t *t, int64_t job_id)
-{
-	bool hit;
-	int i = lease_pos(t, job_id, &hit);
-
-	return hit ? &t->v[i] : NULL;
+	for (i = t->n_sorted; i < t->n; i++)
+		if (t->v[i].job_id == job_id)
+			return &t->v[i];
+	return NULL;
 }
 
 int pol_lease_grant(pol_lease_table_t *t, int64_t job_id, int gpus,
 		    int64_t now, int64_t duration_s)
 {
 	pol_lease_t *l;
-	bool hit;
-	int at;
 
 	if (!t || gpus < 0 || duration_s <= 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	at = lease_pos(t, job_id, &hit);
-	if (!hit) {
+	if (!(l = lease_find(t, job_id))) {
 		if (t->n == t->cap) {
-			int cap = t->cap ? t->cap * 2 : 16;
+			int cap = t->cap ? t->cap * 2 : 64;
 			pol_lease_t *nv = realloc(t->v, cap * sizeof(*nv));
 
 			if (!nv)
@@ -567,17 +624,20 @@ int pol_lease_grant(pol_lease_table_t *t, int64_t job_id, int gpus,
 			t->v = nv;
 			t->cap = cap;
 		}
-		memmove(&t->v[at + 1], &t->v[at],
-			(size_t) (t->n - at) * sizeof(*t->v));
-		t->n++;
-		t->v[at].job_id = job_id;
+		l = &t->v[t->n++];
+		l->job_id = job_id;
+		/* in order at the end: still sorted */
+		if (t->n_sorted == t->n - 1 &&
+		    (t->n_sorted == 0 || t->v[t->n - 2].job_id < job_id))
+			t->n_sorted = t->n;
 	}
-	l = &t->v[at];
 	l->gpus = gpus;
 	l->start = now;
 	l->end = now + duration_s;
 	l->requeue_at = 0;
 	l->state = POL_LEASE_ACTIVE;
+	if (t->n - t->n_sorted > LEASE_TAIL)
+		lease_merge(t);
 	return 0;
 }
 
@@ -589,13 +649,17 @@ const pol_lease_t *pol_lease_get(const pol_lease_table_t *t, int64_t job_id)
 int pol_lease_drop(pol_lease_table_t *t, int64_t job_id)
 {
 	pol_lease_t *l = lease_find(t, job_id);
+	int i;
 
 	if (!l) {
 		errno = ENOENT;
 		return -1;
 	}
-	memmove(l, l + 1, (size_t) (&t->v[t->n] - (l + 1)) * sizeof(*l));
+	i = (int) (l - t->v);
+	memmove(l, l + 1, (size_t) (t->n - i - 1) * sizeof(*l));
 	t->n--;
+	if (i < t->n_sorted)
+		t->n_sorted--;
 	return 0;
 }
 
@@ -649,7 +713,7 @@ static int cmp_id(const void *a, const void *b)
 int pol_lease_sweep(pol_lease_table_t *t, const int64_t *ids, int n)
 {
 	int64_t *s = NULL;
-	int i, m = 0;
+	int i, m = 0, ms = 0;
 
 	if (!t || n < 0 || (n > 0 && !ids)) {
 		errno = EINVAL;
@@ -661,11 +725,17 @@ int pol_lease_sweep(pol_lease_table_t *t, const int64_t *ids, int n)
 		memcpy(s, ids, (size_t) n * sizeof(*s));
 		qsort(s, n, sizeof(*s), cmp_id);
 	}
-	/* stays sorted: keep the live ones in order */
-	for (i = 0; i < t->n; i++)
-		if (n > 0 && bsearch(&t->v[i].job_id, s, n, sizeof(*s), cmp_id))
+	/* a stable filter: the prefix stays sorted, the tail stays a tail */
+	for (i = 0; i < t->n; i++) {
+		if (n > 0 && bsearch(&t->v[i].job_id, s, n, sizeof(*s),
+				     cmp_id)) {
 			t->v[m++] = t->v[i];
+			if (i < t->n_sorted)
+				ms++;
+		}
+	}
 	t->n = m;
+	t->n_sorted = ms;
 	free(s);
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sim_cli.h"
+#include "pol_place_agora.h"
 #include "sim_cluster.h"
 
 #define MAX_POLICIES 16
@@ -54,7 +55,7 @@ static void usage(FILE *f)
 	      "  --restart S             work redone after a preemption, s (default 60)\n"
 	      "  --elastic-serial X      elastic speed-up serial fraction (default 0.05)\n"
 	      "  --bin S                 utilization time series bin, s (default 3600)\n"
-	      "  --placement stock       placement strategy (default stock)\n"
+	      "  --placement stock|agora placement strategy (default stock)\n"
 	      "  --jobs-csv PREFIX       per-job CSV, one file per policy: PREFIX-LABEL.csv\n"
 	      "  --json OUT              summary JSON (keyed by policy label)\n"
 	      "  --plot DIR              PNG charts via gnuplot (JCT CDF, utilization, rho)\n"
@@ -281,11 +282,40 @@ static int parse_opts(int argc, char **argv, cli_opts_t *o)
 	return 0;
 }
 
-static const pol_placer_t *find_placer(const char *name)
+/*
+ * The placement strategies of --placement, one line each.  A strategy
+ * whose context depends on the cluster gets it from make(); the context
+ * is released with unmake().
+ */
+static void *make_agora(const pol_cluster_t *c)
 {
-	/* one line per strategy; "agora" joins when pol_place_agora is wired */
-	if (!strcmp(name, "stock"))
-		return &pol_placer_stock;
+	return pol_agora_create(c, NULL);
+}
+
+static void unmake_agora(void *arg)
+{
+	pol_agora_t *a = arg;
+
+	pol_agora_destroy(&a);
+}
+
+static const struct placement {
+	const char *name;
+	pol_place_f place;
+	void *(*make)(const pol_cluster_t *c);
+	void (*unmake)(void *arg);
+} placements[] = {
+	{ "stock", pol_place_basic, NULL, NULL },
+	{ "agora", pol_place_agora, make_agora, unmake_agora },
+};
+
+static const struct placement *find_placement(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(placements) / sizeof(placements[0]); i++)
+		if (!strcmp(placements[i].name, name))
+			return &placements[i];
 	return NULL;
 }
 
@@ -326,26 +356,37 @@ static int load_inputs(cli_ctx_t *ctx)
 static int run_one(cli_ctx_t *ctx, cli_run_t *run)
 {
 	agora_err_t err = { { 0 } };
-	const pol_placer_t *pl = find_placer(ctx->placement);
+	const struct placement *pm = find_placement(ctx->placement);
+	pol_placer_t pl;
 	pol_policy_t *pol;
 	sim_params_t p = ctx->params;
 	double t0;
 	int rc;
 
-	if (!pl) {
-		fprintf(stderr, "agora-sim: --placement: unknown strategy '%s' (stock)\n", ctx->placement);
+	if (!pm) {
+		fprintf(stderr, "agora-sim: --placement: unknown strategy '%s' (stock, agora)\n", ctx->placement);
+		return -1;
+	}
+	pl.name = pm->name;
+	pl.place = pm->place;
+	pl.arg = pm->make ? pm->make(ctx->cluster) : NULL;
+	if (pm->make && !pl.arg) {
+		fprintf(stderr, "agora-sim: --placement %s: cannot build it for this cluster\n", pm->name);
 		return -1;
 	}
 	pol = pol_policy_create(run->policy, run->params[0] ? run->params : NULL,
-				pl, &err);
+				&pl, &err);
 	if (!pol) {
 		fprintf(stderr, "agora-sim: %s\n", err.text);
+		if (pm->unmake)
+			pm->unmake(pl.arg);
 		return -1;
 	}
 	if (ctx->progress) {
 		p.progress = progress_cb;
 		p.progress_arg = run->label;
 	}
+	p.frag_placer = &pl;
 	t0 = cli_now();
 	rc = sim_run(ctx->cluster, ctx->trace.jobs, ctx->trace.n, pol, &p,
 		     &run->res, &err);
@@ -353,6 +394,8 @@ static int run_one(cli_ctx_t *ctx, cli_run_t *run)
 	if (ctx->progress)
 		fputc('\n', stderr);
 	pol_policy_destroy(&pol);
+	if (pm->unmake)
+		pm->unmake(pl.arg);
 	if (rc) {
 		fprintf(stderr, "agora-sim: %s\n", err.text);
 		return -1;

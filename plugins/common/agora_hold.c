@@ -36,7 +36,8 @@ extern bool agora_job_auction_managed(job_record_t *job_ptr,
 
 extern bool agora_job_held(job_record_t *job_ptr)
 {
-	return job_ptr->state_reason == WAIT_HELD && job_ptr->state_desc &&
+	return job_ptr->state_reason == AGORA_HOLD_REASON &&
+	       job_ptr->state_desc &&
 	       !strncmp(job_ptr->state_desc, AGORA_DESC_PREFIX,
 			strlen(AGORA_DESC_PREFIX));
 }
@@ -49,17 +50,18 @@ extern void agora_hold_for_auction(job_record_t *job_ptr, const char *why)
 	if (job_ptr->priority == 0)
 		return;
 	if ((job_ptr->state_reason == WAIT_HELD ||
-	     job_ptr->state_reason == WAIT_HELD_USER) &&
+	     job_ptr->state_reason == WAIT_HELD_USER ||
+	     job_ptr->state_reason == AGORA_HOLD_REASON) &&
 	    !agora_job_held(job_ptr))
 		return;
 	xstrfmtcat(desc, "%s%s", AGORA_DESC_PREFIX,
 		   why ? why : "waiting for the next GPU auction");
-	if (job_ptr->state_reason == WAIT_HELD &&
+	if (job_ptr->state_reason == AGORA_HOLD_REASON &&
 	    !xstrcmp(job_ptr->state_desc, desc)) {
 		xfree(desc);
 		return;
 	}
-	job_ptr->state_reason = WAIT_HELD;
+	job_ptr->state_reason = AGORA_HOLD_REASON;
 	xfree(job_ptr->state_desc);
 	job_ptr->state_desc = desc;
 	last_job_update = time(NULL);

@@ -17,6 +17,16 @@
 
 /* Ledger state file in StateSaveLocation (written by sched/agora). */
 #define AGORA_CREDIT_FILE "agora_credit.json"
+/*
+ * The state reason of Agora's auction hold.  It must be a reason that
+ * job_independent() treats as "not eligible" while the job keeps its
+ * priority (so sprio shows it), and that no Slurm code path rewrites for a
+ * job with priority > 0: WAIT_HELD is turned into WAIT_DEPENDENCY by the
+ * main scheduler's runnable test and then released.  WAIT_RESV_DELETED is
+ * left alone by the schedulers and by job updates.  Users never see its
+ * name: state_desc ("Agora: ...") replaces the reason in squeue/scontrol.
+ */
+#define AGORA_HOLD_REASON WAIT_RESV_DELETED
 /* Prefix of every state_desc Agora writes (so it knows its own holds). */
 #define AGORA_DESC_PREFIX "Agora: "
 
@@ -25,8 +35,8 @@ extern bool agora_job_auction_managed(job_record_t *job_ptr,
 				      const agora_conf_t *conf);
 
 /*
- * Hold a pending job for the auction: reason WAIT_HELD (skipped by the main
- * scheduler and backfill, which test job_independent()) with description
+ * Hold a pending job for the auction: reason AGORA_HOLD_REASON (skipped by
+ * the main scheduler and backfill, which test job_independent()) with description
  * "Agora: <why>" (default: waiting for the next GPU auction).  The priority
  * is kept, so sprio still shows the job's factors.
  */

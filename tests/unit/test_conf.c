@@ -27,6 +27,8 @@ static void test_conf_defaults_when_empty(void **state)
 	assert_int_equal(c.app_def, AGORA_APP_ACCOUNT);
 	assert_true(c.fairness_knob > 0.79 && c.fairness_knob < 0.81);
 	assert_int_equal(c.n_auction_partitions, 0);
+	assert_int_equal(c.placement, AGORA_PLACEMENT_AGORA);
+	assert_null(c.topology_model);
 	agora_conf_free(&c);
 }
 
@@ -46,7 +48,8 @@ static void test_conf_all_keys_parse(void **state)
 		"DefaultQuota=250.5\n"
 		"AccountQuota=vision:1000\n"
 		"AccountQuota=nlp:2000\n"
-		"TopologyModel=/etc/slurm/agora-topo.json\n";
+		"TopologyModel=/etc/slurm/agora-topo.json\n"
+		"Placement=Stock\n";
 	agora_conf_t c;
 	agora_err_t err = { { 0 } };
 
@@ -70,6 +73,10 @@ static void test_conf_all_keys_parse(void **state)
 	assert_true(agora_conf_quota(&c, "vision") == 1000);
 	assert_true(agora_conf_quota(&c, "other") == 250.5);
 	assert_string_equal(c.topology_model, "/etc/slurm/agora-topo.json");
+	assert_int_equal(c.placement, AGORA_PLACEMENT_STOCK);
+	assert_string_equal(agora_placement_name(c.placement), "stock");
+	assert_string_equal(agora_placement_name(AGORA_PLACEMENT_AGORA),
+			    "agora");
 	agora_conf_free(&c);
 }
 
@@ -96,6 +103,9 @@ static const struct {
 	{ "just some words\n", "bad.conf:1: 'just some words': expected Key=Value" },
 	{ "LeaseTime=\n", "bad.conf:1: LeaseTime: empty value" },
 	{ "=5\n", "bad.conf:1: (empty): unknown key" },
+	{ "Placement=best\n", "bad.conf:1: Placement: 'best' is not one of agora, stock" },
+	{ "Placement=stock\nPlacement=agora\n", "bad.conf:2: Placement: given more than once" },
+	{ "TopologyModel=\n", "bad.conf:1: TopologyModel: empty value" },
 };
 
 static void test_conf_bad_input_names_file_line_key(void **state)

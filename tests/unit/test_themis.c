@@ -472,7 +472,8 @@ static void test_themis_lease_lifecycle(void **state)
 	assert_int_equal(pol_lease_grant(t, 3, 4, 100, 600), 0);
 	assert_int_equal(pol_lease_grant(t, 5, 4, 100, 600), 0);
 	assert_int_equal(pol_lease_count(t), 3);
-	assert_int_equal(pol_lease_at(t, 0)->job_id, 3); /* id order */
+	assert_non_null(pol_lease_at(t, 2));
+	assert_null(pol_lease_at(t, 3));
 	l = pol_lease_get(t, 7);
 	assert_int_equal(l->end, 700);
 	assert_false(pol_lease_expired(l, 699));
@@ -503,6 +504,57 @@ static void test_themis_lease_lifecycle(void **state)
 	assert_null(t);
 }
 
+/* The table against a plain array, through merges, drops and sweeps. */
+static void test_themis_lease_table_matches_reference(void **state)
+{
+	enum { IDS = 3000 };
+	static int ref[IDS]; /* gpus + 1, 0 = no lease */
+	pol_lease_table_t *t = pol_lease_table_create();
+	int op, id, n, i;
+
+	(void) state;
+	memset(ref, 0, sizeof(ref));
+	for (op = 0; op < 40000; op++) {
+		int what = rnd(0, 99);
+
+		id = rnd(0, IDS - 1);
+		if (what < 60) {
+			int g = rnd(0, 64);
+
+			assert_int_equal(pol_lease_grant(t, id, g, op, 10), 0);
+			ref[id] = g + 1;
+		} else if (what < 80) {
+			assert_int_equal(pol_lease_drop(t, id),
+					 ref[id] ? 0 : -1);
+			ref[id] = 0;
+		} else if (what < 81) {
+			int64_t live[IDS];
+
+			for (n = 0, i = 0; i < IDS; i++)
+				if (rnd(0, 1))
+					live[n++] = i;
+				else
+					ref[i] = 0;
+			assert_int_equal(pol_lease_sweep(t, live, n), 0);
+		} else {
+			const pol_lease_t *l = pol_lease_get(t, id);
+
+			if (ref[id]) {
+				assert_non_null(l);
+				assert_int_equal(l->gpus, ref[id] - 1);
+			} else {
+				assert_null(l);
+			}
+		}
+	}
+	for (n = 0, i = 0; i < IDS; i++)
+		n += ref[i] != 0;
+	assert_int_equal(pol_lease_count(t), n);
+	for (i = 0; i < n; i++)
+		assert_true(ref[pol_lease_at(t, i)->job_id] != 0);
+	pol_lease_table_destroy(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_themis_auction_large_uses_greedy),
 		cmocka_unit_test(test_themis_auction_bad_bids),
 		cmocka_unit_test(test_themis_lease_lifecycle),
+		cmocka_unit_test(test_themis_lease_table_matches_reference),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

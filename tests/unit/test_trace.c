@@ -231,6 +231,83 @@ static void test_cluster_hwloc_hook(void **state)
 	assert_non_null(strstr(err.text, "c.cl:1: hwloc: nope.xml: no such file"));
 }
 
+/* Deterministic mutation smoke test: random byte edits of good inputs must
+ * parse or fail cleanly with "NAME:LINE: ..." (run under ASan in CI). */
+static void test_parsers_survive_mutations(void **state)
+{
+	static const char *const seeds[] = {
+		philly,
+		"tenant,submit,duration,nodes,gpus_per_node,time_limit,pool\n"
+		"v,10,100,2,4,3600,training\nn,11,7,1,1,0,inference\n",
+		"cluster x\nnodetype a gpus=8 islands=2\nnodes a count=3 per_leaf=2\n",
+	};
+	static const char alphabet[] = "0123456789,.-=:x \n\r#abcdefghinopst";
+	uint64_t rng = 12345;
+	char buf[512];
+	int i, k, ok = 0, bad = 0;
+
+	(void) state;
+	for (i = 0; i < 30000; i++) {
+		const char *seed = seeds[i % 3];
+		size_t len = strlen(seed);
+		int edits = 1 + (int) (sim_rand(&rng) % 4);
+		agora_err_t err = { { 0 } };
+		trace_t t = { 0 };
+		pol_cluster_t *c;
+		int rc;
+
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+		memcpy(buf, seed, len);
+		buf[len] = '\0';
+		for (k = 0; k < edits; k++) {
+			size_t pos = (size_t) (sim_rand(&rng) % len);
+
+			switch (sim_rand(&rng) % 3) {
+			case 0: /* replace */
+				buf[pos] = alphabet[sim_rand(&rng) % (sizeof(alphabet) - 1)];
+				break;
+			case 1: /* delete */
+				memmove(buf + pos, buf + pos + 1, len - pos);
+				len--;
+				break;
+			default: /* truncate */
+				buf[pos] = '\0';
+				len = pos;
+				break;
+			}
+			if (len < 2)
+				break;
+		}
+		if (i % 3 == 2) {
+			c = sim_cluster_parse(buf, "m", NULL, NULL, &err);
+			rc = c ? 0 : -1;
+			if (c) {
+				assert_true(c->n_nodes > 0 && c->n_leaves > 0);
+				pol_cluster_destroy(&c);
+			}
+		} else {
+			rc = trace_parse(buf, "m", TRACE_FILTER_NONE, &t, &err);
+			if (!rc) {
+				for (k = 0; k < t.n; k++) {
+					assert_true(t.jobs[k].gpus >= 1);
+					assert_true(t.jobs[k].duration >= 1);
+					assert_true(t.jobs[k].tenant >= 0 &&
+						    t.jobs[k].tenant < t.n_tenants);
+				}
+				trace_free(&t);
+			}
+		}
+		if (rc) {
+			assert_int_equal(strncmp(err.text, "m:", 2), 0);
+			bad++;
+		} else {
+			ok++;
+		}
+	}
+	assert_true(ok > 100 && bad > 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_cluster_file_and_shorthand),
 		cmocka_unit_test(test_cluster_bad_input_names_file_line),
 		cmocka_unit_test(test_cluster_hwloc_hook),
+		cmocka_unit_test(test_parsers_survive_mutations),
 	};
 
 	return cmocka_run_group_tests_name("trace", tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include "slurm/slurm.h"
 #include "src/common/bitstring.h"
 #include "src/common/gres.h"
+#include "src/common/job_resources.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -19,6 +20,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "agora_hold.h"
 #include "sched_agora.h"
 
 static uint32_t gpu_plugin_id;
@@ -131,17 +133,93 @@ static int tenant_index(agora_snapshot_t *snap, char *name)
 	return snap->n_tenants++;
 }
 
+/* Fill the fields pending and running jobs share. */
+static void job_common(agora_snapshot_t *snap, pol_job_t *pj,
+		       job_record_t *job_ptr, const agora_conf_t *conf)
+{
+	struct job_details *d = job_ptr->details;
+	int nodes = d ? (int) d->min_nodes : 1;
+
+	pj->id = job_ptr->job_id;
+	pj->tenant = tenant_index(snap, job_app(job_ptr, conf));
+	pj->user = (int) job_ptr->user_id;
+	pj->band = job_ptr->part_ptr ? job_ptr->part_ptr->priority_tier : 0;
+	pj->priority = job_ptr->priority;
+	pj->total_gpus = job_gpus(job_ptr, nodes);
+	pj->nodes = nodes;
+	pj->gpus_per_node = nodes > 0 ? pj->total_gpus / nodes : 0;
+	pj->min_gpus = pj->max_gpus = pj->total_gpus;
+	pj->pool = POL_POOL_TRAINING;
+	pj->submit = d ? d->submit_time : job_ptr->start_time;
+	pj->time_limit = (job_ptr->time_limit == INFINITE ||
+			  job_ptr->time_limit == NO_VAL)
+				 ? 365 * 86400
+				 : (int64_t) job_ptr->time_limit * 60;
+	pj->dataset = -1;
+	pj->requeueable = d && d->requeue != 0;
+	pj->remaining = -1;
+}
+
+/* A running job's GPUs per node, as pol_alloc_t parts (xmalloc'ed). */
+static void job_alloc(agora_snapshot_t *snap, pol_job_t *pj,
+		      job_record_t *job_ptr)
+{
+	job_resources_t *jr = job_ptr->job_resrcs;
+	gres_job_state_t *js = NULL;
+	ListIterator it;
+	gres_state_t *gs;
+	int i, k = 0, first, last;
+
+	if (!jr || !jr->node_bitmap)
+		return;
+	if (job_ptr->gres_list_alloc) {
+		it = list_iterator_create(job_ptr->gres_list_alloc);
+		while ((gs = list_next(it)))
+			if (gs->plugin_id == gpu_plugin_id && gs->gres_data) {
+				js = gs->gres_data;
+				break;
+			}
+		list_iterator_destroy(it);
+	}
+	first = bit_ffs(jr->node_bitmap);
+	last = bit_fls(jr->node_bitmap);
+	pj->alloc.parts = xcalloc(MAX(bit_set_count(jr->node_bitmap), 1),
+				  sizeof(pol_alloc_part_t));
+	for (i = first; first >= 0 && i <= last; i++) {
+		pol_gpumask_t mask = 0;
+		int g, pi;
+
+		if (!bit_test(jr->node_bitmap, i))
+			continue;
+		if (js && js->gres_bit_alloc && k < (int) js->node_cnt &&
+		    js->gres_bit_alloc[k]) {
+			for (g = 0; g < bit_size(js->gres_bit_alloc[k]) &&
+				    g < POL_MAX_GPUS_PER_NODE; g++)
+				if (bit_test(js->gres_bit_alloc[k], g))
+					mask |= (pol_gpumask_t) 1 << g;
+		}
+		k++;
+		pi = (i < snap->n_slurm_nodes) ? snap->pol_index[i] : -1;
+		if (pi < 0)
+			continue; /* node outside the auction's pool */
+		pj->alloc.parts[pj->alloc.n_parts].node = pi;
+		pj->alloc.parts[pj->alloc.n_parts].gpus = mask;
+		pj->alloc.n_parts++;
+	}
+}
+
 extern int agora_snapshot_build(agora_snapshot_t *snap,
-				const agora_conf_t *conf)
+				const agora_conf_t *conf, time_t now)
 {
 	node_record_t *node_ptr;
 	job_record_t *job_ptr;
+	part_record_t *part_ptr;
 	ListIterator it;
-	int i, n = 0, cap = 0;
+	bitstr_t *pool = NULL;
+	int i, n = 0, pcap = 0, rcap = 0;
 
 	memset(snap, 0, sizeof(*snap));
-	if (!gpu_plugin_id)
-		{
+	if (!gpu_plugin_id) {
 		char gpu[] = "gpu";
 
 		gpu_plugin_id = gres_build_id(gpu);
@@ -149,14 +227,31 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 	snap->job_update = last_job_update;
 	snap->node_update = last_node_update;
 
+	/* The auction's pool: nodes of the AuctionPartitions. */
+	pool = bit_alloc(MAX(node_record_count, 1));
+	it = list_iterator_create(part_list);
+	while ((part_ptr = list_next(it)))
+		if (part_ptr->node_bitmap &&
+		    agora_conf_auction_partition(conf, part_ptr->name))
+			bit_or(pool, part_ptr->node_bitmap);
+	list_iterator_destroy(it);
+
 	/* Nodes, with one node type per distinct GPU count. */
+	snap->n_slurm_nodes = node_record_count;
+	snap->pol_index = xcalloc(MAX(node_record_count, 1), sizeof(int));
+	snap->slurm_index = xcalloc(MAX(node_record_count, 1), sizeof(int));
 	snap->cluster.nodes = xcalloc(MAX(node_record_count, 1),
 				      sizeof(pol_node_t));
+	for (i = 0; i < node_record_count; i++)
+		snap->pol_index[i] = -1;
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		pol_node_t *pn = &snap->cluster.nodes[n];
 		pol_gpumask_t free_mask;
-		int g = node_gpus(node_ptr, &free_mask), t;
+		int g, t;
 
+		if (!bit_test(pool, node_ptr->index))
+			continue;
+		g = node_gpus(node_ptr, &free_mask);
 		strlcpy(pn->name, node_ptr->name, sizeof(pn->name));
 		for (t = 0; t < snap->cluster.n_types; t++)
 			if (snap->types[t].n_gpus == g)
@@ -177,8 +272,11 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 		pn->free = pn->up ? free_mask : 0;
 		snap->gpus_total += g;
 		snap->gpus_free += pol_popcount(pn->free);
+		snap->pol_index[node_ptr->index] = n;
+		snap->slurm_index[n] = node_ptr->index;
 		n++;
 	}
+	FREE_NULL_BITMAP(pool);
 	snap->cluster.n_nodes = n;
 	snap->cluster.types = snap->types;
 	snap->cluster.n_leaves = 1;
@@ -186,47 +284,54 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 		slurm_conf.cluster_name ? slurm_conf.cluster_name : "",
 		sizeof(snap->cluster.name));
 
-	/* Pending jobs. */
+	/* Auction-managed jobs: pending ones and running ones. */
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
 		pol_job_t *pj;
-		struct job_details *d = job_ptr->details;
-		int nodes;
 
-		if (!IS_JOB_PENDING(job_ptr) || !d)
+		if (!agora_job_auction_managed(job_ptr, conf))
 			continue;
-		if (snap->n_pending == cap) {
-			cap = cap ? cap * 2 : 64;
-			xrecalloc(snap->pending, cap, sizeof(pol_job_t));
+		if (IS_JOB_PENDING(job_ptr) && job_ptr->details &&
+		    job_ptr->priority != 0 &&
+		    (agora_job_held(job_ptr) ||
+		     job_ptr->state_reason == WAIT_NO_REASON ||
+		     job_ptr->state_reason == WAIT_RESOURCES ||
+		     job_ptr->state_reason == WAIT_PRIORITY)) {
+			if (snap->n_pending == pcap) {
+				pcap = pcap ? pcap * 2 : 64;
+				xrecalloc(snap->pending, pcap,
+					  sizeof(pol_job_t));
+			}
+			pj = &snap->pending[snap->n_pending++];
+			job_common(snap, pj, job_ptr, conf);
+			pj->state = POL_JOB_PENDING;
+		} else if (IS_JOB_RUNNING(job_ptr)) {
+			if (snap->n_running == rcap) {
+				rcap = rcap ? rcap * 2 : 64;
+				xrecalloc(snap->running, rcap,
+					  sizeof(pol_job_t));
+			}
+			pj = &snap->running[snap->n_running++];
+			job_common(snap, pj, job_ptr, conf);
+			pj->state = POL_JOB_RUNNING;
+			pj->start = job_ptr->start_time;
+			job_alloc(snap, pj, job_ptr);
+			pj->total_gpus = pol_alloc_gpus(&pj->alloc) ?
+					 pol_alloc_gpus(&pj->alloc) :
+					 pj->total_gpus;
+			pj->min_gpus = pj->max_gpus = pj->total_gpus;
+			pj->attained = (int64_t) pj->total_gpus *
+				       MAX(now - job_ptr->start_time, 0);
 		}
-		pj = &snap->pending[snap->n_pending++];
-		nodes = (int) d->min_nodes;
-		pj->id = job_ptr->job_id;
-		pj->tenant = tenant_index(snap, job_app(job_ptr, conf));
-		pj->user = (int) job_ptr->user_id;
-		pj->band = job_ptr->part_ptr ? job_ptr->part_ptr->priority_tier
-					     : 0;
-		pj->priority = job_ptr->priority;
-		pj->total_gpus = job_gpus(job_ptr, nodes);
-		pj->nodes = nodes;
-		pj->gpus_per_node = nodes > 0 ? pj->total_gpus / nodes : 0;
-		pj->min_gpus = pj->max_gpus = pj->total_gpus;
-		pj->pool = POL_POOL_TRAINING;
-		pj->submit = d->submit_time;
-		pj->time_limit = (job_ptr->time_limit == INFINITE ||
-				  job_ptr->time_limit == NO_VAL)
-					 ? 365 * 86400
-					 : (int64_t) job_ptr->time_limit * 60;
-		pj->dataset = -1;
-		pj->requeueable = d->requeue != 0;
-		pj->state = POL_JOB_PENDING;
-		pj->remaining = -1;
-		if (job_ptr->part_ptr &&
-		    agora_conf_auction_partition(conf,
-						 job_ptr->part_ptr->name))
-			snap->n_managed++;
 	}
 	list_iterator_destroy(it);
+	snap->n_managed = snap->n_pending;
+	snap->pol.cluster = &snap->cluster;
+	snap->pol.pending = snap->pending;
+	snap->pol.n_pending = snap->n_pending;
+	snap->pol.running = snap->running;
+	snap->pol.n_running = snap->n_running;
+	snap->pol.n_tenants = snap->n_tenants;
 	return SLURM_SUCCESS;
 }
 
@@ -234,11 +339,16 @@ extern void agora_snapshot_free(agora_snapshot_t *snap)
 {
 	int i;
 
+	for (i = 0; i < snap->n_running; i++)
+		xfree(snap->running[i].alloc.parts);
+	xfree(snap->running);
 	for (i = 0; i < snap->n_tenants; i++)
 		xfree(snap->tenants[i]);
 	xfree(snap->tenants);
 	xfree(snap->pending);
 	xfree(snap->types);
 	xfree(snap->cluster.nodes);
+	xfree(snap->pol_index);
+	xfree(snap->slurm_index);
 	memset(snap, 0, sizeof(*snap));
 }

@@ -17,14 +17,24 @@
 
 #include <errno.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include "slurm/slurm.h"
 #include "src/common/log.h"
 #include "src/common/macros.h"
 #include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/fed_mgr.h"
+#include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/locks.h"
+#include "src/slurmctld/node_scheduler.h"
+#include "src/slurmctld/srun_comm.h"
+#include "src/slurmctld/state_save.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "agora_hold.h"
+#include "pol_agora.h"
 #include "sched_agora.h"
 
 static pthread_t agora_tid;
@@ -33,6 +43,7 @@ static bool stop_requested = false;
 static pthread_mutex_t term_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t term_cond = PTHREAD_COND_INITIALIZER;
 static uint64_t pass_count = 0;
+static time_t next_wakeup = 0; /* the policy asked to run again then */
 
 static int64_t usec_since(const struct timeval *t0)
 {
@@ -43,15 +54,371 @@ static int64_t usec_since(const struct timeval *t0)
 	       (t1.tv_usec - t0->tv_usec);
 }
 
+/* The policy and its state across passes (leases, contention, ledger). */
+static pol_agora_policy_t *policy = NULL;
+static char **tenant_names = NULL; /* names last given to the policy */
+static int n_tenant_names = 0;
+static time_t last_save = 0;
+
+static char *state_file(void)
+{
+	char *path = NULL;
+
+	xstrfmtcat(path, "%s/%s", slurm_conf.state_save_location,
+		   AGORA_CREDIT_FILE);
+	return path;
+}
+
+/* Save the credit ledger (sched/agora owns it; site_factor/agora and the
+ * federation helper read it).  Caller holds agora_conf_lock. */
+static void save_ledger(void)
+{
+	char *path;
+	agora_err_t err = { { 0 } };
+
+	if (!policy)
+		return;
+	path = state_file();
+	lock_state_files();
+	if (pol_credit_save_file(pol_agora_policy_ledger(policy), path, &err))
+		error("sched/agora: cannot save credit state: %s", err.text);
+	unlock_state_files();
+	xfree(path);
+}
+
+/* (Re)create the policy from the configuration in force, carrying the
+ * ledger over (from the old policy, or from the state file at start-up).
+ * Caller holds agora_conf_lock. */
+extern void agora_policy_reset(void)
+{
+	pol_agora_policy_t *np;
+	agora_err_t err = { { 0 } };
+	char *json = NULL, *path;
+	int i;
+
+	np = pol_agora_policy_create_conf(&agora_conf,
+					  agora_conf.n_auction_partitions > 0,
+					  slurm_conf.cluster_name ?
+					  slurm_conf.cluster_name : "cluster",
+					  NULL, &err);
+	if (!np) {
+		error("sched/agora: cannot create the policy: %s; keeping the previous one",
+		      err.text);
+		return;
+	}
+	if (policy) {
+		if (!pol_credit_save(pol_agora_policy_ledger(policy), &json) &&
+		    pol_credit_load(pol_agora_policy_ledger(np), json,
+				    "previous ledger", &err))
+			error("sched/agora: credit state not carried over: %s",
+			      err.text);
+		free(json); /* core memory: malloc'ed by pol_credit_save */
+		pol_agora_policy_destroy(&policy);
+	} else {
+		path = state_file();
+		if (!access(path, F_OK) &&
+		    pol_credit_load_file(pol_agora_policy_ledger(np), path,
+					 &err)) {
+			/* Never lose the old state: set it aside. */
+			char *aside = NULL;
+
+			xstrfmtcat(aside, "%s.bad.%ld", path,
+				   (long) time(NULL));
+			(void) rename(path, aside);
+			error("sched/agora: credit state unreadable (%s); moved to %s, starting with empty usage",
+			      err.text, aside);
+			xfree(aside);
+		} else if (!access(path, F_OK)) {
+			info("sched/agora: credit state recovered from %s",
+			     path);
+		}
+		xfree(path);
+	}
+	policy = np;
+	for (i = 0; i < n_tenant_names; i++)
+		xfree(tenant_names[i]);
+	xfree(tenant_names);
+	n_tenant_names = 0;
+}
+
+extern void agora_policy_fini(void)
+{
+	int i;
+
+	slurm_mutex_lock(&agora_conf_lock);
+	save_ledger();
+	pol_agora_policy_destroy(&policy);
+	for (i = 0; i < n_tenant_names; i++)
+		xfree(tenant_names[i]);
+	xfree(tenant_names);
+	n_tenant_names = 0;
+	slurm_mutex_unlock(&agora_conf_lock);
+}
+
+/* Give the policy the snapshot's tenant names if they changed. */
+static void sync_tenants(const agora_snapshot_t *snap)
+{
+	int i;
+	bool same = (n_tenant_names == snap->n_tenants);
+
+	for (i = 0; same && i < snap->n_tenants; i++)
+		same = !xstrcmp(tenant_names[i], snap->tenants[i]);
+	if (same)
+		return;
+	if (pol_agora_policy_set_tenant_names(
+		    policy, (const char *const *) snap->tenants,
+		    snap->n_tenants))
+		error("sched/agora: cannot name tenants: %m");
+	for (i = 0; i < n_tenant_names; i++)
+		xfree(tenant_names[i]);
+	xfree(tenant_names);
+	tenant_names = xcalloc(MAX(snap->n_tenants, 1), sizeof(char *));
+	for (i = 0; i < snap->n_tenants; i++)
+		tenant_names[i] = xstrdup(snap->tenants[i]);
+	n_tenant_names = snap->n_tenants;
+}
+
+/* Start an awarded job on exactly the awarded nodes (backfill's
+ * _start_job() pattern: exclude every other node, select_nodes(),
+ * restore).  Job and node write locks held. */
+static int start_awarded(job_record_t *job_ptr, const pol_action_t *act,
+			 const agora_snapshot_t *snap, time_t now)
+{
+	bitstr_t *exc, *orig_exc = NULL;
+	int i, rc;
+
+	exc = bit_alloc(node_record_count);
+	bit_set_all(exc);
+	for (i = 0; i < act->alloc.n_parts; i++) {
+		int n = act->alloc.parts[i].node;
+
+		if (n >= 0 && n < snap->cluster.n_nodes)
+			bit_clear(exc, snap->slurm_index[n]);
+	}
+	if (fed_mgr_job_lock(job_ptr)) {
+		FREE_NULL_BITMAP(exc);
+		agora_hold_for_auction(job_ptr,
+				       "auction won, waiting for the federation job lock");
+		return ESLURM_FED_JOB_LOCK;
+	}
+	if (job_ptr->details->exc_node_bitmap) {
+		orig_exc = bit_copy(job_ptr->details->exc_node_bitmap);
+		bit_or(job_ptr->details->exc_node_bitmap, exc);
+	} else {
+		job_ptr->details->exc_node_bitmap = bit_copy(exc);
+	}
+	agora_release_hold(job_ptr);
+	rc = select_nodes(job_ptr, false, NULL, NULL, false,
+			  SLURMDB_JOB_FLAG_SCHED);
+	if (job_ptr->details) {
+		FREE_NULL_BITMAP(job_ptr->details->exc_node_bitmap);
+		job_ptr->details->exc_node_bitmap = orig_exc;
+	} else {
+		FREE_NULL_BITMAP(orig_exc);
+	}
+	FREE_NULL_BITMAP(exc);
+	if (rc == SLURM_SUCCESS) {
+		fed_mgr_job_start(job_ptr, job_ptr->start_time);
+		last_job_update = now;
+		xfree(job_ptr->system_comment);
+		xstrfmtcat(job_ptr->system_comment,
+			   "%s%s (score %.3f) at %ld", AGORA_DESC_PREFIX,
+			   act->reason[0] ? act->reason : "started",
+			   act->score, (long) now);
+		info("sched/agora: started %pJ on %s: %s", job_ptr,
+		     job_ptr->nodes, act->reason);
+		if (job_ptr->batch_flag == 0)
+			srun_allocate(job_ptr);
+		else if (!IS_JOB_CONFIGURING(job_ptr))
+			launch_job(job_ptr);
+	} else {
+		char *why = NULL;
+
+		fed_mgr_job_unlock(job_ptr);
+		xstrfmtcat(why, "won the auction, but the awarded GPUs could not start it (%s); retrying",
+			   slurm_strerror(rc));
+		agora_hold_for_auction(job_ptr, why);
+		xfree(why);
+		debug("sched/agora: %pJ: select_nodes failed: %s", job_ptr,
+		      slurm_strerror(rc));
+	}
+	return rc;
+}
+
 /*
  * Apply a decision.  Called with the write locks of step 5 held and after
- * the re-check.  The policy that produces actions arrives with the auction
- * (doc/design.md, "sched/agora passes"); until then a pass decides nothing
- * and this only reports.
+ * the re-check.  Returns the number of actions applied.
  */
-static int apply_actions(const pol_actions_t *acts)
+static int apply_actions(const pol_actions_t *acts,
+			 const agora_snapshot_t *snap, time_t now)
 {
-	return acts->n;
+	int i, applied = 0;
+
+	for (i = 0; i < acts->n; i++) {
+		const pol_action_t *act = &acts->v[i];
+		job_record_t *job_ptr = find_job_record((uint32_t) act->job_id);
+		char *why = NULL;
+
+		if (!job_ptr)
+			continue;
+		switch (act->type) {
+		case POL_ACT_START:
+			if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details)
+				break;
+			if (start_awarded(job_ptr, act, snap, now) ==
+			    SLURM_SUCCESS)
+				applied++;
+			break;
+		case POL_ACT_PREEMPT:
+			if (!IS_JOB_RUNNING(job_ptr))
+				break;
+			if (!job_ptr->details || !job_ptr->details->requeue) {
+				/* --no-requeue jobs run to their limit */
+				debug("sched/agora: %pJ lost its lease but is not requeueable; it keeps running",
+				      job_ptr);
+				break;
+			}
+			info("sched/agora: requeue %pJ: %s", job_ptr,
+			     act->reason);
+			xfree(job_ptr->system_comment);
+			xstrfmtcat(job_ptr->system_comment,
+				   "%srequeued at %ld: %s", AGORA_DESC_PREFIX,
+				   (long) now, act->reason);
+			if (job_requeue(slurm_conf.slurm_user_id,
+					job_ptr->job_id, NULL, true, 0) ==
+			    SLURM_SUCCESS)
+				applied++;
+			break;
+		case POL_ACT_HOLD:
+			if (!IS_JOB_PENDING(job_ptr))
+				break;
+			xstrfmtcat(why, "%s", act->reason);
+			agora_hold_for_auction(job_ptr, why);
+			xfree(why);
+			applied++;
+			break;
+		case POL_ACT_RESIZE:
+			break;
+		}
+	}
+	return applied;
+}
+
+/*
+ * Jobs whose lease was lost enter the policy's grace period.  Tell each
+ * one once, the way it asked to be warned: a job submitted with
+ * --signal=[B:]SIG gets SIG (to the batch shell with B:), so checkpointing
+ * jobs can save before the requeue GraceTime later.  Jobs that asked for no
+ * signal are simply requeued at the end of the grace.  The lease end and
+ * the grace are recorded in SystemComment (scontrol show job).
+ */
+static int64_t *signaled = NULL;
+static int n_signaled = 0;
+
+static bool was_signaled(int64_t id)
+{
+	int i;
+
+	for (i = 0; i < n_signaled; i++)
+		if (signaled[i] == id)
+			return true;
+	return false;
+}
+
+static void record_leases(time_t now)
+{
+	const pol_lease_table_t *lt = pol_agora_policy_leases(policy);
+	int i, n = lt ? pol_lease_count(lt) : 0;
+	int64_t *keep = xcalloc(MAX(n, 1), sizeof(int64_t));
+	int n_keep = 0;
+
+	for (i = 0; i < n; i++) {
+		const pol_lease_t *l = pol_lease_at(lt, i);
+		job_record_t *job_ptr = find_job_record((uint32_t) l->job_id);
+		char *note = NULL;
+
+		if (!job_ptr || !IS_JOB_RUNNING(job_ptr))
+			continue;
+		if (l->state == POL_LEASE_GRACE) {
+			keep[n_keep++] = l->job_id;
+			if (was_signaled(l->job_id))
+				continue;
+			xstrfmtcat(note, "%slease lost at %ld; requeue at %ld",
+				   AGORA_DESC_PREFIX, (long) now,
+				   (long) l->requeue_at);
+			if (job_ptr->warn_signal &&
+			    job_ptr->details && job_ptr->details->requeue) {
+				uint16_t flags = job_ptr->warn_flags &
+						 (KILL_JOB_BATCH |
+						  KILL_FULL_JOB);
+
+				info("sched/agora: %pJ lost its lease: signal %u, requeue in %ld s",
+				     job_ptr, job_ptr->warn_signal,
+				     (long) (l->requeue_at - now));
+				(void) job_signal(job_ptr,
+						  job_ptr->warn_signal, flags,
+						  slurm_conf.slurm_user_id,
+						  false);
+				xstrfmtcat(note, " (signal %u sent)",
+					   job_ptr->warn_signal);
+			} else {
+				info("sched/agora: %pJ lost its lease: requeue in %ld s",
+				     job_ptr, (long) (l->requeue_at - now));
+			}
+		} else {
+			xstrfmtcat(note, "%slease of %d GPUs until %ld",
+				   AGORA_DESC_PREFIX, l->gpus, (long) l->end);
+			if (job_ptr->system_comment &&
+			    strstr(job_ptr->system_comment, note)) {
+				xfree(note);
+				continue;
+			}
+			if (job_ptr->system_comment &&
+			    !strncmp(job_ptr->system_comment,
+				     AGORA_DESC_PREFIX,
+				     strlen(AGORA_DESC_PREFIX))) {
+				/* keep how it started, refresh the lease */
+				char *semi = strstr(job_ptr->system_comment,
+						    "; lease");
+				if (semi)
+					*semi = '\0';
+				xstrfmtcat(job_ptr->system_comment,
+					   "; lease of %d GPUs until %ld",
+					   l->gpus, (long) l->end);
+				xfree(note);
+				last_job_update = now;
+				continue;
+			}
+		}
+		xfree(job_ptr->system_comment);
+		job_ptr->system_comment = note;
+		last_job_update = now;
+	}
+	xfree(signaled);
+	signaled = keep;
+	n_signaled = n_keep;
+}
+
+/* Held jobs the policy said nothing about: say why they wait. */
+static void annotate_waiting(const agora_snapshot_t *snap,
+			     const pol_actions_t *acts)
+{
+	int i, k;
+
+	for (i = 0; i < snap->n_pending; i++) {
+		job_record_t *job_ptr;
+		bool named = false;
+
+		for (k = 0; k < acts->n && !named; k++)
+			named = acts->v[k].job_id == snap->pending[i].id;
+		if (named)
+			continue;
+		job_ptr = find_job_record((uint32_t) snap->pending[i].id);
+		if (job_ptr && IS_JOB_PENDING(job_ptr))
+			agora_hold_for_auction(job_ptr, snap->gpus_free ?
+				"waiting: no auction win yet (free GPUs fit other apps first)" :
+				"waiting for GPUs: next auction at a lease end");
+	}
 }
 
 static void agora_pass(void)
@@ -66,42 +433,63 @@ static void agora_pass(void)
 	pol_actions_t acts = { 0 };
 	struct timeval t0;
 	int64_t snap_us, decide_us;
-	int applied = 0;
+	int applied = 0, rc = 0;
+	time_t now = time(NULL);
 
 	gettimeofday(&t0, NULL);
 	lock_slurmctld(read_locks);
 	slurm_mutex_lock(&agora_conf_lock);
-	if (agora_snapshot_build(&snap, &agora_conf) != SLURM_SUCCESS) {
+	if (agora_snapshot_build(&snap, &agora_conf, now) != SLURM_SUCCESS) {
 		slurm_mutex_unlock(&agora_conf_lock);
 		unlock_slurmctld(read_locks);
 		error("sched/agora: snapshot failed: %m");
 		return;
 	}
-	slurm_mutex_unlock(&agora_conf_lock);
 	unlock_slurmctld(read_locks);
 	snap_us = usec_since(&t0);
 
-	/* 4. decide (no lock held) */
+	/* 4. decide (no slurmctld lock held) */
 	gettimeofday(&t0, NULL);
+	if (policy && agora_conf.n_auction_partitions) {
+		sync_tenants(&snap);
+		rc = pol_agora_policy_decide(policy, &snap.pol, now, &acts);
+		if (rc)
+			error("sched/agora: decision failed: %m");
+	}
 	decide_us = usec_since(&t0);
+	slurm_mutex_unlock(&agora_conf_lock);
 
-	if (acts.n) {
+	if (!rc && (acts.n || snap.n_pending)) {
 		lock_slurmctld(write_locks);
 		if (last_job_update != snap.job_update ||
 		    last_node_update != snap.node_update) {
 			debug("sched/agora: state changed during pass, dropping %d actions",
 			      acts.n);
 		} else {
-			applied = apply_actions(&acts);
+			slurm_mutex_lock(&agora_conf_lock);
+			applied = apply_actions(&acts, &snap, now);
+			if (policy)
+				record_leases(now);
+			slurm_mutex_unlock(&agora_conf_lock);
+			annotate_waiting(&snap, &acts);
 		}
 		unlock_slurmctld(write_locks);
 	}
+	if (acts.wakeup > now)
+		next_wakeup = acts.wakeup;
+
+	if (policy && (now - last_save >= 30 || applied)) {
+		slurm_mutex_lock(&agora_conf_lock);
+		save_ledger();
+		slurm_mutex_unlock(&agora_conf_lock);
+		last_save = now;
+	}
 
 	pass_count++;
-	debug("sched/agora: pass %" PRIu64 ": %d nodes, %d/%d GPUs free, %d pending (%d auction-managed), %d tenants, snapshot %" PRId64 " us, decide %" PRId64 " us, applied %d",
+	debug("sched/agora: pass %" PRIu64 ": %d nodes, %d/%d GPUs free, %d pending and %d running auction-managed, %d apps, %d actions (%d applied), snapshot %" PRId64 " us, decide %" PRId64 " us",
 	      pass_count, snap.cluster.n_nodes, snap.gpus_free,
-	      snap.gpus_total, snap.n_pending, snap.n_managed,
-	      snap.n_tenants, snap_us, decide_us, applied);
+	      snap.gpus_total, snap.n_pending, snap.n_running,
+	      snap.n_tenants, acts.n, applied, snap_us, decide_us);
 	pol_actions_free(&acts);
 	agora_snapshot_free(&snap);
 }
@@ -121,7 +509,11 @@ static void *agora_agent(void *arg)
 		slurm_mutex_lock(&term_lock);
 		if (!stop_requested) {
 			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += interval;
+			if (next_wakeup > ts.tv_sec &&
+			    next_wakeup < ts.tv_sec + interval)
+				ts.tv_sec = next_wakeup;
+			else
+				ts.tv_sec += interval;
 			pthread_cond_timedwait(&term_cond, &term_lock, &ts);
 		}
 		if (stop_requested) {

@@ -127,6 +127,13 @@ extern int init(void)
 			     plugin_type);
 		}
 	}
+	if (agora_conf.n_auction_partitions && !xstrcasestr(
+		    slurm_conf.sched_params, "defer"))
+		info("%s: AuctionPartitions set without SchedulerParameters=defer: interactive (salloc/srun) jobs may start at submission outside the auction",
+		     plugin_type);
+	slurm_mutex_lock(&agora_conf_lock);
+	agora_policy_reset();
+	slurm_mutex_unlock(&agora_conf_lock);
 	agora_thread_start();
 	return SLURM_SUCCESS;
 }
@@ -134,6 +141,7 @@ extern int init(void)
 extern void fini(void)
 {
 	agora_thread_stop();
+	agora_policy_fini();
 	if (bf_context) {
 		plugin_context_destroy(bf_context);
 		bf_context = NULL;
@@ -162,6 +170,7 @@ extern int sched_p_reconfig(void)
 		c.embed_backfill = agora_conf.embed_backfill;
 		agora_conf_free(&agora_conf);
 		agora_conf = c;
+		agora_policy_reset();
 		slurm_mutex_unlock(&agora_conf_lock);
 		log_conf(&agora_conf, "reconfigured");
 	}

@@ -30,6 +30,11 @@ extern pthread_mutex_t agora_conf_lock;
 extern void agora_thread_start(void);
 extern void agora_thread_stop(void);
 extern void agora_thread_wake(void);
+/* (Re)create the policy from agora_conf (caller holds agora_conf_lock);
+ * the credit ledger is carried over or recovered from StateSaveLocation. */
+extern void agora_policy_reset(void);
+/* Save the ledger and free the policy (takes agora_conf_lock). */
+extern void agora_policy_fini(void);
 
 /*
  * A snapshot owned by the adapter: the core structs plus the names the
@@ -37,10 +42,16 @@ extern void agora_thread_wake(void);
  * read locks by agora_snapshot_build(), freed by agora_snapshot_free().
  */
 typedef struct agora_snapshot {
-	pol_cluster_t cluster;
+	pol_snapshot_t pol;	  /* what the core sees (points into below) */
+	pol_cluster_t cluster;	  /* nodes of the AuctionPartitions */
 	pol_node_type_t *types;
-	pol_job_t *pending;
+	int *pol_index;		  /* slurm node index -> cluster node, -1 */
+	int *slurm_index;	  /* cluster node -> slurm node index */
+	int n_slurm_nodes;
+	pol_job_t *pending;	  /* auction-managed pending jobs */
 	int n_pending;
+	pol_job_t *running;	  /* auction-managed running jobs */
+	int n_running;
 	int n_managed;	  /* pending jobs in AuctionPartitions */
 	char **tenants;	  /* tenant index -> app name */
 	int n_tenants;
@@ -51,7 +62,7 @@ typedef struct agora_snapshot {
 
 /* Needs at least READ job, node and part locks held by the caller. */
 extern int agora_snapshot_build(agora_snapshot_t *snap,
-				const agora_conf_t *conf);
+				const agora_conf_t *conf, time_t now);
 extern void agora_snapshot_free(agora_snapshot_t *snap);
 
 #endif

@@ -39,6 +39,7 @@
 
 #include "agora_select.h"
 #include "agora_select_hook.h"
+#include "agora_select_place.h"
 
 #ifndef AGORA_STOCK_PLUGINDIR
 #error "AGORA_STOCK_PLUGINDIR must be set by configure (SLURM_STOCK_PLUGINDIR)"
@@ -215,8 +216,13 @@ extern int init(void)
 	 * Everything beyond loading the stock plugin waits for the first
 	 * slurmctld call (hook_ensure): clients and slurmd only forward.
 	 */
+	int rc;
+
 	in_ctld = running_in_slurmctld();
-	return stock_load();
+	rc = stock_load();
+	if ((rc == SLURM_SUCCESS) && in_ctld)
+		agora_place_load_conf("init");
+	return rc;
 }
 
 extern int fini(void)
@@ -227,6 +233,7 @@ extern int fini(void)
 	if (!stock_handle)
 		return SLURM_SUCCESS;
 	agora_hook_remove();
+	agora_place_fini();
 	if ((stock_fini = dlsym(stock_handle, "fini")))
 		rc = stock_fini();
 	dlclose(stock_handle);
@@ -365,6 +372,16 @@ extern int select_p_select_nodeinfo_set_all(void)
 
 extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
 {
+	/*
+	 * Hook 3: a new allocation's GPU indices, before stock allocates
+	 * them (job_res_add_job -> gres_ctld_job_alloc).
+	 */
+	if (in_ctld && stock_handle) {
+		node_use_record_t **usage = dlsym(stock_handle,
+						  "select_node_usage");
+
+		(void) agora_place_gpu_indices(job_ptr, usage ? *usage : NULL);
+	}
 	return stock.nodeinfo_set(job_ptr);
 }
 
@@ -447,6 +464,8 @@ extern int select_p_reconfigure(void)
 {
 	int rc = stock.reconfigure();
 
+	if (in_ctld)
+		agora_place_load_conf("reconfigure");
 	hook_ensure();
 	return rc;
 }

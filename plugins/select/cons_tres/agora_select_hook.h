@@ -39,9 +39,12 @@ extern void agora_hook_remove(void);
 
 /*
  * The hook point.  Same arguments as choose_nodes plus the original
- * routine.  For now it passes through to orig (logging a view of the
- * candidates under DebugFlags=SelectType); a scorer may narrow node_map
- * through agora_sel_view_apply() before calling orig.
+ * routine.  Unless agora.conf says Placement=stock, it narrows node_map to
+ * the nodes pol_agora_place() chooses (agora_select_place.h), calls orig,
+ * and if orig fails on the narrowed map, restores node_map, avail_core and
+ * avail_cpus and calls orig again on all candidates.  DebugFlags=SelectType
+ * logs the view, the decision (score, level, nodes and GPU masks) and the
+ * result.
  * RET what orig returns, or SLURM_ERROR if orig is NULL
  */
 extern int agora_select_choose_nodes(agora_choose_nodes_f orig,

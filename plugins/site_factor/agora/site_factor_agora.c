@@ -17,7 +17,7 @@
  *    federation helper will use for a global ledger.
  * 2. Hold.  A job submitted (or requeued) to a partition listed in
  *    AuctionPartitions is held for the auction the moment its priority is
- *    first set: state reason WAIT_HELD with Agora's own description.  The
+ *    first set: state reason AGORA_HOLD_REASON with Agora's own description.  The
  *    main scheduler and backfill skip such jobs (job_independent()); only
  *    sched/agora's auction releases them, so no job starts out of turn.
  *    Doing this here, at submission, closes the window a periodic thread

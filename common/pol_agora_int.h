@@ -1,0 +1,105 @@
+/*
+ * pol_agora_int.h - internals shared by pol_agora.c (construction, the
+ * credit order, agora-order, the registry face) and pol_agora_auction.c
+ * (leases, bids, the auction pass of "agora").  Not part of the API:
+ * include pol_agora.h instead.
+ */
+#ifndef POL_AGORA_INT_H
+#define POL_AGORA_INT_H
+
+#include "pol_agora.h"
+#include "pol_policy.h"
+
+typedef struct ag_tenant {
+	char name[POL_CREDIT_NAME_LEN];
+	bool active;	/* had jobs at the last pass */
+	int64_t seen;	/* when it became active */
+	double area0;	/* contention area then */
+	/* per pass */
+	double credit;
+	pol_ftf_app_t app;
+	int held;	/* GPUs of its running jobs */
+	double rho_sum; /* APP_MEAN: sum of its jobs' rho as they stand */
+	int n_jobs;
+	int first, n;	/* its pending jobs in ag->tpend[first..first+n) */
+} ag_tenant_t;
+
+typedef struct ag_resv {
+	int64_t job_id;
+	int64_t until;
+} ag_resv_t;
+
+typedef struct ag_params {
+	double half_life_s, period_s, quota;
+	int64_t default_limit;
+	/* agora-order */
+	double window, max_job_test;
+	/* agora */
+	double f;
+	int64_t lease_s, grace_s, min_lease_s;
+	int max_opts;
+	pol_pf_solver_t solver;
+	int app_model; /* AG_APP_MEAN or AG_APP_POOL */
+	bool align;    /* full leases end on a grid of lease_s */
+} ag_params_t;
+
+/*
+ * How an app's rho is made of its jobs' (doc/fairness.md "apps"):
+ * MEAN: the mean of its jobs' rho, each job with its own T_id (a Slurm
+ * account is many independent jobs, each with a user waiting for it);
+ * POOL: Themis' app, one pool of work finishing when all of it is done.
+ */
+#define AG_APP_MEAN 0
+#define AG_APP_POOL 1
+
+struct pol_agora_policy {
+	bool auctions;
+	ag_params_t p;
+	const pol_placer_t *placer;
+	double slow[POL_N_LEVELS];
+	pol_credit_t *ledger;
+	pol_lease_table_t *leases;
+	pol_ftf_contention_t cont;
+	ag_tenant_t *ten;
+	int n_ten;
+	bool charged;
+	int64_t last_charge;
+	void *bf; /* agora-order: a pol_backfill state */
+	/* scratch, grown as needed */
+	pol_work_t w;
+	pol_freemap_t *offer, *tent;
+	pol_credit_key_t *keys;
+	int keys_cap;
+	pol_job_t *reord;
+	int reord_cap;
+	int *tpend, tpend_cap;
+	unsigned char *pflag, *rflag; /* per pending / running job */
+	int pflag_cap, rflag_cap;
+	ag_resv_t *resv;
+	int n_resv, resv_cap;
+};
+
+/* pending flags */
+#define PF_STARTED 1
+#define PF_RESERVED 2
+/* running flags */
+#define RF_LEAVING 1
+#define RF_INCUMBENT 2
+#define RF_KEPT 4
+
+/* Grow *p (elements of sz bytes) to at least need; 0 or -1/ENOMEM. */
+int pol_ag_grow(void **p, int *cap, int need, size_t sz);
+/* GPUs a job holds (running) or asks for (pending). */
+int pol_ag_job_gpus(const pol_job_t *j);
+/* The job's service estimate: its time limit, or default_limit. */
+int64_t pol_ag_job_limit(const pol_agora_policy_t *a, const pol_job_t *j);
+/* Length of a full lease granted now (aligned to the lease grid). */
+int64_t pol_ag_full_lease(const pol_agora_policy_t *a, int64_t now);
+/* Charge, credits, contention, app aggregates, credit order (a->keys). */
+int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+		   int64_t now);
+/* The "agora" pass after pol_ag_prepare() (pol_agora_auction.c). */
+int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			  int64_t now, pol_actions_t *out);
+
+#endif

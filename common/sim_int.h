@@ -1,0 +1,73 @@
+/*
+ * sim_int.h - internals shared by sim_engine.c (the event loop) and
+ * sim_state.c (state changes and checks).  Not an API: use sim.h.
+ * A sim_t lives for one sim_run(); it owns everything it points to except
+ * in, p and pol (borrowed from the caller) and res (the caller's result).
+ */
+#ifndef SIM_INT_H
+#define SIM_INT_H
+
+#include "sim.h"
+
+enum { S_FUTURE = 0, S_PENDING, S_RUNNING, S_DONE, S_SKIPPED };
+
+typedef struct sjob {
+	int state;
+	int preempted; /* has run before: restart cost on next start */
+	double work;   /* remaining, s at ideal speed */
+	double rate;
+	int64_t t_upd;
+	int64_t finish;
+	uint32_t ver;
+	int run_pos;
+	int gpus;
+	double attained;
+	pol_alloc_t alloc;
+} sjob_t;
+
+typedef struct hent {
+	int64_t t;
+	int job;
+	uint32_t ver;
+} hent_t;
+
+typedef struct sim {
+	const sim_job_t *in;
+	const sim_params_t *p;
+	pol_policy_t *pol;
+	pol_cluster_t *c;
+	pol_freemap_t *fm;
+	pol_gpumask_t *used;
+	int n, *order; /* sim id -> input index, by (submit, index) */
+	sjob_t *sj;
+	pol_job_t *pend_base;
+	int pend_off, pend_n, pend_cap;
+	pol_job_t *run;
+	int run_n, run_cap;
+	hent_t *heap;
+	int heap_n, heap_cap;
+	int busy;
+	int n_tenants;
+	int maxg_pool[2];
+	double frag_now; /* GPUs counted as fragmented until next event */
+	int util_cap;
+	sim_result_t *res;
+	agora_err_t *err;
+	int64_t now;
+} sim_t;
+
+/* sim_state.c */
+void sim_h_pop(sim_t *s);
+void sim_h_clean(sim_t *s);
+int sim_pend_insert(sim_t *s, const pol_job_t *j);
+void sim_update_work(sim_t *s, int id);
+int sim_fail(sim_t *s, int e, const char *what, int64_t id);
+void sim_gpus_give(sim_t *s, const pol_alloc_t *a);
+void sim_run_remove(sim_t *s, int id);
+int sim_act_start(sim_t *s, const pol_action_t *a);
+int sim_act_preempt(sim_t *s, const pol_action_t *a);
+int sim_act_resize(sim_t *s, const pol_action_t *a);
+int sim_check_invariants(sim_t *s);
+int sim_probe_frag(sim_t *s);
+
+#endif

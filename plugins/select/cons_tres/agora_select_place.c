@@ -1,0 +1,700 @@
+/*
+ * agora_select_place.c - Agora GPU placement inside the node-choice hook.
+ * See agora_select_place.h; the reasoning is in doc/select.md section 4.
+ *
+ * Memory: the core (pol_*, topo_*) allocates with malloc and frees its own
+ * objects (pol_cluster_destroy, pol_agora_destroy, topo_model_free,
+ * pol_alloc_free); this file uses xmalloc only for what it hands to Slurm
+ * code (log strings).  Nothing crosses.
+ */
+#include "config.h"
+
+#include "src/common/slurm_xlator.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/common/bitstring.h"
+#include "src/common/gres.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/read_config.h"
+#include "src/common/slurm_topology.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/plugins/select/cons_common/cons_common.h"
+
+#include "agora_conf.h"
+#include "pol_model.h"
+#include "pol_place_agora.h"
+#include "topo_model.h"
+
+#include "agora_select.h"
+#include "agora_select_place.h"
+
+static pthread_mutex_t place_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* configuration (place_lock) */
+static bool conf_loaded = false;
+static agora_placement_t placement = AGORA_PLACEMENT_STOCK;
+static char *model_path = NULL;		/* xmalloc */
+static topo_model_t model = { NULL, 0 };	/* core memory */
+
+/* the cluster as the placer sees it, rebuilt when stale (place_lock) */
+static pol_cluster_t *cluster = NULL;
+static pol_agora_t *placer = NULL;
+static pol_gpumask_t *free_masks = NULL;	/* malloc, n_nodes */
+static bool cluster_stale = true;
+static int cluster_node_cnt = -1;
+static int cluster_switch_cnt = -1;
+static int cluster_n_model = 0;		/* nodes typed from the model */
+
+static void cluster_drop(void)
+{
+	pol_agora_destroy(&placer);
+	pol_cluster_destroy(&cluster);
+	free(free_masks);
+	free_masks = NULL;
+	cluster_stale = true;
+}
+
+extern void agora_place_load_conf(const char *when)
+{
+	char name[] = "agora.conf";
+	char *path = get_extra_conf_path(name);
+	agora_conf_t conf;
+	topo_model_t m = { NULL, 0 };
+	agora_err_t err = { { 0 } };
+	bool found = true;
+
+	agora_conf_defaults(&conf);
+	if (agora_conf_parse_file(path, &conf, &err)) {
+		if (errno != ENOENT) {
+			error("%s: %s: rejected %s, keeping the previous placement configuration (%s): %s",
+			      plugin_type, when, path,
+			      conf_loaded ? agora_placement_name(placement) :
+					    "stock", err.text);
+			goto out;
+		}
+		found = false;
+		agora_conf_defaults(&conf);
+	}
+	if (conf.topology_model &&
+	    topo_model_load(conf.topology_model, &m, &err)) {
+		error("%s: %s: TopologyModel rejected, keeping the previous placement configuration (%s): %s",
+		      plugin_type, when,
+		      conf_loaded ? agora_placement_name(placement) : "stock",
+		      err.text);
+		goto out;
+	}
+
+	pthread_mutex_lock(&place_lock);
+	topo_model_free(&model);
+	model = m;
+	m.types = NULL;
+	m.n_types = 0;
+	placement = conf.placement;
+	xfree(model_path);
+	if (conf.topology_model)
+		model_path = xstrdup(conf.topology_model);
+	conf_loaded = true;
+	cluster_drop();
+	info("%s: %s: Placement=%s TopologyModel=%s (%d node types)%s",
+	     plugin_type, when, agora_placement_name(placement),
+	     model_path ? model_path : "(none)", model.n_types,
+	     found ? "" : " (no agora.conf: defaults)");
+	pthread_mutex_unlock(&place_lock);
+out:
+	topo_model_free(&m);
+	agora_conf_free(&conf);
+	xfree(path);
+}
+
+extern void agora_place_fini(void)
+{
+	pthread_mutex_lock(&place_lock);
+	cluster_drop();
+	topo_model_free(&model);
+	xfree(model_path);
+	conf_loaded = false;
+	placement = AGORA_PLACEMENT_STOCK;
+	pthread_mutex_unlock(&place_lock);
+}
+
+/* ---- the cluster ---------------------------------------------------- */
+
+static bool is_gpu(const gres_state_t *gs)
+{
+	return gs && gs->gres_name && !xstrcmp(gs->gres_name, "gpu");
+}
+
+/* Configured GPUs of a node (gres_cnt_avail of its gres/gpu). */
+static int node_gpus(node_record_t *node_ptr)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	int n = 0;
+
+	if (!node_ptr->gres_list)
+		return 0;
+	it = list_iterator_create(node_ptr->gres_list);
+	while ((gs = list_next(it))) {
+		gres_node_state_t *ns = gs->gres_data;
+
+		if (is_gpu(gs) && ns) {
+			n = (int) ns->gres_cnt_avail;
+			break;
+		}
+	}
+	list_iterator_destroy(it);
+	if (n > POL_MAX_GPUS_PER_NODE)
+		n = POL_MAX_GPUS_PER_NODE;
+	return n;
+}
+
+/* Index of the uniform type of g GPUs, appended if new; -1 on ENOMEM. */
+static int uniform_type(pol_cluster_t *c, int *cap, int g)
+{
+	char name[POL_NAME_LEN];
+	int i;
+
+	snprintf(name, sizeof(name), "uniform-%d", g);
+	for (i = model.n_types; i < c->n_types; i++)
+		if (!strcmp(c->types[i].name, name))
+			return i;
+	if (c->n_types == *cap) {
+		pol_node_type_t *nt = realloc(c->types, sizeof(*nt) *
+						  (size_t) (*cap * 2));
+
+		if (!nt)
+			return -1;
+		c->types = nt;
+		*cap *= 2;
+	}
+	pol_node_type_uniform(&c->types[c->n_types], name, g, 1);
+	return c->n_types++;
+}
+
+/*
+ * Leaf switch of every node from topology/tree's switch table: a node's
+ * leaf is the first level-0 switch whose node_bitmap holds it; nodes under
+ * no leaf share one extra leaf.
+ */
+static void set_leaves(pol_cluster_t *c)
+{
+	int s, i, n_leaves = 0;
+	bool orphan = false;
+
+	for (i = 0; i < c->n_nodes; i++)
+		c->nodes[i].leaf = -1;
+	for (s = 0; s < switch_record_cnt && switch_record_table; s++) {
+		switch_record_t *sw = &switch_record_table[s];
+
+		if (sw->level != 0 || !sw->node_bitmap)
+			continue;
+		for (i = 0; i < c->n_nodes && i < bit_size(sw->node_bitmap);
+		     i++)
+			if (c->nodes[i].leaf < 0 && bit_test(sw->node_bitmap, i))
+				c->nodes[i].leaf = n_leaves;
+		n_leaves++;
+	}
+	for (i = 0; i < c->n_nodes; i++)
+		if (c->nodes[i].leaf < 0) {
+			c->nodes[i].leaf = n_leaves;
+			orphan = true;
+		}
+	c->n_leaves = n_leaves + (orphan ? 1 : 0);
+}
+
+/* Build cluster, placer and free_masks for the node table.  place_lock. */
+static int cluster_build(void)
+{
+	pol_cluster_t *c;
+	int i, cap, n = node_record_count;
+
+	cluster_drop();
+	cluster_n_model = 0;
+	if (n <= 0)
+		return -1;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -1;
+	snprintf(c->name, sizeof(c->name), "%s",
+		 slurm_conf.cluster_name ? slurm_conf.cluster_name : "slurm");
+	cap = model.n_types + 4;
+	c->types = calloc((size_t) cap, sizeof(*c->types));
+	c->nodes = calloc((size_t) n, sizeof(*c->nodes));
+	free_masks = calloc((size_t) n, sizeof(*free_masks));
+	if (!c->types || !c->nodes || !free_masks)
+		goto nomem;
+	for (i = 0; i < model.n_types; i++)
+		c->types[i] = model.types[i].type;
+	c->n_types = model.n_types;
+	c->n_nodes = n;
+	for (i = 0; i < n; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[i];
+		pol_node_t *nd = &c->nodes[i];
+		int g = 0, t = -1;
+
+		nd->pool = POL_POOL_TRAINING;
+		if (!node_ptr || !node_ptr->name) {
+			/* a hole in the node table: never a candidate */
+			if ((nd->type = uniform_type(c, &cap, 0)) < 0)
+				goto nomem;
+			continue;
+		}
+		snprintf(nd->name, sizeof(nd->name), "%s", node_ptr->name);
+		g = node_gpus(node_ptr);
+		if (model.n_types)
+			t = topo_model_find(&model, node_ptr->name);
+		if (t >= 0 && model.types[t].type.n_gpus != g) {
+			error("%s: node %s has %d GPUs but TopologyModel type '%s' has %d; using a uniform type for it",
+			      plugin_type, node_ptr->name, g,
+			      model.types[t].type.name,
+			      model.types[t].type.n_gpus);
+			t = -1;
+		}
+		if (t < 0)
+			t = uniform_type(c, &cap, g);
+		else
+			cluster_n_model++;
+		if (t < 0)
+			goto nomem;
+		nd->type = t;
+		nd->up = true;
+		nd->weight = node_ptr->config_ptr ?
+			(int) MIN(node_ptr->config_ptr->weight, INT32_MAX) : 0;
+	}
+	set_leaves(c);
+	placer = pol_agora_create(c, NULL);
+	if (!placer)
+		goto nomem;
+	cluster = c;
+	cluster_stale = false;
+	cluster_node_cnt = n;
+	cluster_switch_cnt = switch_record_cnt;
+	log_flag(SELECT_TYPE, "agora placement: cluster of %d nodes, %d node types (%d nodes typed by the model), %d leaves",
+		 n, c->n_types, cluster_n_model, c->n_leaves);
+	return 0;
+nomem:
+	pol_cluster_destroy(&c);
+	free(free_masks);
+	free_masks = NULL;
+	error("%s: out of memory building the placement cluster",
+	      plugin_type);
+	return -1;
+}
+
+/* ---- one decision --------------------------------------------------- */
+
+/*
+ * The GPUs of node n free for this job: the bits cons_tres found usable
+ * (sock_gres bits, built from the node usage this test runs on, i.e. the
+ * future state in WILL_RUN) minus the bits allocated there.
+ */
+static pol_gpumask_t node_free_mask(avail_res_t *ar, int n_gpus)
+{
+	ListIterator it;
+	sock_gres_t *sg;
+	pol_gpumask_t m = 0;
+
+	if (!ar || !ar->sock_gres_list || ar->avail_cpus < 1)
+		return 0;
+	it = list_iterator_create(ar->sock_gres_list);
+	while ((sg = list_next(it))) {
+		bitstr_t *alloc = NULL;
+		pol_gpumask_t bits = 0;
+		int s, g;
+
+		if (!is_gpu(sg->gres_state_job) &&
+		    !is_gpu(sg->gres_state_node))
+			continue;
+		if (sg->gres_state_node && sg->gres_state_node->gres_data) {
+			gres_node_state_t *ns = sg->gres_state_node->gres_data;
+
+			if (!ns->no_consume)
+				alloc = ns->gres_bit_alloc;
+		}
+		for (g = 0; g < n_gpus; g++) {
+			bool set = false;
+
+			if (sg->bits_any_sock &&
+			    g < bit_size(sg->bits_any_sock) &&
+			    bit_test(sg->bits_any_sock, g))
+				set = true;
+			for (s = 0; !set && sg->bits_by_sock &&
+				    s < sg->sock_cnt; s++)
+				if (sg->bits_by_sock[s] &&
+				    g < bit_size(sg->bits_by_sock[s]) &&
+				    bit_test(sg->bits_by_sock[s], g))
+					set = true;
+			if (set && alloc && g < bit_size(alloc) &&
+			    bit_test(alloc, g))
+				set = false;
+			if (set)
+				bits |= (pol_gpumask_t) 1 << g;
+		}
+		m |= bits;
+	}
+	list_iterator_destroy(it);
+	return m;
+}
+
+/*
+ * The job's GPU request as a placement request.  0, or -1 with why filled
+ * (no GPUs, per-task/per-socket GPUs, several GPU types).
+ */
+static int job_request(job_record_t *job_ptr, uint32_t min_nodes,
+		       pol_place_req_t *req, char *why, size_t len)
+{
+	gres_job_state_t *js = NULL;
+	ListIterator it;
+	gres_state_t *gs;
+	int n_gpu = 0;
+
+	memset(req, 0, sizeof(*req));
+	req->pool = POL_POOL_TRAINING;
+	if (!job_ptr->gres_list_req) {
+		snprintf(why, len, "no GPU request");
+		return -1;
+	}
+	it = list_iterator_create(job_ptr->gres_list_req);
+	while ((gs = list_next(it)))
+		if (is_gpu(gs) && gs->gres_data) {
+			js = gs->gres_data;
+			n_gpu++;
+		}
+	list_iterator_destroy(it);
+	if (!js) {
+		snprintf(why, len, "no GPU request");
+		return -1;
+	}
+	if (n_gpu > 1) {
+		snprintf(why, len, "several GPU types requested");
+		return -1;
+	}
+	if (js->gres_per_task || js->gres_per_socket) {
+		snprintf(why, len, "GPUs per task/socket: stock decides");
+		return -1;
+	}
+	if (min_nodes < 1)
+		min_nodes = 1;
+	if (js->gres_per_node) {
+		if (js->gres_per_node > POL_MAX_GPUS_PER_NODE) {
+			snprintf(why, len, "too many GPUs per node");
+			return -1;
+		}
+		req->nodes = (int) min_nodes;
+		req->gpus_per_node = (int) js->gres_per_node;
+		snprintf(why, len, "%dx%d", req->nodes, req->gpus_per_node);
+		return 0;
+	}
+	if (js->gres_per_job) {
+		if (js->gres_per_job > INT32_MAX / 2) {
+			snprintf(why, len, "too many GPUs");
+			return -1;
+		}
+		if (min_nodes > 1 && (js->gres_per_job % min_nodes) == 0) {
+			req->nodes = (int) min_nodes;
+			req->gpus_per_node = (int) (js->gres_per_job /
+						    min_nodes);
+			snprintf(why, len, "%dx%d", req->nodes,
+				 req->gpus_per_node);
+		} else {
+			req->total_gpus = (int) js->gres_per_job;
+			snprintf(why, len, "total %d", req->total_gpus);
+		}
+		return 0;
+	}
+	snprintf(why, len, "no GPU count");
+	return -1;
+}
+
+static bool has_required_nodes(job_record_t *job_ptr, bitstr_t *node_map)
+{
+	bitstr_t *req = job_ptr->details ?
+		job_ptr->details->req_node_bitmap : NULL;
+
+	return req && (bit_set_count(req) > 0) && node_map &&
+	       (bit_size(req) == bit_size(node_map));
+}
+
+extern agora_place_rc_t agora_place_narrow(job_record_t *job_ptr,
+					   bitstr_t *node_map,
+					   avail_res_t **avail_res_array,
+					   uint32_t min_nodes,
+					   agora_place_out_t *out)
+{
+	pol_place_req_t req;
+	pol_alloc_t alloc = { NULL, 0 };
+	agora_place_rc_t rc = AGORA_PLACE_SKIP;
+	bitstr_t *keep = NULL;
+	int64_t i, len;
+	int p, ncand = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!job_ptr || !node_map || !avail_res_array) {
+		snprintf(out->why, sizeof(out->why), "no input");
+		return AGORA_PLACE_SKIP;
+	}
+	pthread_mutex_lock(&place_lock);
+	if (!conf_loaded || placement != AGORA_PLACEMENT_AGORA) {
+		snprintf(out->why, sizeof(out->why), "Placement=stock");
+		goto out;
+	}
+	if (job_request(job_ptr, min_nodes, &req, out->why,
+			sizeof(out->why)))
+		goto out;
+	if (has_required_nodes(job_ptr, node_map)) {
+		snprintf(out->why, sizeof(out->why),
+			 "required nodes: stock decides");
+		goto out;
+	}
+	if (cluster_stale || !cluster || (cluster_node_cnt != node_record_count) ||
+	    (cluster_switch_cnt != switch_record_cnt)) {
+		if (cluster_build()) {
+			snprintf(out->why, sizeof(out->why),
+				 "no placement cluster");
+			goto out;
+		}
+	}
+
+	len = bit_size(node_map);
+	if (len > cluster->n_nodes)
+		len = cluster->n_nodes;
+	memset(free_masks, 0, sizeof(*free_masks) * (size_t) cluster->n_nodes);
+	for (i = 0; i < len; i++) {
+		pol_node_t *nd = &cluster->nodes[i];
+		node_record_t *node_ptr = node_record_table_ptr[i];
+
+		if (!bit_test(node_map, i))
+			continue;
+		free_masks[i] = node_free_mask(avail_res_array[i],
+					       cluster->types[nd->type].n_gpus);
+		if (free_masks[i])
+			ncand++;
+		/* node Weight can change with scontrol update */
+		if (node_ptr && node_ptr->config_ptr)
+			nd->weight = (int) MIN(node_ptr->config_ptr->weight,
+					       INT32_MAX);
+	}
+	if (!ncand) {
+		snprintf(out->why, sizeof(out->why),
+			 "no candidate has a free GPU");
+		goto out;
+	}
+	if (pol_agora_place(placer, cluster, free_masks, &req, &alloc,
+			    &out->score)) {
+		size_t l = strlen(out->why);
+
+		snprintf(out->why + l, sizeof(out->why) - l,
+			 ": no placement (%s)",
+			 errno == ENOSPC ? "does not fit" : "error");
+		goto out;
+	}
+	out->level = (int) pol_alloc_level(cluster, &alloc);
+
+	keep = bit_alloc(bit_size(node_map));
+	for (p = 0; p < alloc.n_parts; p++) {
+		int nd = alloc.parts[p].node;
+
+		if (nd < 0 || nd >= len || !bit_test(node_map, nd))
+			continue; /* cannot happen: free mask was 0 */
+		bit_set(keep, nd);
+		xstrfmtcat(out->chosen, "%s%s[0x%" PRIx64 "]",
+			   out->chosen ? "," : "", cluster->nodes[nd].name,
+			   (uint64_t) alloc.parts[p].gpus);
+	}
+	if (bit_set_count(keep) == 0) {
+		snprintf(out->why, sizeof(out->why), "empty placement");
+		goto out;
+	}
+	/* node_map &= keep: never sets a bit */
+	out->cleared = (uint32_t) (bit_set_count(node_map) -
+				   bit_overlap(node_map, keep));
+	bit_and(node_map, keep);
+	rc = AGORA_PLACE_NARROWED;
+out:
+	pthread_mutex_unlock(&place_lock);
+	FREE_NULL_BITMAP(keep);
+	pol_alloc_free(&alloc);
+	return rc;
+}
+
+/* ---- Hook 3: GPU indices inside each node --------------------------- */
+
+/* The job's one gres/gpu request, or NULL. */
+static gres_job_state_t *job_gpu_state(job_record_t *job_ptr)
+{
+	gres_job_state_t *js = NULL;
+	ListIterator it;
+	gres_state_t *gs;
+	int n = 0;
+
+	if (!job_ptr->gres_list_req)
+		return NULL;
+	it = list_iterator_create(job_ptr->gres_list_req);
+	while ((gs = list_next(it)))
+		if (is_gpu(gs) && gs->gres_data) {
+			js = gs->gres_data;
+			n++;
+		}
+	list_iterator_destroy(it);
+	return (n == 1) ? js : NULL;
+}
+
+static gres_node_state_t *node_gpu_state(List gres_list)
+{
+	gres_node_state_t *ns = NULL;
+	ListIterator it;
+	gres_state_t *gs;
+
+	if (!gres_list)
+		return NULL;
+	it = list_iterator_create(gres_list);
+	while ((gs = list_next(it)))
+		if (is_gpu(gs) && gs->gres_data) {
+			ns = gs->gres_data;
+			break;
+		}
+	list_iterator_destroy(it);
+	return ns;
+}
+
+/*
+ * GPUs of node state ns that a job of js may get: the devices of topology
+ * entries of the job's type (any type when the job names none), minus the
+ * allocated ones.  -1 if the node state cannot be read safely.
+ */
+static int node_free_for_job(gres_node_state_t *ns, gres_job_state_t *js,
+			     int n_gpus, pol_gpumask_t *free_out)
+{
+	pol_gpumask_t allowed = 0;
+	int t, g;
+
+	if (!ns || ns->no_consume || !ns->gres_bit_alloc ||
+	    (bit_size(ns->gres_bit_alloc) != n_gpus) || !ns->topo_cnt ||
+	    !ns->topo_gres_bitmap)
+		return -1;
+	for (t = 0; t < ns->topo_cnt; t++) {
+		bitstr_t *b = ns->topo_gres_bitmap[t];
+
+		if (!b || (bit_size(b) != n_gpus))
+			continue;
+		if (js->type_name && ns->topo_type_id &&
+		    (ns->topo_type_id[t] != js->type_id))
+			continue;
+		for (g = 0; g < n_gpus; g++)
+			if (bit_test(b, g))
+				allowed |= (pol_gpumask_t) 1 << g;
+	}
+	for (g = 0; g < n_gpus; g++)
+		if (bit_test(ns->gres_bit_alloc, g))
+			allowed &= ~((pol_gpumask_t) 1 << g);
+	*free_out = allowed;
+	return 0;
+}
+
+extern int agora_place_gpu_indices(job_record_t *job_ptr,
+				   node_use_record_t *node_usage)
+{
+	job_resources_t *jr;
+	gres_job_state_t *js;
+	int64_t i, len;
+	int changed = 0;
+
+	if (!job_ptr || !(jr = job_ptr->job_resrcs) || !jr->node_bitmap ||
+	    job_ptr->gres_list_alloc)
+		return 0;	/* not a new allocation (restart, resize) */
+	if ((job_ptr->bit_flags & GRES_ENFORCE_BIND) ||
+	    (job_ptr->details && (job_ptr->details->whole_node == 1)))
+		return 0;	/* cores constrain GPUs / all GPUs anyway */
+	if (!(js = job_gpu_state(job_ptr)) || !js->gres_bit_select ||
+	    js->gres_per_task || js->gres_per_socket ||
+	    (!js->gres_per_node && !js->gres_per_job))
+		return 0;
+
+	pthread_mutex_lock(&place_lock);
+	if (!conf_loaded || (placement != AGORA_PLACEMENT_AGORA))
+		goto out;
+	if (cluster_stale || !cluster || (cluster_node_cnt != node_record_count) ||
+	    (cluster_switch_cnt != switch_record_cnt)) {
+		if (cluster_build())
+			goto out;
+	}
+	len = bit_size(jr->node_bitmap);
+	if (len > cluster->n_nodes)
+		len = cluster->n_nodes;
+	if (js->total_node_cnt && (len > js->total_node_cnt))
+		len = js->total_node_cnt;	/* size of gres_bit_select */
+	for (i = 0; i < len; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[i];
+		bitstr_t *sel = js->gres_bit_select[i];
+		int n_gpus = cluster->types[cluster->nodes[i].type].n_gpus;
+		pol_gpumask_t fr = 0, stock = 0, best;
+		pol_alloc_part_t part;
+		pol_alloc_t cur = { &part, 1 };
+		pol_alloc_t alloc = { NULL, 0 };
+		pol_place_req_t req;
+		double s_stock, s_best = 0;
+		int g, k;
+
+		if (!bit_test(jr->node_bitmap, i) || !sel || !node_ptr)
+			continue;
+		if (node_usage && node_usage[i].gres_list)
+			continue;	/* not the live node state: leave it */
+		if ((n_gpus < 2) || (bit_size(sel) != n_gpus))
+			continue;
+		if (node_free_for_job(node_gpu_state(node_ptr->gres_list), js,
+				      n_gpus, &fr))
+			continue;
+		for (g = 0; g < n_gpus; g++)
+			if (bit_test(sel, g))
+				stock |= (pol_gpumask_t) 1 << g;
+		k = pol_popcount(stock);
+		if (!k || ((stock & fr) != stock) || (k == pol_popcount(fr)))
+			continue;	/* nothing to choose, or stale view */
+
+		memset(free_masks, 0,
+		       sizeof(*free_masks) * (size_t) cluster->n_nodes);
+		free_masks[i] = fr;
+		memset(&req, 0, sizeof(req));
+		req.nodes = 1;
+		req.gpus_per_node = k;
+		req.pool = cluster->nodes[i].pool;
+		part.node = (int) i;
+		part.gpus = stock;
+		s_stock = pol_agora_score(placer, cluster, free_masks, &cur);
+		if (pol_agora_place(placer, cluster, free_masks, &req, &alloc,
+				    &s_best) ||
+		    (alloc.n_parts != 1) || (alloc.parts[0].node != i) ||
+		    (pol_popcount(alloc.parts[0].gpus) != k) ||
+		    ((alloc.parts[0].gpus & fr) != alloc.parts[0].gpus)) {
+			pol_alloc_free(&alloc);
+			continue;
+		}
+		best = alloc.parts[0].gpus;
+		pol_alloc_free(&alloc);
+		/* strictly better only: ties keep stock's choice */
+		if ((best == stock) || !(s_best < s_stock - 1e-9))
+			continue;
+		bit_clear_all(sel);
+		for (g = 0; g < n_gpus; g++)
+			if (best & ((pol_gpumask_t) 1 << g))
+				bit_set(sel, g);
+		changed++;
+		log_flag(SELECT_TYPE, "%pJ agora GPU indices on %s: stock 0x%" PRIx64 " (score %.3f) -> 0x%" PRIx64 " (score %.3f)",
+			 job_ptr, node_ptr->name, (uint64_t) stock, s_stock,
+			 (uint64_t) best, s_best);
+	}
+out:
+	pthread_mutex_unlock(&place_lock);
+	return changed;
+}

@@ -1,0 +1,371 @@
+#!/bin/bash
+# tests/integration/test_placement.sh - Agora GPU placement in the
+# select/cons_tres wrapper, end to end on contrib/harness/agora-dc.
+#
+# One cluster c1 of 8 fake nodes x 8 GPUs x 40 cores (2 sockets x 20):
+#   c1n[1-4]  type nvl2: tests/fixtures/topo/2s-8gpu-2nvlink.xml, NVLink
+#             islands 0-3 (socket 0) and 4-7 (socket 1)
+#   c1n[5-8]  type pcie: tests/fixtures/topo/2s-8gpu-pcie.xml, no NVLink,
+#             PCIe switches {0,1} {2,3} | {4,5} {6,7}, sockets 0-3 | 4-7
+#             (its local cores remapped to the harness's 2 x 20 cores)
+# topology.conf: leaf1 = c1n[1-4], leaf2 = c1n[5-8].  The model, gres.conf
+# (Cores=, tiered Links=, File= on fake /dev/null devices) and
+# topology.conf all come from agora-topo.
+#
+# Prints TAP ("ok N - name" / "not ok N - name"), then the stock-vs-agora
+# numbers of the replayed slice; exit status non-zero if a test failed.
+# Must run as root.  Environment:
+#   AGORA_PLACE_BUILD      build dir with stage/plugins and contrib/topo
+#                          [<repo>/_build-place]
+#   AGORA_PLACE_WORKDIR    harness work dir [/tmp/agora-place-test]
+#   AGORA_PLACE_BASE_PORT  harness base port [37000]
+#   AGORA_PLACE_SLICE      jobs in the replayed slice [60]
+#   AGORA_PLACE_KEEP=1     leave the harness running afterwards
+set -uo pipefail
+
+here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+BUILD=${AGORA_PLACE_BUILD:-$repo/_build-place}
+W=${AGORA_PLACE_WORKDIR:-/tmp/agora-place-test}
+IN=$W.in # generated inputs (the harness wants its work dir to itself)
+BASE_PORT=${AGORA_PLACE_BASE_PORT:-37000}
+SLICE_N=${AGORA_PLACE_SLICE:-60}
+KEEP=${AGORA_PLACE_KEEP:-0}
+HARNESS=$repo/contrib/harness/agora-dc
+TOPO=$BUILD/contrib/topo/agora-topo
+PLUGDIR=$BUILD/stage/plugins
+METRICS=$here/placement_metrics.py
+MODEL=$IN/agora-topo.json
+
+n_run=0
+n_fail=0
+DIAG=$(mktemp)
+trap 'rm -f "$DIAG"' EXIT
+
+note() { printf '%s\n' "$*" >>"$DIAG"; }
+fail() {
+	note "$*"
+	return 1
+}
+tap() { # NAME FUNCTION...
+	local name=$1 rc
+	shift
+	n_run=$((n_run + 1))
+	: >"$DIAG"
+	"$@"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		echo "ok $n_run - $name"
+	else
+		n_fail=$((n_fail + 1))
+		echo "not ok $n_run - $name"
+	fi
+	sed 's/^/#   /' "$DIAG"
+	return 0
+}
+
+harness() { "$HARNESS" --workdir "$W" "$@"; }
+export SLURM_CONF=$W/c1/etc/slurm.conf
+CTLD_LOG=$W/log/c1/slurmctld.log
+
+# ---- inputs -----------------------------------------------------------------
+gen_inputs() {
+	rm -rf "$IN"
+	mkdir -p "$IN"
+	"$TOPO" model -i "$repo/tests/fixtures/topo/2s-8gpu-2nvlink.xml" \
+		--name nvl2 --nodes 'c1n[1-4]' -o "$IN/nvl2.json" || return 1
+	"$TOPO" model -i "$repo/tests/fixtures/topo/2s-8gpu-pcie.xml" \
+		--name pcie --nodes 'c1n[5-8]' -o "$IN/pcie.raw.json" || return 1
+	# The harness gives every node 2 x 20 cores; the pcie fixture has
+	# 2 x 16.  Remap its local cores per socket (the model is synthetic).
+	python3 - "$IN/pcie.raw.json" "$IN/pcie.json" <<'EOF' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+for t in d['node_types']:
+    t['cores'] = 40
+    t['cpus'] = 40
+    for g in t['gpu']:
+        g['cores'] = '0-19' if g['socket'] == 0 else '20-39'
+json.dump(d, open(sys.argv[2], 'w'), indent=1)
+EOF
+	"$TOPO" merge "$IN/nvl2.json" "$IN/pcie.json" -o "$MODEL" || return 1
+	{
+		"$TOPO" gres -m "$MODEL" --type-name nvl2 --file-prefix @FAKEGPU@ &&
+			"$TOPO" gres -m "$MODEL" --type-name pcie --file-prefix @FAKEGPU@
+	} >"$IN/gres.conf" || return 1
+	"$TOPO" check -m "$MODEL" -g "$IN/gres.conf" || return 1
+	"$TOPO" topology --nodes 'c1n[1-8]' --nodes-per-leaf 4 \
+		-o "$IN/topology.conf" || return 1
+	cat >"$IN/agora.conf" <<EOF
+# agora.conf of test_placement.sh
+SchedulerInterval=1
+TopologyModel=$MODEL
+Placement=agora
+EOF
+	cat >"$IN/extra.conf" <<'EOF'
+DebugFlags=SelectType
+EOF
+}
+
+# ---- helpers ----------------------------------------------------------------
+now_ms() { date +%s%3N; }
+
+submit() { # SBATCH_ARGS... -> job id
+	local out
+	out=$(sbatch --parsable -o /dev/null "$@" 2>&1) || {
+		note "sbatch $* failed: $out"
+		return 1
+	}
+	echo "${out%%;*}"
+}
+
+wait_running() { # JOBID [TIMEOUT]
+	local id=$1 t=${2:-30} deadline st
+	deadline=$(($(now_ms) + t * 1000))
+	while :; do
+		st=$(squeue -h -j "$id" -o %T 2>/dev/null)
+		[ "$st" = RUNNING ] && return 0
+		if [ "$(now_ms)" -ge "$deadline" ]; then
+			fail "job $id not RUNNING after ${t}s (state ${st:-gone}, reason $(squeue -h -j "$id" -o %r 2>/dev/null))"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# alloc JOBID -> "NODE:IDX" per node, e.g. "c1n1:0-1"
+alloc() {
+	scontrol -d show job "$1" 2>/dev/null |
+		sed -n 's/.* Nodes=\([^ ]*\) CPU_IDs=.* GRES=gpu[^(]*(IDX:\([0-9,-]*\)).*/\1:\2/p'
+}
+
+# within IDX SET1 SET2...: every GPU of IDX lies inside one of the sets
+within() {
+	local idx=$1 s
+	shift
+	for s in "$@"; do
+		python3 -c "
+import sys
+def r(s):
+    o = set()
+    for p in s.split(','):
+        a, _, b = p.partition('-')
+        o.update(range(int(a), int(b or a) + 1))
+    return o
+sys.exit(0 if r('$idx') <= r('$s') else 1)" && return 0
+	done
+	return 1
+}
+
+cancel_all() {
+	scancel -u root 2>/dev/null
+	local deadline=$(($(now_ms) + 30000))
+	while [ -n "$(squeue -h -o %i 2>/dev/null)" ]; do
+		[ "$(now_ms)" -ge "$deadline" ] && break
+		sleep 0.3
+	done
+	# node GRES state is freed asynchronously after completion
+	sleep 1
+}
+
+set_placement() { # agora|stock
+	local before deadline=$(($(now_ms) + 20000))
+	before=$(grep -c "reconfigure: Placement=$1 " "$CTLD_LOG")
+	sed -i "s/^Placement=.*/Placement=$1/" "$W/c1/etc/agora.conf"
+	scontrol reconfigure || return 1
+	until [ "$(grep -c "reconfigure: Placement=$1 " "$CTLD_LOG")" -gt "$before" ]; do
+		[ "$(now_ms)" -ge "$deadline" ] && {
+			fail "slurmctld did not log Placement=$1 after reconfigure"
+			return 1
+		}
+		sleep 0.2
+	done
+}
+
+# ---- tests ------------------------------------------------------------------
+t_loaded() {
+	grep -q "Agora wrapper loaded, forwarding to stock" "$CTLD_LOG" ||
+		fail "no 'Agora wrapper loaded' line in $CTLD_LOG"
+	grep -q "Agora node-choice hook installed" "$CTLD_LOG" ||
+		fail "no 'hook installed' line"
+	grep -q "init: Placement=agora TopologyModel=$MODEL (2 node types)" "$CTLD_LOG" ||
+		fail "no 'Placement=agora TopologyModel=... (2 node types)' line"
+	grep -qE "agora placement: cluster of|Placement=agora" "$CTLD_LOG"
+}
+
+# 1-GPU fillers at GPU 0 of every nvl2 node, then eight 2-GPU jobs: each
+# must be inside one NVLink island of an nvl2 node.  (Stock cons_tres puts
+# the second 2-GPU job of a node on GPUs 3 and 4: its cores are on socket
+# 0, the first free GPU there is 3, the next closest by Links is 4.)
+t_pairs_in_island() {
+	local n id a ids=() rc=0
+	for n in 1 2 3 4; do
+		id=$(submit -w "c1n$n" --gres=gpu:1 -J fill --time=5 --wrap 'sleep 300') || return 1
+		wait_running "$id" || return 1
+	done
+	for n in 1 2 3 4 5 6 7 8; do
+		id=$(submit --gres=gpu:2 -J pair --time=5 --wrap 'sleep 300') || return 1
+		ids+=("$id")
+	done
+	for id in "${ids[@]}"; do
+		wait_running "$id" || return 1
+		a=$(alloc "$id")
+		note "2-GPU job $id: $a"
+		case $a in
+		c1n[1-4]:*) within "${a#*:}" 0-3 4-7 || { note "  straddles islands"; rc=1; } ;;
+		*) note "  not on an NVLink node"; rc=1 ;;
+		esac
+	done
+	cancel_all
+	return $rc
+}
+
+# Every node but c1n5 full, c1n5 has a 2-GPU job on socket 0: a 4-GPU job
+# must take the whole free socket 1, not straddle.
+t_quad_one_socket() {
+	local n id a
+	for n in 1 2 3 4 6 7 8; do
+		id=$(submit -w "c1n$n" --gres=gpu:8 -J full --time=5 --wrap 'sleep 300') || return 1
+	done
+	id=$(submit -w c1n5 --gres=gpu:2 -J half --time=5 --wrap 'sleep 300') || return 1
+	wait_running "$id" || return 1
+	note "2-GPU filler on c1n5: $(alloc "$id")"
+	id=$(submit --gres=gpu:4 -J quad --time=5 --wrap 'sleep 300') || return 1
+	wait_running "$id" || return 1
+	a=$(alloc "$id")
+	note "4-GPU job $id: $a"
+	cancel_all
+	[ "${a%%:*}" = c1n5 ] || return 1
+	within "${a#*:}" 0-3 4-7 || fail "the 4-GPU job straddles sockets"
+}
+
+# 1-GPU jobs on c1n1 (leaf1) and c1n5, c1n6 (leaf2): leaf1 has 3 whole free
+# nodes, leaf2 2.  A 2x8 job and then a --gpus=16 job must each take two
+# whole nodes under one leaf.
+t_sixteen_one_leaf() {
+	local n id a nodes rc=0 spec
+	for n in 1 5 6; do
+		id=$(submit -w "c1n$n" --gres=gpu:1 -J dot --time=5 --wrap 'sleep 300') || return 1
+		wait_running "$id" || return 1
+	done
+	for spec in "-N2 --gres=gpu:8" "--gpus=16"; do
+		# shellcheck disable=SC2086
+		id=$(submit $spec -J big --time=5 --wrap 'sleep 300') || return 1
+		wait_running "$id" || return 1
+		a=$(alloc "$id" | tr '\n' ' ')
+		nodes=$(squeue -h -j "$id" -o %N)
+		note "16-GPU job ($spec) $id: $nodes $a"
+		case $nodes in
+		c1n\[2-3\] | c1n\[2,4\] | c1n\[3-4\] | c1n\[7-8\]) ;;
+		*) note "  not two whole free nodes under one leaf"; rc=1 ;;
+		esac
+		for x in $a; do
+			[ "${x#*:}" = 0-7 ] || { note "  $x is not a whole node"; rc=1; }
+		done
+	done
+	cancel_all
+	return $rc
+}
+
+# The replayed slice: SLICE_N jobs of 1/2/4/8 GPUs (40/30/20/10 %), 3-14 s,
+# fixed seed; all submitted at once (FIFO + backfill), polled every 0.5 s.
+slice_jobs() {
+	python3 - "$SLICE_N" <<'EOF'
+import random, sys
+r = random.Random(20261129)
+for i in range(int(sys.argv[1])):
+    g = r.choices([1, 2, 4, 8], weights=[40, 30, 20, 10])[0]
+    print(i, g, r.randint(3, 14))
+EOF
+}
+
+run_slice() { # MODE -> metrics line on stdout
+	local mode=$1 poll=$IN/poll-$1.log pid i g d deadline
+	set_placement "$mode" >&2 || return 1
+	: >"$poll"
+	(
+		while :; do
+			echo "@ $(date +%s.%N)"
+			scontrol -d -o show job 2>/dev/null
+			sleep 0.5
+		done
+	) >>"$poll" &
+	pid=$!
+	while read -r i g d; do
+		submit --gres=gpu:"$g" -J "slice-$mode-$i" --time=2 \
+			--wrap "sleep $d" >/dev/null || break
+	done < <(slice_jobs)
+	deadline=$(($(now_ms) + 600000))
+	while [ -n "$(squeue -h -o %i 2>/dev/null)" ]; do
+		[ "$(now_ms)" -ge "$deadline" ] && break
+		sleep 1
+	done
+	sleep 1
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	python3 "$METRICS" "$MODEL" "$poll" "slice-$mode-" "$IN/topology.conf"
+}
+
+val() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
+
+t_slice_better() {
+	local s a
+	cancel_all
+	s=$(run_slice stock) || return 1
+	a=$(run_slice agora) || return 1
+	note "stock: $s"
+	note "agora: $a"
+	echo "# slice stock: $s"
+	echo "# slice agora: $a"
+	[ "$(val jobs "$s")" = "$SLICE_N" ] && [ "$(val jobs "$a")" = "$SLICE_N" ] ||
+		fail "not every slice job was seen running"
+	python3 -c "import sys; sys.exit(0 if $(val mean_level "$a") < $(val mean_level "$s") else 1)" ||
+		fail "agora's mean locality level is not lower than stock's"
+	python3 -c "import sys; sys.exit(0 if $(val frag "$a") < $(val frag "$s") else 1)" ||
+		fail "agora's fragmentation is not lower than stock's"
+}
+
+t_decisions_logged() {
+	grep -q "agora placement 1x2: score=" "$CTLD_LOG" ||
+		fail "no DebugFlags=SelectType decision line with a score"
+	grep -q "agora GPU indices on" "$CTLD_LOG" ||
+		note "(no GPU-index rewrite was needed)"
+	! grep -q "retrying on all candidates" "$CTLD_LOG" ||
+		note "fallbacks to stock: $(grep -c 'retrying on all candidates' "$CTLD_LOG")"
+	return 0
+}
+
+# ---- main -------------------------------------------------------------------
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP must run as root"; exit 0; }
+[ -x "$TOPO" ] && [ -f "$PLUGDIR/select_cons_tres.so" ] || {
+	echo "Bail out! build first: $TOPO and $PLUGDIR/select_cons_tres.so"
+	exit 1
+}
+gen_inputs || { echo "Bail out! cannot generate the inputs in $IN"; exit 1; }
+if [ -f "$W/harness.env" ]; then
+	harness stop >/dev/null 2>&1
+fi
+if ! harness --clusters 1 --nodes 8 --gpus 8 --cpus 40 \
+	--base-port "$BASE_PORT" --plugin-dir "$PLUGDIR" --sched sched/backfill \
+	--gres-conf "$IN/gres.conf" --topology-conf "$IN/topology.conf" \
+	--agora-conf "$IN/agora.conf" --conf-extra "$IN/extra.conf" \
+	--fresh start >"$IN/harness-start.log" 2>&1; then
+	echo "Bail out! harness start failed (see $IN/harness-start.log)"
+	tail -20 "$IN/harness-start.log" | sed 's/^/# /'
+	harness stop >/dev/null 2>&1
+	exit 1
+fi
+
+tap "wrapper loaded with Placement=agora and the 2-type model" t_loaded
+tap "2-GPU jobs land inside one NVLink island" t_pairs_in_island
+tap "4-GPU job takes a whole free socket, no straddle" t_quad_one_socket
+tap "16-GPU jobs (2x8, --gpus=16) take 2 whole nodes under one leaf" t_sixteen_one_leaf
+tap "replayed slice: agora beats stock on locality and fragmentation" t_slice_better
+tap "DebugFlags=SelectType logs decisions with score and nodes" t_decisions_logged
+
+echo "1..$n_run"
+if [ "$KEEP" != 1 ]; then
+	harness stop >/dev/null 2>&1
+fi
+echo "# $((n_run - n_fail)) passed, $n_fail failed"
+[ "$n_fail" -eq 0 ]

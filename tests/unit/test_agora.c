@@ -1,0 +1,316 @@
+/* Unit tests of the agora and agora-order policies (common/pol_agora.c). */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pol_agora.h"
+#include "pol_policy.h"
+
+static pol_job_t job(int64_t id, int tenant, int gpus, int64_t submit)
+{
+	pol_job_t j;
+
+	memset(&j, 0, sizeof(j));
+	j.id = id;
+	j.tenant = tenant;
+	j.total_gpus = j.min_gpus = j.max_gpus = gpus;
+	j.submit = submit;
+	j.time_limit = 3600;
+	j.dataset = -1;
+	j.requeueable = true;
+	j.state = POL_JOB_PENDING;
+	j.remaining = -1;
+	return j;
+}
+
+/* Make j run on node 0, GPUs mask, since start; marks them busy. */
+static void run_on(pol_cluster_t *c, pol_job_t *j, pol_alloc_part_t *part,
+		   pol_gpumask_t mask, int64_t start)
+{
+	part->node = 0;
+	part->gpus = mask;
+	j->alloc.parts = part;
+	j->alloc.n_parts = 1;
+	j->state = POL_JOB_RUNNING;
+	j->start = start;
+	c->nodes[0].free &= ~mask;
+}
+
+static const pol_action_t *find(const pol_actions_t *a,
+				pol_action_type_t type, int64_t id)
+{
+	int i;
+
+	for (i = 0; i < a->n; i++)
+		if (a->v[i].type == type && a->v[i].job_id == id)
+			return &a->v[i];
+	return NULL;
+}
+
+/* agora-order: the tenant with more credit goes first even if it
+ * submitted later; with equal credit, submit order. */
+static void test_agora_order_by_credit(void **state)
+{
+	agora_err_t err = { { 0 } };
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_policy_t *p = pol_policy_create("agora-order", "quota=100", NULL,
+					    &err);
+	pol_job_t pend[2] = { job(1, 0, 8, 0), job(2, 1, 8, 10) };
+	pol_snapshot_t s = { c, pend, 2, NULL, 0, 2 };
+	pol_actions_t out = { 0 };
+
+	(void) state;
+	assert_non_null(c);
+	assert_non_null(p);
+	/* equal credit: job 1 (earlier) starts */
+	assert_int_equal(pol_policy_decide(p, &s, 100, &out), 0);
+	assert_non_null(find(&out, POL_ACT_START, 1));
+	assert_null(find(&out, POL_ACT_START, 2));
+	pol_actions_free(&out);
+	pol_policy_destroy(&p);
+
+	/* tenant 0 has spent its credit: job 2 goes first */
+	{
+		agora_conf_t conf;
+		pol_agora_policy_t *a;
+		const char *names[] = { "vision", "nlp" };
+
+		agora_conf_defaults(&conf);
+		a = pol_agora_policy_create_conf(&conf, false, "c1", NULL,
+						 &err);
+		assert_non_null(a);
+		assert_int_equal(pol_agora_policy_set_tenant_names(a, names, 2),
+				 0);
+		assert_int_equal(pol_credit_charge(pol_agora_policy_ledger(a),
+						   "vision", 3600.0 * 500, 50,
+						   NULL),
+				 0);
+		assert_true(pol_credit_get(pol_agora_policy_ledger(a), "vision",
+					   100) <
+			    pol_credit_get(pol_agora_policy_ledger(a), "nlp",
+					   100));
+		assert_int_equal(pol_agora_policy_decide(a, &s, 100, &out), 0);
+		assert_non_null(find(&out, POL_ACT_START, 2));
+		assert_null(find(&out, POL_ACT_START, 1));
+		assert_null(pol_agora_policy_leases(a));
+		pol_actions_free(&out);
+		pol_agora_policy_destroy(&a);
+		assert_null(a);
+		agora_conf_free(&conf);
+	}
+	pol_cluster_destroy(&c);
+}
+
+/* Running jobs are charged to their account between passes. */
+static void test_agora_charges_running_jobs(void **state)
+{
+	agora_err_t err = { { 0 } };
+	agora_conf_t conf;
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_job_t run[1] = { job(1, 0, 4, 0) };
+	pol_alloc_part_t part;
+	pol_snapshot_t s = { c, NULL, 0, run, 1, 1 };
+	pol_actions_t out = { 0 };
+	pol_agora_policy_t *a;
+	double u;
+
+	(void) state;
+	agora_conf_defaults(&conf);
+	a = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	run_on(c, &run[0], &part, 0x0f, 0);
+	/* first pass charges nothing (restart rule), the second 4 GPUs x
+	 * 1000 s */
+	assert_int_equal(pol_agora_policy_decide(a, &s, 500, &out), 0);
+	assert_true(pol_credit_usage(pol_agora_policy_ledger(a), "t0", 500) ==
+		    0);
+	/* the running job got a lease, aligned to the 600 s grid */
+	assert_non_null(pol_lease_get(pol_agora_policy_leases(a), 1));
+	assert_int_equal(pol_lease_get(pol_agora_policy_leases(a), 1)->end,
+			 600);
+	assert_int_equal(pol_agora_policy_decide(a, &s, 1500, &out), 0);
+	u = pol_credit_usage(pol_agora_policy_ledger(a), "t0", 1500);
+	/* ln2 * P/H = ln2 with P = H = 1 week */
+	assert_true(fabs(u - 4000.0 / 3600 * M_LN2) < 1e-9);
+	/* expired at 600, nobody else wants GPUs: renewed to the grid */
+	assert_int_equal(pol_lease_get(pol_agora_policy_leases(a), 1)->end,
+			 1800);
+	pol_actions_free(&out);
+	pol_agora_policy_destroy(&a);
+	agora_conf_free(&conf);
+	pol_cluster_destroy(&c);
+}
+
+/*
+ * The lease cycle: tenant 0 holds the node, tenant 1 waits.  When the
+ * lease runs out tenant 1 (worst rho) wins the auction; tenant 0 keeps
+ * running for the grace time and is then requeued; tenant 1 starts as
+ * soon as the GPUs are free.
+ */
+static void test_agora_lease_expiry_requeues_after_grace(void **state)
+{
+	agora_err_t err = { { 0 } };
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_policy_t *p = pol_policy_create("agora",
+					    "lease=600,grace=60,f=0.8", NULL,
+					    &err);
+	pol_job_t run[1] = { job(1, 0, 8, 0) };
+	pol_job_t pend[2] = { job(2, 1, 8, 10) };
+	pol_alloc_part_t part;
+	pol_snapshot_t s = { c, pend, 1, run, 1, 2 };
+	pol_actions_t out = { 0 };
+
+	(void) state;
+	assert_non_null(p);
+	run_on(c, &run[0], &part, 0xff, 0);
+	/* t=100: lease until 600, nothing free */
+	assert_int_equal(pol_policy_decide(p, &s, 100, &out), 0);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(out.wakeup, 600);
+	pol_actions_clear(&out);
+	/* t=600: the auction; job 2 wins and waits for the grace */
+	assert_int_equal(pol_policy_decide(p, &s, 600, &out), 0);
+	assert_non_null(find(&out, POL_ACT_HOLD, 2));
+	assert_null(find(&out, POL_ACT_PREEMPT, 1));
+	assert_int_equal(out.wakeup, 660);
+	pol_actions_clear(&out);
+	/* t=660: grace over: requeue job 1 */
+	assert_int_equal(pol_policy_decide(p, &s, 660, &out), 0);
+	assert_non_null(find(&out, POL_ACT_PREEMPT, 1));
+	assert_null(find(&out, POL_ACT_START, 2));
+	assert_int_equal(out.wakeup, 661);
+	pol_actions_clear(&out);
+	/* t=661: job 1 is pending again, the GPUs are free: the winner
+	 * starts first */
+	c->nodes[0].free = 0xff;
+	run[0].state = POL_JOB_PENDING;
+	run[0].alloc.n_parts = 0;
+	run[0].alloc.parts = NULL;
+	run[0].attained = 8 * 660;
+	pend[1] = run[0];
+	s.n_pending = 2;
+	s.n_running = 0;
+	assert_int_equal(pol_policy_decide(p, &s, 661, &out), 0);
+	assert_non_null(find(&out, POL_ACT_START, 2));
+	assert_null(find(&out, POL_ACT_START, 1));
+	pol_actions_free(&out);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+}
+
+/* A job that may not be requeued keeps its GPUs; nobody loses GPUs that
+ * no winner needs. */
+static void test_agora_no_needless_requeue(void **state)
+{
+	agora_err_t err = { { 0 } };
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_policy_t *p = pol_policy_create("agora", "grace=0", NULL, &err);
+	pol_job_t run[2] = { job(1, 0, 4, 0), job(3, 2, 4, 0) };
+	pol_job_t pend[1] = { job(2, 1, 4, 10) };
+	pol_alloc_part_t part[2];
+	pol_snapshot_t s = { c, pend, 1, run, 2, 3 };
+	pol_actions_t out = { 0 };
+	int i, pre = 0;
+
+	(void) state;
+	run_on(c, &run[0], &part[0], 0x0f, 0);
+	run_on(c, &run[1], &part[1], 0xf0, 0);
+	part[1].gpus = 0xf0;
+	run[0].requeueable = false;
+	assert_int_equal(pol_policy_decide(p, &s, 100, &out), 0);
+	pol_actions_clear(&out);
+	assert_int_equal(pol_policy_decide(p, &s, 600, &out), 0);
+	/* job 2 needs 4 GPUs: only job 3 (requeueable) can give them, and
+	 * with grace 0 it is requeued now; job 1 never */
+	assert_null(find(&out, POL_ACT_PREEMPT, 1));
+	assert_non_null(find(&out, POL_ACT_PREEMPT, 3));
+	for (i = 0; i < out.n; i++)
+		pre += out.v[i].type == POL_ACT_PREEMPT;
+	assert_int_equal(pre, 1);
+	pol_actions_free(&out);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+}
+
+/* A reconfigure carries leases and the charge clock over. */
+static void test_agora_carry_keeps_leases(void **state)
+{
+	agora_err_t err = { { 0 } };
+	agora_conf_t conf;
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_job_t run[1] = { job(1, 0, 8, 0) };
+	pol_alloc_part_t part;
+	pol_snapshot_t s = { c, NULL, 0, run, 1, 1 };
+	pol_actions_t out = { 0 };
+	pol_agora_policy_t *old, *nw;
+	char *json = NULL;
+
+	(void) state;
+	agora_conf_defaults(&conf);
+	old = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	nw = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	run_on(c, &run[0], &part, 0xff, 0);
+	assert_int_equal(pol_agora_policy_decide(old, &s, 100, &out), 0);
+	assert_int_equal(pol_agora_policy_decide(old, &s, 200, &out), 0);
+	assert_int_equal(pol_credit_save(pol_agora_policy_ledger(old), &json),
+			 0);
+	assert_int_equal(pol_credit_load(pol_agora_policy_ledger(nw), json,
+					 "carry", &err),
+			 0);
+	assert_int_equal(pol_agora_policy_carry(nw, old), 0);
+	pol_agora_policy_destroy(&old);
+	assert_int_equal(pol_lease_get(pol_agora_policy_leases(nw), 1)->end,
+			 600);
+	/* charged from 200 on, not from scratch and not skipped */
+	assert_int_equal(pol_agora_policy_decide(nw, &s, 300, &out), 0);
+	assert_true(fabs(pol_credit_usage(pol_agora_policy_ledger(nw), "t0",
+					  300) -
+			 8 * 200.0 / 3600 * M_LN2) < 1e-4);
+	assert_int_equal(pol_agora_policy_carry(nw, nw), -1);
+	free(json);
+	pol_actions_free(&out);
+	pol_agora_policy_destroy(&nw);
+	agora_conf_free(&conf);
+	pol_cluster_destroy(&c);
+}
+
+static void test_agora_bad_params(void **state)
+{
+	static const char *const bad[] = {
+		"f=1", "f=-0.1", "lease=0", "grace=-1", "options=0",
+		"solver=7", "app=2", "nosuch=1", "quota=-5",
+	};
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		agora_err_t err = { { 0 } };
+		pol_policy_t *p = pol_policy_create("agora", bad[i], NULL,
+						    &err);
+
+		if (p)
+			fail_msg("'%s' accepted", bad[i]);
+		assert_int_equal(errno, EINVAL);
+		assert_non_null(strstr(err.text, "agora"));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_agora_order_by_credit),
+		cmocka_unit_test(test_agora_charges_running_jobs),
+		cmocka_unit_test(test_agora_lease_expiry_requeues_after_grace),
+		cmocka_unit_test(test_agora_no_needless_requeue),
+		cmocka_unit_test(test_agora_carry_keeps_leases),
+		cmocka_unit_test(test_agora_bad_params),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
