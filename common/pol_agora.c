@@ -266,6 +266,23 @@ int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)
 	return 0;
 }
 
+int pol_agora_policy_tenant(const pol_agora_policy_t *a, int tenant,
+			    double *rho, double *credit)
+{
+	const ag_tenant_t *t;
+
+	if (!a || tenant < 0 || tenant >= a->n_ten) {
+		errno = ENOENT;
+		return -1;
+	}
+	t = &a->ten[tenant];
+	if (rho)
+		*rho = t->n_jobs ? t->rho_sum / t->n_jobs : 1.0;
+	if (credit)
+		*credit = t->credit;
+	return 0;
+}
+
 pol_credit_t *pol_agora_policy_ledger(pol_agora_policy_t *a)
 {
 	return a ? a->ledger : NULL;

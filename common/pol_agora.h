@@ -103,6 +103,15 @@ int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
  */
 int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src);
 
+/*
+ * What the last pass computed for tenant index t of its snapshot: the
+ * app's finish-time fairness estimate rho (1 if it had no jobs) and its
+ * credit (GPU-hours).  For the adapter's "why does it wait" messages.
+ * 0, or -1/ENOENT (unknown tenant).
+ */
+int pol_agora_policy_tenant(const pol_agora_policy_t *a, int tenant,
+			    double *rho, double *credit);
+
 /* The credit ledger (borrowed): save/load it, absorb peers' records. */
 pol_credit_t *pol_agora_policy_ledger(pol_agora_policy_t *a);
 

@@ -19,8 +19,22 @@ static int start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,
 		     int64_t now, int64_t lease, double score,
 		     const char *why, pol_actions_t *out)
 {
+	char text[POL_REASON_LEN];
+	const ag_tenant_t *t = (j->tenant >= 0 && j->tenant < a->n_ten)
+				       ? &a->ten[j->tenant]
+				       : NULL;
+
+	/* what the adapter shows users: why it started and on what terms */
+	if (t)
+		snprintf(text, sizeof(text),
+			 "%s: app %s rho=%.2f credit=%.1f GPU-h, lease %llds",
+			 why, t->name,
+			 t->n_jobs ? t->rho_sum / t->n_jobs : 1.0, t->credit,
+			 (long long) lease);
+	else
+		snprintf(text, sizeof(text), "%s", why);
 	if (pol_freemap_take(a->w.fm, al) < 0 ||
-	    pol_actions_add(out, POL_ACT_START, j->id, al, score, why) < 0 ||
+	    pol_actions_add(out, POL_ACT_START, j->id, al, score, text) < 0 ||
 	    pol_lease_grant(a->leases, j->id, pol_alloc_gpus(al), now,
 			    lease) < 0)
 		return -1;

@@ -644,20 +644,21 @@ int pol_credit_load(pol_credit_t *l, const char *json, const char *name,
 		goto out;
 	/* Saved under another name: keep its records from coming back. */
 	if (strcmp(st.cluster, l->cluster) && st.seq > 0) {
-		credit_source_t *s = NULL;
+		size_t k = st.n_src;
 
 		for (i = 0; i < st.n_src; i++)
 			if (!strcmp(st.src[i].cluster, st.cluster))
-				s = &st.src[i];
-		if (!s) {
+				k = i;
+		if (k == st.n_src) {
+			/* parse_sources() left room for one more */
 			if (!st.src && !(st.src = calloc(1, sizeof(*st.src))))
 				goto nomem;
-			s = &st.src[st.n_src++];
-			snprintf(s->cluster, sizeof(s->cluster), "%s",
-				 st.cluster);
+			st.n_src++;
+			snprintf(st.src[k].cluster, sizeof(st.src[k].cluster),
+				 "%s", st.cluster);
 		}
-		if (st.seq > s->hwm)
-			s->hwm = st.seq;
+		if (st.seq > st.src[k].hwm)
+			st.src[k].hwm = st.seq;
 		st.seq = 0;
 	}
 	/* Keep configured quotas: merge them into the loaded accounts. */

@@ -167,6 +167,32 @@ t_harness_start() {
 	mkdir -p "$W/jobs"
 }
 
+t_start_idempotent() {
+	local before after out
+	before=$(cat "$W"/run/*.pid | sort | paste -sd' ')
+	out=$(harness --base-port "$BASE_PORT" "${HARGS[@]}" start 2>&1) ||
+		fail "second start failed: $out" || return 1
+	note "$out"
+	after=$(cat "$W"/run/*.pid | sort | paste -sd' ')
+	[ "$before" = "$after" ] || fail "second start changed daemons: $before -> $after" || return 1
+	grep -q 'already running' <<<"$out" || fail "second start did not report running daemons" || return 1
+}
+
+t_port_refused() {
+	local other out rc=0
+	other=$(mktemp -d /tmp/agora-it-other.XXXXXX)
+	out=$("$HARNESS" --workdir "$other" --base-port "$BASE_PORT" "${HARGS[@]}" start 2>&1) || rc=$?
+	note "$out"
+	# nothing may have been started for the refused instance
+	local started
+	started=$(cat "$other"/run/*.pid 2>/dev/null)
+	rm -rf "$other"
+	[ "$rc" -ne 0 ] || fail "a second instance on the same ports started" || return 1
+	[ -z "$started" ] || fail "the refused instance started pids $started" || return 1
+	grep -q "port $((BASE_PORT + 1)) (for MariaDB) is already in use.*mariadbd" <<<"$out" ||
+		fail "the refusal does not name port $((BASE_PORT + 1)) and mariadbd" || return 1
+}
+
 # GPU job of one shape on both clusters:
 # t_gpu_job LABEL GPUS_PER_NODE NODES EXPECTED_IDX SBATCH_ARGS...
 t_gpu_job() {
@@ -254,10 +280,12 @@ plugin_dir() { sed -n "s/^PLUGIN_DIR='\(.*\)'$/\1/p" "$W/harness.env"; }
 
 t_bad_agora_conf() {
 	local log=$W/log/c1/slurmctld.log live=$W/c1/etc/agora.conf off out id
-	if ! [ -f "$(plugin_dir)/sched_agora.so" ] || ! uses_agora_sched; then
-		note "sched/agora not loaded (no sched_agora.so in the plugin dir)"
+	if ! [ -f "$(plugin_dir)/sched_agora.so" ]; then
+		note "no sched_agora.so in the plugin dir"
 		return 77
 	fi
+	uses_agora_sched ||
+		fail "sched_agora.so is in $(plugin_dir) but SchedulerType is not sched/agora" || return 1
 	cp "$live" "$W/agora.conf.good"
 	off=$(stat -c %s "$log")
 	printf 'BogusKey=1\n' >"$live"
@@ -313,10 +341,16 @@ t_own_munge() {
 	# used it instead of the harness's socket would log decode failures.
 	out=$(grep -rlE 'Munge decode failed|Invalid credential|Protocol authentication error' "$W/log" 2>/dev/null)
 	[ -z "$out" ] || fail "munge errors in: $out" || return 1
-	out=$(grep -h '^AuthInfo=\|^AccountingStoragePass=' "$(conf 1)" "$W/dbd/slurmdbd.conf" | sort -u)
-	note "$out"
-	[ "$(grep -c "socket=$W/munge/munge.socket" <<<"$out")" -eq 2 ] ||
-		fail "slurm.conf/slurmdbd.conf do not point at $W/munge/munge.socket" || return 1
+	local sock=$W/munge/munge.socket f key
+	for f in "$(conf 1):AuthInfo" "$(conf 1):AccountingStoragePass" \
+		"$W/dbd/slurmdbd.conf:AuthInfo"; do
+		key=${f##*:}
+		f=${f%:*}
+		out=$(grep "^$key=" "$f")
+		note "$f: $out"
+		[[ $out =~ (^|[=,])socket=$sock(,|$) ]] ||
+			fail "$key in $f does not name socket=$sock" || return 1
+	done
 	local pid
 	pid=$(cat "$W/run/munged.pid")
 	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = munged ] ||
@@ -361,6 +395,10 @@ fi
 ONLY=$ONLY_SAVE
 echo "# $(on 1 scontrol show config | grep -E '^(SchedulerType|SelectType|PluginDir) ' | tr -s ' ' | tr '\n' ';')"
 
+run_test "second start with the same parameters is a no-op (same PIDs)" \
+	t_start_idempotent
+run_test "start of another work dir on taken ports is refused, naming the port and its holder" \
+	t_port_refused
 run_test "1-GPU job (--gres=gpu:1) completes on c1 and c2, IDX:0" \
 	t_gpu_job g1 1 1 0 --gres=gpu:1
 run_test "4-GPU job (--gres=gpu:4) completes on c1 and c2, IDX:0-3" \

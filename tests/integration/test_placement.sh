@@ -21,6 +21,9 @@
 #   AGORA_PLACE_BASE_PORT  harness base port [37000]
 #   AGORA_PLACE_SLICE      jobs in the replayed slice [60]
 #   AGORA_PLACE_KEEP=1     leave the harness running afterwards
+#   AGORA_PLACE_MODE=stock run the scenario tests with Placement=stock and
+#                          skip the slice (shows what stock cons_tres does:
+#                          the scenario tests are expected to fail)
 set -uo pipefail
 
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -30,6 +33,7 @@ W=${AGORA_PLACE_WORKDIR:-/tmp/agora-place-test}
 IN=$W.in # generated inputs (the harness wants its work dir to itself)
 BASE_PORT=${AGORA_PLACE_BASE_PORT:-37000}
 SLICE_N=${AGORA_PLACE_SLICE:-60}
+MODE=${AGORA_PLACE_MODE:-agora}
 KEEP=${AGORA_PLACE_KEEP:-0}
 HARNESS=$repo/contrib/harness/agora-dc
 TOPO=$BUILD/contrib/topo/agora-topo
@@ -168,11 +172,19 @@ cancel_all() {
 	sleep 1
 }
 
+# scontrol reconfigure resets the log level to slurm.conf's; log_flag()
+# lines (DebugFlags=SelectType) need verbose
+reconf() {
+	scontrol reconfigure >/dev/null 2>&1 || return 1
+	scontrol setdebug verbose >/dev/null 2>&1
+	return 0
+}
+
 set_placement() { # agora|stock
 	local before deadline=$(($(now_ms) + 20000))
 	before=$(grep -c "reconfigure: Placement=$1 " "$CTLD_LOG")
 	sed -i "s/^Placement=.*/Placement=$1/" "$W/c1/etc/agora.conf"
-	scontrol reconfigure || return 1
+	reconf || return 1
 	until [ "$(grep -c "reconfigure: Placement=$1 " "$CTLD_LOG")" -gt "$before" ]; do
 		[ "$(now_ms)" -ge "$deadline" ] && {
 			fail "slurmctld did not log Placement=$1 after reconfigure"
@@ -185,34 +197,69 @@ set_placement() { # agora|stock
 # ---- tests ------------------------------------------------------------------
 t_loaded() {
 	grep -q "Agora wrapper loaded, forwarding to stock" "$CTLD_LOG" ||
-		fail "no 'Agora wrapper loaded' line in $CTLD_LOG"
+		fail "no 'Agora wrapper loaded' line in $CTLD_LOG" || return 1
 	grep -q "Agora node-choice hook installed" "$CTLD_LOG" ||
-		fail "no 'hook installed' line"
+		fail "no 'hook installed' line" || return 1
 	grep -q "init: Placement=agora TopologyModel=$MODEL (2 node types)" "$CTLD_LOG" ||
-		fail "no 'Placement=agora TopologyModel=... (2 node types)' line"
-	grep -qE "agora placement: cluster of|Placement=agora" "$CTLD_LOG"
+		fail "no 'init: Placement=agora TopologyModel=... (2 node types)' line"
 }
 
-# 1-GPU fillers at GPU 0 of every nvl2 node, then eight 2-GPU jobs: each
-# must be inside one NVLink island of an nvl2 node.  (Stock cons_tres puts
-# the second 2-GPU job of a node on GPUs 3 and 4: its cores are on socket
-# 0, the first free GPU there is 3, the next closest by Links is 4.)
-t_pairs_in_island() {
-	local n id a ids=() rc=0
-	for n in 1 2 3 4; do
-		id=$(submit -w "c1n$n" --gres=gpu:1 -J fill --time=5 --wrap 'sleep 300') || return 1
+# A bad agora.conf, then a bad TopologyModel: each is one error() and the
+# previous configuration stays (no reconfigure line, slurmctld alive).
+t_bad_conf_kept() {
+	local f=$W/c1/etc/agora.conf good before
+	good=$(cat "$f")
+	for bad in "Placement=best" "TopologyModel=$IN/missing.json"; do
+		before=$(grep -c "keeping the previous placement configuration" "$CTLD_LOG")
+		printf '%s\n' "$good" | grep -v "^${bad%%=*}=" >"$f"
+		echo "$bad" >>"$f"
+		reconf
+		sleep 2
+		[ "$(grep -c "keeping the previous placement configuration" "$CTLD_LOG")" -gt "$before" ] ||
+			fail "no 'keeping the previous placement configuration' error for $bad" || break
+		note "$bad: $(grep "keeping the previous placement" "$CTLD_LOG" | tail -1 | sed 's/^[^]]*] //')"
+	done
+	printf '%s\n' "$good" >"$f"
+	set_placement agora || return 1
+	scontrol ping | grep -q UP || fail "slurmctld is not UP"
+}
+
+# fill NODE GPUS...: pinned jobs (--nodelist: the node-choice hook skips
+# them), one after the other, each RUNNING before the next
+fill() {
+	local n=$1 g id
+	shift
+	for g in "$@"; do
+		id=$(submit -w "$n" --gres=gpu:"$g" -J fill --time=5 --wrap 'sleep 300') || return 1
 		wait_running "$id" || return 1
+		note "filler $id: $(alloc "$id")"
 	done
-	for n in 1 2 3 4 5 6 7 8; do
+}
+
+# The fillers are placed with Placement=stock in both modes, so that the
+# probes see the same state; then the probes run with MODE.
+#
+# NVLink nodes: c1n1 gets two 3-GPU jobs (stock: GPUs 0-2 and 4-6, one free
+# GPU left in each island), c1n2 one 4-GPU job (island 0-3), c1n3-4 and
+# the PCIe nodes are full.  Two 2-GPU jobs must each land inside one
+# island: stock cons_tres takes the lowest-index node with room, c1n1, and
+# straddles its islands (3 and 7); agora takes island 4-7 of c1n2.
+t_pairs_in_island() {
+	local n id a rc=0 i
+	set_placement stock || return 1
+	fill c1n1 3 3 || return 1
+	fill c1n2 4 || return 1
+	for n in 3 4 5 6 7 8; do
+		fill "c1n$n" 8 >/dev/null || return 1
+	done
+	set_placement "$MODE" || return 1
+	for i in 1 2; do
 		id=$(submit --gres=gpu:2 -J pair --time=5 --wrap 'sleep 300') || return 1
-		ids+=("$id")
-	done
-	for id in "${ids[@]}"; do
 		wait_running "$id" || return 1
 		a=$(alloc "$id")
 		note "2-GPU job $id: $a"
 		case $a in
-		c1n[1-4]:*) within "${a#*:}" 0-3 4-7 || { note "  straddles islands"; rc=1; } ;;
+		c1n[1-4]:*) within "${a#*:}" 0-3 4-7 || { note "  straddles NVLink islands"; rc=1; } ;;
 		*) note "  not on an NVLink node"; rc=1 ;;
 		esac
 	done
@@ -220,22 +267,27 @@ t_pairs_in_island() {
 	return $rc
 }
 
-# Every node but c1n5 full, c1n5 has a 2-GPU job on socket 0: a 4-GPU job
-# must take the whole free socket 1, not straddle.
+# PCIe nodes: c1n5 gets two 2-GPU jobs (stock: 0-1 and 4-5, two free GPUs
+# on each socket), c1n6 one 4-GPU job (socket 0), every other node is full.
+# A 4-GPU job must not straddle sockets while socket 1 of c1n6 is whole.
 t_quad_one_socket() {
 	local n id a
-	for n in 1 2 3 4 6 7 8; do
-		id=$(submit -w "c1n$n" --gres=gpu:8 -J full --time=5 --wrap 'sleep 300') || return 1
+	set_placement stock || return 1
+	for n in 1 2 3 4 7 8; do
+		fill "c1n$n" 8 >/dev/null || return 1
 	done
-	id=$(submit -w c1n5 --gres=gpu:2 -J half --time=5 --wrap 'sleep 300') || return 1
-	wait_running "$id" || return 1
-	note "2-GPU filler on c1n5: $(alloc "$id")"
+	fill c1n5 2 2 || return 1
+	fill c1n6 4 || return 1
+	set_placement "$MODE" || return 1
 	id=$(submit --gres=gpu:4 -J quad --time=5 --wrap 'sleep 300') || return 1
 	wait_running "$id" || return 1
 	a=$(alloc "$id")
 	note "4-GPU job $id: $a"
 	cancel_all
-	[ "${a%%:*}" = c1n5 ] || return 1
+	case $a in
+	c1n[5-8]:*) ;;
+	*) fail "the 4-GPU job is not on a PCIe node" || return 1 ;;
+	esac
 	within "${a#*:}" 0-3 4-7 || fail "the 4-GPU job straddles sockets"
 }
 
@@ -244,10 +296,11 @@ t_quad_one_socket() {
 # whole nodes under one leaf.
 t_sixteen_one_leaf() {
 	local n id a nodes rc=0 spec
+	set_placement stock || return 1
 	for n in 1 5 6; do
-		id=$(submit -w "c1n$n" --gres=gpu:1 -J dot --time=5 --wrap 'sleep 300') || return 1
-		wait_running "$id" || return 1
+		fill "c1n$n" 1 || return 1
 	done
+	set_placement "$MODE" || return 1
 	for spec in "-N2 --gres=gpu:8" "--gpus=16"; do
 		# shellcheck disable=SC2086
 		id=$(submit $spec -J big --time=5 --wrap 'sleep 300') || return 1
@@ -318,20 +371,21 @@ t_slice_better() {
 	echo "# slice stock: $s"
 	echo "# slice agora: $a"
 	[ "$(val jobs "$s")" = "$SLICE_N" ] && [ "$(val jobs "$a")" = "$SLICE_N" ] ||
-		fail "not every slice job was seen running"
+		fail "not every slice job was seen running" || return 1
 	python3 -c "import sys; sys.exit(0 if $(val mean_level "$a") < $(val mean_level "$s") else 1)" ||
-		fail "agora's mean locality level is not lower than stock's"
+		fail "agora's mean locality level is not lower than stock's" || return 1
 	python3 -c "import sys; sys.exit(0 if $(val frag "$a") < $(val frag "$s") else 1)" ||
 		fail "agora's fragmentation is not lower than stock's"
 }
 
 t_decisions_logged() {
-	grep -q "agora placement 1x2: score=" "$CTLD_LOG" ||
-		fail "no DebugFlags=SelectType decision line with a score"
-	grep -q "agora GPU indices on" "$CTLD_LOG" ||
-		note "(no GPU-index rewrite was needed)"
-	! grep -q "retrying on all candidates" "$CTLD_LOG" ||
-		note "fallbacks to stock: $(grep -c 'retrying on all candidates' "$CTLD_LOG")"
+	local l
+	l=$(grep -m1 "agora placement 1x2: score=" "$CTLD_LOG") ||
+		fail "no DebugFlags=SelectType decision line with a score" ||
+		return 1
+	note "e.g. ${l#*] }"
+	note "decisions: $(grep -c 'agora placement .*: score=' "$CTLD_LOG"), skipped: $(grep -c 'agora placement skipped' "$CTLD_LOG"), GPU-index rewrites: $(grep -c 'agora GPU indices on' "$CTLD_LOG"), fallbacks to stock: $(grep -c 'retrying on all candidates' "$CTLD_LOG")"
+	l=$(grep -m1 "agora GPU indices on" "$CTLD_LOG") && note "e.g. ${l#*] }"
 	return 0
 }
 
@@ -356,12 +410,18 @@ if ! harness --clusters 1 --nodes 8 --gpus 8 --cpus 40 \
 	exit 1
 fi
 
+# log_flag() lines are printed at verbose
+scontrol setdebug verbose >/dev/null 2>&1 || true
+
 tap "wrapper loaded with Placement=agora and the 2-type model" t_loaded
+tap "bad agora.conf or model: error, previous placement kept" t_bad_conf_kept
 tap "2-GPU jobs land inside one NVLink island" t_pairs_in_island
 tap "4-GPU job takes a whole free socket, no straddle" t_quad_one_socket
 tap "16-GPU jobs (2x8, --gpus=16) take 2 whole nodes under one leaf" t_sixteen_one_leaf
-tap "replayed slice: agora beats stock on locality and fragmentation" t_slice_better
-tap "DebugFlags=SelectType logs decisions with score and nodes" t_decisions_logged
+if [ "$MODE" != stock ]; then
+	tap "replayed slice: agora beats stock on locality and fragmentation" t_slice_better
+	tap "DebugFlags=SelectType logs decisions with score and nodes" t_decisions_logged
+fi
 
 echo "1..$n_run"
 if [ "$KEEP" != 1 ]; then

@@ -165,10 +165,10 @@ static void test_credit_absorb_idempotent(void **state)
 	assert_int_equal(pol_credit_absorb(a, &r[0]), 0);
 	assert_int_equal(pol_credit_hwm(b, "east"), 3);
 	assert_int_equal(pol_credit_hwm(b, "north"), 0);
-	assert_near(pol_credit_usage(b, "x", 500), pol_credit_usage(a, "x", 500),
-		    1e-12);
-	assert_near(pol_credit_usage(b, "y", 500), pol_credit_usage(a, "y", 500),
-		    1e-12);
+	assert_near(pol_credit_usage(b, "x", 500),
+		    pol_credit_usage(a, "x", 500), 1e-12);
+	assert_near(pol_credit_usage(b, "y", 500),
+		    pol_credit_usage(a, "y", 500), 1e-12);
 	/* a gap is accepted: the hwm jumps */
 	r[2].seq = 10;
 	assert_int_equal(pol_credit_absorb(b, &r[2]), 1);
@@ -206,10 +206,10 @@ static void test_credit_federated_ledgers_agree(void **state)
 		pol_credit_absorb(a, &rb[i]);
 		pol_credit_absorb(b, &ra[i]);
 	}
-	assert_near(pol_credit_usage(a, "x", 1000), pol_credit_usage(b, "x", 1000),
-		    1e-12);
-	assert_near(pol_credit_usage(a, "y", 1000), pol_credit_usage(b, "y", 1000),
-		    1e-12);
+	assert_near(pol_credit_usage(a, "x", 1000),
+		    pol_credit_usage(b, "x", 1000), 1e-12);
+	assert_near(pol_credit_usage(a, "y", 1000),
+		    pol_credit_usage(b, "y", 1000), 1e-12);
 	pol_credit_destroy(&a);
 	pol_credit_destroy(&b);
 }
@@ -233,8 +233,10 @@ static void test_credit_json_round_trip(void **state)
 	assert_int_equal(pol_credit_load(b, s1, "state.json", &err), 0);
 	assert_int_equal(pol_credit_save(b, &s2), 0);
 	assert_string_equal(s1, s2);
-	assert_true(pol_credit_usage(a, "x", 99) == pol_credit_usage(b, "x", 99));
-	assert_true(pol_credit_usage(a, "z", 99) == pol_credit_usage(b, "z", 99));
+	assert_true(pol_credit_usage(a, "x", 99) ==
+		    pol_credit_usage(b, "x", 99));
+	assert_true(pol_credit_usage(a, "z", 99) ==
+		    pol_credit_usage(b, "z", 99));
 	assert_int_equal(pol_credit_hwm(b, "west"), 7);
 	assert_int_equal(pol_credit_hwm(b, "east"), 2);
 	assert_near(pol_credit_quota(b, "x"), 77, 0);
@@ -365,7 +367,8 @@ static void test_credit_file_round_trip(void **state)
 	pol_credit_charge(a, "x", 360, 0, NULL);
 	assert_int_equal(pol_credit_save_file(a, path, &err), 0);
 	assert_int_equal(pol_credit_load_file(b, path, &err), 0);
-	assert_true(pol_credit_usage(a, "x", 10) == pol_credit_usage(b, "x", 10));
+	assert_true(pol_credit_usage(a, "x", 10) ==
+		    pol_credit_usage(b, "x", 10));
 	unlink(path);
 	assert_int_equal(pol_credit_load_file(b, path, &err), -1);
 	assert_int_equal(errno, ENOENT);
@@ -399,7 +402,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_credit_decay_hand_computed),
 		cmocka_unit_test(test_credit_period_scales_usage),
-		cmocka_unit_test(test_credit_steady_state_at_quota_is_zero_credit),
+		cmocka_unit_test(
+			test_credit_steady_state_at_quota_is_zero_credit),
 		cmocka_unit_test(test_credit_order_independent),
 		cmocka_unit_test(test_credit_bad_arguments),
 		cmocka_unit_test(test_credit_quotas_from_conf),

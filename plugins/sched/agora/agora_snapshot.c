@@ -293,6 +293,7 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 			continue;
 		if (IS_JOB_PENDING(job_ptr) && job_ptr->details &&
 		    job_ptr->priority != 0 &&
+		    job_ptr->details->begin_time <= now &&
 		    (agora_job_held(job_ptr) ||
 		     job_ptr->state_reason == WAIT_NO_REASON ||
 		     job_ptr->state_reason == WAIT_RESOURCES ||

@@ -21,6 +21,7 @@
 
 #include "slurm/slurm.h"
 #include "src/common/log.h"
+#include "src/common/parse_time.h"
 #include "src/common/macros.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -52,6 +53,13 @@ static int64_t usec_since(const struct timeval *t0)
 	gettimeofday(&t1, NULL);
 	return (int64_t) (t1.tv_sec - t0->tv_sec) * 1000000 +
 	       (t1.tv_usec - t0->tv_usec);
+}
+
+/* A time as Slurm prints it (ISO 8601, local time). */
+static char *tstr(time_t t, char *buf)
+{
+	slurm_make_time_str(&t, buf, 32);
+	return buf;
 }
 
 /* The policy and its state across passes (leases, contention, ledger). */
@@ -94,7 +102,6 @@ extern void agora_policy_reset(void)
 	pol_agora_policy_t *np;
 	agora_err_t err = { { 0 } };
 	char *json = NULL, *path;
-	int i;
 
 	np = pol_agora_policy_create_conf(&agora_conf,
 					  agora_conf.n_auction_partitions > 0,
@@ -113,6 +120,9 @@ extern void agora_policy_reset(void)
 			error("sched/agora: credit state not carried over: %s",
 			      err.text);
 		free(json); /* core memory: malloc'ed by pol_credit_save */
+		/* leases, waiting winners, contention, tenant names */
+		if (pol_agora_policy_carry(np, policy))
+			error("sched/agora: policy state not carried over: %m");
 		pol_agora_policy_destroy(&policy);
 	} else {
 		path = state_file();
@@ -135,10 +145,6 @@ extern void agora_policy_reset(void)
 		xfree(path);
 	}
 	policy = np;
-	for (i = 0; i < n_tenant_names; i++)
-		xfree(tenant_names[i]);
-	xfree(tenant_names);
-	n_tenant_names = 0;
 }
 
 extern void agora_policy_fini(void)
@@ -222,9 +228,9 @@ static int start_awarded(job_record_t *job_ptr, const pol_action_t *act,
 		last_job_update = now;
 		xfree(job_ptr->system_comment);
 		xstrfmtcat(job_ptr->system_comment,
-			   "%s%s (score %.3f) at %ld", AGORA_DESC_PREFIX,
+			   "%s%s (placement score %.3f)", AGORA_DESC_PREFIX,
 			   act->reason[0] ? act->reason : "started",
-			   act->score, (long) now);
+			   act->score);
 		info("sched/agora: started %pJ on %s: %s", job_ptr,
 		     job_ptr->nodes, act->reason);
 		if (job_ptr->batch_flag == 0)
@@ -257,7 +263,7 @@ static int apply_actions(const pol_actions_t *acts,
 	for (i = 0; i < acts->n; i++) {
 		const pol_action_t *act = &acts->v[i];
 		job_record_t *job_ptr = find_job_record((uint32_t) act->job_id);
-		char *why = NULL;
+		char *why = NULL, t1[32];
 
 		if (!job_ptr)
 			continue;
@@ -282,12 +288,18 @@ static int apply_actions(const pol_actions_t *acts,
 			     act->reason);
 			xfree(job_ptr->system_comment);
 			xstrfmtcat(job_ptr->system_comment,
-				   "%srequeued at %ld: %s", AGORA_DESC_PREFIX,
-				   (long) now, act->reason);
+				   "%srequeued at %s: %s", AGORA_DESC_PREFIX,
+				   tstr(now, t1), act->reason);
 			if (job_requeue(slurm_conf.slurm_user_id,
 					job_ptr->job_id, NULL, true, 0) ==
-			    SLURM_SUCCESS)
+			    SLURM_SUCCESS) {
+				/* back to the auction at once: Slurm's
+				 * requeue BeginTime would otherwise release
+				 * it to the main scheduler */
+				agora_hold_for_auction(job_ptr,
+					"requeued after losing its lease; waiting for the next auction");
 				applied++;
+			}
 			break;
 		case POL_ACT_HOLD:
 			if (!IS_JOB_PENDING(job_ptr))
@@ -335,7 +347,7 @@ static void record_leases(time_t now)
 	for (i = 0; i < n; i++) {
 		const pol_lease_t *l = pol_lease_at(lt, i);
 		job_record_t *job_ptr = find_job_record((uint32_t) l->job_id);
-		char *note = NULL;
+		char *note = NULL, t1[32], t2[32];
 
 		if (!job_ptr || !IS_JOB_RUNNING(job_ptr))
 			continue;
@@ -343,9 +355,9 @@ static void record_leases(time_t now)
 			keep[n_keep++] = l->job_id;
 			if (was_signaled(l->job_id))
 				continue;
-			xstrfmtcat(note, "%slease lost at %ld; requeue at %ld",
-				   AGORA_DESC_PREFIX, (long) now,
-				   (long) l->requeue_at);
+			xstrfmtcat(note, "%slease lost at %s; requeue at %s",
+				   AGORA_DESC_PREFIX, tstr(now, t1),
+				   tstr(l->requeue_at, t2));
 			if (job_ptr->warn_signal &&
 			    job_ptr->details && job_ptr->details->requeue) {
 				uint16_t flags = job_ptr->warn_flags &
@@ -366,8 +378,8 @@ static void record_leases(time_t now)
 				     job_ptr, (long) (l->requeue_at - now));
 			}
 		} else {
-			xstrfmtcat(note, "%slease of %d GPUs until %ld",
-				   AGORA_DESC_PREFIX, l->gpus, (long) l->end);
+			xstrfmtcat(note, "%slease of %d GPUs until %s",
+				   AGORA_DESC_PREFIX, l->gpus, tstr(l->end, t1));
 			if (job_ptr->system_comment &&
 			    strstr(job_ptr->system_comment, note)) {
 				xfree(note);
@@ -383,8 +395,8 @@ static void record_leases(time_t now)
 				if (semi)
 					*semi = '\0';
 				xstrfmtcat(job_ptr->system_comment,
-					   "; lease of %d GPUs until %ld",
-					   l->gpus, (long) l->end);
+					   "; lease of %d GPUs until %s",
+					   l->gpus, tstr(l->end, t1));
 				xfree(note);
 				last_job_update = now;
 				continue;
@@ -414,10 +426,23 @@ static void annotate_waiting(const agora_snapshot_t *snap,
 		if (named)
 			continue;
 		job_ptr = find_job_record((uint32_t) snap->pending[i].id);
-		if (job_ptr && IS_JOB_PENDING(job_ptr))
-			agora_hold_for_auction(job_ptr, snap->gpus_free ?
-				"waiting: no auction win yet (free GPUs fit other apps first)" :
-				"waiting for GPUs: next auction at a lease end");
+		if (job_ptr && IS_JOB_PENDING(job_ptr)) {
+			double rho = 1, credit = 0;
+			char *why = NULL;
+			int t = snap->pending[i].tenant;
+
+			if (policy)
+				(void) pol_agora_policy_tenant(policy, t, &rho,
+							       &credit);
+			xstrfmtcat(why, "%s; app %s rho=%.2f credit=%.1f GPU-h",
+				   snap->gpus_free ?
+				   "no auction win yet: free GPUs went to worse-off apps or do not fit" :
+				   "waiting for GPUs: next auction at a lease end",
+				   t >= 0 && t < snap->n_tenants ?
+				   snap->tenants[t] : "?", rho, credit);
+			agora_hold_for_auction(job_ptr, why);
+			xfree(why);
+		}
 	}
 }
 

@@ -77,8 +77,8 @@ extern void agora_place_load_conf(const char *when)
 	agora_conf_defaults(&conf);
 	if (agora_conf_parse_file(path, &conf, &err)) {
 		if (errno != ENOENT) {
-			error("%s: %s: rejected %s, keeping the previous placement configuration (%s): %s",
-			      plugin_type, when, path,
+			error("%s: rejected %s, keeping the previous placement configuration (%s): %s",
+			      when, path,
 			      conf_loaded ? agora_placement_name(placement) :
 					    "stock", err.text);
 			goto out;
@@ -88,8 +88,8 @@ extern void agora_place_load_conf(const char *when)
 	}
 	if (conf.topology_model &&
 	    topo_model_load(conf.topology_model, &m, &err)) {
-		error("%s: %s: TopologyModel rejected, keeping the previous placement configuration (%s): %s",
-		      plugin_type, when,
+		error("%s: TopologyModel rejected, keeping the previous placement configuration (%s): %s",
+		      when,
 		      conf_loaded ? agora_placement_name(placement) : "stock",
 		      err.text);
 		goto out;
@@ -106,8 +106,8 @@ extern void agora_place_load_conf(const char *when)
 		model_path = xstrdup(conf.topology_model);
 	conf_loaded = true;
 	cluster_drop();
-	info("%s: %s: Placement=%s TopologyModel=%s (%d node types)%s",
-	     plugin_type, when, agora_placement_name(placement),
+	info("%s: Placement=%s TopologyModel=%s (%d node types)%s",
+	     when, agora_placement_name(placement),
 	     model_path ? model_path : "(none)", model.n_types,
 	     found ? "" : " (no agora.conf: defaults)");
 	pthread_mutex_unlock(&place_lock);
@@ -255,8 +255,8 @@ static int cluster_build(void)
 		if (model.n_types)
 			t = topo_model_find(&model, node_ptr->name);
 		if (t >= 0 && model.types[t].type.n_gpus != g) {
-			error("%s: node %s has %d GPUs but TopologyModel type '%s' has %d; using a uniform type for it",
-			      plugin_type, node_ptr->name, g,
+			error("node %s has %d GPUs but TopologyModel type '%s' has %d; using a uniform type for it",
+			      node_ptr->name, g,
 			      model.types[t].type.name,
 			      model.types[t].type.n_gpus);
 			t = -1;
@@ -287,8 +287,7 @@ nomem:
 	pol_cluster_destroy(&c);
 	free(free_masks);
 	free_masks = NULL;
-	error("%s: out of memory building the placement cluster",
-	      plugin_type);
+	error("out of memory building the placement cluster");
 	return -1;
 }
 
@@ -401,7 +400,12 @@ static int job_request(job_record_t *job_ptr, uint32_t min_nodes,
 			snprintf(why, len, "too many GPUs");
 			return -1;
 		}
-		if (min_nodes > 1 && (js->gres_per_job % min_nodes) == 0) {
+		if ((min_nodes > 1) && (js->gres_per_job % min_nodes)) {
+			/* the placer would put it on fewer nodes */
+			snprintf(why, len, "--gpus not a multiple of -N: stock decides");
+			return -1;
+		}
+		if (min_nodes > 1) {
 			req->nodes = (int) min_nodes;
 			req->gpus_per_node = (int) (js->gres_per_job /
 						    min_nodes);

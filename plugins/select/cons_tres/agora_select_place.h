@@ -2,7 +2,7 @@
  * agora_select_place.h - apply Agora's GPU placement (pol_agora_place) in
  * the node-choice hook: map a choose_nodes() call into a pol_cluster_t with
  * per-node free GPU masks, ask the core placer, and narrow node_map to the
- * nodes it chose (doc/select.md section 4, doc/topology.md section 8).
+ * nodes it chose (doc/select.md section 4, doc/topology.md section 7).
  *
  * Configuration (slurmctld only): agora.conf beside slurm.conf,
  *   Placement=agora|stock      default agora

@@ -1,0 +1,260 @@
+#!/bin/bash
+# tests/integration/test_auction.sh - sched/agora's priority+credit order and
+# finish-time-fair auctions with leases, on a real local Slurm cluster.
+#
+# One cluster of 2 nodes x 8 fake GPUs (contrib/harness/agora-dc) with
+# sched/agora, site_factor/agora under priority/multifactor, the partition
+# "batch" auction-managed, LeaseTime=30 s, GraceTime=10 s.  Account acct_a
+# floods the queue with four 8-GPU jobs; acct_b then submits two.  Plain
+# sbatch throughout.  Checks, each able to fail:
+#   - the auction (not the main scheduler or backfill) starts the jobs, and
+#     records its decision (SystemComment: auction winner, rho, lease)
+#   - pending jobs say why they wait in Agora's words (rho, credit)
+#   - slurmctld restarted mid-lease: running jobs keep running, the credit
+#     ledger is recovered, held jobs stay held
+#   - acct_b's jobs start within one lease + grace of submission although
+#     acct_a still has jobs queued (fair share)
+#   - acct_a's job that lost its lease got its --signal (B:USR1) during the
+#     grace, was requeued, and later completes
+#   - sprio shows the credit term: acct_a, which used GPU-hours, has a lower
+#     SITE factor than its quota allows at start (10000)
+# Prints TAP and a final "N passed, M failed" line.
+set -uo pipefail
+
+here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+HARNESS=$repo/contrib/harness/agora-dc
+W=${AGORA_AUCTION_WORKDIR:-/tmp/agora-auction-test}
+BASE_PORT=${AGORA_AUCTION_BASE_PORT:-47000}
+PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$repo/_build/stage/plugins}
+
+n=0
+pass=0
+failn=0
+ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); failn=$((failn + 1)); echo "not ok $n - $*"; }
+check() { # check NAME CMD...
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else notok "$name"; fi
+}
+diag() { sed 's/^/#   /'; }
+
+finish() {
+	if [ "${AGORA_IT_KEEP:-0}" != 1 ]; then
+		"$HARNESS" --workdir "$W" stop >/dev/null 2>&1
+	fi
+	echo "$pass passed, $failn failed"
+	[ "$failn" = 0 ]
+	exit $?
+}
+
+if [ ! -f "$PLUGIN_DIR/sched_agora.so" ] || [ ! -f "$PLUGIN_DIR/site_factor_agora.so" ]; then
+	echo "ok 1 - auction tests # SKIP plugins not built in $PLUGIN_DIR"
+	echo "1 passed, 0 failed"
+	exit 0
+fi
+
+IN=${W}.in
+mkdir -p "$IN"
+cat >"$IN/agora.conf" <<'EOF'
+# sched/agora for the auction test: short leases so a test sees several
+SchedulerInterval=2
+AuctionPartitions=batch
+LeaseTime=30
+GraceTime=10
+DefaultQuota=0.5
+CreditHalfLife=24
+CreditPeriod=24
+EOF
+cat >"$IN/extra.conf" <<'EOF'
+PriorityType=priority/multifactor
+PrioritySiteFactorPlugin=site_factor/agora
+PriorityCalcPeriod=1
+PriorityWeightAge=0
+PriorityWeightFairshare=0
+EOF
+
+"$HARNESS" --workdir "$W" stop >/dev/null 2>&1
+t_start=$(date +%s)
+if ! "$HARNESS" --workdir "$W" --fresh --clusters 1 --nodes 2 --gpus 8 \
+	--base-port "$BASE_PORT" --plugin-dir "$PLUGIN_DIR" --sched sched/agora \
+	--agora-conf "$IN/agora.conf" --conf-extra "$IN/extra.conf" \
+	--cred-expire 10 start >"$IN/harness.out" 2>&1; then
+	notok "harness starts one cluster with sched/agora and site_factor/agora"
+	tail -30 "$IN/harness.out" | diag
+	finish
+fi
+ok "harness starts one cluster with sched/agora and site_factor/agora ($(($(date +%s) - t_start)) s)"
+
+export SLURM_CONF=$W/c1/etc/slurm.conf
+LOG=$W/log/c1/slurmctld.log
+OUT=$IN/jobs
+mkdir -p "$OUT"
+
+# A checkpoint-friendly job: traps USR1, works in 1 s steps.
+cat >"$OUT/job.sh" <<'EOF'
+#!/bin/bash
+trap 'echo "USR1 $(date +%s)" >>"$OUTDIR/sig.$SLURM_JOB_ID"' USR1
+for _ in $(seq "$WORK"); do sleep 1; done
+echo "done $(date +%s) restarts=${SLURM_RESTART_COUNT:-0}" >>"$OUTDIR/done.$SLURM_JOB_ID"
+EOF
+chmod +x "$OUT/job.sh"
+
+submit() { # submit ACCOUNT WORK_S -> job id
+	sbatch --parsable -A "$1" -p batch --gres=gpu:8 -t 10 \
+		--signal=B:USR1@5 -o "$OUT/out.%j" \
+		--export=ALL,OUTDIR="$OUT",WORK="$2" "$OUT/job.sh" | cut -d';' -f1
+}
+field() { # field JOBID KEY -> value from scontrol show job
+	scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1
+}
+state() { field "$1" JobState; }
+wait_for() { # wait_for SECONDS CMD... : poll every second
+	local t=$1 i
+	shift
+	for ((i = 0; i < t; i++)); do
+		"$@" && return 0
+		sleep 1
+	done
+	return 1
+}
+is_state() { [ "$(state "$1")" = "$2" ]; }
+# completed jobs leave slurmctld after MinJobAge: ask the accounting
+completed() { [ "$(sacct -n -X -P -j "$1" -o State 2>/dev/null | tail -1)" = COMPLETED ]; }
+
+# 1. acct_a floods: four 8-GPU jobs of 60 s work (longer than a lease)
+A=()
+for _ in 1 2 3 4; do A+=("$(submit acct_a 60)"); done
+running_a() {
+	local c=0 j
+	for j in "${A[@]}"; do is_state "$j" RUNNING && c=$((c + 1)); done
+	[ "$c" = 2 ]
+}
+check "the auction starts two of acct_a's jobs on the empty cluster" wait_for 20 running_a
+
+first_run=""
+for j in "${A[@]}"; do is_state "$j" RUNNING && { first_run=$j; break; }; done
+sc=$(field "$first_run" SystemComment)
+sc_all=$(scontrol show job "$first_run" | sed -n 's/.*SystemComment=//p')
+if [[ $sc_all == *"auction winner"* && $sc_all == *"rho="* && $sc_all == *"lease"* ]]; then
+	ok "a started job records its auction: $sc_all"
+else
+	notok "a started job records its auction (SystemComment: '$sc_all')"
+	grep "sched/agora" "$LOG" | tail -5 | diag
+fi
+
+# 2. acct_b arrives
+t_b=$(date +%s)
+B=("$(submit acct_b 20)" "$(submit acct_b 20)")
+sleep 4
+reason=$(squeue -h -j "${B[0]}" -o '%r')
+if [[ $reason == Agora:* && $reason == *rho=* && $reason == *credit=* ]]; then
+	ok "a waiting job says why in Agora's words: $reason"
+else
+	notok "a waiting job says why in Agora's words (got '$reason')"
+fi
+held_by_agora() {
+	local j r
+	for j in "$@"; do
+		is_state "$j" PENDING || continue
+		r=$(squeue -h -j "$j" -o '%r')
+		[[ $r == Agora:* ]] || return 1
+	done
+	return 0
+}
+check "no auction-managed job waits under a Slurm reason (main scheduler and backfill keep off)" \
+	held_by_agora "${A[@]}" "${B[@]}"
+
+# 3. restart slurmctld mid-lease
+before=$(squeue -h -t R -o '%i' | sort | tr '\n' ' ')
+if "$HARNESS" --workdir "$W" restart-ctld 1 >"$IN/restart.out" 2>&1; then
+	after=$(squeue -h -t R -o '%i' | sort | tr '\n' ' ')
+	if [ -n "$before" ] && [ "$before" = "$after" ]; then
+		ok "slurmctld restart mid-lease: running jobs keep running ($after)"
+	else
+		notok "slurmctld restart mid-lease: running jobs keep running (before '$before', after '$after')"
+	fi
+	if grep -q "sched/agora: credit state recovered" "$LOG"; then
+		ok "slurmctld restart: the credit ledger is recovered from StateSaveLocation"
+	else
+		notok "slurmctld restart: the credit ledger is recovered from StateSaveLocation"
+		grep "sched/agora" "$LOG" | tail -5 | diag
+	fi
+	sleep 3
+	check "slurmctld restart: waiting jobs are still held for the auction" \
+		held_by_agora "${A[@]}" "${B[@]}"
+else
+	notok "slurmctld restart mid-lease"
+	tail -20 "$IN/restart.out" | diag
+fi
+
+# 4. fair share: acct_b starts within a lease + grace, while acct_a waits
+b_started() { is_state "${B[0]}" RUNNING || completed "${B[0]}" ||
+	is_state "${B[1]}" RUNNING || completed "${B[1]}"; }
+if wait_for 110 b_started; then
+	waited=$(($(date +%s) - t_b))
+	a_pending=0
+	for j in "${A[@]}"; do is_state "$j" PENDING && a_pending=$((a_pending + 1)); done
+	if [ "$a_pending" -gt 0 ]; then
+		ok "acct_b starts ${waited} s after submitting (lease 30 s + grace 10 s) while acct_a has $a_pending jobs queued"
+	else
+		notok "acct_b started, but acct_a had no job queued any more: not a fair-share win"
+	fi
+else
+	notok "acct_b starts within a lease + grace of submitting"
+	squeue -o '%i %a %t %M %r' | diag
+	grep "sched/agora" "$LOG" | tail -10 | diag
+fi
+
+# 5. the loser: signalled in its grace, requeued, later completes
+loser=""
+for j in "${A[@]}"; do
+	[ -s "$OUT/sig.$j" ] && { loser=$j; break; }
+done
+if [ -n "$loser" ]; then
+	ok "job $loser lost its lease and got its --signal USR1 during the grace"
+else
+	notok "a job that lost its lease got its --signal USR1 during the grace"
+	grep -E "sched/agora: .*(lease|requeue)" "$LOG" | tail -5 | diag
+fi
+restarts=$( [ -n "$loser" ] && field "$loser" Restarts)
+if [ -n "$loser" ] && grep -q "sched/agora: requeue JobId=$loser" "$LOG" &&
+	[ "${restarts:-0}" -ge 1 ]; then
+	ok "job $loser was requeued by sched/agora after the grace (Restarts=$restarts)"
+else
+	notok "the job that lost its lease was requeued by sched/agora"
+fi
+
+# 6. sprio shows the credit term
+# sprio's SITE column (%S) is the site factor: 10000 * credit/quota
+a_site() { # lowest SITE of acct_a's pending jobs
+	local ids
+	ids=$(squeue -h -t PD -A acct_a -o '%i' | paste -sd, -)
+	[ -n "$ids" ] || return 1
+	sprio -h -j "$ids" -o '%S' 2>/dev/null | sort -n | head -1
+}
+credit_seen() {
+	local site
+	site=$(a_site) || return 1
+	[ -n "$site" ] && [ "${site%.*}" -lt 10000 ]
+}
+if wait_for 75 credit_seen; then
+	ok "sprio SITE shows acct_a's spent credit: SITE=$(a_site) < 10000 (full quota)"
+else
+	notok "sprio SITE shows acct_a's spent credit"
+	sprio -o '%i %u %S %Y' | diag
+fi
+
+# 7. the requeued job completes later
+if [ -n "$loser" ] && wait_for 240 completed "$loser" &&
+	grep -q "restarts=[1-9]" "$OUT/done.$loser"; then
+	ok "requeued job $loser later completes ($(cat "$OUT/done.$loser" 2>/dev/null))"
+else
+	notok "the requeued job later completes (state $( [ -n "$loser" ] && state "$loser"))"
+	squeue -o '%i %a %t %M %r' | diag
+fi
+b_done() { completed "${B[0]}" && completed "${B[1]}"; }
+check "acct_b's jobs complete" wait_for 60 b_done
+
+finish
