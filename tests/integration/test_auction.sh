@@ -25,7 +25,7 @@ here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 HARNESS=$repo/contrib/harness/agora-dc
 W=${AGORA_AUCTION_WORKDIR:-/tmp/agora-auction-test}
-BASE_PORT=${AGORA_AUCTION_BASE_PORT:-47000}
+BASE_PORT=${AGORA_AUCTION_BASE_PORT:-24000}
 PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$repo/_build/stage/plugins}
 
 n=0

@@ -18,7 +18,7 @@
 #   AGORA_PLACE_BUILD      build dir with stage/plugins and contrib/topo
 #                          [<repo>/_build-place]
 #   AGORA_PLACE_WORKDIR    harness work dir [/tmp/agora-place-test]
-#   AGORA_PLACE_BASE_PORT  harness base port [37000]
+#   AGORA_PLACE_BASE_PORT  harness base port [21000]
 #   AGORA_PLACE_SLICE      jobs in the replayed slice [60]
 #   AGORA_PLACE_KEEP=1     leave the harness running afterwards
 #   AGORA_PLACE_MODE=stock run the scenario tests with Placement=stock and
@@ -31,7 +31,7 @@ repo=$(cd "$here/../.." && pwd)
 BUILD=${AGORA_PLACE_BUILD:-$repo/_build-place}
 W=${AGORA_PLACE_WORKDIR:-/tmp/agora-place-test}
 IN=$W.in # generated inputs (the harness wants its work dir to itself)
-BASE_PORT=${AGORA_PLACE_BASE_PORT:-37000}
+BASE_PORT=${AGORA_PLACE_BASE_PORT:-21000}
 SLICE_N=${AGORA_PLACE_SLICE:-60}
 MODE=${AGORA_PLACE_MODE:-agora}
 KEEP=${AGORA_PLACE_KEEP:-0}
