@@ -42,6 +42,8 @@ static void usage(FILE *f)
 	      "                    --baseline p1 --json OUT [--plot DIR] [--seed N] [options]\n"
 	      "  agora-sim bench [--nodes N] [--gpus G] [--jobs J] [--trace FILE --cluster SPEC]\n"
 	      "  agora-sim list\n"
+	      "  agora-sim slice --trace FILE --jobs N --speedup F [--start ROW] [--filter F] (--help)\n"
+	      "  agora-sim score --jobs FILE --cluster SPEC [--json OUT] [--label L] [--scale F]\n"
 	      "SPEC: a cluster file, or NODESxGPUS (e.g. 80x8: one leaf switch per 16 nodes)\n"
 	      "policies: a name from 'agora-sim list', or LABEL=NAME to run one policy twice\n"
 	      "options:\n"
@@ -555,6 +557,10 @@ int main(int argc, char **argv)
 		return cmd_simulate(argc - 1, argv + 1, true);
 	if (!strcmp(argv[1], "bench"))
 		return bench_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "slice"))
+		return slice_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "score"))
+		return score_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list")) {
 		for (r = pol_registry(); *r; r++)
 			printf("%s\n", (*r)->name);

@@ -42,5 +42,7 @@ int report_plots(const char *dir, const cli_ctx_t *ctx, cli_run_t *runs,
 		 int n);
 
 int bench_main(int argc, char **argv);
+int slice_main(int argc, char **argv); /* replay.c */
+int score_main(int argc, char **argv); /* replay.c */
 
 #endif

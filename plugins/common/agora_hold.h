@@ -17,6 +17,9 @@
 
 /* Ledger state file in StateSaveLocation (written by sched/agora). */
 #define AGORA_CREDIT_FILE "agora_credit.json"
+/* What the last pass decided (written by sched/agora, shown by
+ * slurmctld/agora in "scontrol show config" and by agoractl). */
+#define AGORA_VIEW_FILE "agora_view.json"
 /*
  * The state reason of Agora's auction hold.  It must be a reason that
  * job_independent() treats as "not eligible" while the job keeps its

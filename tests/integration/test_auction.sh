@@ -73,6 +73,7 @@ PrioritySiteFactorPlugin=site_factor/agora
 PriorityCalcPeriod=1
 PriorityWeightAge=0
 PriorityWeightFairshare=0
+SlurmctldPlugstack=slurmctld/agora
 EOF
 
 "$HARNESS" --workdir "$W" stop >/dev/null 2>&1
@@ -244,6 +245,28 @@ if wait_for 75 credit_seen; then
 else
 	notok "sprio SITE shows acct_a's spent credit"
 	sprio -o '%i %u %S %Y' | diag
+fi
+
+# 6b. the per-account view: agoractl credits (slurmctld/agora)
+AGORACTL=${AGORACTL:-$(cd "$PLUGIN_DIR/../.." && pwd)/contrib/agoractl/agoractl}
+if [ -x "$AGORACTL" ]; then
+	view=$("$AGORACTL" credits 2>&1)
+	a_credit=$(awk '$1=="acct_a"{print $2}' <<<"$view")
+	a_quota=$(awk '$1=="acct_a"{print $3}' <<<"$view")
+	if [ -n "$a_credit" ] && grep -q '^acct_b ' <<<"$view" &&
+		awk -v c="$a_credit" -v q="$a_quota" 'BEGIN{exit !(c < q)}'; then
+		ok "agoractl credits shows both accounts, acct_a below its quota"
+	else
+		notok "agoractl credits shows both accounts, acct_a below its quota"
+		echo "$view" | diag
+	fi
+	if scontrol show config | grep -q 'Credit\[acct_a\]'; then
+		ok "scontrol show config shows Agora's per-account credit (slurmctld/agora)"
+	else
+		notok "scontrol show config shows Agora's per-account credit (slurmctld/agora)"
+	fi
+else
+	notok "agoractl is built ($AGORACTL)"
 fi
 
 # 7. the requeued job completes later

@@ -19,6 +19,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "slurm/slurm.h"
 #include "src/common/log.h"
 #include "src/common/parse_time.h"
@@ -92,6 +94,115 @@ static void save_ledger(void)
 		error("sched/agora: cannot save credit state: %s", err.text);
 	unlock_state_files();
 	xfree(path);
+}
+
+/*
+ * Write what the last pass decided to StateSaveLocation/agora_view.json
+ * (atomically: .tmp then rename), for slurmctld/agora, which shows it in
+ * "scontrol show config", and for agoractl.  Per app: credit, quota and
+ * decayed usage (GPU-hours), rho; per lease: job, GPUs, end, state.
+ * Caller holds agora_conf_lock.
+ */
+static void write_view(const agora_snapshot_t *snap, time_t now)
+{
+	json_object *root = json_object_new_object(), *apps, *leases;
+	pol_credit_t *l = pol_agora_policy_ledger(policy);
+	const pol_lease_table_t *lt = pol_agora_policy_leases(policy);
+	char *path = NULL, *tmp = NULL;
+	const char *text;
+	size_t i;
+	int t, k;
+	FILE *f;
+
+	json_object_object_add(root, "time", json_object_new_int64(now));
+	json_object_object_add(root, "cluster", json_object_new_string(
+		slurm_conf.cluster_name ? slurm_conf.cluster_name : ""));
+	json_object_object_add(root, "pass", json_object_new_int64(
+		(int64_t) pass_count));
+	apps = json_object_new_array();
+	/* every account the ledger knows, plus every app with jobs now */
+	for (i = 0; l && i < pol_credit_count(l); i++) {
+		const char *name = pol_credit_account(l, i);
+		json_object *o = json_object_new_object();
+		double rho = -1;
+
+		for (t = 0; t < snap->n_tenants; t++)
+			if (!xstrcmp(snap->tenants[t], name))
+				(void) pol_agora_policy_tenant(policy, t, &rho,
+							       NULL);
+		json_object_object_add(o, "name", json_object_new_string(name));
+		json_object_object_add(o, "quota", json_object_new_double(
+			pol_credit_quota(l, name)));
+		json_object_object_add(o, "usage", json_object_new_double(
+			pol_credit_usage(l, name, now)));
+		json_object_object_add(o, "credit", json_object_new_double(
+			pol_credit_get(l, name, now)));
+		if (rho >= 0)
+			json_object_object_add(o, "rho",
+					       json_object_new_double(rho));
+		json_object_array_add(apps, o);
+	}
+	for (t = 0; t < snap->n_tenants; t++) {
+		bool known = false;
+		double rho = 1, credit = 0;
+		json_object *o;
+
+		for (i = 0; l && i < pol_credit_count(l) && !known; i++)
+			known = !xstrcmp(pol_credit_account(l, i),
+					 snap->tenants[t]);
+		if (known)
+			continue;
+		(void) pol_agora_policy_tenant(policy, t, &rho, &credit);
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(
+			snap->tenants[t]));
+		json_object_object_add(o, "quota", json_object_new_double(
+			l ? pol_credit_quota(l, snap->tenants[t]) : 0));
+		json_object_object_add(o, "usage", json_object_new_double(0));
+		json_object_object_add(o, "credit",
+				       json_object_new_double(credit));
+		json_object_object_add(o, "rho", json_object_new_double(rho));
+		json_object_array_add(apps, o);
+	}
+	json_object_object_add(root, "apps", apps);
+	leases = json_object_new_array();
+	for (k = 0; lt && k < pol_lease_count(lt); k++) {
+		const pol_lease_t *ls = pol_lease_at(lt, k);
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "job", json_object_new_int64(
+			ls->job_id));
+		json_object_object_add(o, "gpus", json_object_new_int(
+			ls->gpus));
+		json_object_object_add(o, "end", json_object_new_int64(
+			ls->end));
+		json_object_object_add(o, "state", json_object_new_string(
+			ls->state == POL_LEASE_GRACE ? "grace" : "active"));
+		if (ls->state == POL_LEASE_GRACE)
+			json_object_object_add(o, "requeue_at",
+				json_object_new_int64(ls->requeue_at));
+		json_object_array_add(leases, o);
+	}
+	json_object_object_add(root, "leases", leases);
+
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
+	xstrfmtcat(path, "%s/%s", slurm_conf.state_save_location,
+		   AGORA_VIEW_FILE);
+	xstrfmtcat(tmp, "%s.tmp", path);
+	lock_state_files();
+	if ((f = fopen(tmp, "w"))) {
+		bool ok = fputs(text, f) >= 0;
+
+		ok = (fclose(f) == 0) && ok;
+		if (!ok || rename(tmp, path))
+			error("sched/agora: cannot write %s: %m", path);
+	} else {
+		error("sched/agora: cannot write %s: %m", tmp);
+	}
+	unlock_state_files();
+	xfree(path);
+	xfree(tmp);
+	json_object_put(root);
 }
 
 /* (Re)create the policy from the configuration in force, carrying the
@@ -506,6 +617,7 @@ static void agora_pass(void)
 	if (policy && (now - last_save >= 30 || applied)) {
 		slurm_mutex_lock(&agora_conf_lock);
 		save_ledger();
+		write_view(&snap, now);
 		slurm_mutex_unlock(&agora_conf_lock);
 		last_save = now;
 	}
