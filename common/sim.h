@@ -43,6 +43,10 @@
  *  - fragmentation = time average, over the makespan, of the fraction of
  *    GPUs that are free while the pending head job (oldest pending) does
  *    not fit although free GPUs >= its size.
+ *  - locality: mean_locality_level = mean over finished jobs of the worst
+ *    pol_level_t of their allocations (0 nvlink .. 5 cluster);
+ *    mean_locality_level_multi the same over jobs of more than one GPU
+ *    (1-GPU jobs are always level 0).
  *
  * Ownership: sim_run() borrows the cluster (it works on a copy), jobs and
  * policy; it fills *res, which the caller releases with sim_result_free().
@@ -141,6 +145,10 @@ typedef struct sim_summary {
 	double max_rho, mean_rho, jain_rho;
 	int64_t preemptions;
 	double fragmentation;
+	/* mean over finished jobs of their worst locality level (pol_level_t
+	 * 0 nvlink .. 5 cluster, sim_job_out_t.level); _multi: over the
+	 * finished jobs of more than one GPU only (NaN if none) */
+	double mean_locality_level, mean_locality_level_multi;
 	int n_tenants;
 	double *tenant_rho; /* mean rho per tenant (NaN: no jobs) */
 	int *tenant_jobs;

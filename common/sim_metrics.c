@@ -46,7 +46,8 @@ int sim_summarize(const sim_result_t *res, const sim_job_t *jobs, int n,
 {
 	double *jct = NULL, *q = NULL, *rsum = NULL, sum_j = 0, sum_q = 0;
 	int i, m = 0, t, nt = 0;
-	double sx = 0, sxx = 0, win;
+	double sx = 0, sxx = 0, win, lvl = 0, lvl_multi = 0;
+	int n_multi = 0;
 
 	memset(s, 0, sizeof(*s));
 	if (n_tenants < 1)
@@ -75,6 +76,11 @@ int sim_summarize(const sim_result_t *res, const sim_job_t *jobs, int n,
 		sum_j += jct[m];
 		sum_q += q[m];
 		m++;
+		lvl += o->level;
+		if (jobs[i].gpus > 1) {
+			lvl_multi += o->level;
+			n_multi++;
+		}
 		t = jobs[i].tenant;
 		if (t >= 0 && t < n_tenants) {
 			rsum[t] += sim_job_rho(&jobs[i], o);
@@ -95,6 +101,8 @@ int sim_summarize(const sim_result_t *res, const sim_job_t *jobs, int n,
 	win = s->makespan_s * res->total_gpus;
 	s->fragmentation = win > 0 ? res->frag_gpu_s / win : 0;
 	s->preemptions = res->preemptions;
+	s->mean_locality_level = m ? lvl / m : NAN;
+	s->mean_locality_level_multi = n_multi ? lvl_multi / n_multi : NAN;
 	s->max_rho = NAN;
 	for (t = 0; t < n_tenants; t++) {
 		double r;

@@ -32,34 +32,37 @@ void report_table(FILE *f, const cli_ctx_t *ctx, cli_run_t *runs, int n,
 		ctx->trace_path, ctx->filter_name, ctx->trace.n,
 		ctx->cluster_spec, pol_cluster_gpus(ctx->cluster),
 		(unsigned long long) ctx->params.seed, ctx->placement);
-	fprintf(f, "times in hours; util_arr = utilization over the arrival window, util_mk = over the makespan\n");
-	fprintf(f, "%-14s %6s %8s %8s %8s %8s %8s %9s %8s %7s %8s %8s %6s %7s %6s %7s\n",
+	fprintf(f, "times in hours; util_arr = utilization over the arrival window, util_mk = over the makespan;\n"
+		   "loc = mean locality level (0 nvlink .. 5 cluster) of all jobs, loc_mg = of jobs of >1 GPU\n");
+	fprintf(f, "%-14s %6s %8s %8s %8s %8s %8s %9s %8s %7s %8s %8s %6s %7s %6s %6s %6s %7s\n",
 		"policy", "jobs", "meanJCT", "p50JCT", "p99JCT", "meanQ",
 		"p99Q", "makespan", "util_arr", "util_mk", "max_rho",
-		"mean_rho", "jain", "preempt", "frag", "wall_s");
+		"mean_rho", "jain", "preempt", "frag", "loc", "loc_mg",
+		"wall_s");
 	for (i = 0; i < n; i++) {
 		const sim_summary_t *s = &runs[i].sum;
 
-		fprintf(f, "%-14s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %9.1f %8.3f %7.3f %8.2f %8.2f %6.3f %7lld %6.3f %7.2f\n",
+		fprintf(f, "%-14s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %9.1f %8.3f %7.3f %8.2f %8.2f %6.3f %7lld %6.3f %6.3f %6.3f %7.2f\n",
 			runs[i].label, s->jobs, s->mean_jct_s / 3600,
 			s->p50_jct_s / 3600, s->p99_jct_s / 3600,
 			s->mean_queue_s / 3600, s->p99_queue_s / 3600,
 			s->makespan_s / 3600, s->util_arrival, s->util_makespan,
 			s->max_rho, s->mean_rho, s->jain_rho,
 			(long long) s->preemptions, s->fragmentation,
+			s->mean_locality_level, s->mean_locality_level_multi,
 			runs[i].wall_s);
 	}
 	if (base < 0)
 		return;
 	fprintf(f, "\nratios against %s (lower is better except util and jain)\n",
 		runs[base].label);
-	fprintf(f, "%-14s %8s %8s %8s %8s %8s %9s %8s %8s %8s %6s\n", "policy",
+	fprintf(f, "%-14s %8s %8s %8s %8s %8s %9s %8s %8s %8s %6s %6s\n", "policy",
 		"meanJCT", "p50JCT", "p99JCT", "meanQ", "p99Q", "makespan",
-		"util_arr", "max_rho", "mean_rho", "jain");
+		"util_arr", "max_rho", "mean_rho", "jain", "frag");
 	for (i = 0; i < n; i++) {
 		const sim_summary_t *s = &runs[i].sum, *b = &runs[base].sum;
 
-		fprintf(f, "%-14s %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %8.3f %8.3f %8.3f %6.3f\n",
+		fprintf(f, "%-14s %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %8.3f %8.3f %8.3f %6.3f %6.3f\n",
 			runs[i].label, ratio(s->mean_jct_s, b->mean_jct_s),
 			ratio(s->p50_jct_s, b->p50_jct_s),
 			ratio(s->p99_jct_s, b->p99_jct_s),
@@ -69,7 +72,8 @@ void report_table(FILE *f, const cli_ctx_t *ctx, cli_run_t *runs, int n,
 			ratio(s->util_arrival, b->util_arrival),
 			ratio(s->max_rho, b->max_rho),
 			ratio(s->mean_rho, b->mean_rho),
-			ratio(s->jain_rho, b->jain_rho));
+			ratio(s->jain_rho, b->jain_rho),
+			ratio(s->fragmentation, b->fragmentation));
 	}
 }
 
@@ -113,6 +117,8 @@ int report_json(const char *path, const cli_ctx_t *ctx, cli_run_t *runs,
 		json_object_object_add(o, "jain_rho", num(s->jain_rho));
 		json_object_object_add(o, "preemptions", json_object_new_int64(s->preemptions));
 		json_object_object_add(o, "fragmentation", num(s->fragmentation));
+		json_object_object_add(o, "mean_locality_level", num(s->mean_locality_level));
+		json_object_object_add(o, "mean_locality_level_multi", num(s->mean_locality_level_multi));
 		json_object_object_add(o, "decisions", json_object_new_int64(runs[i].res.decisions));
 		json_object_object_add(o, "wall_s", num(runs[i].wall_s));
 		tr = json_object_new_object();

@@ -31,7 +31,7 @@ else
 fi
 for k in mean_jct_s p50_jct_s p99_jct_s mean_queue_s p99_queue_s makespan_s \
 	utilization max_rho mean_rho jain_rho preemptions fragmentation jobs \
-	wall_s; do
+	mean_locality_level mean_locality_level_multi wall_s; do
 	grep -q "\"$k\"" "$TMP/a.json" || missing="${missing:-} $k"
 done
 [ -z "${missing:-}" ] && ok "JSON keys" || ko "JSON lacks${missing:-}"

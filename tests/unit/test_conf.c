@@ -49,7 +49,8 @@ static void test_conf_all_keys_parse(void **state)
 		"AccountQuota=vision:1000\n"
 		"AccountQuota=nlp:2000\n"
 		"TopologyModel=/etc/slurm/agora-topo.json\n"
-		"Placement=Stock\n";
+		"Placement=Stock\n"
+		"CreditWeight=5000\n";
 	agora_conf_t c;
 	agora_err_t err = { { 0 } };
 
@@ -73,6 +74,7 @@ static void test_conf_all_keys_parse(void **state)
 	assert_true(agora_conf_quota(&c, "vision") == 1000);
 	assert_true(agora_conf_quota(&c, "other") == 250.5);
 	assert_string_equal(c.topology_model, "/etc/slurm/agora-topo.json");
+	assert_int_equal(c.credit_weight, 5000);
 	assert_int_equal(c.placement, AGORA_PLACEMENT_STOCK);
 	assert_string_equal(agora_placement_name(c.placement), "stock");
 	assert_string_equal(agora_placement_name(AGORA_PLACEMENT_AGORA),
@@ -103,6 +105,7 @@ static const struct {
 	{ "just some words\n", "bad.conf:1: 'just some words': expected Key=Value" },
 	{ "LeaseTime=\n", "bad.conf:1: LeaseTime: empty value" },
 	{ "=5\n", "bad.conf:1: (empty): unknown key" },
+	{ "CreditWeight=-1\n", "bad.conf:1: CreditWeight: -1 is out of range" },
 	{ "Placement=best\n", "bad.conf:1: Placement: 'best' is not one of agora, stock" },
 	{ "Placement=stock\nPlacement=agora\n", "bad.conf:2: Placement: given more than once" },
 	{ "TopologyModel=\n", "bad.conf:1: TopologyModel: empty value" },

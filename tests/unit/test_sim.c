@@ -156,6 +156,9 @@ static void test_sim_metrics_by_hand(void **state)
 	/* Jain: (3.45)^2 / (2 x (1 + 6.0025)) */
 	assert_true(fabs(s.jain_rho - 3.45 * 3.45 / (2 * 7.0025)) < 1e-9);
 	assert_int_equal(s.jobs, 3);
+	/* one node, one island: every job at level 0 (NVLINK) */
+	assert_true(s.mean_locality_level == 0);
+	assert_true(s.mean_locality_level_multi == 0);
 	sim_summary_free(&s);
 	sim_result_free(&res);
 	assert_true(sim_percentile(v, 5, 0.5) == 3);
@@ -163,6 +166,42 @@ static void test_sim_metrics_by_hand(void **state)
 	assert_true(sim_percentile(v, 5, 0) == 1);
 	pol_policy_destroy(&p);
 	pol_cluster_destroy(&c);
+}
+
+static void test_sim_locality_level_by_hand(void **state)
+{
+	/* hand-built result: levels 0 (1 GPU), 3 (4 GPUs), 4 (16 GPUs) and
+	 * an unfinished 8-GPU job at 5 (not counted) */
+	static const sim_job_t j[] = {
+		{ .submit = 0, .duration = 10, .gpus = 1, .dataset = -1 },
+		{ .submit = 0, .duration = 10, .gpus = 4, .dataset = -1 },
+		{ .submit = 0, .duration = 10, .gpus = 16, .dataset = -1 },
+		{ .submit = 0, .duration = 10, .gpus = 8, .dataset = -1 },
+	};
+	sim_job_out_t o[] = {
+		{ .first_start = 0, .finish = 10, .level = 0, .run_s = 10 },
+		{ .first_start = 0, .finish = 10, .level = 3, .run_s = 10 },
+		{ .first_start = 0, .finish = 10, .level = 4, .run_s = 10 },
+		{ .first_start = -1, .finish = -1, .level = 5 },
+	};
+	sim_result_t res;
+	sim_summary_t s;
+
+	(void) state;
+	memset(&res, 0, sizeof(res));
+	res.jobs = o;
+	res.n = 4;
+	res.total_gpus = 32;
+	res.t_end = 10;
+	assert_int_equal(sim_summarize(&res, j, 4, 1, &s), 0);
+	assert_true(fabs(s.mean_locality_level - 7.0 / 3) < 1e-9);
+	assert_true(fabs(s.mean_locality_level_multi - 3.5) < 1e-9);
+	sim_summary_free(&s);
+	/* only the 1-GPU job: level 0, no multi-GPU mean */
+	assert_int_equal(sim_summarize(&res, j, 1, 1, &s), 0);
+	assert_true(s.mean_locality_level == 0);
+	assert_true(isnan(s.mean_locality_level_multi));
+	sim_summary_free(&s);
 }
 
 static void test_sim_models_slowdown_restart_limits(void **state)
@@ -191,6 +230,17 @@ static void test_sim_models_slowdown_restart_limits(void **state)
 	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), 0);
 	assert_int_equal(res.jobs[1].level, POL_LVL_CLUSTER);
 	assert_int_equal(res.jobs[1].finish, 1568);
+	{
+		/* mean_locality_level: (0 + 5) / 2 jobs; _multi over the
+		 * two jobs of > 1 GPU, same; a 1-GPU-only trace has no
+		 * multi-GPU mean (NaN) */
+		sim_summary_t s;
+
+		assert_int_equal(sim_summarize(&res, j, 2, 1, &s), 0);
+		assert_true(fabs(s.mean_locality_level - 2.5) < 1e-9);
+		assert_true(fabs(s.mean_locality_level_multi - 2.5) < 1e-9);
+		sim_summary_free(&s);
+	}
 	/* limits drawn in [d, 2d], rounded up to a minute */
 	for (i = 0; i < 2; i++) {
 		assert_true(res.jobs[i].limit >= j[i].duration);
@@ -280,6 +330,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sim_invariants_reject_bad_policies),
 		cmocka_unit_test(test_sim_metrics_by_hand),
+		cmocka_unit_test(test_sim_locality_level_by_hand),
 		cmocka_unit_test(test_sim_models_slowdown_restart_limits),
 		cmocka_unit_test(test_sim_restart_cost_on_preemption),
 		cmocka_unit_test(test_sim_deterministic_and_every_job_ends_once),
