@@ -55,15 +55,14 @@ def main():
             u, v = rng.random(), rng.random()
             rows += 1
             gh_in += dur * gpus / 3600
-            if u < a.fraction:
-                g = SIZES[min(int(v * len(SIZES)), len(SIZES) - 1)]
-                if g > gpus:
-                    dur = max(1, round(dur * gpus / g))
-                    gpus = g
-                    changed += 1
+            g = SIZES[min(int(v * len(SIZES)), len(SIZES) - 1)]
+            if u < a.fraction and g > gpus:
+                dur = max(1, round(dur * gpus / g))
+                gpus = g
+                changed += 1
+                r = [r[0], str(dur), str(gpus), str(dur * gpus), r[4]]
             gh_out += dur * gpus / 3600
-            dtxt = str(int(dur)) if dur == int(dur) else r[1]
-            out.writerow([r[0], dtxt, gpus, "%g" % (dur * gpus), r[4]])
+            out.writerow(r)
     sys.stderr.write("gang-heavy: %d jobs, %d rewritten to 8/16/32-GPU gangs "
                      "(fraction %g, seed %d); GPU-hours %.1f -> %.1f\n"
                      % (rows, changed, a.fraction, a.seed, gh_in, gh_out))
