@@ -208,8 +208,66 @@ static void job_alloc(agora_snapshot_t *snap, pol_job_t *pj,
 	}
 }
 
+/* GPUs a started job holds (allocated, else requested). */
+static int job_alloc_gpus(job_record_t *job_ptr)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	uint64_t total = 0;
+
+	if (!job_ptr->gres_list_alloc)
+		return job_gpus(job_ptr, job_ptr->node_cnt);
+	it = list_iterator_create(job_ptr->gres_list_alloc);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+
+		if (gs->plugin_id == gpu_plugin_id && js &&
+		    js->total_gres != NO_VAL64)
+			total += js->total_gres;
+	}
+	list_iterator_destroy(it);
+	return (int) MIN(total, (uint64_t) INT32_MAX);
+}
+
+/*
+ * MAST's credit covers every GPU a team uses, not only the auction's: a
+ * GPU job outside the AuctionPartitions that ran during (since, now] is
+ * charged for that part of its run.
+ */
+static void charge_outside(agora_snapshot_t *snap, job_record_t *job_ptr,
+			   time_t now, time_t since)
+{
+	time_t from, to;
+	int gpus;
+
+	if (!since || !job_ptr->start_time)
+		return;
+	if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr))
+		to = now;
+	else if (IS_JOB_FINISHED(job_ptr) || IS_JOB_COMPLETING(job_ptr))
+		to = MIN(job_ptr->end_time, now);
+	else
+		return;
+	if (IS_JOB_SUSPENDED(job_ptr))
+		return;
+	from = MAX(job_ptr->start_time, since);
+	if (to <= from)
+		return;
+	gpus = job_alloc_gpus(job_ptr);
+	if (gpus <= 0)
+		return;
+	xrecalloc(snap->charges, snap->n_charges + 1,
+		  sizeof(*snap->charges));
+	snap->charges[snap->n_charges].account =
+		xstrdup(job_ptr->account ? job_ptr->account : "");
+	snap->charges[snap->n_charges].gpu_seconds =
+		(double) gpus * (double) (to - from);
+	snap->n_charges++;
+}
+
 extern int agora_snapshot_build(agora_snapshot_t *snap,
-				const agora_conf_t *conf, time_t now)
+				const agora_conf_t *conf, time_t now,
+				time_t since)
 {
 	node_record_t *node_ptr;
 	job_record_t *job_ptr;
@@ -289,8 +347,10 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 	while ((job_ptr = list_next(it))) {
 		pol_job_t *pj;
 
-		if (!agora_job_auction_managed(job_ptr, conf))
+		if (!agora_job_auction_managed(job_ptr, conf)) {
+			charge_outside(snap, job_ptr, now, since);
 			continue;
+		}
 		if (IS_JOB_PENDING(job_ptr) && job_ptr->details &&
 		    job_ptr->priority != 0 &&
 		    job_ptr->details->begin_time <= now &&
@@ -340,6 +400,9 @@ extern void agora_snapshot_free(agora_snapshot_t *snap)
 {
 	int i;
 
+	for (i = 0; i < snap->n_charges; i++)
+		xfree(snap->charges[i].account);
+	xfree(snap->charges);
 	for (i = 0; i < snap->n_running; i++)
 		xfree(snap->running[i].alloc.parts);
 	xfree(snap->running);

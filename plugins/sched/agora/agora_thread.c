@@ -47,6 +47,7 @@ static pthread_mutex_t term_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t term_cond = PTHREAD_COND_INITIALIZER;
 static uint64_t pass_count = 0;
 static time_t next_wakeup = 0; /* the policy asked to run again then */
+static time_t last_pass = 0;   /* when the previous pass took its snapshot */
 
 static int64_t usec_since(const struct timeval *t0)
 {
@@ -69,6 +70,7 @@ static pol_agora_policy_t *policy = NULL;
 static char **tenant_names = NULL; /* names last given to the policy */
 static int n_tenant_names = 0;
 static time_t last_save = 0;
+static bool charges_pending = false; /* ledger changed since last save */
 
 static char *state_file(void)
 {
@@ -522,6 +524,24 @@ static void record_leases(time_t now)
 	n_signaled = n_keep;
 }
 
+/* Charge GPU use outside the auction to the ledger (agora_conf_lock held).
+ * The credit order then covers every GPU a team uses, whichever
+ * partition (MAST: one quota per team). */
+static void charge_outside_auction(const agora_snapshot_t *snap, time_t now)
+{
+	pol_credit_t *l = policy ? pol_agora_policy_ledger(policy) : NULL;
+	int i;
+
+	for (i = 0; l && i < snap->n_charges; i++)
+		if (pol_credit_charge(l, snap->charges[i].account,
+				      snap->charges[i].gpu_seconds, now, NULL))
+			error("sched/agora: cannot charge %.0f GPU-s to '%s': %m",
+			      snap->charges[i].gpu_seconds,
+			      snap->charges[i].account);
+	if (snap->n_charges)
+		charges_pending = true;
+}
+
 /* Held jobs the policy said nothing about: say why they wait. */
 static void annotate_waiting(const agora_snapshot_t *snap,
 			     const pol_actions_t *acts)
@@ -575,7 +595,8 @@ static void agora_pass(void)
 	gettimeofday(&t0, NULL);
 	lock_slurmctld(read_locks);
 	slurm_mutex_lock(&agora_conf_lock);
-	if (agora_snapshot_build(&snap, &agora_conf, now) != SLURM_SUCCESS) {
+	if (agora_snapshot_build(&snap, &agora_conf, now, last_pass) !=
+	    SLURM_SUCCESS) {
 		slurm_mutex_unlock(&agora_conf_lock);
 		unlock_slurmctld(read_locks);
 		error("sched/agora: snapshot failed: %m");
@@ -586,6 +607,7 @@ static void agora_pass(void)
 
 	/* 4. decide (no slurmctld lock held) */
 	gettimeofday(&t0, NULL);
+	charge_outside_auction(&snap, now);
 	if (policy && agora_conf.n_auction_partitions) {
 		sync_tenants(&snap);
 		rc = pol_agora_policy_decide(policy, &snap.pol, now, &acts);
@@ -614,7 +636,9 @@ static void agora_pass(void)
 	if (acts.wakeup > now)
 		next_wakeup = acts.wakeup;
 
-	if (policy && (now - last_save >= 30 || applied)) {
+	if (policy && (now - last_save >= 30 || applied ||
+		       (charges_pending && now - last_save >= 10))) {
+		charges_pending = false;
 		slurm_mutex_lock(&agora_conf_lock);
 		save_ledger();
 		write_view(&snap, now);
@@ -622,6 +646,7 @@ static void agora_pass(void)
 		last_save = now;
 	}
 
+	last_pass = now;
 	pass_count++;
 	debug("sched/agora: pass %" PRIu64 ": %d nodes, %d/%d GPUs free, %d pending and %d running auction-managed, %d apps, %d actions (%d applied), snapshot %" PRId64 " us, decide %" PRId64 " us",
 	      pass_count, snap.cluster.n_nodes, snap.gpus_free,

@@ -53,6 +53,13 @@ typedef struct agora_snapshot {
 	pol_job_t *running;	  /* auction-managed running jobs */
 	int n_running;
 	int n_managed;	  /* pending jobs in AuctionPartitions */
+	/* GPU usage outside the auction, charged to the credit ledger by the
+	 * adapter (the auction's own jobs are charged by the core) */
+	struct agora_charge {
+		char *account;
+		double gpu_seconds;
+	} *charges;
+	int n_charges;
 	char **tenants;	  /* tenant index -> app name */
 	int n_tenants;
 	time_t job_update; /* last_job_update when taken */
@@ -61,8 +68,11 @@ typedef struct agora_snapshot {
 } agora_snapshot_t;
 
 /* Needs at least READ job, node and part locks held by the caller. */
+/* since: the previous pass (GPU-seconds outside the auction are charged
+ * for (since, now]); 0 at the first pass. */
 extern int agora_snapshot_build(agora_snapshot_t *snap,
-				const agora_conf_t *conf, time_t now);
+				const agora_conf_t *conf, time_t now,
+				time_t since);
 extern void agora_snapshot_free(agora_snapshot_t *snap);
 
 #endif
