@@ -16,7 +16,10 @@
  *     result: kept leases are renewed for c_i * LeaseTime, won pending
  *     jobs start (or wait for a loser's grace), losers are requeued only
  *     as far as winners need their GPUs;
- *  5. leftovers: start pending jobs in credit order where they fit.
+ *  5. leftovers: start pending jobs in credit order where they fit; the
+ *     first one-node job of 2+ GPUs that does not fit reserves the node
+ *     where it can start soonest (EASY on time limits, "drain"), and later
+ *     leftovers use that node only if they end by then.
  * Free GPUs that a requeue releases are not reused in the same pass
  * (Slurm releases them asynchronously); the winner waits for them.
  */
@@ -126,6 +129,8 @@ static void params_default(ag_params_t *p)
 	p->solver = POL_PF_AUTO;
 	p->app_model = AG_APP_MEAN;
 	p->align = true;
+	p->drain = true;
+	p->small_victims = true;
 }
 
 pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
@@ -489,10 +494,10 @@ static void *create_common(bool auctions, const char *params,
 	static const char *const keys_agora[] = {
 		"half_life", "period", "quota", "default_limit", "f",
 		"lease", "grace", "min_lease", "options", "solver", "app",
-		"align", NULL
+		"align", "drain", "victims", NULL
 	};
 	ag_params_t p;
-	double v[12];
+	double v[14];
 
 	params_default(&p);
 	v[0] = p.half_life_s;
@@ -516,6 +521,8 @@ static void *create_common(bool auctions, const char *params,
 		v[9] = p.solver;
 		v[10] = p.app_model;
 		v[11] = p.align;
+		v[12] = p.drain;
+		v[13] = p.small_victims;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -528,6 +535,8 @@ static void *create_common(bool auctions, const char *params,
 			p.solver = (pol_pf_solver_t) -1;
 		p.app_model = v[10] == floor(v[10]) ? (int) v[10] : -1;
 		p.align = v[11] != 0;
+		p.drain = v[12] != 0;
+		p.small_victims = v[13] != 0;
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

@@ -598,9 +598,14 @@ static int auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			const pol_job_t *jk = &snap->running[x.loser[k]];
 			double ck = a->ten[jk->tenant].credit,
 			       cv = a->ten[jv->tenant].credit;
+			int gk = pol_ag_job_gpus(jk), gv = pol_ag_job_gpus(jv);
 
-			if (ck < cv || (ck == cv && jk->id < jv->id))
+			if (a->p.small_victims && gk != gv) {
+				if (gk < gv)
+					break;
+			} else if (ck < cv || (ck == cv && jk->id < jv->id)) {
 				break;
+			}
 			x.loser[k + 1] = x.loser[k];
 			k--;
 		}
@@ -699,10 +704,103 @@ static int group_pending(pol_agora_policy_t *a, const pol_snapshot_t *snap)
 	return 0;
 }
 
+/* The leftover pass's reservation ("drain", doc/fairness.md section 3) ---- */
+
+static int64_t job_limit(const pol_agora_policy_t *a, const pol_job_t *j)
+{
+	return j->time_limit > 0 ? j->time_limit : a->p.default_limit;
+}
+
+/* A one-node job of 2+ GPUs: the kind a fragmented map blocks. */
+static bool drainable(const pol_freemap_t *fm, const pol_job_t *j)
+{
+	int k = j->nodes > 0 ? j->nodes * j->gpus_per_node : j->total_gpus;
+
+	return j->nodes <= 1 && k >= 2 &&
+	       k <= pol_freemap_max_node_gpus(fm, j->pool);
+}
+
+typedef struct ag_rel {
+	int node, gpus;
+	int64_t end;
+} ag_rel_t;
+
+static int rel_cmp(const void *x, const void *y)
+{
+	const ag_rel_t *p = x, *q = y;
+
+	if (p->node != q->node)
+		return p->node < q->node ? -1 : 1;
+	return (p->end > q->end) - (p->end < q->end);
+}
+
+/*
+ * EASY for one one-node job j that does not fit: the up node of its pool
+ * where it can start soonest if running jobs end at start + time limit
+ * (default_limit without one; GPUs started in this pass are never
+ * released), ties to the lowest index.  *node = -1 if none can ever
+ * hold it.  0, or -1/ENOMEM.
+ */
+static int pick_drain(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+		      const pol_job_t *j, int64_t now, int *node,
+		      int64_t *shadow)
+{
+	const pol_cluster_t *c = snap->cluster;
+	int k = j->nodes > 0 ? j->gpus_per_node : j->total_gpus;
+	int i, p, n = 0, r = 0;
+	ag_rel_t *rel;
+
+	*node = -1;
+	*shadow = 0;
+	for (i = 0; i < snap->n_running; i++)
+		n += snap->running[i].alloc.n_parts;
+	if (!(rel = malloc((size_t) (n ? n : 1) * sizeof(*rel)))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (i = 0; i < snap->n_running; i++) {
+		const pol_job_t *rj = &snap->running[i];
+		int64_t end = rj->start + job_limit(a, rj);
+
+		for (p = 0; p < rj->alloc.n_parts; p++) {
+			rel[r].node = rj->alloc.parts[p].node;
+			rel[r].gpus = __builtin_popcountll(
+				rj->alloc.parts[p].gpus &
+				~pol_freemap_node(a->w.fm,
+						  rj->alloc.parts[p].node));
+			rel[r++].end = end > now ? end : now;
+		}
+	}
+	qsort(rel, (size_t) r, sizeof(*rel), rel_cmp);
+	for (i = 0, p = 0; i < c->n_nodes; i++) {
+		const pol_node_t *nd = &c->nodes[i];
+		int have = __builtin_popcountll(pol_freemap_node(a->w.fm, i));
+		int64_t t = now;
+
+		while (p < r && rel[p].node < i)
+			p++;
+		if (!nd->up || nd->pool != j->pool ||
+		    c->types[nd->type].n_gpus < k)
+			continue;
+		for (; p < r && rel[p].node == i && have < k; p++) {
+			have += rel[p].gpus;
+			t = rel[p].end;
+		}
+		if (have >= k && (*node < 0 || t < *shadow)) {
+			*node = i;
+			*shadow = t;
+		}
+	}
+	free(rel);
+	return 0;
+}
+
 int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			int64_t now, pol_actions_t *out)
 {
-	int i, cgpus, pool, first_act = out->n;
+	int i, k, cgpus, pool, first_act = out->n, dnode = -1;
+	int64_t dshadow = 0;
+	bool dtried = false;
 
 	if (pol_ag_prepare(a, snap, now) < 0 || group_pending(a, snap) < 0 ||
 	    pol_ag_grow((void **) &a->pflag, &a->pflag_cap, snap->n_pending,
@@ -733,22 +831,48 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		if (auction_pool(a, snap, now, (pol_pool_t) pool, cgpus,
 				 out) < 0)
 			return -1;
-	/* leftovers, work-conserving, in credit order */
+	/*
+	 * leftovers, work-conserving, in credit order; the first one-node
+	 * gang that does not fit reserves the node where it can start
+	 * soonest (EASY): later leftovers go there only if they end by then
+	 * (a->tent = the free map without that node)
+	 */
 	for (i = 0; i < snap->n_pending; i++) {
 		int p = a->keys[i].index, fit;
 		const pol_job_t *j = &snap->pending[p];
+		const pol_freemap_t *m = a->w.fm;
 		pol_alloc_t al;
 
 		if (a->pflag[p])
 			continue;
-		fit = try_place(a, a->w.fm, j, &al);
+		if (dnode >= 0 && now + job_limit(a, j) > dshadow)
+			m = a->tent;
+		fit = try_place(a, m, j, &al);
 		if (fit < 0)
 			return -1;
-		if (!fit)
+		if (!fit) {
+			if (a->p.drain && dnode < 0 && !dtried &&
+			    drainable(a->w.fm, j)) {
+				dtried = true;
+				if (pick_drain(a, snap, j, now, &dnode,
+					       &dshadow) < 0 ||
+				    (dnode >= 0 &&
+				     pol_freemap_assign(a->tent, a->w.fm) < 0))
+					return -1;
+				if (dnode >= 0)
+					pol_freemap_take_mask(
+						a->tent, dnode,
+						pol_freemap_node(a->tent,
+								 dnode));
+			}
 			continue;
+		}
 		fit = start_job(a, j, &al, now, pol_ag_full_lease(a, now), 0,
 				"leftover",
 				out);
+		for (k = 0; fit == 0 && dnode >= 0 && k < al.n_parts; k++)
+			pol_freemap_take_mask(a->tent, al.parts[k].node,
+					      al.parts[k].gpus);
 		pol_alloc_free(&al);
 		if (fit < 0)
 			return -1;

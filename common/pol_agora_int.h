@@ -41,6 +41,8 @@ typedef struct ag_params {
 	pol_pf_solver_t solver;
 	int app_model; /* AG_APP_MEAN or AG_APP_POOL */
 	bool align;    /* full leases end on a grid of lease_s */
+	bool drain;    /* leftover pass keeps one EASY reservation */
+	bool small_victims; /* losers in GPU order (fewest first), then credit */
 } ag_params_t;
 
 /*

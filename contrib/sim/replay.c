@@ -27,7 +27,8 @@
  *       replay job): it is counted as "unfinished", not in the metrics.
  *       --scale F multiplies every time by F (a replay compressed by F
  *       reported on the trace's time scale).  Fragmentation and wall_s
- *       cannot be known from per-job records: null in the JSON.
+ *       cannot be known from per-job records: null in the JSON; so are
+ *       the locality levels when a row's level is -1 (unknown).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -426,7 +427,7 @@ int score_main(int argc, char **argv)
 	cli_ctx_t ctx;
 	cli_run_t run;
 	agora_err_t err = { { 0 } };
-	int ch, rc = 2, unfinished = 0;
+	int ch, i, rc = 2, unfinished = 0;
 
 	memset(&ctx, 0, sizeof(ctx));
 	memset(&run, 0, sizeof(run));
@@ -482,6 +483,13 @@ int score_main(int argc, char **argv)
 	}
 	run.sum.fragmentation = NAN;
 	run.wall_s = NAN;
+	/* a replayed job's allocation level is not known (level -1) */
+	for (i = 0; i < ctx.trace.n; i++)
+		if (run.res.jobs[i].finish >= 0 && run.res.jobs[i].level < 0) {
+			run.sum.mean_locality_level = NAN;
+			run.sum.mean_locality_level_multi = NAN;
+			break;
+		}
 	fprintf(stderr, "agora-sim score: %s: %d jobs, %d finished, %d unfinished, %d tenants; cluster %s (%d GPUs), times x %g\n",
 		jobs, ctx.trace.n, run.sum.jobs, unfinished, ctx.trace.n_tenants,
 		ctx.cluster_spec, run.res.total_gpus, scale);

@@ -82,7 +82,87 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
 	n=$((n + 1)); echo "ok $n - PNG charts # SKIP gnuplot not installed"
 fi
+# score: the per-job CSV of a simulation, re-summarised, gives the
+# simulation's own numbers (same sim_summarize); an unfinished row counts
+"$SIM" score --jobs "$TMP/jobs-backfill.csv" --cluster 2x4 --label bf \
+	--json "$TMP/s.json" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc = 0 ] && python3 - "$TMP/a.json" "$TMP/s.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["backfill"]
+s = json.load(open(sys.argv[2]))["bf"]
+keys = ("jobs", "mean_jct_s", "p50_jct_s", "p99_jct_s", "mean_queue_s",
+        "p99_queue_s", "makespan_s", "utilization_makespan", "max_rho",
+        "mean_rho", "jain_rho")
+bad = [k for k in keys if abs(a[k] - s[k]) > 1e-9 * max(1, abs(a[k]))]
+sys.exit(1 if bad or s["unfinished"] != 0 or s["tenant_rho"] != a["tenant_rho"] else 0)
+PY
+then
+	ok "score reproduces the simulation's summary"
+else
+	ko "score reproduces the simulation's summary (rc $rc: $(cat "$TMP/err"))"
+fi
+{ head -1 "$TMP/jobs-backfill.csv"; echo "9,c,5,10,1,60,-1,-1,-1,-1,-1,0,nan,0,-1"; } >"$TMP/unf.csv"
+"$SIM" score --jobs "$TMP/unf.csv" --cluster 2x4 --json "$TMP/u.json" >/dev/null 2>&1 &&
+	grep -q '"unfinished":1' "$TMP/u.json" && grep -q '"jobs":0' "$TMP/u.json" &&
+	ok "score counts an unfinished job apart" || ko "score unfinished: $(cat "$TMP/u.json" 2>/dev/null | head -3)"
+printf 'id,submit,finish,gpus\n1,0,x,1\n' >"$TMP/badjobs.csv"
+"$SIM" score --jobs "$TMP/badjobs.csv" --cluster 2x4 >/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc = 2 ] && grep -q "badjobs.csv:1: header: column [a-z_]* is required" "$TMP/err"; } &&
+	ok "score: bad per-job CSV named by file:line" || ko "score bad CSV (rc $rc: $(cat "$TMP/err"))"
+# slice: compressed generic CSV, the f-model limits, gangs in whole nodes
+printf 'id,submit,duration,gpus,tenant\n7,100,400,1,a\n8,140,10,12,b\n9,160,3000,16,a\n' >"$TMP/sl.csv"
+"$SIM" slice --trace "$TMP/sl.csv" --start 8 --jobs 2 --speedup 10 --min-duration 2 \
+	>"$TMP/slice.out" 2>"$TMP/err"
+if [ "$(cut -d, -f1-7 "$TMP/slice.out")" = "$(printf 'id,submit,duration,gpus,nodes,gpus_per_node,tenant\n8,0,2,16,2,8,b\n9,2,300,16,2,8,a')" ] &&
+	awk -F, 'NR > 1 && ($8 % 60 || $8 < $3 || $8 > 2 * $3 + 60) {exit 1}' "$TMP/slice.out" &&
+	"$SIM" run --trace "$TMP/slice.out" --cluster 4x8 --policy fifo >/dev/null 2>&1; then
+	ok "slice compresses, rounds gangs to whole nodes, and agora-sim reads it back"
+else
+	ko "slice: $(cat "$TMP/slice.out" "$TMP/err")"
+fi
+printf 'submit,duration,gpus\n0,10,1\n5,abc,1\n' >"$TMP/bad2.csv"
+"$SIM" slice --trace "$TMP/bad2.csv" --jobs 2 --speedup 2 >/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc = 2 ] && grep -q "bad2.csv:3: duration:" "$TMP/err"; } &&
+	ok "slice: bad trace row named by file:line" || ko "slice bad row (rc $rc)"
 "$SIM" bench --nodes 50 --jobs 500 >"$TMP/bench" 2>&1 &&
 	grep -q '^srtf ' "$TMP/bench" && ok "bench" || ko "bench"
+grep -q '^agora+600s ' "$TMP/bench" && grep -q '^agora-order ' "$TMP/bench" &&
+	ok "bench times agora and agora-order" || ko "bench lacks agora rows"
+# gang-heavy.py: same GPU-hours and rows, more gangs, deterministic
+if command -v python3 >/dev/null 2>&1; then
+	{
+		echo "timestamp,duration,num_gpus,gpu_time,cluster"
+		i=0
+		while [ $i -lt 200 ]; do
+			echo "2017-10-02 00:00:0$((i % 10)),$((3200 + i)),1,$((3200 + i)),t$((i % 3))"
+			i=$((i + 1))
+		done
+	} >"$TMP/ph.csv"
+	python3 "$SRC/gang-heavy.py" --fraction 0.5 --seed 3 "$TMP/ph.csv" \
+		>"$TMP/g1.csv" 2>/dev/null &&
+	python3 "$SRC/gang-heavy.py" --fraction 0.5 --seed 3 "$TMP/ph.csv" \
+		>"$TMP/g2.csv" 2>/dev/null &&
+	cmp -s "$TMP/g1.csv" "$TMP/g2.csv" &&
+	python3 - "$TMP/ph.csv" "$TMP/g1.csv" <<'PY' && ok "gang-heavy.py" || ko "gang-heavy.py"
+import csv, sys
+a = list(csv.DictReader(open(sys.argv[1])))
+b = list(csv.DictReader(open(sys.argv[2])))
+gh = lambda rows: sum(float(r["duration"]) * int(r["num_gpus"]) for r in rows)
+assert len(a) == len(b)
+assert abs(gh(a) - gh(b)) <= 0.01 * gh(a)
+assert sum(int(r["num_gpus"]) >= 8 for r in b) > 50
+assert all(r["timestamp"] == s["timestamp"] and r["cluster"] == s["cluster"]
+           for r, s in zip(a, b))
+PY
+	"$SIM" run --trace "$TMP/g1.csv" --cluster 4x8 --policy agora \
+		>/dev/null 2>&1 && ok "gang-heavy trace replays" ||
+		ko "gang-heavy trace replays"
+else
+	n=$((n + 1)); echo "ok $n - gang-heavy.py # SKIP no python3"
+	n=$((n + 1)); echo "ok $n - gang-heavy replay # SKIP no python3"
+fi
 echo "1..$n"
 exit $fail

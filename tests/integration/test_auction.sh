@@ -77,6 +77,8 @@ SlurmctldPlugstack=slurmctld/agora
 EOF
 
 "$HARNESS" --workdir "$W" stop >/dev/null 2>&1
+# whatever happens (even a crash of this script), stop what we started
+trap '[ "${AGORA_IT_KEEP:-0}" = 1 ] || "$HARNESS" --workdir "$W" stop >/dev/null 2>&1' EXIT
 t_start=$(date +%s)
 if ! "$HARNESS" --workdir "$W" --fresh --clusters 1 --nodes 2 --gpus 8 \
 	--base-port "$BASE_PORT" --plugin-dir "$PLUGIN_DIR" --sched sched/agora \

@@ -280,6 +280,117 @@ static void test_agora_carry_keeps_leases(void **state)
 	pol_cluster_destroy(&c);
 }
 
+/* Make j run on node n, GPUs mask, since start; marks them busy. */
+static void run_at(pol_cluster_t *c, pol_job_t *j, pol_alloc_part_t *part,
+		   int n, pol_gpumask_t mask, int64_t start)
+{
+	run_on(c, j, part, 0, start);
+	part->node = n;
+	part->gpus = mask;
+	c->nodes[n].free &= ~mask;
+}
+
+static int start_node(const pol_actions_t *out, int64_t id)
+{
+	const pol_action_t *a = find(out, POL_ACT_START, id);
+
+	return a && a->alloc.n_parts == 1 ? a->alloc.parts[0].node : -1;
+}
+
+/*
+ * Victims: a 4-GPU winner needs a whole node of a 2 x 4 cluster.  Node 0
+ * holds one 4-GPU job, node 1 two 2-GPU jobs, all with expired leases.
+ * victims=1 (default): the smallest jobs go (3 and 4, which restart
+ * anywhere); victims=0: credit order, ties by id (job 1).
+ */
+static void test_agora_victims_smallest_first(void **state)
+{
+	static const char *const params[] = { "grace=0", "grace=0,victims=0" };
+	int v;
+
+	(void) state;
+	for (v = 0; v < 2; v++) {
+		agora_err_t err = { { 0 } };
+		pol_cluster_t *c = pol_cluster_uniform(2, 4, 0);
+		pol_policy_t *p = pol_policy_create("agora", params[v], NULL,
+						    &err);
+		pol_job_t run[3] = { job(1, 0, 4, 0), job(3, 2, 2, 0),
+				     job(4, 2, 2, 0) };
+		pol_job_t pend[1] = { job(2, 1, 4, 10) };
+		pol_alloc_part_t part[3];
+		pol_snapshot_t s = { c, pend, 1, run, 3, 3 };
+		pol_actions_t out = { 0 };
+
+		assert_non_null(p);
+		run_at(c, &run[0], &part[0], 0, 0x0f, 0);
+		run_at(c, &run[1], &part[1], 1, 0x03, 0);
+		run_at(c, &run[2], &part[2], 1, 0x0c, 0);
+		assert_int_equal(pol_policy_decide(p, &s, 100, &out), 0);
+		pol_actions_clear(&out);
+		assert_int_equal(pol_policy_decide(p, &s, 600, &out), 0);
+		if (v == 0) {
+			assert_null(find(&out, POL_ACT_PREEMPT, 1));
+			assert_non_null(find(&out, POL_ACT_PREEMPT, 3));
+			assert_non_null(find(&out, POL_ACT_PREEMPT, 4));
+		} else {
+			assert_non_null(find(&out, POL_ACT_PREEMPT, 1));
+			assert_null(find(&out, POL_ACT_PREEMPT, 3));
+			assert_null(find(&out, POL_ACT_PREEMPT, 4));
+		}
+		assert_non_null(find(&out, POL_ACT_HOLD, 2));
+		pol_actions_free(&out);
+		pol_policy_destroy(&p);
+		pol_cluster_destroy(&c);
+	}
+}
+
+/*
+ * The leftover pass's reservation (drain=1, default).  2 x 4 GPUs: node
+ * 0 has 1 GPU free and 3 that free up at t=1000 (limit), node 1 has 2
+ * free and 2 busy until t=100000.  Job 1 (4 GPUs, first in order) does
+ * not fit and reserves node 0 (it can start there at 1000).  Job 2 (1
+ * GPU, ends at 3700 > 1000) must not take node 0's free GPU: it goes to
+ * node 1; job 3 (ends at 700 <= 1000) may (best fit: node 0).  With
+ * drain=0 job 2 takes node 0 (best fit).
+ */
+static void test_agora_leftover_drain(void **state)
+{
+	int v;
+
+	(void) state;
+	for (v = 0; v < 2; v++) {
+		agora_err_t err = { { 0 } };
+		pol_cluster_t *c = pol_cluster_uniform(2, 4, 0);
+		pol_policy_t *p = pol_policy_create(
+			"agora", v == 0 ? "drain=1" : "drain=0", NULL, &err);
+		pol_job_t run[2] = { job(10, 0, 3, 0), job(11, 0, 2, 0) };
+		pol_job_t pend[3] = { job(1, 1, 4, -100000), job(2, 2, 1, 50),
+				      job(3, 2, 1, 99) };
+		pol_alloc_part_t part[2];
+		pol_snapshot_t s = { c, pend, 3, run, 2, 3 };
+		pol_actions_t out = { 0 };
+
+		assert_non_null(p);
+		run[0].time_limit = 1000;
+		run[1].time_limit = 100000;
+		pend[2].time_limit = 600;
+		run_at(c, &run[0], &part[0], 0, 0x07, 0);
+		run_at(c, &run[1], &part[1], 1, 0x03, 0);
+		assert_int_equal(pol_policy_decide(p, &s, 100, &out), 0);
+		assert_null(find(&out, POL_ACT_START, 1));
+		if (v == 0) {
+			assert_int_equal(start_node(&out, 2), 1);
+			assert_int_equal(start_node(&out, 3), 0);
+		} else {
+			assert_int_equal(start_node(&out, 2), 0);
+			assert_int_equal(start_node(&out, 3), 1);
+		}
+		pol_actions_free(&out);
+		pol_policy_destroy(&p);
+		pol_cluster_destroy(&c);
+	}
+}
+
 static void test_agora_bad_params(void **state)
 {
 	static const char *const bad[] = {
@@ -309,6 +420,8 @@ int main(void)
 		cmocka_unit_test(test_agora_lease_expiry_requeues_after_grace),
 		cmocka_unit_test(test_agora_no_needless_requeue),
 		cmocka_unit_test(test_agora_carry_keeps_leases),
+		cmocka_unit_test(test_agora_victims_smallest_first),
+		cmocka_unit_test(test_agora_leftover_drain),
 		cmocka_unit_test(test_agora_bad_params),
 	};
 

@@ -20,29 +20,25 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "src/common/slurm_topology.h"
+
 #include "agora_hold.h"
+#include "topo_model.h"
 #include "sched_agora.h"
 
 static uint32_t gpu_plugin_id;
 
-static void node_type_uniform(pol_node_type_t *t, int n_gpus, int n_sockets)
+extern void agora_gpu_plugin_init(void)
 {
-	int i, j;
+	if (!gpu_plugin_id) {
+		char gpu[] = "gpu";
 
-	memset(t, 0, sizeof(*t));
-	snprintf(t->name, sizeof(t->name), "gpu%d", n_gpus);
-	t->n_gpus = n_gpus;
-	t->n_sockets = n_sockets > 0 ? n_sockets : 1;
-	for (i = 0; i < n_gpus; i++) {
-		t->gpu_socket[i] = (int8_t) (i * t->n_sockets / n_gpus);
-		t->gpu_island[i] = 0;
-		for (j = 0; j < n_gpus; j++)
-			t->level[i][j] = POL_LVL_NVLINK;
+		gpu_plugin_id = gres_build_id(gpu);
 	}
 }
 
 /* GPUs configured and free on a node (free as a bit mask, first 64). */
-static int node_gpus(node_record_t *node_ptr, pol_gpumask_t *free_mask)
+extern int agora_node_gpus(node_record_t *node_ptr, pol_gpumask_t *free_mask)
 {
 	ListIterator it;
 	gres_state_t *gs;
@@ -265,8 +261,62 @@ static void charge_outside(agora_snapshot_t *snap, job_record_t *job_ptr,
 	snap->n_charges++;
 }
 
+extern int agora_types_find(const agora_types_t *t, const char *node,
+			    int gpus)
+{
+	int i;
+
+	if (t->model) {
+		i = topo_model_find(t->model, node);
+		if (i >= 0 && i < t->n_model)
+			return t->types[i].n_gpus == gpus ? i : -1;
+	}
+	for (i = t->n_model; i < t->n_types; i++)
+		if (t->types[i].n_gpus == gpus)
+			return i;
+	return -1;
+}
+
+/*
+ * Leaf switch of every node of the pool from topology/tree's switch table:
+ * the first level-0 switch holding it; nodes under none share one leaf.
+ */
+static void set_leaves(agora_snapshot_t *snap)
+{
+	pol_cluster_t *c = &snap->cluster;
+	int s, i, n_leaves = 0;
+	bool orphan = false;
+
+	for (i = 0; i < c->n_nodes; i++)
+		c->nodes[i].leaf = -1;
+	for (s = 0; s < switch_record_cnt && switch_record_table; s++) {
+		switch_record_t *sw = &switch_record_table[s];
+
+		if (sw->level != 0 || !sw->node_bitmap)
+			continue;
+		for (i = 0; i < c->n_nodes; i++) {
+			int si = snap->slurm_index[i];
+
+			if (c->nodes[i].leaf < 0 &&
+			    si < bit_size(sw->node_bitmap) &&
+			    bit_test(sw->node_bitmap, si))
+				c->nodes[i].leaf = n_leaves;
+		}
+		n_leaves++;
+	}
+	for (i = 0; i < c->n_nodes; i++)
+		if (c->nodes[i].leaf < 0) {
+			c->nodes[i].leaf = n_leaves;
+			orphan = true;
+		}
+	c->n_leaves = n_leaves + (orphan ? 1 : 0);
+	if (c->n_leaves == 0)
+		c->n_leaves = 1;
+}
+
 extern int agora_snapshot_build(agora_snapshot_t *snap,
-				const agora_conf_t *conf, time_t now,
+				const agora_conf_t *conf,
+				const agora_types_t *types, time_t now,
 				time_t since)
 {
 	node_record_t *node_ptr;
@@ -277,11 +327,7 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 	int i, n = 0, pcap = 0, rcap = 0;
 
 	memset(snap, 0, sizeof(*snap));
-	if (!gpu_plugin_id) {
-		char gpu[] = "gpu";
-
-		gpu_plugin_id = gres_build_id(gpu);
-	}
+	agora_gpu_plugin_init();
 	snap->job_update = last_job_update;
 	snap->node_update = last_node_update;
 
@@ -309,16 +355,13 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 
 		if (!bit_test(pool, node_ptr->index))
 			continue;
-		g = node_gpus(node_ptr, &free_mask);
+		g = agora_node_gpus(node_ptr, &free_mask);
 		strlcpy(pn->name, node_ptr->name, sizeof(pn->name));
-		for (t = 0; t < snap->cluster.n_types; t++)
-			if (snap->types[t].n_gpus == g)
-				break;
-		if (t == snap->cluster.n_types) {
-			xrecalloc(snap->types, t + 1, sizeof(pol_node_type_t));
-			node_type_uniform(&snap->types[t], g,
-					  node_ptr->tot_sockets);
-			snap->cluster.n_types++;
+		t = agora_types_find(types, node_ptr->name, g);
+		if (t < 0) {
+			/* unknown shape: skip the node this pass, rebuild */
+			snap->types_stale = true;
+			continue;
 		}
 		pn->type = t;
 		pn->leaf = 0;
@@ -336,8 +379,9 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 	}
 	FREE_NULL_BITMAP(pool);
 	snap->cluster.n_nodes = n;
-	snap->cluster.types = snap->types;
-	snap->cluster.n_leaves = 1;
+	snap->cluster.types = types->types;
+	snap->cluster.n_types = types->n_types;
+	set_leaves(snap);
 	strlcpy(snap->cluster.name,
 		slurm_conf.cluster_name ? slurm_conf.cluster_name : "",
 		sizeof(snap->cluster.name));
@@ -410,7 +454,6 @@ extern void agora_snapshot_free(agora_snapshot_t *snap)
 		xfree(snap->tenants[i]);
 	xfree(snap->tenants);
 	xfree(snap->pending);
-	xfree(snap->types);
 	xfree(snap->cluster.nodes);
 	xfree(snap->pol_index);
 	xfree(snap->slurm_index);

@@ -38,6 +38,8 @@
 
 #include "agora_hold.h"
 #include "pol_agora.h"
+#include "pol_place_agora.h"
+#include "topo_model.h"
 #include "sched_agora.h"
 
 static pthread_t agora_tid;
@@ -207,6 +209,67 @@ static void write_view(const agora_snapshot_t *snap, time_t now)
 	json_object_put(root);
 }
 
+/* Node types and the placer the policy borrows (see agora_types_t). */
+static agora_types_t types;
+static topo_model_t tmodel;
+static pol_agora_t *placer_state = NULL;
+static pol_placer_t placer_obj;
+
+static void types_free(void)
+{
+	xfree(types.types);
+	types.n_types = types.n_model = 0;
+	types.model = NULL;
+	topo_model_free(&tmodel);
+}
+
+/*
+ * Load TopologyModel (if set) and build the types: the model's, then one
+ * uniform type per GPU count of the nodes no model type covers.  Reads
+ * the node table: callers hold a node lock or run where slurmctld does
+ * (init, reconfigure).  A bad model is logged and ignored (uniform types).
+ */
+static void types_build(void)
+{
+	node_record_t *node_ptr;
+	agora_err_t err = { { 0 } };
+	int i, k;
+
+	types_free();
+	if (agora_conf.topology_model) {
+		if (topo_model_load(agora_conf.topology_model, &tmodel, &err))
+			error("sched/agora: TopologyModel ignored, every node is one NVLink island: %s",
+			      err.text);
+		else
+			types.model = &tmodel;
+	}
+	types.n_model = types.model ? tmodel.n_types : 0;
+	types.types = xcalloc(types.n_model + 1, sizeof(pol_node_type_t));
+	for (k = 0; k < types.n_model; k++)
+		types.types[k] = tmodel.types[k].type;
+	types.n_types = types.n_model;
+	agora_gpu_plugin_init();
+	for (i = 0; (node_ptr = next_node(&i)); i++) {
+		pol_gpumask_t fm;
+		int g = agora_node_gpus(node_ptr, &fm);
+		char name[POL_NAME_LEN];
+
+		if (agora_types_find(&types, node_ptr->name, g) >= 0)
+			continue;
+		if (types.model && topo_model_find(types.model,
+						   node_ptr->name) >= 0)
+			error("sched/agora: node %s has %d GPUs but TopologyModel says otherwise; using a uniform type",
+			      node_ptr->name, g);
+		xrecalloc(types.types, types.n_types + 1,
+			  sizeof(pol_node_type_t));
+		snprintf(name, sizeof(name), "uniform%d", g);
+		pol_node_type_uniform(&types.types[types.n_types], name, g,
+				      node_ptr->tot_sockets > 0 ?
+				      node_ptr->tot_sockets : 1);
+		types.n_types++;
+	}
+}
+
 /* (Re)create the policy from the configuration in force, carrying the
  * ledger over (from the old policy, or from the state file at start-up).
  * Caller holds agora_conf_lock. */
@@ -215,15 +278,34 @@ extern void agora_policy_reset(void)
 	pol_agora_policy_t *np;
 	agora_err_t err = { { 0 } };
 	char *json = NULL, *path;
+	pol_agora_t *old_placer = placer_state, *new_placer = NULL;
+	pol_cluster_t shape;
+	const pol_placer_t *use = NULL;
 
+	memset(&shape, 0, sizeof(shape));
+	types_build();
+	if (agora_conf.placement == AGORA_PLACEMENT_AGORA) {
+		shape.types = types.types;
+		shape.n_types = types.n_types;
+		new_placer = pol_agora_create(&shape, NULL);
+		if (!new_placer)
+			error("sched/agora: cannot create the topology-aware placer (%m); the auction places like cons_tres");
+	}
+	if (new_placer) {
+		placer_obj.name = "agora";
+		placer_obj.place = pol_place_agora;
+		placer_obj.arg = new_placer;
+		use = &placer_obj;
+	}
 	np = pol_agora_policy_create_conf(&agora_conf,
 					  agora_conf.n_auction_partitions > 0,
 					  slurm_conf.cluster_name ?
 					  slurm_conf.cluster_name : "cluster",
-					  NULL, &err);
+					  use, &err);
 	if (!np) {
 		error("sched/agora: cannot create the policy: %s; keeping the previous one",
 		      err.text);
+		pol_agora_destroy(&new_placer);
 		return;
 	}
 	if (policy) {
@@ -258,6 +340,12 @@ extern void agora_policy_reset(void)
 		xfree(path);
 	}
 	policy = np;
+	/* the old policy borrowed the old placer: free it only now */
+	if (old_placer != new_placer)
+		pol_agora_destroy(&old_placer);
+	placer_state = new_placer;
+	info("sched/agora: %d node types (%d from TopologyModel), placement %s",
+	     types.n_types, types.n_model, new_placer ? "agora" : "stock");
 }
 
 extern void agora_policy_fini(void)
@@ -267,6 +355,8 @@ extern void agora_policy_fini(void)
 	slurm_mutex_lock(&agora_conf_lock);
 	save_ledger();
 	pol_agora_policy_destroy(&policy);
+	pol_agora_destroy(&placer_state);
+	types_free();
 	for (i = 0; i < n_tenant_names; i++)
 		xfree(tenant_names[i]);
 	xfree(tenant_names);
@@ -595,11 +685,21 @@ static void agora_pass(void)
 	gettimeofday(&t0, NULL);
 	lock_slurmctld(read_locks);
 	slurm_mutex_lock(&agora_conf_lock);
-	if (agora_snapshot_build(&snap, &agora_conf, now, last_pass) !=
-	    SLURM_SUCCESS) {
+	if (agora_snapshot_build(&snap, &agora_conf, &types, now,
+				 last_pass) != SLURM_SUCCESS) {
 		slurm_mutex_unlock(&agora_conf_lock);
 		unlock_slurmctld(read_locks);
 		error("sched/agora: snapshot failed: %m");
+		return;
+	}
+	if (snap.types_stale) {
+		/* a node changed shape: rebuild types and placer (node read
+		 * lock held), decide next pass */
+		info("sched/agora: node shapes changed, rebuilding node types");
+		agora_policy_reset();
+		slurm_mutex_unlock(&agora_conf_lock);
+		unlock_slurmctld(read_locks);
+		agora_snapshot_free(&snap);
 		return;
 	}
 	unlock_slurmctld(read_locks);

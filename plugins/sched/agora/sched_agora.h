@@ -44,7 +44,6 @@ extern void agora_policy_fini(void);
 typedef struct agora_snapshot {
 	pol_snapshot_t pol;	  /* what the core sees (points into below) */
 	pol_cluster_t cluster;	  /* nodes of the AuctionPartitions */
-	pol_node_type_t *types;
 	int *pol_index;		  /* slurm node index -> cluster node, -1 */
 	int *slurm_index;	  /* cluster node -> slurm node index */
 	int n_slurm_nodes;
@@ -65,13 +64,39 @@ typedef struct agora_snapshot {
 	time_t job_update; /* last_job_update when taken */
 	time_t node_update;
 	int gpus_total, gpus_free;
+	bool types_stale; /* a node's type is not in the types: rebuild */
 } agora_snapshot_t;
+
+/*
+ * The node types the auction places on: the TopologyModel's types first
+ * (nodes matched by the model's hostlists), then one uniform type per GPU
+ * count of the other nodes.  Fixed between policy resets, because the
+ * agora placer is bound to its types.  Owned by agora_thread.c.
+ */
+typedef struct agora_types {
+	pol_node_type_t *types;
+	int n_types;
+	int n_model;	       /* first n_model come from the model */
+	struct topo_model *model; /* NULL without TopologyModel */
+} agora_types_t;
+
+/* Node type index for a node (model match, else uniform by GPU count),
+ * -1 if the types do not cover it (they must be rebuilt). */
+extern int agora_types_find(const agora_types_t *t, const char *node,
+			    int gpus);
+
+/* GPUs of a node (count) and its free ones (mask).  Node lock held. */
+struct node_record;
+extern int agora_node_gpus(struct node_record *node_ptr,
+			   pol_gpumask_t *free_mask);
+extern void agora_gpu_plugin_init(void);
 
 /* Needs at least READ job, node and part locks held by the caller. */
 /* since: the previous pass (GPU-seconds outside the auction are charged
  * for (since, now]); 0 at the first pass. */
 extern int agora_snapshot_build(agora_snapshot_t *snap,
-				const agora_conf_t *conf, time_t now,
+				const agora_conf_t *conf,
+				const agora_types_t *types, time_t now,
 				time_t since);
 extern void agora_snapshot_free(agora_snapshot_t *snap);
 
