@@ -16,7 +16,7 @@
 # numbers of the replayed slice; exit status non-zero if a test failed.
 # Must run as root.  Environment:
 #   AGORA_PLACE_BUILD      build dir with stage/plugins and contrib/topo
-#                          [<repo>/_build-place]
+#                          [<repo>/_build, as contrib/bin/agora-test builds]
 #   AGORA_PLACE_WORKDIR    harness work dir [/tmp/agora-place-test]
 #   AGORA_PLACE_BASE_PORT  harness base port [21000]
 #   AGORA_PLACE_SLICE      jobs in the replayed slice [60]
@@ -28,7 +28,8 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-BUILD=${AGORA_PLACE_BUILD:-$repo/_build-place}
+# the build to test: AGORA_PLACE_BUILD, else the one agora-test uses
+BUILD=${AGORA_PLACE_BUILD:-$repo/_build}
 W=${AGORA_PLACE_WORKDIR:-/tmp/agora-place-test}
 IN=$W.in # generated inputs (the harness wants its work dir to itself)
 BASE_PORT=${AGORA_PLACE_BASE_PORT:-21000}
@@ -44,7 +45,8 @@ MODEL=$IN/agora-topo.json
 n_run=0
 n_fail=0
 DIAG=$(mktemp)
-trap 'rm -f "$DIAG"' EXIT
+# stop the harness whatever happens (unless asked to keep it)
+trap 'rm -f "$DIAG"; [ -f "$W/harness.env" ] && [ "$KEEP" != 1 ] && harness stop >/dev/null 2>&1' EXIT
 
 note() { printf '%s\n' "$*" >>"$DIAG"; }
 fail() {
