@@ -33,7 +33,11 @@
  *           jobs per app an app can bid for) solver=0 (0 auto, 1 exact,
  *           2 greedy) app=0 (0: an app's rho is the mean of its jobs',
  *           1: Themis' pooled app) align=1 (full leases end on a grid of
- *           LeaseTime so expiries coincide)
+ *           LeaseTime so expiries coincide) drain=1 (the leftover pass
+ *           keeps one EASY reservation: the first one-node job of 2+ GPUs
+ *           that does not fit reserves the node where it can start
+ *           soonest) victims=1 (losers give up GPUs fewest-GPUs first,
+ *           then lowest credit; 0: lowest credit first)
  *
  * Ownership: pol_agora_policy_t is owned by its creator
  * (pol_agora_policy_destroy()); it borrows the placer.

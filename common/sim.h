@@ -40,6 +40,9 @@
  *  - utilization = busy GPU-seconds / (GPUs x window), over the makespan
  *    [first submit, last finish] and over the arrival window [first
  *    submit, last submit]; both are reported, named.
+ *    util_arrival_net = util_arrival without the GPU-seconds spent
+ *    redoing restart_s after preemptions (the preemption model's rework
+ *    counts as busy in util_arrival).
  *  - fragmentation = time average, over the makespan, of the fraction of
  *    GPUs that are free while the pending head job (oldest pending) does
  *    not fit although free GPUs >= its size.
@@ -120,6 +123,9 @@ typedef struct sim_result {
 	double busy_gpu_s;	   /* over the makespan */
 	double busy_gpu_s_arrival; /* over the arrival window */
 	double frag_gpu_s;	   /* free-but-unusable GPU-seconds */
+	/* GPU-seconds spent redoing restart_s after preemptions (at the
+	 * restart's speed), all / those inside the arrival window */
+	double rework_gpu_s, rework_gpu_s_arrival;
 	double *util;		   /* per bin, fraction busy */
 	int n_bins;
 	int64_t bin_s;
@@ -142,6 +148,7 @@ typedef struct sim_summary {
 	double mean_queue_s, p99_queue_s;
 	double makespan_s;
 	double util_makespan, util_arrival;
+	double util_arrival_net; /* util_arrival less preemption rework */
 	double max_rho, mean_rho, jain_rho;
 	int64_t preemptions;
 	double fragmentation;

@@ -382,6 +382,16 @@ int sim_act_start(sim_t *s, const pol_action_t *a)
 		return -1;
 	}
 	set_alloc(s, (int) id, &copy);
+	if (j->preempted && j->rate > 0) {
+		/* GPU-seconds this run spends redoing restart_s of work */
+		double rw = (double) s->p->restart_s * j->gpus / j->rate;
+		double room = (double) (s->res->t_last_submit - s->now) *
+			      j->gpus;
+
+		s->res->rework_gpu_s += rw;
+		if (room > 0)
+			s->res->rework_gpu_s_arrival += rw < room ? rw : room;
+	}
 	return schedule_finish(s, (int) id);
 }
 

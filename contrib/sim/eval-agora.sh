@@ -15,7 +15,7 @@ SIM="$B/contrib/sim/agora-sim"
 T=${T:-$SRC/contrib/traces/philly_pollux_jobs_2017-10-02_2wk.csv}
 mkdir -p "$O"
 G="$O/philly-gang-heavy.csv"
-run() { echo "+ $*"; "$@"; }
+run() { echo "+ $*" >&2; "$@"; }
 run python3 "$SRC/contrib/sim/gang-heavy.py" --fraction 0.15 --seed 1 "$T" >"$G"
 POL=fifo,backfill,las,srtf,agora-order,agora,agora-before=agora
 PAR=agora-before:victims=0,drain=0

@@ -112,6 +112,8 @@ int report_json(const char *path, const cli_ctx_t *ctx, cli_run_t *runs,
 		json_object_object_add(o, "utilization", num(s->util_arrival));
 		json_object_object_add(o, "utilization_arrival", num(s->util_arrival));
 		json_object_object_add(o, "utilization_makespan", num(s->util_makespan));
+		json_object_object_add(o, "utilization_arrival_net", num(s->util_arrival_net));
+		json_object_object_add(o, "rework_gpu_s", num(runs[i].res.rework_gpu_s));
 		json_object_object_add(o, "max_rho", num(s->max_rho));
 		json_object_object_add(o, "mean_rho", num(s->mean_rho));
 		json_object_object_add(o, "jain_rho", num(s->jain_rho));

@@ -93,6 +93,7 @@ ok "harness starts one cluster with sched/agora and site_factor/agora ($(($(date
 export SLURM_CONF=$W/c1/etc/slurm.conf
 LOG=$W/log/c1/slurmctld.log
 OUT=$IN/jobs
+rm -rf "$OUT" # job ids repeat on a fresh database: no stale files
 mkdir -p "$OUT"
 
 # A checkpoint-friendly job: traps USR1, works in 1 s steps.
@@ -126,9 +127,10 @@ is_state() { [ "$(state "$1")" = "$2" ]; }
 # completed jobs leave slurmctld after MinJobAge: ask the accounting
 completed() { [ "$(sacct -n -X -P -j "$1" -o State 2>/dev/null | tail -1)" = COMPLETED ]; }
 
-# 1. acct_a floods: four 8-GPU jobs of 60 s work (longer than a lease)
+# 1. acct_a floods: four 8-GPU jobs of 100 s work, longer than the first
+#    lease (at most 2 x LeaseTime: leases end on a grid) plus the grace
 A=()
-for _ in 1 2 3 4; do A+=("$(submit acct_a 60)"); done
+for _ in 1 2 3 4; do A+=("$(submit acct_a 100)"); done
 running_a() {
 	local c=0 j
 	for j in "${A[@]}"; do is_state "$j" RUNNING && c=$((c + 1)); done
@@ -272,7 +274,7 @@ else
 fi
 
 # 7. the requeued job completes later
-if [ -n "$loser" ] && wait_for 240 completed "$loser" &&
+if [ -n "$loser" ] && wait_for 300 completed "$loser" &&
 	grep -q "restarts=[1-9]" "$OUT/done.$loser"; then
 	ok "requeued job $loser later completes ($(cat "$OUT/done.$loser" 2>/dev/null))"
 else

@@ -275,6 +275,17 @@ static void test_sim_restart_cost_on_preemption(void **state)
 	/* 100 s done, 900 left + 60 restart from 140 */
 	assert_int_equal(res.jobs[0].finish, 140 + 960);
 	assert_int_equal(res.jobs[0].run_s, 100 + 960);
+	/* rework: 60 s on 4 GPUs; the arrival window [0, 100] ends before
+	 * the restart at 140, so none of it is inside */
+	assert_true(fabs(res.rework_gpu_s - 240) < 1e-9);
+	assert_true(res.rework_gpu_s_arrival == 0);
+	{
+		sim_summary_t s;
+
+		assert_int_equal(sim_summarize(&res, j, 2, 1, &s), 0);
+		assert_true(s.util_arrival_net == s.util_arrival);
+		sim_summary_free(&s);
+	}
 	sim_result_free(&res);
 	pol_policy_destroy(&p);
 	pol_cluster_destroy(&c);
