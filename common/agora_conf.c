@@ -40,7 +40,8 @@ typedef struct conf_key {
 #define OFF(f) offsetof(agora_conf_t, f)
 
 static const conf_key_t conf_keys[] = {
-	{ "SchedulerInterval", CT_DURATION, OFF(sched_interval_s), 1, 3600, false },
+	{ "SchedulerInterval", CT_DURATION, OFF(sched_interval_s), 1, 3600,
+	  false },
 	{ "EmbedBackfill", CT_BOOL, OFF(embed_backfill), 0, 0, false },
 	{ "AuctionPartitions", CT_LIST, OFF(auction_partitions), 0, 0, false },
 	{ "AppDefinition", CT_APPDEF, OFF(app_def), 0, 0, false },
@@ -48,7 +49,8 @@ static const conf_key_t conf_keys[] = {
 	{ "FairnessKnob", CT_DOUBLE, OFF(fairness_knob), 0.0, 0.99, false },
 	{ "LeaseTime", CT_DURATION, OFF(lease_s), 10, 7 * 86400, false },
 	{ "GraceTime", CT_DURATION, OFF(grace_s), 0, 86400, false },
-	{ "CreditHalfLife", CT_DOUBLE, OFF(credit_half_life_h), 0.01, 1e6, false },
+	{ "CreditHalfLife", CT_DOUBLE, OFF(credit_half_life_h), 0.01, 1e6,
+	  false },
 	{ "CreditPeriod", CT_DOUBLE, OFF(credit_period_h), 0.01, 1e6, false },
 	{ "DefaultQuota", CT_DOUBLE, OFF(default_quota), 0, 1e12, false },
 	{ "AccountQuota", CT_QUOTA, OFF(quotas), 0, 1e12, true },
@@ -143,11 +145,24 @@ static int parse_duration(const char *v, long *out)
 		return -1;
 	memcpy(buf, v, n + 1);
 	switch (tolower((unsigned char) buf[n - 1])) {
-	case 's': mult = 1; buf[n - 1] = '\0'; break;
-	case 'm': mult = 60; buf[n - 1] = '\0'; break;
-	case 'h': mult = 3600; buf[n - 1] = '\0'; break;
-	case 'd': mult = 86400; buf[n - 1] = '\0'; break;
-	default: break;
+	case 's':
+		mult = 1;
+		buf[n - 1] = '\0';
+		break;
+	case 'm':
+		mult = 60;
+		buf[n - 1] = '\0';
+		break;
+	case 'h':
+		mult = 3600;
+		buf[n - 1] = '\0';
+		break;
+	case 'd':
+		mult = 86400;
+		buf[n - 1] = '\0';
+		break;
+	default:
+		break;
 	}
 	if (parse_long(buf, &l) || l < 0 || l > LONG_MAX / mult)
 		return -1;
@@ -189,14 +204,14 @@ static int conf_set(agora_conf_t *c, const conf_key_t *k, char *val,
 	long l;
 	bool b;
 
-#define BAD(...)                                                         \
-	do {                                                             \
-		char why_[256];                                          \
-		snprintf(why_, sizeof(why_), __VA_ARGS__);               \
-		agora_err_set(err, "%s:%d: %s: %s", name, line, k->name, \
-			      why_);                                     \
-		errno = EINVAL;                                          \
-		return -1;                                               \
+#define BAD(...)                                                               \
+	do {                                                                   \
+		char why_[256];                                                \
+		snprintf(why_, sizeof(why_), __VA_ARGS__);                     \
+		agora_err_set(err, "%s:%d: %s: %s", name, line, k->name,       \
+			      why_);                                           \
+		errno = EINVAL;                                                \
+		return -1;                                                     \
 	} while (0)
 
 	switch (k->type) {
@@ -282,7 +297,8 @@ static int conf_set(agora_conf_t *c, const conf_key_t *k, char *val,
 				for (i = 0; i < n; i++)
 					free(list[i]);
 				free(list);
-				BAD("'%s' is not a valid name in the list", tok);
+				BAD("'%s' is not a valid name in the list",
+				    tok);
 			}
 			nl = realloc(list, (n + 2) * sizeof(*list));
 			if (!nl || !(nl[n] = strdup(tok))) {
@@ -386,8 +402,7 @@ int agora_conf_parse_string(const char *text, const char *name,
 			continue;
 		eq = strchr(line, '=');
 		if (!eq) {
-			agora_err_set(err,
-				      "%s:%d: '%.64s': expected Key=Value",
+			agora_err_set(err, "%s:%d: '%.64s': expected Key=Value",
 				      name, lineno, line);
 			errno = EINVAL;
 			goto out;
@@ -517,8 +532,10 @@ bool agora_conf_auction_partition(const agora_conf_t *conf, const char *part)
 const char *agora_placement_name(agora_placement_t p)
 {
 	switch (p) {
-	case AGORA_PLACEMENT_AGORA: return "agora";
-	case AGORA_PLACEMENT_STOCK: return "stock";
+	case AGORA_PLACEMENT_AGORA:
+		return "agora";
+	case AGORA_PLACEMENT_STOCK:
+		return "stock";
 	}
 	return "unknown";
 }
@@ -526,9 +543,12 @@ const char *agora_placement_name(agora_placement_t p)
 const char *agora_app_def_name(agora_app_def_t def)
 {
 	switch (def) {
-	case AGORA_APP_ACCOUNT: return "account";
-	case AGORA_APP_USER: return "user";
-	case AGORA_APP_NAME_PREFIX: return "name_prefix";
+	case AGORA_APP_ACCOUNT:
+		return "account";
+	case AGORA_APP_USER:
+		return "user";
+	case AGORA_APP_NAME_PREFIX:
+		return "name_prefix";
 	}
 	return "unknown";
 }

@@ -57,7 +57,7 @@ typedef struct agora_conf {
 	double default_quota;      /* DefaultQuota (GPU-hours per period) */
 	agora_quota_t *quotas;     /* AccountQuota=name:gpu_hours ... */
 	size_t n_quotas;
-	unsigned credit_weight;    /* CreditWeight: site factor span */
+	unsigned credit_weight; /* CreditWeight: site factor span */
 
 	/* topology-aware placement */
 	char *topology_model; /* TopologyModel: path to agora-topo model */

@@ -54,8 +54,8 @@ int pol_ag_grow(void **p, int *cap, int need, size_t sz)
 /* Construction ------------------------------------------------------------ */
 
 static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
-			   const char *cluster, const pol_placer_t *placer,
-			   agora_err_t *err)
+				  const char *cluster,
+				  const pol_placer_t *placer, agora_err_t *err)
 {
 	/* same relative run times as the simulator (doc/sim.md) */
 	static const double slow[POL_N_LEVELS] = { 1.00, 1.05, 1.10,
@@ -66,12 +66,13 @@ static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
 	if (!(p->half_life_s > 0) || !(p->period_s > 0) || !(p->quota >= 0) ||
 	    p->default_limit <= 0 || !(p->f >= 0 && p->f < 1) ||
 	    p->lease_s <= 0 || p->grace_s < 0 || p->min_lease_s <= 0 ||
-	    p->max_opts < 1 || p->max_opts > 64 ||
-	    (int) p->solver < 0 || p->solver > POL_PF_GREEDY ||
+	    p->max_opts < 1 || p->max_opts > 64 || (int) p->solver < 0 ||
+	    p->solver > POL_PF_GREEDY ||
 	    (p->app_model != AG_APP_MEAN && p->app_model != AG_APP_POOL)) {
-		agora_err_set(err,
-			      "policy %s: half_life, period, default_limit, lease and min_lease must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1",
-			      name);
+		agora_err_set(
+			err,
+			"policy %s: half_life, period, default_limit, lease and min_lease must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1",
+			name);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -427,12 +428,12 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	}
 	/* 4. the credit order */
 	if (pol_ag_grow((void **) &a->keys, &a->keys_cap, snap->n_pending,
-		 sizeof(*a->keys)) < 0)
+			sizeof(*a->keys)) < 0)
 		return -1;
 	for (i = 0; i < snap->n_pending; i++) {
 		const pol_job_t *j = &snap->pending[i];
 
-		a->keys[i] = (pol_credit_key_t) {
+		a->keys[i] = (pol_credit_key_t){
 			.band = j->band,
 			.credit = a->ten[j->tenant].credit,
 			.submit = j->submit,
@@ -487,14 +488,14 @@ int pol_agora_policy_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 static void *create_common(bool auctions, const char *params,
 			   const pol_placer_t *placer, agora_err_t *err)
 {
-	static const char *const keys_order[] = {
-		"half_life", "period", "quota", "default_limit",
-		"window", "max_job_test", NULL
-	};
+	static const char *const keys_order[] = { "half_life", "period",
+						  "quota",     "default_limit",
+						  "window",    "max_job_test",
+						  NULL };
 	static const char *const keys_agora[] = {
-		"half_life", "period", "quota", "default_limit", "f",
-		"lease", "grace", "min_lease", "options", "solver", "app",
-		"align", "drain", "victims", NULL
+		"half_life", "period", "quota",     "default_limit", "f",
+		"lease",     "grace",  "min_lease", "options",       "solver",
+		"app",       "align",  "drain",     "victims",       NULL
 	};
 	ag_params_t p;
 	double v[14];

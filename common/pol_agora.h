@@ -57,7 +57,7 @@
 #include "pol_place.h"
 #include "pol_themis.h"
 
-extern const pol_policy_ops_t pol_agora_ops;	   /* "agora" */
+extern const pol_policy_ops_t pol_agora_ops;       /* "agora" */
 extern const pol_policy_ops_t pol_agora_order_ops; /* "agora-order" */
 
 typedef struct pol_agora_policy pol_agora_policy_t;
@@ -120,7 +120,6 @@ int pol_agora_policy_tenant(const pol_agora_policy_t *a, int tenant,
 pol_credit_t *pol_agora_policy_ledger(pol_agora_policy_t *a);
 
 /* The leases of running jobs (borrowed; "agora" only, else NULL). */
-const pol_lease_table_t *
-pol_agora_policy_leases(const pol_agora_policy_t *a);
+const pol_lease_table_t *pol_agora_policy_leases(const pol_agora_policy_t *a);
 
 #endif

@@ -16,8 +16,8 @@
 /* agora: auctions ----------------------------------------------------- */
 
 static int start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,
-		     int64_t now, int64_t lease, double score,
-		     const char *why, pol_actions_t *out)
+		     int64_t now, int64_t lease, double score, const char *why,
+		     pol_actions_t *out)
 {
 	char text[POL_REASON_LEN];
 	const ag_tenant_t *t = (j->tenant >= 0 && j->tenant < a->n_ten)
@@ -28,15 +28,14 @@ static int start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,
 	if (t)
 		snprintf(text, sizeof(text),
 			 "%s: app %s rho=%.2f credit=%.1f GPU-h, lease %llds",
-			 why, t->name,
-			 t->n_jobs ? t->rho_sum / t->n_jobs : 1.0, t->credit,
-			 (long long) lease);
+			 why, t->name, t->n_jobs ? t->rho_sum / t->n_jobs : 1.0,
+			 t->credit, (long long) lease);
 	else
 		snprintf(text, sizeof(text), "%s", why);
 	if (pol_freemap_take(a->w.fm, al) < 0 ||
 	    pol_actions_add(out, POL_ACT_START, j->id, al, score, text) < 0 ||
-	    pol_lease_grant(a->leases, j->id, pol_alloc_gpus(al), now,
-			    lease) < 0)
+	    pol_lease_grant(a->leases, j->id, pol_alloc_gpus(al), now, lease) <
+		    0)
 		return -1;
 	return 0;
 }
@@ -69,9 +68,9 @@ static double slowdown_of(const pol_agora_policy_t *a, const pol_cluster_t *c,
 static int resv_add(pol_agora_policy_t *a, int64_t id, int64_t until)
 {
 	if (pol_ag_grow((void **) &a->resv, &a->resv_cap, a->n_resv + 1,
-		 sizeof(*a->resv)) < 0)
+			sizeof(*a->resv)) < 0)
 		return -1;
-	a->resv[a->n_resv++] = (ag_resv_t) { id, until };
+	a->resv[a->n_resv++] = (ag_resv_t){ id, until };
 	return 0;
 }
 
@@ -146,8 +145,7 @@ static int start_reserved(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		if (fit) {
 			int rc = start_job(a, &snap->pending[p], &al, now,
 					   pol_ag_full_lease(a, now), 0,
-					   "auction winner",
-					   out);
+					   "auction winner", out);
 
 			pol_alloc_free(&al);
 			if (rc < 0)
@@ -164,15 +162,15 @@ static int start_reserved(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 
 /* Scratch of one pool's auction. */
 typedef struct ag_auction {
-	int *apps;	    /* tenant of each interested app */
-	double *rho;	    /* its rho now */
-	int *sel;	    /* worst (1-f): indices into apps */
-	pol_bid_t *bids;    /* one per selected app */
+	int *apps;           /* tenant of each interested app */
+	double *rho;         /* its rho now */
+	int *sel;            /* worst (1-f): indices into apps */
+	pol_bid_t *bids;     /* one per selected app */
 	pol_bid_opt_t *opts; /* max_opts per selected app */
-	int *loser;	    /* running indices, credit asc */
+	int *loser;          /* running indices, credit asc */
 	unsigned char *lfit; /* per loser: a winner needs its GPUs */
-	int *wait;	    /* pending indices of winners without GPUs */
-	double *wkeep;	    /* their c_i */
+	int *wait;           /* pending indices of winners without GPUs */
+	double *wkeep;       /* their c_i */
 	unsigned char *wfit; /* per waiting winner: fits with victims */
 } ag_auction_t;
 
@@ -191,8 +189,7 @@ static void auction_free(ag_auction_t *x)
 }
 
 static bool wants(const pol_agora_policy_t *a, const pol_snapshot_t *snap,
-		  int p,
-		  pol_pool_t pool)
+		  int p, pol_pool_t pool)
 {
 	return snap->pending[p].pool == pool && !a->pflag[p];
 }
@@ -242,8 +239,7 @@ static int tenant_rho_base(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		const pol_job_t *j = &snap->pending[i];
 		ag_tenant_t *t = &a->ten[j->tenant];
 
-		if (job_rho(a, t, j, j->total_gpus, cgpus, now, 0, 1.0, &r) <
-		    0)
+		if (job_rho(a, t, j, j->total_gpus, cgpus, now, 0, 1.0, &r) < 0)
 			return -1;
 		t->rho_sum += r;
 		t->n_jobs++;
@@ -316,7 +312,7 @@ static int build_bid(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		else if (pol_ftf_rho(&tn->app, cgpus, now, tn->held, 1.0,
 				     a->p.lease_s, &rho) < 0)
 			return -1;
-		opts[b->n_opts++] = (pol_bid_opt_t) { ig, rho, 0 };
+		opts[b->n_opts++] = (pol_bid_opt_t){ ig, rho, 0 };
 	}
 	for (i = 0; i < tn->n && k < a->p.max_opts; i++) {
 		int p = a->tpend[tn->first + i], fit, ag;
@@ -356,7 +352,7 @@ static int build_bid(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		if (!(rho > 0))
 			rho = 1e-9;
 		if (g > 0)
-			opts[b->n_opts++] = (pol_bid_opt_t) { g, rho, k };
+			opts[b->n_opts++] = (pol_bid_opt_t){ g, rho, k };
 	}
 	if (!(b->rho0 > 0))
 		b->rho0 = 1e-9;
@@ -551,10 +547,9 @@ static int auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			if ((a->rflag[r] & RF_INCUMBENT) &&
 			    snap->running[r].tenant == t) {
 				a->rflag[r] |= RF_KEPT;
-				if (pol_lease_settle(a->leases,
-						     snap->running[r].id, true,
-						     now, dur,
-						     a->p.grace_s) < 0)
+				if (pol_lease_settle(
+					    a->leases, snap->running[r].id,
+					    true, now, dur, a->p.grace_s) < 0)
 					goto out;
 			}
 		want = x.bids[i].opts[ch].tag; /* prefix length */
@@ -669,9 +664,9 @@ static void set_wakeup(const pol_agora_policy_t *a, int64_t now, int first_act,
 	for (i = 0; i < n; i++) {
 		const pol_lease_t *l = pol_lease_at(a->leases, i);
 
-		want_wakeup(out, now, l->state == POL_LEASE_ACTIVE ?
-					      l->end :
-					      l->requeue_at);
+		want_wakeup(out, now,
+			    l->state == POL_LEASE_ACTIVE ? l->end
+							 : l->requeue_at);
 	}
 	if (a->n_resv == 0)
 		return;
@@ -688,7 +683,7 @@ static int group_pending(pol_agora_policy_t *a, const pol_snapshot_t *snap)
 	int i, pos = 0;
 
 	if (pol_ag_grow((void **) &a->tpend, &a->tpend_cap, snap->n_pending,
-		 sizeof(*a->tpend)) < 0)
+			sizeof(*a->tpend)) < 0)
 		return -1;
 	for (i = 0; i < a->n_ten; i++) {
 		a->ten[i].first = pos;
@@ -796,7 +791,7 @@ static int pick_drain(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 }
 
 int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
-			int64_t now, pol_actions_t *out)
+			  int64_t now, pol_actions_t *out)
 {
 	int i, k, cgpus, pool, first_act = out->n, dnode = -1;
 	int64_t dshadow = 0;
@@ -828,8 +823,8 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	    start_reserved(a, snap, now, out) < 0)
 		return -1;
 	for (pool = POL_POOL_TRAINING; pool <= POL_POOL_INFERENCE; pool++)
-		if (auction_pool(a, snap, now, (pol_pool_t) pool, cgpus,
-				 out) < 0)
+		if (auction_pool(a, snap, now, (pol_pool_t) pool, cgpus, out) <
+		    0)
 			return -1;
 	/*
 	 * leftovers, work-conserving, in credit order; the first one-node
@@ -868,8 +863,7 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			continue;
 		}
 		fit = start_job(a, j, &al, now, pol_ag_full_lease(a, now), 0,
-				"leftover",
-				out);
+				"leftover", out);
 		for (k = 0; fit == 0 && dnode >= 0 && k < al.n_parts; k++)
 			pol_freemap_take_mask(a->tent, al.parts[k].node,
 					      al.parts[k].gpus);
@@ -881,4 +875,3 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	set_wakeup(a, now, first_act, out);
 	return 0;
 }
-

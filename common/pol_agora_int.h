@@ -12,16 +12,16 @@
 
 typedef struct ag_tenant {
 	char name[POL_CREDIT_NAME_LEN];
-	bool active;	/* had jobs at the last pass */
-	int64_t seen;	/* when it became active */
-	double area0;	/* contention area then */
+	bool active;  /* had jobs at the last pass */
+	int64_t seen; /* when it became active */
+	double area0; /* contention area then */
 	/* per pass */
 	double credit;
 	pol_ftf_app_t app;
-	int held;	/* GPUs of its running jobs */
+	int held;       /* GPUs of its running jobs */
 	double rho_sum; /* APP_MEAN: sum of its jobs' rho as they stand */
 	int n_jobs;
-	int first, n;	/* its pending jobs in ag->tpend[first..first+n) */
+	int first, n; /* its pending jobs in ag->tpend[first..first+n) */
 } ag_tenant_t;
 
 typedef struct ag_resv {
@@ -39,9 +39,9 @@ typedef struct ag_params {
 	int64_t lease_s, grace_s, min_lease_s;
 	int max_opts;
 	pol_pf_solver_t solver;
-	int app_model; /* AG_APP_MEAN or AG_APP_POOL */
-	bool align;    /* full leases end on a grid of lease_s */
-	bool drain;    /* leftover pass keeps one EASY reservation */
+	int app_model;      /* AG_APP_MEAN or AG_APP_POOL */
+	bool align;         /* full leases end on a grid of lease_s */
+	bool drain;         /* leftover pass keeps one EASY reservation */
 	bool small_victims; /* losers in GPU order (fewest first), then credit */
 } ag_params_t;
 
@@ -82,12 +82,12 @@ struct pol_agora_policy {
 };
 
 /* pending flags */
-#define PF_STARTED 1
+#define PF_STARTED  1
 #define PF_RESERVED 2
 /* running flags */
-#define RF_LEAVING 1
+#define RF_LEAVING   1
 #define RF_INCUMBENT 2
-#define RF_KEPT 4
+#define RF_KEPT      4
 
 /* Grow *p (elements of sz bytes) to at least need; 0 or -1/ENOMEM. */
 int pol_ag_grow(void **p, int *cap, int need, size_t sz);

@@ -54,7 +54,9 @@ static void *bf_create(const char *params, const pol_placer_t *placer,
 	if (pol_params_parse("backfill", params, keys, v, err))
 		return NULL;
 	if (v[0] < 0 || v[1] < 0) {
-		agora_err_set(err, "policy backfill: window and max_job_test must be >= 0");
+		agora_err_set(
+			err,
+			"policy backfill: window and max_job_test must be >= 0");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -109,8 +111,8 @@ static int bf_shadow(bf_state_t *s, const pol_snapshot_t *snap, int64_t now,
 		int64_t e = r->time_limit > 0 ? r->start + r->time_limit
 					      : INT64_MAX;
 
-		s->ends[n++] = (bf_end_t) { e < now ? now : e, r->id,
-					    &r->alloc };
+		s->ends[n++] = (bf_end_t){ e < now ? now : e, r->id,
+					   &r->alloc };
 	}
 	for (i = first; i < out->n; i++) {
 		const pol_action_t *a = &out->v[i];
@@ -118,10 +120,9 @@ static int bf_shadow(bf_state_t *s, const pol_snapshot_t *snap, int64_t now,
 		/* phase 1 stores the expected end in score (-1: none) */
 		if (a->type != POL_ACT_START)
 			continue;
-		s->ends[n++] = (bf_end_t) {
-			a->score >= 0 ? (int64_t) a->score : INT64_MAX,
-			a->job_id, &a->alloc
-		};
+		s->ends[n++] = (bf_end_t){ a->score >= 0 ? (int64_t) a->score
+							 : INT64_MAX,
+					   a->job_id, &a->alloc };
 	}
 	if (n > 1)
 		qsort(s->ends, (size_t) n, sizeof(*s->ends), cmp_end);
@@ -177,9 +178,9 @@ static int bf_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 		}
 		if (pol_freemap_take(s->w.fm, &a) ||
 		    pol_actions_add(out, POL_ACT_START, j->id, &a,
-				    j->time_limit > 0 ?
-					    (double) (now + j->time_limit) :
-					    -1,
+				    j->time_limit > 0
+					    ? (double) (now + j->time_limit)
+					    : -1,
 				    NULL)) {
 			pol_alloc_free(&a);
 			return -1;

@@ -22,8 +22,8 @@
 typedef struct credit_acct {
 	char name[POL_CREDIT_NAME_LEN];
 	bool has_quota;
-	double quota;	/* GPU-hours per period */
-	double raw;	/* decayed GPU-seconds at t_ref */
+	double quota; /* GPU-hours per period */
+	double raw;   /* decayed GPU-seconds at t_ref */
 	int64_t t_ref;
 	bool has_usage;
 } credit_acct_t;
@@ -191,8 +191,7 @@ static int src_reserve(pol_credit_t *l)
 	return 0;
 }
 
-int pol_credit_set_quota(pol_credit_t *l, const char *account,
-			 double gpu_hours)
+int pol_credit_set_quota(pol_credit_t *l, const char *account, double gpu_hours)
 {
 	credit_acct_t *a;
 
@@ -235,8 +234,7 @@ static void acct_add(const pol_credit_t *l, credit_acct_t *a, double gs,
 		a->t_ref = t;
 		a->has_usage = true;
 	} else if (t >= a->t_ref) {
-		a->raw = a->raw * decay(l, (double) t - (double) a->t_ref) +
-			 gs;
+		a->raw = a->raw * decay(l, (double) t - (double) a->t_ref) + gs;
 		a->t_ref = t;
 	} else {
 		/* a late record: decay it forward to the reference time */
@@ -249,8 +247,8 @@ static bool amount_ok(double gs)
 	return gs >= 0 && isfinite(gs);
 }
 
-int pol_credit_charge(pol_credit_t *l, const char *account,
-		      double gpu_seconds, int64_t t, pol_credit_record_t *rec)
+int pol_credit_charge(pol_credit_t *l, const char *account, double gpu_seconds,
+		      int64_t t, pol_credit_record_t *rec)
 {
 	credit_acct_t *a;
 
@@ -317,8 +315,7 @@ uint64_t pol_credit_hwm(const pol_credit_t *l, const char *cluster)
 	return s ? s->hwm : 0;
 }
 
-double pol_credit_usage(const pol_credit_t *l, const char *account,
-			int64_t t)
+double pol_credit_usage(const pol_credit_t *l, const char *account, int64_t t)
 {
 	const credit_acct_t *a;
 	double dt;
@@ -408,8 +405,8 @@ int pol_credit_save(const pol_credit_t *l, char **json)
 		if (push(srcs, (o = json_object_new_object())) < 0 ||
 		    add(o, "cluster",
 			json_object_new_string(l->src[i].cluster)) < 0 ||
-		    add(o, "hwm", json_object_new_int64(
-					  (int64_t) l->src[i].hwm)) < 0)
+		    add(o, "hwm",
+			json_object_new_int64((int64_t) l->src[i].hwm)) < 0)
 			goto out;
 	}
 	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
@@ -442,11 +439,10 @@ static int fail(agora_err_t *err, const char *name, const char *field,
 }
 
 /* Check that o has only the listed keys. */
-static int only_keys(json_object *o, const char *const *keys,
-		     const char *name, const char *where, agora_err_t *err)
+static int only_keys(json_object *o, const char *const *keys, const char *name,
+		     const char *where, agora_err_t *err)
 {
-	json_object_object_foreach(o, k, v)
-	{
+	json_object_object_foreach (o, k, v) {
 		size_t i;
 		bool known = false;
 
@@ -465,9 +461,8 @@ static int only_keys(json_object *o, const char *const *keys,
 	return 0;
 }
 
-static int get_int(json_object *o, const char *key, int64_t min,
-		   int64_t *out, const char *name, const char *where,
-		   agora_err_t *err)
+static int get_int(json_object *o, const char *key, int64_t min, int64_t *out,
+		   const char *name, const char *where, agora_err_t *err)
 {
 	json_object *v;
 	char f[160];
@@ -561,8 +556,8 @@ static int parse_accounts(json_object *arr, credit_state_t *st,
 	return 0;
 }
 
-static int parse_sources(json_object *arr, credit_state_t *st,
-			 const char *name, agora_err_t *err)
+static int parse_sources(json_object *arr, credit_state_t *st, const char *name,
+			 agora_err_t *err)
 {
 	static const char *const keys[] = { "cluster", "hwm", NULL };
 	size_t i, j, n = json_object_array_length(arr);
@@ -595,7 +590,7 @@ static int parse_sources(json_object *arr, credit_state_t *st,
 int pol_credit_load(pol_credit_t *l, const char *json, const char *name,
 		    agora_err_t *err)
 {
-	static const char *const keys[] = { "version", "cluster", "seq",
+	static const char *const keys[] = { "version",  "cluster", "seq",
 					    "accounts", "sources", NULL };
 	credit_state_t st = { .acct = NULL };
 	json_tokener *tok = NULL;

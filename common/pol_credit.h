@@ -50,10 +50,10 @@ typedef struct pol_credit pol_credit_t;
 /* One charge, as produced locally and as absorbed from a peer. */
 typedef struct pol_credit_record {
 	char cluster[POL_CREDIT_NAME_LEN]; /* source ledger's cluster name */
-	uint64_t seq;			   /* 1, 2, ... per source */
+	uint64_t seq;                      /* 1, 2, ... per source */
 	char account[POL_CREDIT_NAME_LEN];
-	double gpu_seconds;		   /* >= 0 */
-	int64_t t;			   /* s, when the usage happened */
+	double gpu_seconds; /* >= 0 */
+	int64_t t;          /* s, when the usage happened */
 } pol_credit_record_t;
 
 /*
@@ -88,8 +88,8 @@ double pol_credit_quota(const pol_credit_t *l, const char *account);
  * 0, or -1 with errno EINVAL (bad name/amount) or ENOMEM; on failure the
  * ledger is unchanged.
  */
-int pol_credit_charge(pol_credit_t *l, const char *account,
-		      double gpu_seconds, int64_t t, pol_credit_record_t *rec);
+int pol_credit_charge(pol_credit_t *l, const char *account, double gpu_seconds,
+		      int64_t t, pol_credit_record_t *rec);
 
 /*
  * Apply a record from another ledger once.  Returns 1 if applied, 0 if it
@@ -105,8 +105,7 @@ uint64_t pol_credit_hwm(const pol_credit_t *l, const char *cluster);
 
 /* Decayed usage in GPU-hours at time t (window-normalised, see top).  A t
  * before the account's latest charge reads as at that charge. */
-double pol_credit_usage(const pol_credit_t *l, const char *account,
-			int64_t t);
+double pol_credit_usage(const pol_credit_t *l, const char *account, int64_t t);
 /* quota - usage(t), GPU-hours; an unknown account has its full quota. */
 double pol_credit_get(const pol_credit_t *l, const char *account, int64_t t);
 
@@ -144,11 +143,11 @@ int pol_credit_load_file(pol_credit_t *l, const char *path, agora_err_t *err);
 
 /* What the order looks at for one job. */
 typedef struct pol_credit_key {
-	int band;	/* higher first */
-	double credit;	/* of the job's account; higher first */
+	int band;       /* higher first */
+	double credit;  /* of the job's account; higher first */
 	int64_t submit; /* earlier first */
-	int64_t id;	/* lower first: total order */
-	int index;	/* caller's index, carried along */
+	int64_t id;     /* lower first: total order */
+	int index;      /* caller's index, carried along */
 } pol_credit_key_t;
 
 /* qsort comparator over pol_credit_key_t: band desc, credit desc, submit

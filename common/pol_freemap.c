@@ -160,11 +160,11 @@ pol_freemap_t *pol_freemap_create(const pol_cluster_t *c)
 	}
 	fm->block = blk;
 	fm->block_len = len;
-#define CARVE(ptr, count)                                                  \
-	do {                                                               \
-		off = (off + 7) & ~(size_t) 7;                             \
-		(ptr) = (void *) (blk + off);                              \
-		off += (size_t) (count) * sizeof(*(ptr));                  \
+#define CARVE(ptr, count)                                                      \
+	do {                                                                   \
+		off = (off + 7) & ~(size_t) 7;                                 \
+		(ptr) = (void *) (blk + off);                                  \
+		off += (size_t) (count) * sizeof(*(ptr));                      \
 	} while (0)
 	CARVE(fm->free, fm->n);
 	for (p = 0; p < NPOOL; p++)
@@ -297,8 +297,8 @@ bool pol_freemap_fits(const pol_freemap_t *fm, const pol_alloc_t *a)
 	for (i = 0; i < a->n_parts; i++) {
 		const pol_alloc_part_t *pt = &a->parts[i];
 
-		if (!part_ok(fm, pt) || (fm->free[pt->node] & pt->gpus) !=
-						pt->gpus)
+		if (!part_ok(fm, pt) ||
+		    (fm->free[pt->node] & pt->gpus) != pt->gpus)
 			return false;
 	}
 	return true;
@@ -372,16 +372,15 @@ int pol_freemap_best_node(const pol_freemap_t *fm, pol_pool_t pool, int k,
 		if (leaf < 0)
 			return bs_next(&fm->bucket[pool][c], fm->w0, fm->w1,
 				       -1);
-		while ((i = bs_next(&fm->bucket[pool][c], fm->w0, fm->w1,
-				    i)) >= 0)
+		while ((i = bs_next(&fm->bucket[pool][c], fm->w0, fm->w1, i)) >=
+		       0)
 			if (fm->c->nodes[i].leaf == leaf)
 				return i;
 	}
 	return -1;
 }
 
-int pol_freemap_count_at_least(const pol_freemap_t *fm, pol_pool_t pool,
-			       int k)
+int pol_freemap_count_at_least(const pol_freemap_t *fm, pol_pool_t pool, int k)
 {
 	int c, n = 0;
 
@@ -394,8 +393,8 @@ int pol_freemap_count_at_least(const pol_freemap_t *fm, pol_pool_t pool,
 	return n;
 }
 
-int pol_freemap_next_at_least(const pol_freemap_t *fm, pol_pool_t pool,
-			      int k, int after)
+int pol_freemap_next_at_least(const pol_freemap_t *fm, pol_pool_t pool, int k,
+			      int after)
 {
 	int c, best = -1;
 
@@ -428,8 +427,7 @@ int pol_freemap_full_gpus_leaf(const pol_freemap_t *fm, pol_pool_t pool,
 	return fm->leaf_full[pool][leaf];
 }
 
-int pol_freemap_next_full(const pol_freemap_t *fm, pol_pool_t pool,
-			  int after)
+int pol_freemap_next_full(const pol_freemap_t *fm, pol_pool_t pool, int after)
 {
 	if (!pool_ok(pool))
 		return -1;

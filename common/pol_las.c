@@ -59,8 +59,8 @@ static void *las_create(const char *params, const pol_placer_t *placer,
 		return NULL;
 	}
 	s->placer = placer;
-	n = pol_params_list("las", params, "thresholds", s->thr,
-			    LAS_MAX_Q - 1, err);
+	n = pol_params_list("las", params, "thresholds", s->thr, LAS_MAX_Q - 1,
+			    err);
 	if (n < 0) {
 		free(s);
 		return NULL;
@@ -71,7 +71,9 @@ static void *las_create(const char *params, const pol_placer_t *placer,
 	}
 	for (i = 0; i < n; i++)
 		if (s->thr[i] <= 0 || (i && s->thr[i] <= s->thr[i - 1])) {
-			agora_err_set(err, "policy las: thresholds: must be positive and increasing");
+			agora_err_set(
+				err,
+				"policy las: thresholds: must be positive and increasing");
 			free(s);
 			errno = EINVAL;
 			return NULL;
@@ -138,8 +140,8 @@ static void las_on_run(void *arg, const pol_job_t *j, int gpus)
 
 	if (q >= s->n_thr || gpus <= 0)
 		return;
-	t = s->now + (int64_t) ((s->thr[q] - (double) j->attained +
-				 gpus - 1) / gpus);
+	t = s->now +
+	    (int64_t) ((s->thr[q] - (double) j->attained + gpus - 1) / gpus);
 	if (t <= s->now)
 		t = s->now + 1;
 	if (!s->wake || t < s->wake)

@@ -11,9 +11,8 @@
 
 #include "pol_model.h"
 
-int pol_actions_add(pol_actions_t *acts, pol_action_type_t type,
-		    int64_t job_id, const pol_alloc_t *alloc, double score,
-		    const char *reason)
+int pol_actions_add(pol_actions_t *acts, pol_action_type_t type, int64_t job_id,
+		    const pol_alloc_t *alloc, double score, const char *reason)
 {
 	pol_action_t *a;
 
@@ -23,7 +22,8 @@ int pol_actions_add(pol_actions_t *acts, pol_action_type_t type,
 	}
 	if (acts->n == acts->cap) {
 		int ncap = acts->cap ? acts->cap * 2 : 16;
-		pol_action_t *nv = realloc(acts->v, (size_t) ncap * sizeof(*nv));
+		pol_action_t *nv = realloc(acts->v,
+					   (size_t) ncap * sizeof(*nv));
 
 		if (!nv) {
 			errno = ENOMEM;
@@ -134,7 +134,8 @@ pol_level_t pol_alloc_level(const pol_cluster_t *c, const pol_alloc_t *a)
 		for (x = 0; x < k; x++)
 			for (y = x + 1; y < k; y++)
 				if (t->level[g[x]][g[y]] > worst)
-					worst = (pol_level_t) t->level[g[x]][g[y]];
+					worst = (pol_level_t)
+							t->level[g[x]][g[y]];
 	}
 	return worst;
 }
@@ -156,7 +157,8 @@ void pol_node_type_uniform(pol_node_type_t *t, const char *name, int n_gpus,
 	t->n_sockets = n_sockets;
 	for (i = 0; i < n_gpus; i++) {
 		/* GPUs spread evenly over sockets, in index order */
-		t->gpu_socket[i] = (int8_t) (n_gpus ? i * n_sockets / n_gpus : 0);
+		t->gpu_socket[i] = (int8_t) (n_gpus ? i * n_sockets / n_gpus
+						    : 0);
 		t->gpu_island[i] = 0;
 		for (j = 0; j < n_gpus; j++)
 			t->level[i][j] = POL_LVL_NVLINK;

@@ -23,7 +23,7 @@
 
 /* GPUs of one node are a bit mask: at most 64 per node. */
 #define POL_MAX_GPUS_PER_NODE 64
-#define POL_NAME_LEN 64
+#define POL_NAME_LEN          64
 
 typedef uint64_t pol_gpumask_t;
 
@@ -67,13 +67,13 @@ typedef struct pol_node_type {
 
 typedef struct pol_node {
 	char name[POL_NAME_LEN];
-	int type;	     /* index into pol_cluster_t.types */
-	int leaf;	     /* leaf switch index, 0..n_leaves-1 */
+	int type; /* index into pol_cluster_t.types */
+	int leaf; /* leaf switch index, 0..n_leaves-1 */
 	pol_pool_t pool;
-	int weight;	     /* Slurm node Weight: lower is preferred */
-	uint64_t features;   /* bit set of feature ids (adapter-defined) */
-	bool up;	     /* schedulable (not down/drained) */
-	pol_gpumask_t free;  /* GPUs free now */
+	int weight;         /* Slurm node Weight: lower is preferred */
+	uint64_t features;  /* bit set of feature ids (adapter-defined) */
+	bool up;            /* schedulable (not down/drained) */
+	pol_gpumask_t free; /* GPUs free now */
 } pol_node_t;
 
 typedef struct pol_cluster {
@@ -109,26 +109,26 @@ typedef enum pol_job_state {
  */
 typedef struct pol_job {
 	int64_t id;
-	int tenant;	   /* app/account index (fairness, credit) */
+	int tenant; /* app/account index (fairness, credit) */
 	int user;
-	int band;	   /* priority band: higher runs first (QOS/tier) */
+	int band;          /* priority band: higher runs first (QOS/tier) */
 	int64_t priority;  /* Slurm priority within a band */
-	int nodes;	   /* gang nodes, 0 = any */
+	int nodes;         /* gang nodes, 0 = any */
 	int gpus_per_node; /* with nodes > 0 */
-	int total_gpus;	   /* total GPUs requested (= nodes*gpn if gang) */
+	int total_gpus;    /* total GPUs requested (= nodes*gpn if gang) */
 	int min_gpus, max_gpus; /* elastic range; both = total_gpus if rigid */
 	pol_pool_t pool;
-	int64_t submit;	    /* s */
+	int64_t submit;     /* s */
 	int64_t time_limit; /* s; what the user asked for */
-	int dataset;	    /* dataset id, -1 = none */
+	int dataset;        /* dataset id, -1 = none */
 	bool requeueable;   /* may be preempted (no --no-requeue) */
 	/* running jobs only */
 	pol_job_state_t state;
-	int64_t start;	    /* s, when the current run began */
-	int64_t attained;   /* GPU-seconds of service received so far */
-	pol_alloc_t alloc;  /* borrowed from the snapshot builder */
+	int64_t start;     /* s, when the current run began */
+	int64_t attained;  /* GPU-seconds of service received so far */
+	pol_alloc_t alloc; /* borrowed from the snapshot builder */
 	/* oracle knowledge (simulator only; < 0 when unknown) */
-	int64_t remaining;  /* s of work left at full speed */
+	int64_t remaining; /* s of work left at full speed */
 } pol_job_t;
 
 /* Everything a policy may look at.  Borrowed pointers (see top). */
@@ -144,8 +144,8 @@ typedef struct pol_snapshot {
 typedef enum pol_action_type {
 	POL_ACT_START = 0, /* start job on alloc */
 	POL_ACT_PREEMPT,   /* requeue a running job */
-	POL_ACT_RESIZE,	   /* change an elastic job's allocation */
-	POL_ACT_HOLD,	   /* keep pending, with reason */
+	POL_ACT_RESIZE,    /* change an elastic job's allocation */
+	POL_ACT_HOLD,      /* keep pending, with reason */
 } pol_action_type_t;
 
 #define POL_REASON_LEN 128
@@ -154,7 +154,7 @@ typedef struct pol_action {
 	pol_action_type_t type;
 	int64_t job_id;
 	pol_alloc_t alloc; /* owned by the pol_actions_t */
-	double score;	   /* placement score / bid (policy-defined) */
+	double score;      /* placement score / bid (policy-defined) */
 	char reason[POL_REASON_LEN];
 } pol_action_t;
 
@@ -171,9 +171,8 @@ typedef struct pol_actions {
 } pol_actions_t;
 
 /* Append an action; alloc (may be NULL) is deep-copied.  0 or -1/ENOMEM. */
-int pol_actions_add(pol_actions_t *acts, pol_action_type_t type,
-		    int64_t job_id, const pol_alloc_t *alloc, double score,
-		    const char *reason);
+int pol_actions_add(pol_actions_t *acts, pol_action_type_t type, int64_t job_id,
+		    const pol_alloc_t *alloc, double score, const char *reason);
 /* Free what acts owns and reset it to empty (acts itself stays). */
 void pol_actions_free(pol_actions_t *acts);
 /* Drop all actions but keep the storage. */

@@ -67,15 +67,13 @@ bool pol_freemap_fits(const pol_freemap_t *fm, const pol_alloc_t *a);
  */
 int pol_freemap_best_node(const pol_freemap_t *fm, pol_pool_t pool, int k,
 			  int leaf);
-int pol_freemap_count_at_least(const pol_freemap_t *fm, pol_pool_t pool,
-			       int k);
-int pol_freemap_next_at_least(const pol_freemap_t *fm, pol_pool_t pool,
-			      int k, int after);
+int pol_freemap_count_at_least(const pol_freemap_t *fm, pol_pool_t pool, int k);
+int pol_freemap_next_at_least(const pol_freemap_t *fm, pol_pool_t pool, int k,
+			      int after);
 int pol_freemap_full_gpus(const pol_freemap_t *fm, pol_pool_t pool);
 int pol_freemap_full_gpus_leaf(const pol_freemap_t *fm, pol_pool_t pool,
 			       int leaf);
-int pol_freemap_next_full(const pol_freemap_t *fm, pol_pool_t pool,
-			  int after);
+int pol_freemap_next_full(const pol_freemap_t *fm, pol_pool_t pool, int after);
 
 /*
  * A placement strategy.  Find GPUs for job (its pool, and its gang shape:

@@ -213,8 +213,8 @@ int pol_place_basic(void *arg, const pol_freemap_t *fm, const pol_job_t *job,
 			errno = EINVAL;
 			return -1;
 		}
-		if (gpn > maxg || pol_freemap_free_gpus(fm, job->pool) <
-					  job->nodes * gpn) {
+		if (gpn > maxg ||
+		    pol_freemap_free_gpus(fm, job->pool) < job->nodes * gpn) {
 			errno = ENOSPC;
 			return -1;
 		}

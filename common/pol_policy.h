@@ -48,8 +48,8 @@ pol_policy_t *pol_policy_create_ops(const pol_policy_ops_t *ops,
 				    const pol_placer_t *placer,
 				    agora_err_t *err);
 /* Run one decision pass; see pol_policy_ops_t.decide. */
-int pol_policy_decide(pol_policy_t *p, const pol_snapshot_t *snap,
-		      int64_t now, pol_actions_t *out);
+int pol_policy_decide(pol_policy_t *p, const pol_snapshot_t *snap, int64_t now,
+		      pol_actions_t *out);
 const char *pol_policy_name(const pol_policy_t *p);
 void pol_policy_destroy(pol_policy_t **pp);
 

@@ -90,8 +90,7 @@ int pol_preempt_pass(pol_preempt_t *pp, const pol_placer_t *pl,
 		}
 	}
 	/* A. the wanted set */
-	while ((budget[0] > 0 || budget[1] > 0) &&
-	       (j = next(it, &running))) {
+	while ((budget[0] > 0 || budget[1] > 0) && (j = next(it, &running))) {
 		int s = slot(snap, j, running), k = job_gpus(j, running);
 
 		pp->cand[n++] = j;
@@ -130,8 +129,8 @@ int pol_preempt_pass(pol_preempt_t *pp, const pol_placer_t *pl,
 			if (pol_freemap_take(pp->w.fm, &r->alloc))
 				return -1;
 			pp->flag[i] = F_KEPT;
-		} else if (pol_actions_add(out, POL_ACT_PREEMPT, r->id, NULL,
-					   0, "preempted")) {
+		} else if (pol_actions_add(out, POL_ACT_PREEMPT, r->id, NULL, 0,
+					   "preempted")) {
 			return -1;
 		}
 	}
@@ -158,8 +157,8 @@ int pol_preempt_pass(pol_preempt_t *pp, const pol_placer_t *pl,
 	for (i = 0; i < pp->starts.n; i++) {
 		const pol_action_t *a = &pp->starts.v[i];
 
-		if (pol_actions_add(out, POL_ACT_START, a->job_id, &a->alloc,
-				    0, NULL))
+		if (pol_actions_add(out, POL_ACT_START, a->job_id, &a->alloc, 0,
+				    NULL))
 			return -1;
 	}
 	if (on_run) {

@@ -17,13 +17,8 @@
 #include "pol_agora.h" /* agora, agora-order (issue 4) */
 
 static const pol_policy_ops_t *const registry[] = {
-	&pol_fifo_ops,
-	&pol_backfill_ops,
-	&pol_las_ops,
-	&pol_srtf_ops,
-	&pol_agora_order_ops,
-	&pol_agora_ops,
-	NULL,
+	&pol_fifo_ops,        &pol_backfill_ops, &pol_las_ops, &pol_srtf_ops,
+	&pol_agora_order_ops, &pol_agora_ops,    NULL,
 };
 
 struct pol_policy {
@@ -92,8 +87,8 @@ pol_policy_t *pol_policy_create_ops(const pol_policy_ops_t *ops,
 	return p;
 }
 
-int pol_policy_decide(pol_policy_t *p, const pol_snapshot_t *snap,
-		      int64_t now, pol_actions_t *out)
+int pol_policy_decide(pol_policy_t *p, const pol_snapshot_t *snap, int64_t now,
+		      pol_actions_t *out)
 {
 	if (!p || !snap || !out) {
 		errno = EINVAL;
@@ -127,11 +122,24 @@ static int parse_num(const char *s, size_t len, double *out)
 	memcpy(buf, s, len);
 	buf[len] = '\0';
 	switch (buf[len - 1]) {
-	case 's': mult = 1; buf[len - 1] = '\0'; break;
-	case 'm': mult = 60; buf[len - 1] = '\0'; break;
-	case 'h': mult = 3600; buf[len - 1] = '\0'; break;
-	case 'd': mult = 86400; buf[len - 1] = '\0'; break;
-	default: break;
+	case 's':
+		mult = 1;
+		buf[len - 1] = '\0';
+		break;
+	case 'm':
+		mult = 60;
+		buf[len - 1] = '\0';
+		break;
+	case 'h':
+		mult = 3600;
+		buf[len - 1] = '\0';
+		break;
+	case 'd':
+		mult = 86400;
+		buf[len - 1] = '\0';
+		break;
+	default:
+		break;
 	}
 	errno = 0;
 	d = strtod(buf, &end);
@@ -185,7 +193,8 @@ int pol_params_parse(const char *policy, const char *params,
 		if (memchr(v, ':', vl))
 			continue; /* a list: pol_params_list() reads it */
 		if (parse_num(v, vl, &vals[i])) {
-			agora_err_set(err, "policy %s: %s: '%.*s' is not a number",
+			agora_err_set(err,
+				      "policy %s: %s: '%.*s' is not a number",
 				      policy, keys[i], (int) vl, v);
 			errno = EINVAL;
 			return -1;
@@ -213,9 +222,12 @@ int pol_params_list(const char *policy, const char *params, const char *key,
 			const char *c = memchr(s, ':', (size_t) (e - s));
 			const char *ie = c ? c : e;
 
-			if (n >= max || parse_num(s, (size_t) (ie - s), &out[n])) {
-				agora_err_set(err, "policy %s: %s: bad list '%.*s' (at most %d numbers separated by ':')",
-					      policy, key, (int) vl, v, max);
+			if (n >= max ||
+			    parse_num(s, (size_t) (ie - s), &out[n])) {
+				agora_err_set(
+					err,
+					"policy %s: %s: bad list '%.*s' (at most %d numbers separated by ':')",
+					policy, key, (int) vl, v, max);
 				errno = EINVAL;
 				return -1;
 			}
@@ -252,8 +264,8 @@ int pol_order_pending(const pol_snapshot_t *snap, int *idx)
 
 	for (i = 0; i < snap->n_pending; i++) {
 		idx[i] = i;
-		if (i && pol_order_cmp(&snap->pending[i - 1],
-				       &snap->pending[i]) > 0)
+		if (i &&
+		    pol_order_cmp(&snap->pending[i - 1], &snap->pending[i]) > 0)
 			sorted = 0;
 	}
 	if (!sorted)

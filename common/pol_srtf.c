@@ -113,14 +113,14 @@ static int srtf_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 	for (i = 0; i < snap->n_running; i++) {
 		const pol_job_t *j = &snap->running[i];
 
-		s->heap[s->n++] = (srtf_ent_t) { key_of(j), j->submit, j->id,
-						 j, true };
+		s->heap[s->n++] = (srtf_ent_t){ key_of(j), j->submit, j->id, j,
+						true };
 	}
 	for (i = 0; i < snap->n_pending; i++) {
 		const pol_job_t *j = &snap->pending[i];
 
-		s->heap[s->n++] = (srtf_ent_t) { key_of(j), j->submit, j->id,
-						 j, false };
+		s->heap[s->n++] = (srtf_ent_t){ key_of(j), j->submit, j->id, j,
+						false };
 	}
 	for (i = s->n / 2 - 1; i >= 0; i--)
 		sift_down(s->heap, s->n, i);

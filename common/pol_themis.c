@@ -53,8 +53,8 @@ int pol_ftf_ideal(const pol_ftf_app_t *a, int cluster_gpus, double *t_id)
 	return 0;
 }
 
-int pol_ftf_rho(const pol_ftf_app_t *a, int cluster_gpus, int64_t now,
-		int gpus, double slowdown, int64_t horizon_s, double *rho)
+int pol_ftf_rho(const pol_ftf_app_t *a, int cluster_gpus, int64_t now, int gpus,
+		double slowdown, int64_t horizon_s, double *rho)
 {
 	double t_id, rem, rate, t_rem, h = (double) horizon_s;
 	int g;
@@ -605,8 +605,8 @@ static pol_lease_t *lease_find(const pol_lease_table_t *t, int64_t job_id)
 	return NULL;
 }
 
-int pol_lease_grant(pol_lease_table_t *t, int64_t job_id, int gpus,
-		    int64_t now, int64_t duration_s)
+int pol_lease_grant(pol_lease_table_t *t, int64_t job_id, int gpus, int64_t now,
+		    int64_t duration_s)
 {
 	pol_lease_t *l;
 
@@ -727,8 +727,8 @@ int pol_lease_sweep(pol_lease_table_t *t, const int64_t *ids, int n)
 	}
 	/* a stable filter: the prefix stays sorted, the tail stays a tail */
 	for (i = 0; i < t->n; i++) {
-		if (n > 0 && bsearch(&t->v[i].job_id, s, n, sizeof(*s),
-				     cmp_id)) {
+		if (n > 0 &&
+		    bsearch(&t->v[i].job_id, s, n, sizeof(*s), cmp_id)) {
 			t->v[m++] = t->v[i];
 			if (i < t->n_sorted)
 				ms++;

@@ -34,10 +34,10 @@
  */
 typedef struct pol_ftf_app {
 	int64_t arrival; /* s: first submit of the app's unfinished jobs */
-	double work;	 /* GPU-seconds needed in total, > 0 */
-	double done;	 /* GPU-seconds attained, >= 0 */
-	int demand;	 /* GPUs usable at once, > 0 */
-	double n_avg;	 /* time-averaged contention (apps), >= 1 */
+	double work;     /* GPU-seconds needed in total, > 0 */
+	double done;     /* GPU-seconds attained, >= 0 */
+	int demand;      /* GPUs usable at once, > 0 */
+	double n_avg;    /* time-averaged contention (apps), >= 1 */
 } pol_ftf_app_t;
 
 /*
@@ -66,8 +66,8 @@ int pol_ftf_ideal(const pol_ftf_app_t *a, int cluster_gpus, double *t_id);
  * stays finite; rho never increases with gpus.  horizon_s > 0 (the lease).
  * 0, or -1/EINVAL.
  */
-int pol_ftf_rho(const pol_ftf_app_t *a, int cluster_gpus, int64_t now,
-		int gpus, double slowdown, int64_t horizon_s, double *rho);
+int pol_ftf_rho(const pol_ftf_app_t *a, int cluster_gpus, int64_t now, int gpus,
+		double slowdown, int64_t horizon_s, double *rho);
 
 /*
  * Time-averaged contention.  area is the integral of the number of active
@@ -76,7 +76,7 @@ int pol_ftf_rho(const pol_ftf_app_t *a, int cluster_gpus, int64_t now,
  */
 typedef struct pol_ftf_contention {
 	int64_t last; /* time of the last update */
-	int n;	      /* active apps since last */
+	int n;        /* active apps since last */
 	double area;  /* integral of n dt up to last */
 	bool started;
 } pol_ftf_contention_t;
@@ -110,7 +110,7 @@ typedef struct pol_bid_opt {
 
 /* An app's bid: its rho table.  opts are borrowed. */
 typedef struct pol_bid {
-	double rho0;	     /* > 0: rho if it wins nothing */
+	double rho0; /* > 0: rho if it wins nothing */
 	const pol_bid_opt_t *opts;
 	int n_opts;
 } pol_bid_t;
@@ -126,9 +126,9 @@ int pol_bid_best(pol_bid_opt_t *opts, int n);
 
 typedef enum pol_pf_solver {
 	POL_PF_AUTO = 0, /* exact when it is cheap enough, else greedy */
-	POL_PF_EXACT,	 /* dynamic programme over GPU counts: optimal */
-	POL_PF_GREEDY,	 /* marginal gain per GPU + 1-swap improvement */
-	POL_PF_BRUTE,	 /* enumerate every combination (tests; tiny n) */
+	POL_PF_EXACT,    /* dynamic programme over GPU counts: optimal */
+	POL_PF_GREEDY,   /* marginal gain per GPU + 1-swap improvement */
+	POL_PF_BRUTE,    /* enumerate every combination (tests; tiny n) */
 } pol_pf_solver_t;
 
 /*
@@ -155,12 +155,12 @@ int pol_pf_solve(const pol_bid_t *bids, int n, int capacity, int exclude,
 /* What the auction decided; arrays of n, owned (pol_auction_free()). */
 typedef struct pol_auction {
 	int n;
-	int *choice;	/* per bidder: option index, or -1 */
-	double *keep;	/* per bidder: c_i in (0, 1]; 1 for a loser */
+	int *choice;      /* per bidder: option index, or -1 */
+	double *keep;     /* per bidder: c_i in (0, 1]; 1 for a loser */
 	double objective; /* sum log(1/rho) of x* */
-	int used;	/* GPUs in x* */
-	int leftover;	/* capacity - used: to go out work-conservingly */
-	bool exact;	/* x* (and every x*_{-i}) is optimal */
+	int used;         /* GPUs in x* */
+	int leftover;     /* capacity - used: to go out work-conservingly */
+	bool exact;       /* x* (and every x*_{-i}) is optimal */
 } pol_auction_t;
 
 /*
@@ -191,8 +191,8 @@ typedef enum pol_lease_state {
 typedef struct pol_lease {
 	int64_t job_id;
 	int gpus;
-	int64_t start;	    /* when the current lease began */
-	int64_t end;	    /* lease end */
+	int64_t start;      /* when the current lease began */
+	int64_t end;        /* lease end */
 	int64_t requeue_at; /* GRACE only */
 	pol_lease_state_t state;
 } pol_lease_t;
@@ -204,8 +204,8 @@ pol_lease_table_t *pol_lease_table_create(void);
 void pol_lease_table_destroy(pol_lease_table_t **tp);
 
 /* Grant or renew: ACTIVE, [now, now + duration_s).  0, -1/EINVAL|ENOMEM. */
-int pol_lease_grant(pol_lease_table_t *t, int64_t job_id, int gpus,
-		    int64_t now, int64_t duration_s);
+int pol_lease_grant(pol_lease_table_t *t, int64_t job_id, int gpus, int64_t now,
+		    int64_t duration_s);
 /* Borrowed; valid until the next call that changes t.  NULL if none. */
 const pol_lease_t *pol_lease_get(const pol_lease_table_t *t, int64_t job_id);
 /* Forget a job's lease (it ended or was requeued).  0, -1/ENOENT. */

@@ -66,17 +66,17 @@
 #include "pol_policy.h"
 
 typedef struct sim_job {
-	int64_t id;	   /* the trace's id (for output) */
-	int tenant;	   /* index into the trace's tenant names */
-	int64_t submit;	   /* s */
-	int64_t duration;  /* s, at the requested size, ideal placement */
-	int gpus;	   /* total GPUs requested */
-	int nodes, gpn;	   /* explicit gang shape, nodes = 0: any */
+	int64_t id;             /* the trace's id (for output) */
+	int tenant;             /* index into the trace's tenant names */
+	int64_t submit;         /* s */
+	int64_t duration;       /* s, at the requested size, ideal placement */
+	int gpus;               /* total GPUs requested */
+	int nodes, gpn;         /* explicit gang shape, nodes = 0: any */
 	int min_gpus, max_gpus; /* elastic range (0 = rigid) */
-	int64_t time_limit; /* s; 0 = drawn from the model */
+	int64_t time_limit;     /* s; 0 = drawn from the model */
 	int band;
 	int64_t priority;
-	int dataset;	    /* -1 = none */
+	int dataset; /* -1 = none */
 	pol_pool_t pool;
 } sim_job_t;
 
@@ -94,8 +94,8 @@ typedef struct sim_params {
 	double elastic_serial; /* in [0, 1) */
 	int64_t restart_s;
 	uint64_t seed;
-	int64_t bin_s;	       /* utilization time series bin */
-	bool check;	       /* invariants on every event */
+	int64_t bin_s;          /* utilization time series bin */
+	bool check;             /* invariants on every event */
 	int64_t progress_every; /* decisions between progress calls */
 	sim_progress_f progress;
 	void *progress_arg;
@@ -106,27 +106,27 @@ void sim_params_default(sim_params_t *p);
 
 typedef struct sim_job_out {
 	int64_t first_start; /* -1 if never started */
-	int64_t finish;	     /* -1 if never finished */
-	int64_t limit;	     /* the time limit used */
+	int64_t finish;      /* -1 if never finished */
+	int64_t limit;       /* the time limit used */
 	int preemptions;
-	int level;	     /* worst pol_level_t of its allocations */
-	int gpus;	     /* GPUs of its last allocation */
-	int64_t run_s;	     /* seconds it held GPUs, all runs */
+	int level;     /* worst pol_level_t of its allocations */
+	int gpus;      /* GPUs of its last allocation */
+	int64_t run_s; /* seconds it held GPUs, all runs */
 } sim_job_out_t;
 
 typedef struct sim_result {
 	sim_job_out_t *jobs; /* indexed like the input jobs */
 	int n;
-	int skipped;	     /* jobs that can never fit (not simulated) */
+	int skipped; /* jobs that can never fit (not simulated) */
 	int total_gpus;
 	int64_t t0, t_last_submit, t_end;
-	double busy_gpu_s;	   /* over the makespan */
+	double busy_gpu_s;         /* over the makespan */
 	double busy_gpu_s_arrival; /* over the arrival window */
-	double frag_gpu_s;	   /* free-but-unusable GPU-seconds */
+	double frag_gpu_s;         /* free-but-unusable GPU-seconds */
 	/* GPU-seconds spent redoing restart_s after preemptions (at the
 	 * restart's speed), all / those inside the arrival window */
 	double rework_gpu_s, rework_gpu_s_arrival;
-	double *util;		   /* per bin, fraction busy */
+	double *util; /* per bin, fraction busy */
 	int n_bins;
 	int64_t bin_s;
 	int64_t events, decisions, preemptions;
@@ -138,8 +138,8 @@ typedef struct sim_result {
  * EPROTO: invariant violation or a policy that stalls, ENOMEM) and err.
  */
 int sim_run(const pol_cluster_t *cluster, const sim_job_t *jobs, int n,
-	    pol_policy_t *policy, const sim_params_t *params,
-	    sim_result_t *res, agora_err_t *err);
+	    pol_policy_t *policy, const sim_params_t *params, sim_result_t *res,
+	    agora_err_t *err);
 void sim_result_free(sim_result_t *res);
 
 typedef struct sim_summary {

@@ -80,14 +80,13 @@ pol_cluster_t *sim_cluster_parse(const char *text, const char *name,
 	}
 	snprintf(c->name, sizeof(c->name), "%s", "cluster");
 
-#define BAD(key, ...)                                                   \
-	do {                                                            \
-		char why_[256];                                         \
-		snprintf(why_, sizeof(why_), __VA_ARGS__);              \
-		agora_err_set(err, "%s:%d: %s: %s", name, tl.line, key, \
-			      why_);                                    \
-		errno = EINVAL;                                         \
-		goto fail;                                              \
+#define BAD(key, ...)                                                          \
+	do {                                                                   \
+		char why_[256];                                                \
+		snprintf(why_, sizeof(why_), __VA_ARGS__);                     \
+		agora_err_set(err, "%s:%d: %s: %s", name, tl.line, key, why_); \
+		errno = EINVAL;                                                \
+		goto fail;                                                     \
 	} while (0)
 
 	while ((rc = trace_next_line(&tl)) == 1) {
@@ -109,7 +108,8 @@ pol_cluster_t *sim_cluster_parse(const char *text, const char *name,
 			const char *xml = NULL;
 
 			if (n < 2 || strchr(tok[1], '='))
-				BAD("nodetype", "expected 'nodetype NAME gpus=N ...'");
+				BAD("nodetype",
+				    "expected 'nodetype NAME gpus=N ...'");
 			for (i = 0; i < c->n_types; i++)
 				if (!strcmp(c->types[i].name, tok[1]))
 					BAD(tok[1], "node type defined twice");
@@ -120,38 +120,54 @@ pol_cluster_t *sim_cluster_parse(const char *text, const char *name,
 					BAD(tok[i], "expected key=value");
 				*eq++ = '\0';
 				if (!strcmp(tok[i], "gpus")) {
-					if (parse_int(eq, 1, POL_MAX_GPUS_PER_NODE, &gpus))
-						BAD("gpus", "'%s' is not in [1, %d]", eq, POL_MAX_GPUS_PER_NODE);
+					if (parse_int(eq, 1,
+						      POL_MAX_GPUS_PER_NODE,
+						      &gpus))
+						BAD("gpus",
+						    "'%s' is not in [1, %d]",
+						    eq, POL_MAX_GPUS_PER_NODE);
 				} else if (!strcmp(tok[i], "sockets")) {
 					if (parse_int(eq, 1, 16, &sockets))
-						BAD("sockets", "'%s' is not in [1, 16]", eq);
+						BAD("sockets",
+						    "'%s' is not in [1, 16]",
+						    eq);
 				} else if (!strcmp(tok[i], "islands")) {
-					if (parse_int(eq, 1, POL_MAX_GPUS_PER_NODE, &islands))
-						BAD("islands", "'%s' is not in [1, %d]", eq, POL_MAX_GPUS_PER_NODE);
+					if (parse_int(eq, 1,
+						      POL_MAX_GPUS_PER_NODE,
+						      &islands))
+						BAD("islands",
+						    "'%s' is not in [1, %d]",
+						    eq, POL_MAX_GPUS_PER_NODE);
 				} else if (!strcmp(tok[i], "hwloc")) {
 					xml = eq;
 				} else {
-					BAD(tok[i], "unknown key (gpus, sockets, islands, hwloc)");
+					BAD(tok[i],
+					    "unknown key (gpus, sockets, islands, hwloc)");
 				}
 			}
 			if (xml) {
 				agora_err_t lerr = { { 0 } };
 
 				if (!load)
-					BAD("hwloc", "hwloc node types need the topology loader (topo_*), not available in this build");
+					BAD("hwloc",
+					    "hwloc node types need the topology loader (topo_*), not available in this build");
 				memset(&t, 0, sizeof(t));
 				if (load(load_arg, xml, &t, &lerr))
 					BAD("hwloc", "%.200s", lerr.text);
 				snprintf(t.name, sizeof(t.name), "%s", tok[1]);
 			} else {
 				if (gpus < 0)
-					BAD("gpus", "missing (gpus=N or hwloc=FILE)");
+					BAD("gpus",
+					    "missing (gpus=N or hwloc=FILE)");
 				if (islands > gpus)
-					BAD("islands", "%d islands for %d GPUs", islands, gpus);
-				pol_node_type_uniform(&t, tok[1], gpus, sockets);
+					BAD("islands", "%d islands for %d GPUs",
+					    islands, gpus);
+				pol_node_type_uniform(&t, tok[1], gpus,
+						      sockets);
 				islands_levels(&t, islands);
 			}
-			nt = realloc(c->types, (size_t) (c->n_types + 1) * sizeof(*nt));
+			nt = realloc(c->types,
+				     (size_t) (c->n_types + 1) * sizeof(*nt));
 			if (!nt)
 				goto nomem;
 			c->types = nt;
@@ -162,12 +178,14 @@ pol_cluster_t *sim_cluster_parse(const char *text, const char *name,
 			pol_node_t *nn;
 
 			if (n < 2 || strchr(tok[1], '='))
-				BAD("nodes", "expected 'nodes TYPE count=N ...'");
+				BAD("nodes",
+				    "expected 'nodes TYPE count=N ...'");
 			for (i = 0; i < c->n_types; i++)
 				if (!strcmp(c->types[i].name, tok[1]))
 					type = i;
 			if (type < 0)
-				BAD(tok[1], "unknown node type (define it with 'nodetype' first)");
+				BAD(tok[1],
+				    "unknown node type (define it with 'nodetype' first)");
 			for (i = 2; i < n; i++) {
 				char *eq = strchr(tok[i], '=');
 
@@ -176,26 +194,35 @@ pol_cluster_t *sim_cluster_parse(const char *text, const char *name,
 				*eq++ = '\0';
 				if (!strcmp(tok[i], "count")) {
 					if (parse_int(eq, 1, 1000000, &count))
-						BAD("count", "'%s' is not in [1, 1000000]", eq);
+						BAD("count",
+						    "'%s' is not in [1, 1000000]",
+						    eq);
 				} else if (!strcmp(tok[i], "per_leaf")) {
-					if (parse_int(eq, 0, 1000000, &per_leaf))
-						BAD("per_leaf", "'%s' is not in [0, 1000000]", eq);
+					if (parse_int(eq, 0, 1000000,
+						      &per_leaf))
+						BAD("per_leaf",
+						    "'%s' is not in [0, 1000000]",
+						    eq);
 				} else if (!strcmp(tok[i], "pool")) {
 					if (!strcmp(eq, "training"))
 						pool = POL_POOL_TRAINING;
 					else if (!strcmp(eq, "inference"))
 						pool = POL_POOL_INFERENCE;
 					else
-						BAD("pool", "'%s' is not training or inference", eq);
+						BAD("pool",
+						    "'%s' is not training or inference",
+						    eq);
 				} else {
-					BAD(tok[i], "unknown key (count, per_leaf, pool)");
+					BAD(tok[i],
+					    "unknown key (count, per_leaf, pool)");
 				}
 			}
 			if (count < 0)
 				BAD("count", "missing");
 			if (c->n_nodes + count > 1000000)
 				BAD("count", "more than 1000000 nodes in all");
-			nn = realloc(c->nodes, (size_t) (c->n_nodes + count) * sizeof(*nn));
+			nn = realloc(c->nodes, (size_t) (c->n_nodes + count) *
+						       sizeof(*nn));
 			if (!nn)
 				goto nomem;
 			c->nodes = nn;
@@ -203,8 +230,9 @@ pol_cluster_t *sim_cluster_parse(const char *text, const char *name,
 				pol_node_t *nd = &c->nodes[c->n_nodes + k];
 
 				memset(nd, 0, sizeof(*nd));
-				snprintf(nd->name, sizeof(nd->name), "%.40s%05d",
-					 c->types[type].name, c->n_nodes + k);
+				snprintf(nd->name, sizeof(nd->name),
+					 "%.40s%05d", c->types[type].name,
+					 c->n_nodes + k);
 				nd->type = type;
 				nd->leaf = leaf + (per_leaf ? k / per_leaf : 0);
 				nd->pool = pool;
@@ -213,7 +241,8 @@ pol_cluster_t *sim_cluster_parse(const char *text, const char *name,
 			leaf = c->nodes[c->n_nodes + count - 1].leaf + 1;
 			c->n_nodes += count;
 		} else {
-			BAD(tok[0], "unknown directive (cluster, nodetype, nodes)");
+			BAD(tok[0],
+			    "unknown directive (cluster, nodetype, nodes)");
 		}
 	}
 	if (rc < 0)

@@ -54,7 +54,6 @@ void sim_params_default(sim_params_t *p)
 	p->progress_every = 2000;
 }
 
-
 /* account [s->now, t) into the integrals */
 static int account(sim_t *s, int64_t t)
 {
@@ -68,7 +67,8 @@ static int account(sim_t *s, int64_t t)
 	if (a < r->t_last_submit)
 		r->busy_gpu_s_arrival +=
 			(double) s->busy *
-			(double) ((t < r->t_last_submit ? t : r->t_last_submit) -
+			(double) ((t < r->t_last_submit ? t
+							: r->t_last_submit) -
 				  a);
 	while (a < t) {
 		int64_t b = (a - r->t0) / r->bin_s;
@@ -120,7 +120,8 @@ static void make_pending(sim_t *s, int id, pol_job_t *pj, uint64_t *rng)
 	if (in->time_limit > 0) {
 		pj->time_limit = in->time_limit;
 	} else {
-		double f = 1.0 + (s->p->limit_factor - 1.0) * sim_rand_unit(rng);
+		double f = 1.0 +
+			   (s->p->limit_factor - 1.0) * sim_rand_unit(rng);
 		int64_t l = (int64_t) ceil((double) in->duration * f);
 
 		pj->time_limit = ((l + 59) / 60) * 60;
@@ -194,8 +195,10 @@ static int sim_loop(sim_t *s)
 		if (wake > s->now && wake < t)
 			t = wake;
 		if (t == INT64_MAX) {
-			sim_fail(s, EPROTO, "stall: jobs pending, none running, no event left (a job the policy never starts)",
-			     s->pend_n ? s->pend_base[s->pend_off].id : -1);
+			sim_fail(
+				s, EPROTO,
+				"stall: jobs pending, none running, no event left (a job the policy never starts)",
+				s->pend_n ? s->pend_base[s->pend_off].id : -1);
 			goto out;
 		}
 		if (account(s, t))
@@ -203,7 +206,8 @@ static int sim_loop(sim_t *s)
 		s->now = t;
 		r->events++;
 		/* completions */
-		for (sim_h_clean(s); s->heap_n && s->heap[0].t <= t; sim_h_clean(s)) {
+		for (sim_h_clean(s); s->heap_n && s->heap[0].t <= t;
+		     sim_h_clean(s)) {
 			int id = s->heap[0].job;
 			sjob_t *j = &s->sj[id];
 
@@ -231,7 +235,8 @@ static int sim_loop(sim_t *s)
 			if (s->sj[ai].state != S_SKIPPED) {
 				make_pending(s, ai, &pj, &rng);
 				s->sj[ai].state = S_PENDING;
-				s->sj[ai].work = (double) s->in[s->order[ai]].duration;
+				s->sj[ai].work =
+					(double) s->in[s->order[ai]].duration;
 				if (sim_pend_insert(s, &pj))
 					goto nomem;
 			}
@@ -254,7 +259,8 @@ static int sim_loop(sim_t *s)
 
 			if (s->sj[pj->id].preempted) {
 				pj->attained = (int64_t) s->sj[pj->id].attained;
-				pj->remaining = (int64_t) ceil(s->sj[pj->id].work);
+				pj->remaining = (int64_t) ceil(
+					s->sj[pj->id].work);
 			}
 		}
 		snap.cluster = s->c;
@@ -265,7 +271,8 @@ static int sim_loop(sim_t *s)
 		snap.n_tenants = s->n_tenants;
 		pol_actions_clear(&acts);
 		if (pol_policy_decide(s->pol, &snap, t, &acts)) {
-			agora_err_set(s->err, "policy %s: t=%lld: decide failed",
+			agora_err_set(s->err,
+				      "policy %s: t=%lld: decide failed",
 				      pol_policy_name(s->pol), (long long) t);
 			goto out;
 		}
@@ -275,10 +282,17 @@ static int sim_loop(sim_t *s)
 			int e = 0;
 
 			switch (a->type) {
-			case POL_ACT_START: e = sim_act_start(s, a); break;
-			case POL_ACT_PREEMPT: e = sim_act_preempt(s, a); break;
-			case POL_ACT_RESIZE: e = sim_act_resize(s, a); break;
-			case POL_ACT_HOLD: break;
+			case POL_ACT_START:
+				e = sim_act_start(s, a);
+				break;
+			case POL_ACT_PREEMPT:
+				e = sim_act_preempt(s, a);
+				break;
+			case POL_ACT_RESIZE:
+				e = sim_act_resize(s, a);
+				break;
+			case POL_ACT_HOLD:
+				break;
 			}
 			if (e)
 				goto out;
@@ -290,8 +304,9 @@ static int sim_loop(sim_t *s)
 		if (sim_probe_frag(s))
 			goto out;
 		if (s->p->progress && r->decisions >= next_prog) {
-			sim_progress_t pr = { t, r->t0, done, live, s->pend_n,
-					      s->run_n, r->events };
+			sim_progress_t pr = { t,        r->t0,     done,
+					      live,     s->pend_n, s->run_n,
+					      r->events };
 
 			s->p->progress(s->p->progress_arg, &pr);
 			next_prog = r->decisions + s->p->progress_every;
@@ -315,8 +330,8 @@ out:
 }
 
 int sim_run(const pol_cluster_t *cluster, const sim_job_t *jobs, int n,
-	    pol_policy_t *policy, const sim_params_t *params,
-	    sim_result_t *res, agora_err_t *err)
+	    pol_policy_t *policy, const sim_params_t *params, sim_result_t *res,
+	    agora_err_t *err)
 {
 	sim_t s;
 	int i, rc;

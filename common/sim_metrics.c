@@ -98,10 +98,10 @@ int sim_summarize(const sim_result_t *res, const sim_job_t *jobs, int n,
 	s->util_makespan = win > 0 ? res->busy_gpu_s / win : NAN;
 	win = (double) (res->t_last_submit - res->t0) * res->total_gpus;
 	s->util_arrival = win > 0 ? res->busy_gpu_s_arrival / win : NAN;
-	s->util_arrival_net =
-		win > 0 ? (res->busy_gpu_s_arrival - res->rework_gpu_s_arrival) /
-				  win
-			: NAN;
+	s->util_arrival_net = win > 0 ? (res->busy_gpu_s_arrival -
+					 res->rework_gpu_s_arrival) /
+						win
+				      : NAN;
 	win = s->makespan_s * res->total_gpus;
 	s->fragmentation = win > 0 ? res->frag_gpu_s / win : 0;
 	s->preemptions = res->preemptions;

@@ -33,7 +33,7 @@ static int h_push(sim_t *s, int64_t t, int job, uint32_t ver)
 		s->heap_cap = nc;
 	}
 	i = s->heap_n++;
-	s->heap[i] = (hent_t) { t, job, ver };
+	s->heap[i] = (hent_t){ t, job, ver };
 	while (i > 0) {
 		int up = (i - 1) / 2;
 		hent_t tmp;
@@ -165,9 +165,8 @@ static int ideal_level(const sim_t *s, const pol_job_t *j)
 {
 	int k = j->nodes > 0 ? j->nodes * j->gpus_per_node : j->total_gpus;
 
-	return k <= s->maxg_pool[j->pool & 1] && j->nodes <= 1
-		       ? POL_LVL_NVLINK
-		       : POL_LVL_LEAF;
+	return k <= s->maxg_pool[j->pool & 1] && j->nodes <= 1 ? POL_LVL_NVLINK
+							       : POL_LVL_LEAF;
 }
 
 static double elastic_speed(double g, double serial)
@@ -234,8 +233,9 @@ static int check_alloc(sim_t *s, const pol_job_t *pj, const pol_alloc_t *a,
 	int i, k, g = pol_alloc_gpus(a);
 
 	if (a->n_parts < 1)
-		return sim_fail(s, EPROTO, "START/RESIZE with an empty allocation",
-			    pj->id);
+		return sim_fail(s, EPROTO,
+				"START/RESIZE with an empty allocation",
+				pj->id);
 	for (i = 0; i < a->n_parts; i++) {
 		const pol_alloc_part_t *pt = &a->parts[i];
 		pol_gpumask_t avail;
@@ -243,34 +243,38 @@ static int check_alloc(sim_t *s, const pol_job_t *pj, const pol_alloc_t *a,
 		if (pt->node < 0 || pt->node >= s->c->n_nodes ||
 		    !s->c->nodes[pt->node].up ||
 		    s->c->nodes[pt->node].pool != pj->pool || !pt->gpus)
-			return sim_fail(s, EPROTO, "allocation names a bad node",
-				    pj->id);
+			return sim_fail(s, EPROTO,
+					"allocation names a bad node", pj->id);
 		for (k = 0; k < i; k++)
 			if (a->parts[k].node == pt->node)
 				return sim_fail(s, EPROTO,
-					    "allocation names a node twice",
-					    pj->id);
+						"allocation names a node twice",
+						pj->id);
 		avail = s->c->nodes[pt->node].free;
 		for (k = 0; own && k < own->n_parts; k++)
 			if (own->parts[k].node == pt->node)
 				avail |= own->parts[k].gpus;
 		if ((pt->gpus & avail) != pt->gpus)
-			return sim_fail(s, EPROTO,
-				    "allocation uses GPUs that are not free",
-				    pj->id);
-		if (pj->nodes > 0 && pol_popcount(pt->gpus) !=
-					     pj->gpus_per_node)
-			return sim_fail(s, EPROTO,
-				    "gang part does not match gpus_per_node",
-				    pj->id);
+			return sim_fail(
+				s, EPROTO,
+				"allocation uses GPUs that are not free",
+				pj->id);
+		if (pj->nodes > 0 &&
+		    pol_popcount(pt->gpus) != pj->gpus_per_node)
+			return sim_fail(
+				s, EPROTO,
+				"gang part does not match gpus_per_node",
+				pj->id);
 	}
 	if (pj->nodes > 0 && a->n_parts != pj->nodes)
-		return sim_fail(s, EPROTO, "gang does not start whole (node count)",
-			    pj->id);
+		return sim_fail(s, EPROTO,
+				"gang does not start whole (node count)",
+				pj->id);
 	if (g < pj->min_gpus || g > pj->max_gpus ||
 	    (pj->min_gpus == pj->max_gpus && g != pj->total_gpus))
-		return sim_fail(s, EPROTO, "gang does not start whole (GPU count)",
-			    pj->id);
+		return sim_fail(s, EPROTO,
+				"gang does not start whole (GPU count)",
+				pj->id);
 	return 0;
 }
 
@@ -355,7 +359,7 @@ int sim_act_start(sim_t *s, const pol_action_t *a)
 
 	if (id < 0 || id >= s->n || s->sj[id].state != S_PENDING)
 		return sim_fail(s, EPROTO, "START of a job that is not pending",
-			    id);
+				id);
 	j = &s->sj[id];
 	pos = pend_find(s, s->in[s->order[id]].submit, id);
 	pj = s->pend_base[s->pend_off + pos];
@@ -402,12 +406,13 @@ int sim_act_preempt(sim_t *s, const pol_action_t *a)
 	pol_job_t pj;
 
 	if (id < 0 || id >= s->n || s->sj[id].state != S_RUNNING)
-		return sim_fail(s, EPROTO, "PREEMPT of a job that is not running",
-			    id);
+		return sim_fail(s, EPROTO,
+				"PREEMPT of a job that is not running", id);
 	j = &s->sj[id];
 	pj = s->run[j->run_pos];
 	if (!pj.requeueable)
-		return sim_fail(s, EPROTO, "PREEMPT of a non-requeueable job", id);
+		return sim_fail(s, EPROTO, "PREEMPT of a non-requeueable job",
+				id);
 	sim_update_work(s, (int) id);
 	sim_gpus_give(s, &j->alloc);
 	sim_run_remove(s, (int) id);
@@ -431,8 +436,8 @@ int sim_act_resize(sim_t *s, const pol_action_t *a)
 	pol_alloc_t copy;
 
 	if (id < 0 || id >= s->n || s->sj[id].state != S_RUNNING)
-		return sim_fail(s, EPROTO, "RESIZE of a job that is not running",
-			    id);
+		return sim_fail(s, EPROTO,
+				"RESIZE of a job that is not running", id);
 	j = &s->sj[id];
 	if (s->run[j->run_pos].min_gpus == s->run[j->run_pos].max_gpus)
 		return sim_fail(s, EPROTO, "RESIZE of a rigid job", id);
@@ -456,10 +461,11 @@ int sim_check_invariants(sim_t *s)
 		const pol_node_t *nd = &s->c->nodes[i];
 
 		if (s->used[i] & nd->free)
-			return sim_fail(s, EPROTO, "a GPU is both busy and free",
-				    -1);
+			return sim_fail(s, EPROTO,
+					"a GPU is both busy and free", -1);
 		if ((s->used[i] | nd->free) != all && nd->up)
-			return sim_fail(s, EPROTO, "a node's GPUs were lost", -1);
+			return sim_fail(s, EPROTO, "a node's GPUs were lost",
+					-1);
 		busy += pol_popcount(s->used[i]);
 		total += pol_popcount(all);
 	}
@@ -469,8 +475,9 @@ int sim_check_invariants(sim_t *s)
 	for (i = 0; i < s->run_n; i++)
 		busy += s->sj[s->run[i].id].gpus;
 	if (busy != s->busy)
-		return sim_fail(s, EPROTO, "running jobs do not account for busy GPUs",
-			    -1);
+		return sim_fail(s, EPROTO,
+				"running jobs do not account for busy GPUs",
+				-1);
 	return 0;
 }
 

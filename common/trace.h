@@ -38,7 +38,7 @@ typedef struct trace {
 	int n;
 	char (*tenants)[POL_NAME_LEN];
 	int n_tenants;
-	int filtered; /* rows dropped by the filter */
+	int filtered;       /* rows dropped by the filter */
 	const char *format; /* "philly" or "generic" (static) */
 } trace_t;
 
@@ -55,8 +55,8 @@ int trace_filter_parse(const char *s, trace_filter_t *f);
 
 /* Internal helpers shared by the trace_*.c parsers. */
 typedef struct trace_line {
-	const char *p;	/* cursor */
-	int line;	/* 1-based number of the line last returned */
+	const char *p; /* cursor */
+	int line;      /* 1-based number of the line last returned */
 	char buf[4096];
 } trace_line_t;
 /* Next non-blank, non-comment line into tl->buf (no newline); 1, 0 at the

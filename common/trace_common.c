@@ -78,8 +78,8 @@ int trace_tenant(trace_t *t, const char *name)
 			return i;
 	if ((t->n_tenants & (t->n_tenants - 1)) == 0) {
 		int cap = t->n_tenants ? t->n_tenants * 2 : 1;
-		char(*nt)[POL_NAME_LEN] =
-			realloc(t->tenants, (size_t) cap * sizeof(*nt));
+		char(*nt)[POL_NAME_LEN] = realloc(t->tenants,
+						  (size_t) cap * sizeof(*nt));
 
 		if (!nt) {
 			errno = ENOMEM;

@@ -10,14 +10,27 @@
 #include "trace.h"
 
 enum col {
-	C_ID, C_SUBMIT, C_DURATION, C_GPUS, C_TENANT, C_NODES, C_GPN,
-	C_MIN, C_MAX, C_LIMIT, C_PRIO, C_BAND, C_DATASET, C_POOL, C_N
+	C_ID,
+	C_SUBMIT,
+	C_DURATION,
+	C_GPUS,
+	C_TENANT,
+	C_NODES,
+	C_GPN,
+	C_MIN,
+	C_MAX,
+	C_LIMIT,
+	C_PRIO,
+	C_BAND,
+	C_DATASET,
+	C_POOL,
+	C_N
 };
 
 static const char *const col_names[C_N] = {
-	"id", "submit", "duration", "gpus", "tenant", "nodes",
-	"gpus_per_node", "min_gpus", "max_gpus", "time_limit", "priority",
-	"band", "dataset", "pool",
+	"id",       "submit",        "duration", "gpus",     "tenant",
+	"nodes",    "gpus_per_node", "min_gpus", "max_gpus", "time_limit",
+	"priority", "band",          "dataset",  "pool",
 };
 
 #define MAX_COLS 32
@@ -39,19 +52,19 @@ int trace_parse_generic(const char *text, const char *name,
 	int map[MAX_COLS], has[C_N] = { 0 }, ncol, i, rc, row = 0;
 	char *f[MAX_COLS + 1];
 
-#define BAD(col, ...)                                                   \
-	do {                                                            \
-		char why_[256];                                         \
-		snprintf(why_, sizeof(why_), __VA_ARGS__);              \
-		agora_err_set(err, "%s:%d: %s: %s", name, tl.line, col, \
-			      why_);                                    \
-		errno = EINVAL;                                         \
-		goto fail;                                              \
+#define BAD(col, ...)                                                          \
+	do {                                                                   \
+		char why_[256];                                                \
+		snprintf(why_, sizeof(why_), __VA_ARGS__);                     \
+		agora_err_set(err, "%s:%d: %s: %s", name, tl.line, col, why_); \
+		errno = EINVAL;                                                \
+		goto fail;                                                     \
 	} while (0)
 
 	rc = trace_next_line(&tl);
 	if (rc != 1)
-		BAD("header", "empty file: expected a header line naming the columns");
+		BAD("header",
+		    "empty file: expected a header line naming the columns");
 	ncol = trace_split(tl.buf, f, MAX_COLS + 1);
 	if (ncol > MAX_COLS)
 		BAD("header", "more than %d columns", MAX_COLS);
@@ -62,7 +75,8 @@ int trace_parse_generic(const char *text, const char *name,
 			if (!strcmp(f[i], col_names[c]))
 				break;
 		if (c == C_N)
-			BAD(f[i], "unknown column (known: id, submit, duration, gpus, tenant, nodes, gpus_per_node, min_gpus, max_gpus, time_limit, priority, band, dataset, pool)");
+			BAD(f[i],
+			    "unknown column (known: id, submit, duration, gpus, tenant, nodes, gpus_per_node, min_gpus, max_gpus, time_limit, priority, band, dataset, pool)");
 		if (has[c])
 			BAD(f[i], "column given twice");
 		has[c] = 1;
@@ -71,7 +85,8 @@ int trace_parse_generic(const char *text, const char *name,
 	if (!has[C_SUBMIT] || !has[C_DURATION])
 		BAD("header", "columns submit and duration are required");
 	if (!has[C_GPUS] && !(has[C_NODES] && has[C_GPN]))
-		BAD("header", "column gpus (or nodes and gpus_per_node) is required");
+		BAD("header",
+		    "column gpus (or nodes and gpus_per_node) is required");
 	while ((rc = trace_next_line(&tl)) == 1) {
 		double v[C_N] = { 0 };
 		const char *tenant = "default", *colname = "";
@@ -101,7 +116,9 @@ int trace_parse_generic(const char *text, const char *name,
 				else if (!strcmp(f[i], "inference"))
 					j.pool = POL_POOL_INFERENCE;
 				else
-					BAD(colname, "'%s' is not training or inference", f[i]);
+					BAD(colname,
+					    "'%s' is not training or inference",
+					    f[i]);
 				continue;
 			}
 			if (parse_num(f[i], &v[c]))
@@ -111,8 +128,8 @@ int trace_parse_generic(const char *text, const char *name,
 				BAD(colname, "%g is negative", v[c]);
 			if (fabs(v[c]) > 1e15)
 				BAD(colname, "%g is out of range", v[c]);
-			if (c != C_SUBMIT && c != C_DURATION &&
-			    c != C_LIMIT && v[c] != floor(v[c]))
+			if (c != C_SUBMIT && c != C_DURATION && c != C_LIMIT &&
+			    v[c] != floor(v[c]))
 				BAD(colname, "'%s' is not an integer", f[i]);
 		}
 		if (has[C_ID])
@@ -124,10 +141,12 @@ int trace_parse_generic(const char *text, const char *name,
 		j.nodes = (int) v[C_NODES];
 		j.gpn = (int) v[C_GPN];
 		if (j.nodes > 0 && j.gpn < 1)
-			BAD("gpus_per_node", "nodes > 0 needs gpus_per_node >= 1");
-		if (j.nodes > 0 && (j.gpn > POL_MAX_GPUS_PER_NODE ||
-				    j.nodes > 1000000))
-			BAD("nodes", "gang %d x %d is too large", j.nodes, j.gpn);
+			BAD("gpus_per_node",
+			    "nodes > 0 needs gpus_per_node >= 1");
+		if (j.nodes > 0 &&
+		    (j.gpn > POL_MAX_GPUS_PER_NODE || j.nodes > 1000000))
+			BAD("nodes", "gang %d x %d is too large", j.nodes,
+			    j.gpn);
 		j.gpus = has[C_GPUS] ? (int) v[C_GPUS] : j.nodes * j.gpn;
 		if (j.nodes > 0 && has[C_GPUS] && j.gpus != j.nodes * j.gpn)
 			BAD("gpus", "%d != nodes x gpus_per_node = %d", j.gpus,
@@ -138,7 +157,8 @@ int trace_parse_generic(const char *text, const char *name,
 		j.max_gpus = (int) v[C_MAX];
 		if ((j.min_gpus && j.min_gpus > j.gpus) ||
 		    (j.max_gpus && j.max_gpus < j.gpus))
-			BAD("min_gpus", "the elastic range [%d, %d] must contain gpus = %d",
+			BAD("min_gpus",
+			    "the elastic range [%d, %d] must contain gpus = %d",
 			    j.min_gpus, j.max_gpus, j.gpus);
 		j.time_limit = (int64_t) ceil(v[C_LIMIT]);
 		j.priority = (int64_t) v[C_PRIO];

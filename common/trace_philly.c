@@ -27,8 +27,9 @@ static int parse_ts(const char *s, int64_t *out)
 	int y, mo, d, h, mi, se, n = 0;
 
 	if (sscanf(s, "%4d-%2d-%2d %2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se,
-		   &n) != 6 || s[n] || mo < 1 || mo > 12 || d < 1 || d > 31 ||
-	    h > 23 || mi > 59 || se > 60 || h < 0 || mi < 0 || se < 0)
+		   &n) != 6 ||
+	    s[n] || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+	    se > 60 || h < 0 || mi < 0 || se < 0)
 		return -1;
 	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
 	return 0;
@@ -50,19 +51,20 @@ int trace_parse_philly(const char *text, const char *name,
 	trace_t t = { 0 };
 	int rc, row = 0;
 
-#define BAD(col, ...)                                                   \
-	do {                                                            \
-		char why_[256];                                         \
-		snprintf(why_, sizeof(why_), __VA_ARGS__);              \
-		agora_err_set(err, "%s:%d: %s: %s", name, tl.line, col, \
-			      why_);                                    \
-		errno = EINVAL;                                         \
-		goto fail;                                              \
+#define BAD(col, ...)                                                          \
+	do {                                                                   \
+		char why_[256];                                                \
+		snprintf(why_, sizeof(why_), __VA_ARGS__);                     \
+		agora_err_set(err, "%s:%d: %s: %s", name, tl.line, col, why_); \
+		errno = EINVAL;                                                \
+		goto fail;                                                     \
 	} while (0)
 
 	rc = trace_next_line(&tl);
-	if (rc != 1 || strcmp(tl.buf, "timestamp,duration,num_gpus,gpu_time,cluster"))
-		BAD("header", "expected 'timestamp,duration,num_gpus,gpu_time,cluster'");
+	if (rc != 1 ||
+	    strcmp(tl.buf, "timestamp,duration,num_gpus,gpu_time,cluster"))
+		BAD("header",
+		    "expected 'timestamp,duration,num_gpus,gpu_time,cluster'");
 	while ((rc = trace_next_line(&tl)) == 1) {
 		char *f[6];
 		double dur, gt, g;
@@ -76,9 +78,11 @@ int trace_parse_philly(const char *text, const char *name,
 		j.id = row;
 		j.dataset = -1;
 		if (parse_ts(f[0], &j.submit))
-			BAD("timestamp", "'%s' is not YYYY-MM-DD HH:MM:SS", f[0]);
+			BAD("timestamp", "'%s' is not YYYY-MM-DD HH:MM:SS",
+			    f[0]);
 		if (parse_dbl(f[1], &dur) || dur < 0 || dur > 1e9)
-			BAD("duration", "'%s' is not a duration in seconds", f[1]);
+			BAD("duration", "'%s' is not a duration in seconds",
+			    f[1]);
 		if (parse_dbl(f[2], &g) || g < 1 || g > 100000 || g != floor(g))
 			BAD("num_gpus", "'%s' is not a positive integer", f[2]);
 		if (parse_dbl(f[3], &gt) || gt < 0)

@@ -122,7 +122,8 @@ int main(int argc, char **argv)
 				} else if (!strcmp(cmd, "leases")) {
 					if (!strncmp(kp->name, "Lease[", 6))
 						printf("%-14.*s %s\n",
-						       (int) strlen(kp->name) - 7,
+						       (int) strlen(kp->name) -
+							       7,
 						       kp->name + 6, kp->value);
 					else if (!strcmp(kp->name, "View"))
 						printf("# view of %s\n",
@@ -132,8 +133,9 @@ int main(int argc, char **argv)
 
 					if (parse_credit(kp, &r))
 						continue;
-					rows = realloc(rows, (size_t) (n_rows + 1) *
-							     sizeof(*rows));
+					rows = realloc(rows,
+						       (size_t) (n_rows + 1) *
+							       sizeof(*rows));
 					if (!rows) {
 						perror("agoractl");
 						return 1;
@@ -148,7 +150,8 @@ int main(int argc, char **argv)
 		slurm_list_iterator_destroy(it);
 	}
 	if (!found) {
-		fprintf(stderr, "agoractl: slurmctld publishes no Agora view: add SlurmctldPlugstack=slurmctld/agora to slurm.conf\n");
+		fprintf(stderr,
+			"agoractl: slurmctld publishes no Agora view: add SlurmctldPlugstack=slurmctld/agora to slurm.conf\n");
 		slurm_free_ctl_conf(conf);
 		slurm_fini();
 		return 1;

@@ -143,7 +143,8 @@ static void bench_one(int nodes, int gpus, int jobs, uint64_t seed)
 	       "starts", "preempt", "holds", "us/pending_job", "us/start");
 	for (r = pol_registry(); *r; r++) {
 		agora_err_t err = { { 0 } };
-		pol_policy_t *p = pol_policy_create((*r)->name, NULL, NULL, &err);
+		pol_policy_t *p = pol_policy_create((*r)->name, NULL, NULL,
+						    &err);
 		pol_actions_t acts = { 0 };
 		int st = 0, pr = 0, ho = 0, k;
 
@@ -210,12 +211,21 @@ int bench_main(int argc, char **argv)
 
 	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (ch) {
-		case 'n': nodes = atoi(optarg); break;
-		case 'g': gpus = atoi(optarg); break;
-		case 'j': jobs = atoi(optarg); break;
-		case 's': seed = strtoull(optarg, NULL, 10); break;
+		case 'n':
+			nodes = atoi(optarg);
+			break;
+		case 'g':
+			gpus = atoi(optarg);
+			break;
+		case 'j':
+			jobs = atoi(optarg);
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 10);
+			break;
 		default:
-			fprintf(stderr, "usage: agora-sim bench [--nodes N --gpus G --jobs J] [--seed N]\n");
+			fprintf(stderr,
+				"usage: agora-sim bench [--nodes N --gpus G --jobs J] [--seed N]\n");
 			return 2;
 		}
 	}

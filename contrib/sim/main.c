@@ -132,7 +132,8 @@ static void progress_cb(void *arg, const sim_progress_t *p)
 {
 	const char *label = arg;
 
-	fprintf(stderr, "\r%-12s day %6.2f  done %6d/%-6d  pending %6d  running %5d ",
+	fprintf(stderr,
+		"\r%-12s day %6.2f  done %6d/%-6d  pending %6d  running %5d ",
 		label, (double) (p->now - p->t0) / 86400.0, p->done, p->n,
 		p->pending, p->running);
 	fflush(stderr);
@@ -215,70 +216,117 @@ static int parse_opts(int argc, char **argv, cli_opts_t *o)
 	o->ctx.placement = "stock";
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (ch) {
-		case 't': o->ctx.trace_path = optarg; break;
-		case 'c': o->ctx.cluster_spec = optarg; break;
-		case 'p': o->policy = optarg; break;
-		case 'P': o->policies = optarg; break;
-		case 'b': o->baseline = optarg; break;
-		case 'j': o->json = optarg; break;
-		case 'g': o->plot = optarg; break;
-		case 'J': o->jobs_csv = optarg; break;
-		case 'f': o->ctx.filter_name = optarg; break;
-		case 'x': o->ctx.placement = optarg; break;
-		case 'r': o->ctx.progress = true; break;
-		case 'n': o->ctx.params.check = false; break;
+		case 't':
+			o->ctx.trace_path = optarg;
+			break;
+		case 'c':
+			o->ctx.cluster_spec = optarg;
+			break;
+		case 'p':
+			o->policy = optarg;
+			break;
+		case 'P':
+			o->policies = optarg;
+			break;
+		case 'b':
+			o->baseline = optarg;
+			break;
+		case 'j':
+			o->json = optarg;
+			break;
+		case 'g':
+			o->plot = optarg;
+			break;
+		case 'J':
+			o->jobs_csv = optarg;
+			break;
+		case 'f':
+			o->ctx.filter_name = optarg;
+			break;
+		case 'x':
+			o->ctx.placement = optarg;
+			break;
+		case 'r':
+			o->ctx.progress = true;
+			break;
+		case 'n':
+			o->ctx.params.check = false;
+			break;
 		case 's':
-			if (parse_double_opt(optarg, 0, 1e18, &d) || d != floor(d)) {
-				fprintf(stderr, "agora-sim: --seed: '%s' is not a non-negative integer\n", optarg);
+			if (parse_double_opt(optarg, 0, 1e18, &d) ||
+			    d != floor(d)) {
+				fprintf(stderr,
+					"agora-sim: --seed: '%s' is not a non-negative integer\n",
+					optarg);
 				return -1;
 			}
 			o->ctx.params.seed = (uint64_t) d;
 			break;
 		case 'a':
-			if (o->n_params == MAX_POLICIES || !strchr(optarg, ':')) {
-				fprintf(stderr, "agora-sim: --params: expected LABEL:k=v,k=v (at most %d)\n", MAX_POLICIES);
+			if (o->n_params == MAX_POLICIES ||
+			    !strchr(optarg, ':')) {
+				fprintf(stderr,
+					"agora-sim: --params: expected LABEL:k=v,k=v (at most %d)\n",
+					MAX_POLICIES);
 				return -1;
 			}
 			o->params[o->n_params++] = optarg;
 			break;
 		case 'L':
-			if (parse_double_opt(optarg, 1, 1000, &o->ctx.params.limit_factor)) {
-				fprintf(stderr, "agora-sim: --limit-factor: '%s' is not in [1, 1000]\n", optarg);
+			if (parse_double_opt(optarg, 1, 1000,
+					     &o->ctx.params.limit_factor)) {
+				fprintf(stderr,
+					"agora-sim: --limit-factor: '%s' is not in [1, 1000]\n",
+					optarg);
 				return -1;
 			}
 			break;
 		case 'S':
 			if (parse_slowdown(optarg, o->ctx.params.slowdown)) {
-				fprintf(stderr, "agora-sim: --slowdown: expected %d positive numbers separated by ','\n", POL_N_LEVELS);
+				fprintf(stderr,
+					"agora-sim: --slowdown: expected %d positive numbers separated by ','\n",
+					POL_N_LEVELS);
 				return -1;
 			}
 			break;
 		case 'R':
 			if (parse_double_opt(optarg, 0, 1e7, &d)) {
-				fprintf(stderr, "agora-sim: --restart: '%s' is not in [0, 1e7] s\n", optarg);
+				fprintf(stderr,
+					"agora-sim: --restart: '%s' is not in [0, 1e7] s\n",
+					optarg);
 				return -1;
 			}
 			o->ctx.params.restart_s = (int64_t) d;
 			break;
 		case 'E':
-			if (parse_double_opt(optarg, 0, 0.999, &o->ctx.params.elastic_serial)) {
-				fprintf(stderr, "agora-sim: --elastic-serial: '%s' is not in [0, 0.999]\n", optarg);
+			if (parse_double_opt(optarg, 0, 0.999,
+					     &o->ctx.params.elastic_serial)) {
+				fprintf(stderr,
+					"agora-sim: --elastic-serial: '%s' is not in [0, 0.999]\n",
+					optarg);
 				return -1;
 			}
 			break;
 		case 'B':
 			if (parse_double_opt(optarg, 1, 1e8, &d)) {
-				fprintf(stderr, "agora-sim: --bin: '%s' is not in [1, 1e8] s\n", optarg);
+				fprintf(stderr,
+					"agora-sim: --bin: '%s' is not in [1, 1e8] s\n",
+					optarg);
 				return -1;
 			}
 			o->ctx.params.bin_s = (int64_t) d;
 			break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "agora-sim: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "agora-sim: unexpected argument '%s'\n",
+			argv[optind]);
 		return -1;
 	}
 	return 0;
@@ -328,11 +376,14 @@ static int load_inputs(cli_ctx_t *ctx)
 	char *text;
 
 	if (!ctx->trace_path || !ctx->cluster_spec) {
-		fprintf(stderr, "agora-sim: --trace and --cluster are required\n");
+		fprintf(stderr,
+			"agora-sim: --trace and --cluster are required\n");
 		return -1;
 	}
 	if (trace_filter_parse(ctx->filter_name, &filter)) {
-		fprintf(stderr, "agora-sim: --filter: '%s' is not none or pollux\n", ctx->filter_name);
+		fprintf(stderr,
+			"agora-sim: --filter: '%s' is not none or pollux\n",
+			ctx->filter_name);
 		return -1;
 	}
 	ctx->cluster = load_cluster(ctx->cluster_spec, &err);
@@ -366,18 +417,22 @@ static int run_one(cli_ctx_t *ctx, cli_run_t *run)
 	int rc;
 
 	if (!pm) {
-		fprintf(stderr, "agora-sim: --placement: unknown strategy '%s' (stock, agora)\n", ctx->placement);
+		fprintf(stderr,
+			"agora-sim: --placement: unknown strategy '%s' (stock, agora)\n",
+			ctx->placement);
 		return -1;
 	}
 	pl.name = pm->name;
 	pl.place = pm->place;
 	pl.arg = pm->make ? pm->make(ctx->cluster) : NULL;
 	if (pm->make && !pl.arg) {
-		fprintf(stderr, "agora-sim: --placement %s: cannot build it for this cluster\n", pm->name);
+		fprintf(stderr,
+			"agora-sim: --placement %s: cannot build it for this cluster\n",
+			pm->name);
 		return -1;
 	}
-	pol = pol_policy_create(run->policy, run->params[0] ? run->params : NULL,
-				&pl, &err);
+	pol = pol_policy_create(run->policy,
+				run->params[0] ? run->params : NULL, &pl, &err);
 	if (!pol) {
 		fprintf(stderr, "agora-sim: %s\n", err.text);
 		if (pm->unmake)
@@ -425,7 +480,8 @@ static int setup_runs(cli_opts_t *o, const char *list, cli_run_t *runs)
 		cli_run_t *r;
 
 		if (n == MAX_POLICIES) {
-			fprintf(stderr, "agora-sim: at most %d policies\n", MAX_POLICIES);
+			fprintf(stderr, "agora-sim: at most %d policies\n",
+				MAX_POLICIES);
 			return -1;
 		}
 		r = &runs[n];
@@ -439,12 +495,16 @@ static int setup_runs(cli_opts_t *o, const char *list, cli_run_t *runs)
 			snprintf(r->policy, sizeof(r->policy), "%.63s", tok);
 		}
 		if (!pol_registry_find(r->policy)) {
-			fprintf(stderr, "agora-sim: unknown policy '%s' (see agora-sim list)\n", r->policy);
+			fprintf(stderr,
+				"agora-sim: unknown policy '%s' (see agora-sim list)\n",
+				r->policy);
 			return -1;
 		}
 		for (i = 0; i < n; i++)
 			if (!strcmp(runs[i].label, r->label)) {
-				fprintf(stderr, "agora-sim: policy label '%s' given twice (use LABEL=NAME)\n", r->label);
+				fprintf(stderr,
+					"agora-sim: policy label '%s' given twice (use LABEL=NAME)\n",
+					r->label);
 				return -1;
 			}
 		n++;
@@ -462,7 +522,9 @@ static int setup_runs(cli_opts_t *o, const char *list, cli_run_t *runs)
 				found = 1;
 			}
 		if (!found) {
-			fprintf(stderr, "agora-sim: --params %s: no such policy label\n", o->params[i]);
+			fprintf(stderr,
+				"agora-sim: --params %s: no such policy label\n",
+				o->params[i]);
 			return -1;
 		}
 	}
@@ -484,7 +546,8 @@ static int cmd_simulate(int argc, char **argv, bool compare)
 	if (parse_opts(argc, argv, &o))
 		return 2;
 	if (compare && (!o.policies || !o.baseline || !o.json)) {
-		fprintf(stderr, "agora-sim compare: --policies, --baseline and --json are required\n");
+		fprintf(stderr,
+			"agora-sim compare: --policies, --baseline and --json are required\n");
 		return 2;
 	}
 	if (!compare && !o.policy) {
@@ -502,13 +565,16 @@ static int cmd_simulate(int argc, char **argv, bool compare)
 			if (!strcmp(runs[base].label, o.baseline))
 				break;
 		if (base == n) {
-			fprintf(stderr, "agora-sim: --baseline %s is not in --policies\n", o.baseline);
+			fprintf(stderr,
+				"agora-sim: --baseline %s is not in --policies\n",
+				o.baseline);
 			goto out;
 		}
 	}
 	if (load_inputs(&o.ctx))
 		goto out;
-	fprintf(stderr, "agora-sim: %s: %d jobs, %d tenants (filter %s, %d dropped); cluster %s: %d nodes, %d GPUs\n",
+	fprintf(stderr,
+		"agora-sim: %s: %d jobs, %d tenants (filter %s, %d dropped); cluster %s: %d nodes, %d GPUs\n",
 		o.ctx.trace_path, o.ctx.trace.n, o.ctx.trace.n_tenants,
 		o.ctx.filter_name, o.ctx.trace.filtered, o.ctx.cluster->name,
 		o.ctx.cluster->n_nodes, pol_cluster_gpus(o.ctx.cluster));

@@ -72,12 +72,14 @@ static char *slurp(const char *path)
 	}
 	for (;;) {
 		if (cap - len < 65536) {
-			char *nb = realloc(buf, (cap = cap ? cap * 2 : 1 << 20) + 1);
+			char *nb = realloc(buf,
+					   (cap = cap ? cap * 2 : 1 << 20) + 1);
 
 			if (!nb) {
 				free(buf);
 				fclose(f);
-				fprintf(stderr, "agora-sim: %s: out of memory\n", path);
+				fprintf(stderr,
+					"agora-sim: %s: out of memory\n", path);
 				return NULL;
 			}
 			buf = nb;
@@ -140,32 +142,57 @@ int slice_main(int argc, char **argv)
 		int bad = 0;
 
 		switch (ch) {
-		case 't': path = optarg; break;
-		case 'f': fname = optarg; break;
-		case 's': bad = num_opt("start", optarg, 0, 1e9, &start); break;
-		case 'n': bad = num_opt("jobs", optarg, 1, 1e7, &njobs); break;
-		case 'F': bad = num_opt("speedup", optarg, 1e-3, 1e6, &F); break;
-		case 'm': bad = num_opt("min-duration", optarg, 1, 1e7, &dmin); break;
-		case 'M': bad = num_opt("max-duration", optarg, 0, 1e9, &dmax); break;
-		case 'L': bad = num_opt("limit-factor", optarg, 1, 1000, &L); break;
-		case 'S': bad = num_opt("seed", optarg, 0, 1e18, &seed); break;
-		case 'g': bad = num_opt("gpus-per-node", optarg, 1, POL_MAX_GPUS_PER_NODE, &gpn); break;
+		case 't':
+			path = optarg;
+			break;
+		case 'f':
+			fname = optarg;
+			break;
+		case 's':
+			bad = num_opt("start", optarg, 0, 1e9, &start);
+			break;
+		case 'n':
+			bad = num_opt("jobs", optarg, 1, 1e7, &njobs);
+			break;
+		case 'F':
+			bad = num_opt("speedup", optarg, 1e-3, 1e6, &F);
+			break;
+		case 'm':
+			bad = num_opt("min-duration", optarg, 1, 1e7, &dmin);
+			break;
+		case 'M':
+			bad = num_opt("max-duration", optarg, 0, 1e9, &dmax);
+			break;
+		case 'L':
+			bad = num_opt("limit-factor", optarg, 1, 1000, &L);
+			break;
+		case 'S':
+			bad = num_opt("seed", optarg, 0, 1e18, &seed);
+			break;
+		case 'g':
+			bad = num_opt("gpus-per-node", optarg, 1,
+				      POL_MAX_GPUS_PER_NODE, &gpn);
+			break;
 		case 'h':
 			puts("usage: agora-sim slice --trace FILE [--filter none|pollux] [--start ROW]\n"
 			     "         --jobs N --speedup F [--min-duration S (1)] [--max-duration S (none)]\n"
 			     "         [--limit-factor L (2)] [--seed N (1)] [--gpus-per-node G (8)]");
 			return 0;
-		default: return 2;
+		default:
+			return 2;
 		}
 		if (bad)
 			return 2;
 	}
 	if (!path || njobs < 1 || optind < argc) {
-		fprintf(stderr, "agora-sim slice: --trace and --jobs are required\n");
+		fprintf(stderr,
+			"agora-sim slice: --trace and --jobs are required\n");
 		return 2;
 	}
 	if (trace_filter_parse(fname, &filter)) {
-		fprintf(stderr, "agora-sim: --filter: '%s' is not none or pollux\n", fname);
+		fprintf(stderr,
+			"agora-sim: --filter: '%s' is not none or pollux\n",
+			fname);
 		return 2;
 	}
 	text = slurp(path);
@@ -188,7 +215,8 @@ int slice_main(int argc, char **argv)
 		if (t.jobs[i].id >= (int64_t) start)
 			sel[k++] = t.jobs[i];
 	if (k == 0) {
-		fprintf(stderr, "agora-sim: %s: no job with id >= %.0f\n", path, start);
+		fprintf(stderr, "agora-sim: %s: no job with id >= %.0f\n", path,
+			start);
 		free(sel);
 		trace_free(&t);
 		return 2;
@@ -221,7 +249,8 @@ int slice_main(int argc, char **argv)
 		       (long long) d, nodes * per, nodes, per,
 		       t.tenants[j->tenant], (long long) lim);
 	}
-	fprintf(stderr, "agora-sim slice: %s: %d jobs from id %.0f (filter %s, %d rows dropped by it), speedup %g\n",
+	fprintf(stderr,
+		"agora-sim slice: %s: %d jobs from id %.0f (filter %s, %d rows dropped by it), speedup %g\n",
 		path, k, start, fname, t.filtered, F);
 	free(sel);
 	trace_free(&t);
@@ -230,11 +259,23 @@ int slice_main(int argc, char **argv)
 
 /* score ------------------------------------------------------------------ */
 
-enum { S_ID, S_TENANT, S_SUBMIT, S_DURATION, S_GPUS, S_LIMIT, S_START,
-       S_FINISH, S_RUN, S_PREEMPT, S_LEVEL, S_NCOL };
+enum {
+	S_ID,
+	S_TENANT,
+	S_SUBMIT,
+	S_DURATION,
+	S_GPUS,
+	S_LIMIT,
+	S_START,
+	S_FINISH,
+	S_RUN,
+	S_PREEMPT,
+	S_LEVEL,
+	S_NCOL
+};
 static const char *const s_cols[S_NCOL] = {
-	"id", "tenant", "submit", "duration", "gpus", "time_limit",
-	"first_start", "finish", "run_s", "preemptions", "level",
+	"id",          "tenant", "submit", "duration",    "gpus",  "time_limit",
+	"first_start", "finish", "run_s",  "preemptions", "level",
 };
 /* columns of --jobs-csv that score recomputes */
 static const char *const s_ignored[] = { "jct", "queue", "first_wait", "rho" };
@@ -280,7 +321,9 @@ static int score_load(const char *path, double scale, trace_t *t,
 					if (!strcmp(f[i], s_ignored[c]))
 						break;
 				if (c == 4) {
-					fprintf(stderr, "agora-sim: %s:%d: %s: unknown column\n", path, lineno, f[i]);
+					fprintf(stderr,
+						"agora-sim: %s:%d: %s: unknown column\n",
+						path, lineno, f[i]);
 					goto bad;
 				}
 				col[i] = -2;
@@ -288,14 +331,18 @@ static int score_load(const char *path, double scale, trace_t *t,
 			for (c = 0; c < S_NCOL; c++)
 				if (!has[c] && c != S_LIMIT && c != S_PREEMPT &&
 				    c != S_LEVEL) {
-					fprintf(stderr, "agora-sim: %s:%d: header: column %s is required\n", path, lineno, s_cols[c]);
+					fprintf(stderr,
+						"agora-sim: %s:%d: header: column %s is required\n",
+						path, lineno, s_cols[c]);
 					goto bad;
 				}
 			ncol = nf;
 			continue;
 		}
 		if (nf != ncol) {
-			fprintf(stderr, "agora-sim: %s:%d: %d fields, the header has %d\n", path, lineno, nf, ncol);
+			fprintf(stderr,
+				"agora-sim: %s:%d: %d fields, the header has %d\n",
+				path, lineno, nf, ncol);
 			goto bad;
 		}
 		for (i = 0; i < nf; i++) {
@@ -309,19 +356,26 @@ static int score_load(const char *path, double scale, trace_t *t,
 				continue;
 			errno = 0;
 			v[col[i]] = strtod(f[i], &end);
-			if (errno || end == f[i] || *end || !isfinite(v[col[i]])) {
-				fprintf(stderr, "agora-sim: %s:%d: %s: '%s' is not a number\n", path, lineno, s_cols[col[i]], f[i]);
+			if (errno || end == f[i] || *end ||
+			    !isfinite(v[col[i]])) {
+				fprintf(stderr,
+					"agora-sim: %s:%d: %s: '%s' is not a number\n",
+					path, lineno, s_cols[col[i]], f[i]);
 				goto bad;
 			}
 		}
 		if (v[S_GPUS] < 1 || v[S_DURATION] < 0) {
-			fprintf(stderr, "agora-sim: %s:%d: gpus: needs gpus >= 1 and duration >= 0\n", path, lineno);
+			fprintf(stderr,
+				"agora-sim: %s:%d: gpus: needs gpus >= 1 and duration >= 0\n",
+				path, lineno);
 			goto bad;
 		}
-		if (v[S_FINISH] >= 0 && (v[S_START] < v[S_SUBMIT] ||
-					 v[S_FINISH] < v[S_START] || v[S_RUN] < 0 ||
-					 v[S_RUN] > v[S_FINISH] - v[S_SUBMIT])) {
-			fprintf(stderr, "agora-sim: %s:%d: finish: needs submit <= first_start <= finish and 0 <= run_s <= finish - submit\n", path, lineno);
+		if (v[S_FINISH] >= 0 &&
+		    (v[S_START] < v[S_SUBMIT] || v[S_FINISH] < v[S_START] ||
+		     v[S_RUN] < 0 || v[S_RUN] > v[S_FINISH] - v[S_SUBMIT])) {
+			fprintf(stderr,
+				"agora-sim: %s:%d: finish: needs submit <= first_start <= finish and 0 <= run_s <= finish - submit\n",
+				path, lineno);
 			goto bad;
 		}
 		memset(&j, 0, sizeof(j));
@@ -350,7 +404,9 @@ static int score_load(const char *path, double scale, trace_t *t,
 		o->level = (int) v[S_LEVEL];
 		o->preemptions = (int) v[S_PREEMPT];
 		if (v[S_FINISH] < 0 || v[S_START] < 0) {
-			o->first_start = v[S_START] < 0 ? -1 : llround(v[S_START] * scale);
+			o->first_start = v[S_START] < 0
+						 ? -1
+						 : llround(v[S_START] * scale);
 			o->finish = -1;
 			(*unfinished)++;
 		} else {
@@ -404,7 +460,8 @@ static void score_aggregate(const trace_t *t, sim_result_t *res)
 		if (a < res->t0)
 			a = res->t0;
 		if (b > a)
-			res->busy_gpu_s_arrival += (double) o->gpus * (double) (b - a);
+			res->busy_gpu_s_arrival += (double) o->gpus *
+						   (double) (b - a);
 		res->preemptions += o->preemptions;
 	}
 	if (res->t_end < res->t0)
@@ -435,10 +492,18 @@ int score_main(int argc, char **argv)
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (ch) {
-		case 'j': jobs = optarg; break;
-		case 'c': ctx.cluster_spec = optarg; break;
-		case 'J': json = optarg; break;
-		case 'l': label = optarg; break;
+		case 'j':
+			jobs = optarg;
+			break;
+		case 'c':
+			ctx.cluster_spec = optarg;
+			break;
+		case 'J':
+			json = optarg;
+			break;
+		case 'l':
+			label = optarg;
+			break;
 		case 'F':
 			if (num_opt("scale", optarg, 1e-6, 1e6, &scale))
 				return 2;
@@ -446,11 +511,13 @@ int score_main(int argc, char **argv)
 		case 'h':
 			puts("usage: agora-sim score --jobs FILE --cluster SPEC [--json OUT] [--label L] [--scale F]");
 			return 0;
-		default: return 2;
+		default:
+			return 2;
 		}
 	}
 	if (!jobs || !ctx.cluster_spec || optind < argc) {
-		fprintf(stderr, "agora-sim score: --jobs and --cluster are required\n");
+		fprintf(stderr,
+			"agora-sim score: --jobs and --cluster are required\n");
 		return 2;
 	}
 	ctx.cluster = sim_cluster_shorthand(ctx.cluster_spec);
@@ -459,7 +526,8 @@ int score_main(int argc, char **argv)
 
 		if (!text)
 			return 2;
-		ctx.cluster = sim_cluster_parse(text, ctx.cluster_spec, NULL, NULL, &err);
+		ctx.cluster = sim_cluster_parse(text, ctx.cluster_spec, NULL,
+						NULL, &err);
 		free(text);
 		if (!ctx.cluster) {
 			fprintf(stderr, "agora-sim: %s\n", err.text);
@@ -490,9 +558,11 @@ int score_main(int argc, char **argv)
 			run.sum.mean_locality_level_multi = NAN;
 			break;
 		}
-	fprintf(stderr, "agora-sim score: %s: %d jobs, %d finished, %d unfinished, %d tenants; cluster %s (%d GPUs), times x %g\n",
-		jobs, ctx.trace.n, run.sum.jobs, unfinished, ctx.trace.n_tenants,
-		ctx.cluster_spec, run.res.total_gpus, scale);
+	fprintf(stderr,
+		"agora-sim score: %s: %d jobs, %d finished, %d unfinished, %d tenants; cluster %s (%d GPUs), times x %g\n",
+		jobs, ctx.trace.n, run.sum.jobs, unfinished,
+		ctx.trace.n_tenants, ctx.cluster_spec, run.res.total_gpus,
+		scale);
 	report_table(stdout, &ctx, &run, 1, -1);
 	if (json) {
 		json_object *root, *o;
@@ -502,15 +572,21 @@ int score_main(int argc, char **argv)
 		/* the replay's extras beside the simulator's keys */
 		root = json_object_from_file(json);
 		if (!root || !json_object_object_get_ex(root, label, &o)) {
-			fprintf(stderr, "agora-sim: %s: cannot reread JSON\n", json);
+			fprintf(stderr, "agora-sim: %s: cannot reread JSON\n",
+				json);
 			json_object_put(root);
 			goto out;
 		}
-		json_object_object_add(o, "unfinished", json_object_new_int(unfinished));
-		json_object_object_add(o, "submitted", json_object_new_int(ctx.trace.n));
-		json_object_object_add(o, "time_scale", json_object_new_double(scale));
-		if (json_object_to_file_ext(json, root, JSON_C_TO_STRING_PRETTY)) {
-			fprintf(stderr, "agora-sim: %s: cannot write JSON\n", json);
+		json_object_object_add(o, "unfinished",
+				       json_object_new_int(unfinished));
+		json_object_object_add(o, "submitted",
+				       json_object_new_int(ctx.trace.n));
+		json_object_object_add(o, "time_scale",
+				       json_object_new_double(scale));
+		if (json_object_to_file_ext(json, root,
+					    JSON_C_TO_STRING_PRETTY)) {
+			fprintf(stderr, "agora-sim: %s: cannot write JSON\n",
+				json);
 			json_object_put(root);
 			goto out;
 		}

@@ -28,13 +28,16 @@ void report_table(FILE *f, const cli_ctx_t *ctx, cli_run_t *runs, int n,
 {
 	int i;
 
-	fprintf(f, "\ntrace %s (filter %s, %d jobs), cluster %s (%d GPUs), seed %llu, placement %s\n",
+	fprintf(f,
+		"\ntrace %s (filter %s, %d jobs), cluster %s (%d GPUs), seed %llu, placement %s\n",
 		ctx->trace_path, ctx->filter_name, ctx->trace.n,
 		ctx->cluster_spec, pol_cluster_gpus(ctx->cluster),
 		(unsigned long long) ctx->params.seed, ctx->placement);
-	fprintf(f, "times in hours; util_arr = utilization over the arrival window, util_mk = over the makespan;\n"
-		   "loc = mean locality level (0 nvlink .. 5 cluster) of all jobs, loc_mg = of jobs of >1 GPU\n");
-	fprintf(f, "%-14s %6s %8s %8s %8s %8s %8s %9s %8s %7s %8s %8s %6s %7s %6s %6s %6s %7s\n",
+	fprintf(f,
+		"times in hours; util_arr = utilization over the arrival window, util_mk = over the makespan;\n"
+		"loc = mean locality level (0 nvlink .. 5 cluster) of all jobs, loc_mg = of jobs of >1 GPU\n");
+	fprintf(f,
+		"%-14s %6s %8s %8s %8s %8s %8s %9s %8s %7s %8s %8s %6s %7s %6s %6s %6s %7s\n",
 		"policy", "jobs", "meanJCT", "p50JCT", "p99JCT", "meanQ",
 		"p99Q", "makespan", "util_arr", "util_mk", "max_rho",
 		"mean_rho", "jain", "preempt", "frag", "loc", "loc_mg",
@@ -42,7 +45,8 @@ void report_table(FILE *f, const cli_ctx_t *ctx, cli_run_t *runs, int n,
 	for (i = 0; i < n; i++) {
 		const sim_summary_t *s = &runs[i].sum;
 
-		fprintf(f, "%-14s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %9.1f %8.3f %7.3f %8.2f %8.2f %6.3f %7lld %6.3f %6.3f %6.3f %7.2f\n",
+		fprintf(f,
+			"%-14s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %9.1f %8.3f %7.3f %8.2f %8.2f %6.3f %7lld %6.3f %6.3f %6.3f %7.2f\n",
 			runs[i].label, s->jobs, s->mean_jct_s / 3600,
 			s->p50_jct_s / 3600, s->p99_jct_s / 3600,
 			s->mean_queue_s / 3600, s->p99_queue_s / 3600,
@@ -54,15 +58,17 @@ void report_table(FILE *f, const cli_ctx_t *ctx, cli_run_t *runs, int n,
 	}
 	if (base < 0)
 		return;
-	fprintf(f, "\nratios against %s (lower is better except util and jain)\n",
+	fprintf(f,
+		"\nratios against %s (lower is better except util and jain)\n",
 		runs[base].label);
-	fprintf(f, "%-14s %8s %8s %8s %8s %8s %9s %8s %8s %8s %6s %6s\n", "policy",
-		"meanJCT", "p50JCT", "p99JCT", "meanQ", "p99Q", "makespan",
-		"util_arr", "max_rho", "mean_rho", "jain", "frag");
+	fprintf(f, "%-14s %8s %8s %8s %8s %8s %9s %8s %8s %8s %6s %6s\n",
+		"policy", "meanJCT", "p50JCT", "p99JCT", "meanQ", "p99Q",
+		"makespan", "util_arr", "max_rho", "mean_rho", "jain", "frag");
 	for (i = 0; i < n; i++) {
 		const sim_summary_t *s = &runs[i].sum, *b = &runs[base].sum;
 
-		fprintf(f, "%-14s %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %8.3f %8.3f %8.3f %6.3f %6.3f\n",
+		fprintf(f,
+			"%-14s %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %8.3f %8.3f %8.3f %6.3f %6.3f\n",
 			runs[i].label, ratio(s->mean_jct_s, b->mean_jct_s),
 			ratio(s->p50_jct_s, b->p50_jct_s),
 			ratio(s->p99_jct_s, b->p99_jct_s),
@@ -82,8 +88,7 @@ static json_object *num(double v)
 	return isfinite(v) ? json_object_new_double(v) : json_object_new_null();
 }
 
-int report_json(const char *path, const cli_ctx_t *ctx, cli_run_t *runs,
-		int n)
+int report_json(const char *path, const cli_ctx_t *ctx, cli_run_t *runs, int n)
 {
 	json_object *root = json_object_new_object();
 	int i, t, rc;
@@ -92,16 +97,28 @@ int report_json(const char *path, const cli_ctx_t *ctx, cli_run_t *runs,
 		const sim_summary_t *s = &runs[i].sum;
 		json_object *o = json_object_new_object(), *tr;
 
-		json_object_object_add(o, "policy", json_object_new_string(runs[i].policy));
-		json_object_object_add(o, "params", json_object_new_string(runs[i].params));
-		json_object_object_add(o, "placement", json_object_new_string(ctx->placement));
-		json_object_object_add(o, "trace", json_object_new_string(ctx->trace_path));
-		json_object_object_add(o, "filter", json_object_new_string(ctx->filter_name));
-		json_object_object_add(o, "cluster", json_object_new_string(ctx->cluster_spec));
-		json_object_object_add(o, "gpus", json_object_new_int(pol_cluster_gpus(ctx->cluster)));
-		json_object_object_add(o, "seed", json_object_new_int64((int64_t) ctx->params.seed));
+		json_object_object_add(o, "policy",
+				       json_object_new_string(runs[i].policy));
+		json_object_object_add(o, "params",
+				       json_object_new_string(runs[i].params));
+		json_object_object_add(o, "placement",
+				       json_object_new_string(ctx->placement));
+		json_object_object_add(o, "trace",
+				       json_object_new_string(ctx->trace_path));
+		json_object_object_add(
+			o, "filter", json_object_new_string(ctx->filter_name));
+		json_object_object_add(
+			o, "cluster",
+			json_object_new_string(ctx->cluster_spec));
+		json_object_object_add(
+			o, "gpus",
+			json_object_new_int(pol_cluster_gpus(ctx->cluster)));
+		json_object_object_add(
+			o, "seed",
+			json_object_new_int64((int64_t) ctx->params.seed));
 		json_object_object_add(o, "jobs", json_object_new_int(s->jobs));
-		json_object_object_add(o, "skipped", json_object_new_int(runs[i].res.skipped));
+		json_object_object_add(
+			o, "skipped", json_object_new_int(runs[i].res.skipped));
 		json_object_object_add(o, "mean_jct_s", num(s->mean_jct_s));
 		json_object_object_add(o, "p50_jct_s", num(s->p50_jct_s));
 		json_object_object_add(o, "p99_jct_s", num(s->p99_jct_s));
@@ -110,22 +127,33 @@ int report_json(const char *path, const cli_ctx_t *ctx, cli_run_t *runs,
 		json_object_object_add(o, "makespan_s", num(s->makespan_s));
 		/* "utilization" is the arrival-window one (doc/sim.md) */
 		json_object_object_add(o, "utilization", num(s->util_arrival));
-		json_object_object_add(o, "utilization_arrival", num(s->util_arrival));
-		json_object_object_add(o, "utilization_makespan", num(s->util_makespan));
-		json_object_object_add(o, "utilization_arrival_net", num(s->util_arrival_net));
-		json_object_object_add(o, "rework_gpu_s", num(runs[i].res.rework_gpu_s));
+		json_object_object_add(o, "utilization_arrival",
+				       num(s->util_arrival));
+		json_object_object_add(o, "utilization_makespan",
+				       num(s->util_makespan));
+		json_object_object_add(o, "utilization_arrival_net",
+				       num(s->util_arrival_net));
+		json_object_object_add(o, "rework_gpu_s",
+				       num(runs[i].res.rework_gpu_s));
 		json_object_object_add(o, "max_rho", num(s->max_rho));
 		json_object_object_add(o, "mean_rho", num(s->mean_rho));
 		json_object_object_add(o, "jain_rho", num(s->jain_rho));
-		json_object_object_add(o, "preemptions", json_object_new_int64(s->preemptions));
-		json_object_object_add(o, "fragmentation", num(s->fragmentation));
-		json_object_object_add(o, "mean_locality_level", num(s->mean_locality_level));
-		json_object_object_add(o, "mean_locality_level_multi", num(s->mean_locality_level_multi));
-		json_object_object_add(o, "decisions", json_object_new_int64(runs[i].res.decisions));
+		json_object_object_add(o, "preemptions",
+				       json_object_new_int64(s->preemptions));
+		json_object_object_add(o, "fragmentation",
+				       num(s->fragmentation));
+		json_object_object_add(o, "mean_locality_level",
+				       num(s->mean_locality_level));
+		json_object_object_add(o, "mean_locality_level_multi",
+				       num(s->mean_locality_level_multi));
+		json_object_object_add(
+			o, "decisions",
+			json_object_new_int64(runs[i].res.decisions));
 		json_object_object_add(o, "wall_s", num(runs[i].wall_s));
 		tr = json_object_new_object();
 		for (t = 0; t < s->n_tenants && t < ctx->trace.n_tenants; t++)
-			json_object_object_add(tr, ctx->trace.tenants[t], num(s->tenant_rho[t]));
+			json_object_object_add(tr, ctx->trace.tenants[t],
+					       num(s->tenant_rho[t]));
 		json_object_object_add(o, "tenant_rho", tr);
 		json_object_object_add(root, runs[i].label, o);
 	}
@@ -149,21 +177,28 @@ int report_jobs_csv(const char *path, const cli_ctx_t *ctx,
 		fprintf(stderr, "agora-sim: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "id,tenant,submit,duration,gpus,time_limit,first_start,finish,jct,queue,first_wait,run_s,rho,preemptions,level\n");
+	fprintf(f,
+		"id,tenant,submit,duration,gpus,time_limit,first_start,finish,jct,queue,first_wait,run_s,rho,preemptions,level\n");
 	for (i = 0; i < ctx->trace.n; i++) {
 		const sim_job_t *j = &ctx->trace.jobs[i];
 		const sim_job_out_t *o = &run->res.jobs[i];
 
-		fprintf(f, "%lld,%s,%lld,%lld,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.4f,%d,%d\n",
+		fprintf(f,
+			"%lld,%s,%lld,%lld,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.4f,%d,%d\n",
 			(long long) j->id, ctx->trace.tenants[j->tenant],
 			(long long) j->submit, (long long) j->duration, j->gpus,
 			(long long) o->limit, (long long) o->first_start,
 			(long long) o->finish,
-			(long long) (o->finish >= 0 ? o->finish - j->submit : -1),
-			(long long) (o->finish >= 0 ? o->finish - j->submit - o->run_s : -1),
-			(long long) (o->first_start >= 0 ? o->first_start - j->submit : -1),
-			(long long) o->run_s,
-			sim_job_rho(j, o), o->preemptions, o->level);
+			(long long) (o->finish >= 0 ? o->finish - j->submit
+						    : -1),
+			(long long) (o->finish >= 0
+					     ? o->finish - j->submit - o->run_s
+					     : -1),
+			(long long) (o->first_start >= 0
+					     ? o->first_start - j->submit
+					     : -1),
+			(long long) o->run_s, sim_job_rho(j, o), o->preemptions,
+			o->level);
 	}
 	if (fclose(f)) {
 		fprintf(stderr, "agora-sim: %s: write error\n", path);
@@ -186,7 +221,8 @@ static int run_gnuplot(const char *script)
 	int st;
 
 	if (posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ)) {
-		fprintf(stderr, "agora-sim: cannot run gnuplot (install gnuplot-nox)\n");
+		fprintf(stderr,
+			"agora-sim: cannot run gnuplot (install gnuplot-nox)\n");
 		return -1;
 	}
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
@@ -196,8 +232,7 @@ static int run_gnuplot(const char *script)
 	return 0;
 }
 
-int report_plots(const char *dir, const cli_ctx_t *ctx, cli_run_t *runs,
-		 int n)
+int report_plots(const char *dir, const cli_ctx_t *ctx, cli_run_t *runs, int n)
 {
 	char path[4096];
 	FILE *f;
@@ -217,13 +252,16 @@ int report_plots(const char *dir, const cli_ctx_t *ctx, cli_run_t *runs,
 		for (k = 0; k < ctx->trace.n; k++)
 			if (runs[i].res.jobs[k].finish >= 0)
 				v[m++] = (double) (runs[i].res.jobs[k].finish -
-						   ctx->trace.jobs[k].submit) / 3600.0;
+						   ctx->trace.jobs[k].submit) /
+					 3600.0;
 		qsort(v, (size_t) m, sizeof(*v), cmp_d);
-		snprintf(path, sizeof(path), "%s/jct-%s.dat", dir, runs[i].label);
+		snprintf(path, sizeof(path), "%s/jct-%s.dat", dir,
+			 runs[i].label);
 		f = fopen(path, "w");
 		if (!f) {
 			free(v);
-			fprintf(stderr, "agora-sim: %s: %s\n", path, strerror(errno));
+			fprintf(stderr, "agora-sim: %s: %s\n", path,
+				strerror(errno));
 			return -1;
 		}
 		step = m > 2000 ? m / 2000 : 1;
@@ -234,13 +272,15 @@ int report_plots(const char *dir, const cli_ctx_t *ctx, cli_run_t *runs,
 			fprintf(f, "%.6f 1\n", v[m - 1]);
 		fclose(f);
 		free(v);
-		snprintf(path, sizeof(path), "%s/util-%s.dat", dir, runs[i].label);
+		snprintf(path, sizeof(path), "%s/util-%s.dat", dir,
+			 runs[i].label);
 		f = fopen(path, "w");
 		if (!f)
 			return -1;
 		for (k = 0; k < runs[i].res.n_bins; k++)
 			fprintf(f, "%.4f %.5f\n",
-				(double) k * (double) runs[i].res.bin_s / 86400.0,
+				(double) k * (double) runs[i].res.bin_s /
+					86400.0,
 				runs[i].res.util[k]);
 		fclose(f);
 	}
@@ -255,9 +295,10 @@ int report_plots(const char *dir, const cli_ctx_t *ctx, cli_run_t *runs,
 	for (t = 0; t < ctx->trace.n_tenants; t++) {
 		fprintf(f, "%s", ctx->trace.tenants[t]);
 		for (i = 0; i < n; i++)
-			fprintf(f, " %.4f", isfinite(runs[i].sum.tenant_rho[t])
-						   ? runs[i].sum.tenant_rho[t]
-						   : 0.0);
+			fprintf(f, " %.4f",
+				isfinite(runs[i].sum.tenant_rho[t])
+					? runs[i].sum.tenant_rho[t]
+					: 0.0);
 		fputc('\n', f);
 	}
 	fclose(f);
@@ -269,27 +310,31 @@ int report_plots(const char *dir, const cli_ctx_t *ctx, cli_run_t *runs,
 	fprintf(f, "# written by agora-sim; rerun with: gnuplot %s\n", path);
 	fprintf(f, "set terminal pngcairo size 1000,600 noenhanced\n");
 	fprintf(f, "cd '%s'\nset key left top\nset grid\n", dir);
-	fprintf(f, "set output 'jct_cdf.png'\nset title 'JCT CDF (%s, %s)'\n"
-		   "set logscale x\nset xlabel 'job completion time (hours, log)'\n"
-		   "set ylabel 'fraction of jobs'\nset yrange [0:1]\nplot ",
+	fprintf(f,
+		"set output 'jct_cdf.png'\nset title 'JCT CDF (%s, %s)'\n"
+		"set logscale x\nset xlabel 'job completion time (hours, log)'\n"
+		"set ylabel 'fraction of jobs'\nset yrange [0:1]\nplot ",
 		ctx->trace_path, ctx->cluster_spec);
 	for (i = 0; i < n; i++)
-		fprintf(f, "%s'jct-%s.dat' using 1:2 with lines lw 2 title '%s'",
+		fprintf(f,
+			"%s'jct-%s.dat' using 1:2 with lines lw 2 title '%s'",
 			i ? ", " : "", runs[i].label, runs[i].label);
 	fprintf(f, "\nunset logscale x\nset autoscale y\n");
-	fprintf(f, "set output 'utilization.png'\nset title 'GPU utilization over time (%llu-s bins)'\n"
-		   "set xlabel 'days since first submit'\nset ylabel 'busy GPUs / GPUs'\n"
-		   "set yrange [0:1.05]\nset key right top\nplot ",
+	fprintf(f,
+		"set output 'utilization.png'\nset title 'GPU utilization over time (%llu-s bins)'\n"
+		"set xlabel 'days since first submit'\nset ylabel 'busy GPUs / GPUs'\n"
+		"set yrange [0:1.05]\nset key right top\nplot ",
 		(unsigned long long) ctx->params.bin_s);
 	for (i = 0; i < n; i++)
 		fprintf(f, "%s'util-%s.dat' using 1:2 with lines title '%s'",
 			i ? ", " : "", runs[i].label, runs[i].label);
 	fprintf(f, "\nset autoscale y\n");
-	fprintf(f, "set output 'rho_tenant.png'\nset title 'finish-time fairness: mean rho per tenant (log)'\n"
-		   "set style data histogram\nset style histogram cluster gap 1\n"
-		   "set style fill solid 0.8 border -1\nset logscale y\nset yrange [1:*]\n"
-		   "set xlabel 'tenant'\nset ylabel 'rho = JCT / duration'\nset xtics rotate by -45\n"
-		   "set key left top\nplot ");
+	fprintf(f,
+		"set output 'rho_tenant.png'\nset title 'finish-time fairness: mean rho per tenant (log)'\n"
+		"set style data histogram\nset style histogram cluster gap 1\n"
+		"set style fill solid 0.8 border -1\nset logscale y\nset yrange [1:*]\n"
+		"set xlabel 'tenant'\nset ylabel 'rho = JCT / duration'\nset xtics rotate by -45\n"
+		"set key left top\nplot ");
 	for (i = 0; i < n; i++)
 		fprintf(f, "%s'rho.dat' using %d:xtic(1) title columnheader",
 			i ? ", " : "", i + 2);

@@ -34,12 +34,10 @@ double cli_now(void); /* monotonic seconds */
 
 void report_table(FILE *f, const cli_ctx_t *ctx, cli_run_t *runs, int n,
 		  int baseline);
-int report_json(const char *path, const cli_ctx_t *ctx, cli_run_t *runs,
-		int n);
+int report_json(const char *path, const cli_ctx_t *ctx, cli_run_t *runs, int n);
 int report_jobs_csv(const char *path, const cli_ctx_t *ctx,
 		    const cli_run_t *run);
-int report_plots(const char *dir, const cli_ctx_t *ctx, cli_run_t *runs,
-		 int n);
+int report_plots(const char *dir, const cli_ctx_t *ctx, cli_run_t *runs, int n);
 
 int bench_main(int argc, char **argv);
 int slice_main(int argc, char **argv); /* replay.c */

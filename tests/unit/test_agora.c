@@ -43,8 +43,8 @@ static void run_on(pol_cluster_t *c, pol_job_t *j, pol_alloc_part_t *part,
 	c->nodes[0].free &= ~mask;
 }
 
-static const pol_action_t *find(const pol_actions_t *a,
-				pol_action_type_t type, int64_t id)
+static const pol_action_t *find(const pol_actions_t *a, pol_action_type_t type,
+				int64_t id)
 {
 	int i;
 
@@ -92,10 +92,10 @@ static void test_agora_order_by_credit(void **state)
 						   "vision", 3600.0 * 500, 50,
 						   NULL),
 				 0);
-		assert_true(pol_credit_get(pol_agora_policy_ledger(a), "vision",
-					   100) <
-			    pol_credit_get(pol_agora_policy_ledger(a), "nlp",
-					   100));
+		assert_true(
+			pol_credit_get(pol_agora_policy_ledger(a), "vision",
+				       100) <
+			pol_credit_get(pol_agora_policy_ledger(a), "nlp", 100));
 		assert_int_equal(pol_agora_policy_decide(a, &s, 100, &out), 0);
 		assert_non_null(find(&out, POL_ACT_START, 2));
 		assert_null(find(&out, POL_ACT_START, 1));
@@ -157,9 +157,8 @@ static void test_agora_lease_expiry_requeues_after_grace(void **state)
 {
 	agora_err_t err = { { 0 } };
 	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
-	pol_policy_t *p = pol_policy_create("agora",
-					    "lease=600,grace=60,f=0.8", NULL,
-					    &err);
+	pol_policy_t *p = pol_policy_create("agora", "lease=600,grace=60,f=0.8",
+					    NULL, &err);
 	pol_job_t run[1] = { job(1, 0, 8, 0) };
 	pol_job_t pend[2] = { job(2, 1, 8, 10) };
 	pol_alloc_part_t part;
@@ -269,9 +268,9 @@ static void test_agora_carry_keeps_leases(void **state)
 			 600);
 	/* charged from 200 on, not from scratch and not skipped */
 	assert_int_equal(pol_agora_policy_decide(nw, &s, 300, &out), 0);
-	assert_true(fabs(pol_credit_usage(pol_agora_policy_ledger(nw), "t0",
-					  300) -
-			 8 * 200.0 / 3600 * M_LN2) < 1e-4);
+	assert_true(
+		fabs(pol_credit_usage(pol_agora_policy_ledger(nw), "t0", 300) -
+		     8 * 200.0 / 3600 * M_LN2) < 1e-4);
 	assert_int_equal(pol_agora_policy_carry(nw, nw), -1);
 	free(json);
 	pol_actions_free(&out);
@@ -394,8 +393,8 @@ static void test_agora_leftover_drain(void **state)
 static void test_agora_bad_params(void **state)
 {
 	static const char *const bad[] = {
-		"f=1", "f=-0.1", "lease=0", "grace=-1", "options=0",
-		"solver=7", "app=2", "nosuch=1", "quota=-5",
+		"f=1",      "f=-0.1", "lease=0",  "grace=-1", "options=0",
+		"solver=7", "app=2",  "nosuch=1", "quota=-5",
 	};
 	size_t i;
 

@@ -34,23 +34,22 @@ static void test_conf_defaults_when_empty(void **state)
 
 static void test_conf_all_keys_parse(void **state)
 {
-	const char *text =
-		"SchedulerInterval=2\n"
-		"embedbackfill = no   # case-insensitive keys\n"
-		"AuctionPartitions=gpu, train\n"
-		"AppDefinition=name_prefix\n"
-		"AppNameSeparator=-\n"
-		"FairnessKnob=0.5\n"
-		"LeaseTime=15m\n"
-		"GraceTime=30s\n"
-		"CreditHalfLife=24\n"
-		"CreditPeriod=168\n"
-		"DefaultQuota=250.5\n"
-		"AccountQuota=vision:1000\n"
-		"AccountQuota=nlp:2000\n"
-		"TopologyModel=/etc/slurm/agora-topo.json\n"
-		"Placement=Stock\n"
-		"CreditWeight=5000\n";
+	const char *text = "SchedulerInterval=2\n"
+			   "embedbackfill = no   # case-insensitive keys\n"
+			   "AuctionPartitions=gpu, train\n"
+			   "AppDefinition=name_prefix\n"
+			   "AppNameSeparator=-\n"
+			   "FairnessKnob=0.5\n"
+			   "LeaseTime=15m\n"
+			   "GraceTime=30s\n"
+			   "CreditHalfLife=24\n"
+			   "CreditPeriod=168\n"
+			   "DefaultQuota=250.5\n"
+			   "AccountQuota=vision:1000\n"
+			   "AccountQuota=nlp:2000\n"
+			   "TopologyModel=/etc/slurm/agora-topo.json\n"
+			   "Placement=Stock\n"
+			   "CreditWeight=5000\n";
 	agora_conf_t c;
 	agora_err_t err = { { 0 } };
 
@@ -89,25 +88,40 @@ static const struct {
 	const char *expect; /* substring of the error */
 } bad_cases[] = {
 	{ "LeaseTime=600\nBogusKey=1\n", "bad.conf:2: BogusKey: unknown key" },
-	{ "SchedulerInterval=abc\n", "bad.conf:1: SchedulerInterval: 'abc' is not a duration" },
-	{ "SchedulerInterval=0\n", "bad.conf:1: SchedulerInterval: 0 s is out of range" },
-	{ "\n\nFairnessKnob=1.5\n", "bad.conf:3: FairnessKnob: 1.5 is out of range" },
-	{ "FairnessKnob=nan\n", "bad.conf:1: FairnessKnob: 'nan' is not a number" },
-	{ "EmbedBackfill=maybe\n", "bad.conf:1: EmbedBackfill: 'maybe' is not yes/no" },
-	{ "AppDefinition=team\n", "bad.conf:1: AppDefinition: 'team' is not one of" },
-	{ "AppNameSeparator=ab\n", "bad.conf:1: AppNameSeparator: 'ab' must be a single" },
+	{ "SchedulerInterval=abc\n",
+	  "bad.conf:1: SchedulerInterval: 'abc' is not a duration" },
+	{ "SchedulerInterval=0\n",
+	  "bad.conf:1: SchedulerInterval: 0 s is out of range" },
+	{ "\n\nFairnessKnob=1.5\n",
+	  "bad.conf:3: FairnessKnob: 1.5 is out of range" },
+	{ "FairnessKnob=nan\n",
+	  "bad.conf:1: FairnessKnob: 'nan' is not a number" },
+	{ "EmbedBackfill=maybe\n",
+	  "bad.conf:1: EmbedBackfill: 'maybe' is not yes/no" },
+	{ "AppDefinition=team\n",
+	  "bad.conf:1: AppDefinition: 'team' is not one of" },
+	{ "AppNameSeparator=ab\n",
+	  "bad.conf:1: AppNameSeparator: 'ab' must be a single" },
 	{ "LeaseTime=10x\n", "bad.conf:1: LeaseTime: '10x' is not a duration" },
-	{ "LeaseTime=600\nLeaseTime=700\n", "bad.conf:2: LeaseTime: given more than once" },
-	{ "AccountQuota=vision\n", "bad.conf:1: AccountQuota: 'vision' must be ACCOUNT:GPU_HOURS" },
-	{ "AccountQuota=vision:lots\n", "bad.conf:1: AccountQuota: 'lots' is not a number" },
-	{ "AccountQuota=a:1\nAccountQuota=a:2\n", "bad.conf:2: AccountQuota: account 'a' is given twice" },
-	{ "AuctionPartitions=gpu,,x y\n", "bad.conf:1: AuctionPartitions: 'x y' is not a valid name" },
-	{ "just some words\n", "bad.conf:1: 'just some words': expected Key=Value" },
+	{ "LeaseTime=600\nLeaseTime=700\n",
+	  "bad.conf:2: LeaseTime: given more than once" },
+	{ "AccountQuota=vision\n",
+	  "bad.conf:1: AccountQuota: 'vision' must be ACCOUNT:GPU_HOURS" },
+	{ "AccountQuota=vision:lots\n",
+	  "bad.conf:1: AccountQuota: 'lots' is not a number" },
+	{ "AccountQuota=a:1\nAccountQuota=a:2\n",
+	  "bad.conf:2: AccountQuota: account 'a' is given twice" },
+	{ "AuctionPartitions=gpu,,x y\n",
+	  "bad.conf:1: AuctionPartitions: 'x y' is not a valid name" },
+	{ "just some words\n",
+	  "bad.conf:1: 'just some words': expected Key=Value" },
 	{ "LeaseTime=\n", "bad.conf:1: LeaseTime: empty value" },
 	{ "=5\n", "bad.conf:1: (empty): unknown key" },
 	{ "CreditWeight=-1\n", "bad.conf:1: CreditWeight: -1 is out of range" },
-	{ "Placement=best\n", "bad.conf:1: Placement: 'best' is not one of agora, stock" },
-	{ "Placement=stock\nPlacement=agora\n", "bad.conf:2: Placement: given more than once" },
+	{ "Placement=best\n",
+	  "bad.conf:1: Placement: 'best' is not one of agora, stock" },
+	{ "Placement=stock\nPlacement=agora\n",
+	  "bad.conf:2: Placement: given more than once" },
 	{ "TopologyModel=\n", "bad.conf:1: TopologyModel: empty value" },
 };
 
@@ -145,11 +159,11 @@ static void test_conf_file_missing_and_real(void **state)
 
 	(void) state;
 	agora_conf_defaults(&c);
-	assert_int_equal(agora_conf_parse_file("/nonexistent/agora.conf", &c,
-					       &err),
-			 -1);
+	assert_int_equal(
+		agora_conf_parse_file("/nonexistent/agora.conf", &c, &err), -1);
 	assert_int_equal(errno, ENOENT);
-	assert_non_null(strstr(err.text, "/nonexistent/agora.conf: cannot open"));
+	assert_non_null(
+		strstr(err.text, "/nonexistent/agora.conf: cannot open"));
 
 	fd = mkstemp(path);
 	assert_true(fd >= 0);

@@ -52,8 +52,8 @@ static void test_credit_period_scales_usage(void **state)
 
 	(void) state;
 	assert_int_equal(pol_credit_charge(l, "a", 3600, 100, NULL), 0);
-	assert_near(pol_credit_usage(l, "a", 100 + 2 * 3600),
-		    0.25 * 2 * M_LN2, 1e-12);
+	assert_near(pol_credit_usage(l, "a", 100 + 2 * 3600), 0.25 * 2 * M_LN2,
+		    1e-12);
 	pol_credit_destroy(&l);
 }
 
@@ -218,8 +218,11 @@ static void test_credit_json_round_trip(void **state)
 {
 	pol_credit_t *a = pol_credit_create("east", H, H, 10);
 	pol_credit_t *b = pol_credit_create("east", H, H, 10);
-	pol_credit_record_t r = { .cluster = "west", .seq = 7,
-				  .account = "z", .gpu_seconds = 42, .t = 5 };
+	pol_credit_record_t r = { .cluster = "west",
+				  .seq = 7,
+				  .account = "z",
+				  .gpu_seconds = 42,
+				  .t = 5 };
 	agora_err_t err = { { 0 } };
 	char *s1 = NULL, *s2 = NULL;
 

@@ -47,8 +47,7 @@ static void test_model_actions_add_copies_and_frees(void **state)
 	pol_actions_clear(&acts);
 	assert_int_equal(acts.n, 0);
 	assert_int_equal(acts.wakeup, 0);
-	assert_int_equal(pol_actions_add(&acts, POL_ACT_HOLD, 1, NULL, 0,
-					 NULL),
+	assert_int_equal(pol_actions_add(&acts, POL_ACT_HOLD, 1, NULL, 0, NULL),
 			 0);
 	assert_int_equal(acts.v[0].alloc.n_parts, 0);
 	pol_actions_free(&acts);
@@ -185,26 +184,96 @@ static const struct {
 	int node[4];
 	pol_gpumask_t gpus[4];
 } place_cases[] = {
-	{ "1 GPU goes to the fullest node that fits", { 5, 9 },
-	  { 0x7f, 0x3f }, 0, 0, 1, 0, 1, { 5 }, { 0x80 } },
-	{ "2 GPUs skip the node with 1 free", { 5, 9 }, { 0x7f, 0x3f }, 0, 0,
-	  2, 0, 1, { 9 }, { 0xc0 } },
-	{ "8 GPUs need a whole node", { 0 }, { 0x01 }, 0, 0, 8, 0, 1, { 1 },
+	{ "1 GPU goes to the fullest node that fits",
+	  { 5, 9 },
+	  { 0x7f, 0x3f },
+	  0,
+	  0,
+	  1,
+	  0,
+	  1,
+	  { 5 },
+	  { 0x80 } },
+	{ "2 GPUs skip the node with 1 free",
+	  { 5, 9 },
+	  { 0x7f, 0x3f },
+	  0,
+	  0,
+	  2,
+	  0,
+	  1,
+	  { 9 },
+	  { 0xc0 } },
+	{ "8 GPUs need a whole node",
+	  { 0 },
+	  { 0x01 },
+	  0,
+	  0,
+	  8,
+	  0,
+	  1,
+	  { 1 },
 	  { 0xff } },
 	{ "16 GPUs: two whole nodes of one leaf, the fullest leaf",
-	  { 0, 1, 4 }, { 0x01, 0x01, 0x01 }, 0, 0, 16, 0, 2, { 2, 3 },
+	  { 0, 1, 4 },
+	  { 0x01, 0x01, 0x01 },
+	  0,
+	  0,
+	  16,
+	  0,
+	  2,
+	  { 2, 3 },
 	  { 0xff, 0xff } },
-	{ "12 GPUs: a whole node plus half of one, same leaf", { 0 },
-	  { 0x01 }, 0, 0, 12, 0, 2, { 1, 2 }, { 0xff, 0x0f } },
+	{ "12 GPUs: a whole node plus half of one, same leaf",
+	  { 0 },
+	  { 0x01 },
+	  0,
+	  0,
+	  12,
+	  0,
+	  2,
+	  { 1, 2 },
+	  { 0xff, 0x0f } },
 	{ "32 GPUs across leaves when no leaf has 4 whole nodes",
-	  { 0, 4, 8, 12 }, { 0x01, 0x01, 0x01, 0x01 }, 0, 0, 32, 0, 4,
-	  { 1, 2, 3, 5 }, { 0xff, 0xff, 0xff, 0xff } },
-	{ "explicit gang 2 x 4 on nodes with >= 4 free", { 0 }, { 0x1f },
-	  2, 4, 0, 0, 2, { 1, 2 }, { 0x0f, 0x0f } },
-	{ "explicit gang 2 x 8 = whole nodes", { 0 }, { 0x01 }, 2, 8, 0, 0,
-	  2, { 1, 2 }, { 0xff, 0xff } },
-	{ "more GPUs than exist: no space", { 0 }, { 0 }, 0, 0, 129, ENOSPC,
-	  0, { 0 }, { 0 } },
+	  { 0, 4, 8, 12 },
+	  { 0x01, 0x01, 0x01, 0x01 },
+	  0,
+	  0,
+	  32,
+	  0,
+	  4,
+	  { 1, 2, 3, 5 },
+	  { 0xff, 0xff, 0xff, 0xff } },
+	{ "explicit gang 2 x 4 on nodes with >= 4 free",
+	  { 0 },
+	  { 0x1f },
+	  2,
+	  4,
+	  0,
+	  0,
+	  2,
+	  { 1, 2 },
+	  { 0x0f, 0x0f } },
+	{ "explicit gang 2 x 8 = whole nodes",
+	  { 0 },
+	  { 0x01 },
+	  2,
+	  8,
+	  0,
+	  0,
+	  2,
+	  { 1, 2 },
+	  { 0xff, 0xff } },
+	{ "more GPUs than exist: no space",
+	  { 0 },
+	  { 0 },
+	  0,
+	  0,
+	  129,
+	  ENOSPC,
+	  0,
+	  { 0 },
+	  { 0 } },
 };
 
 static void test_place_basic_table(void **state)
@@ -226,24 +295,30 @@ static void test_place_basic_table(void **state)
 		memset(&j, 0, sizeof(j));
 		j.nodes = place_cases[i].nodes;
 		j.gpus_per_node = place_cases[i].gpn;
-		j.total_gpus = place_cases[i].nodes
-				       ? place_cases[i].nodes * place_cases[i].gpn
-				       : place_cases[i].total;
+		j.total_gpus = place_cases[i].nodes ? place_cases[i].nodes *
+							      place_cases[i].gpn
+						    : place_cases[i].total;
 		rc = pol_place_basic(NULL, fm, &j, &a);
 		if (place_cases[i].expect_rc) {
 			if (rc != -1 || errno != place_cases[i].expect_rc)
-				fail_msg("%s: expected failure", place_cases[i].what);
+				fail_msg("%s: expected failure",
+					 place_cases[i].what);
 		} else {
 			if (rc != 0)
-				fail_msg("%s: rc %d errno %d", place_cases[i].what, rc, errno);
+				fail_msg("%s: rc %d errno %d",
+					 place_cases[i].what, rc, errno);
 			if (a.n_parts != place_cases[i].n_parts)
-				fail_msg("%s: %d parts", place_cases[i].what, a.n_parts);
+				fail_msg("%s: %d parts", place_cases[i].what,
+					 a.n_parts);
 			for (k = 0; k < a.n_parts; k++)
 				if (a.parts[k].node != place_cases[i].node[k] ||
 				    a.parts[k].gpus != place_cases[i].gpus[k])
-					fail_msg("%s: part %d = node %d mask %#llx",
-						 place_cases[i].what, k, a.parts[k].node,
-						 (unsigned long long) a.parts[k].gpus);
+					fail_msg(
+						"%s: part %d = node %d mask %#llx",
+						place_cases[i].what, k,
+						a.parts[k].node,
+						(unsigned long long) a.parts[k]
+							.gpus);
 			/* the strategy does not modify the map */
 			assert_true(pol_freemap_fits(fm, &a));
 			pol_alloc_free(&a);
@@ -308,14 +383,14 @@ static void test_registry_and_params(void **state)
 	assert_non_null(strstr(err.text, "windw: unknown parameter"));
 	assert_null(pol_policy_create("las", "thresholds=5:3", NULL, &err));
 	assert_non_null(strstr(err.text, "increasing"));
-	assert_int_equal(pol_params_parse("t", "window=1.5h", keys, v, &err), 0);
+	assert_int_equal(pol_params_parse("t", "window=1.5h", keys, v, &err),
+			 0);
 	assert_true(v[0] == 5400 && v[1] == 2);
 	assert_int_equal(pol_params_parse("t", "max_job_test=x", keys, v, &err),
 			 -1);
 	assert_non_null(strstr(err.text, "max_job_test: 'x' is not a number"));
-	assert_int_equal(pol_params_list("t", "a=1,th=1m:2h:3", "th", l, 4,
-					 &err),
-			 3);
+	assert_int_equal(
+		pol_params_list("t", "a=1,th=1m:2h:3", "th", l, 4, &err), 3);
 	assert_true(l[0] == 60 && l[1] == 7200 && l[2] == 3);
 }
 
@@ -326,7 +401,8 @@ int main(void)
 		cmocka_unit_test(test_model_cluster_uniform_shape_and_clone),
 		cmocka_unit_test(test_model_alloc_level),
 		cmocka_unit_test(test_freemap_take_give_are_checked),
-		cmocka_unit_test(test_freemap_best_node_is_fewest_free_then_lowest),
+		cmocka_unit_test(
+			test_freemap_best_node_is_fewest_free_then_lowest),
 		cmocka_unit_test(test_place_basic_table),
 		cmocka_unit_test(test_place_basic_prefers_one_island),
 		cmocka_unit_test(test_registry_and_params),

@@ -32,11 +32,36 @@
  *           at 110 once it is the shortest.
  */
 static const sim_job_t five[] = {
-	{ .id = 1, .submit = 0, .duration = 200, .gpus = 4, .time_limit = 200, .dataset = -1 },
-	{ .id = 2, .submit = 0, .duration = 100, .gpus = 4, .time_limit = 100, .dataset = -1 },
-	{ .id = 3, .submit = 10, .duration = 100, .gpus = 8, .time_limit = 100, .dataset = -1 },
-	{ .id = 4, .submit = 20, .duration = 50, .gpus = 4, .time_limit = 50, .dataset = -1 },
-	{ .id = 5, .submit = 60, .duration = 30, .gpus = 2, .time_limit = 30, .dataset = -1 },
+	{ .id = 1,
+	  .submit = 0,
+	  .duration = 200,
+	  .gpus = 4,
+	  .time_limit = 200,
+	  .dataset = -1 },
+	{ .id = 2,
+	  .submit = 0,
+	  .duration = 100,
+	  .gpus = 4,
+	  .time_limit = 100,
+	  .dataset = -1 },
+	{ .id = 3,
+	  .submit = 10,
+	  .duration = 100,
+	  .gpus = 8,
+	  .time_limit = 100,
+	  .dataset = -1 },
+	{ .id = 4,
+	  .submit = 20,
+	  .duration = 50,
+	  .gpus = 4,
+	  .time_limit = 50,
+	  .dataset = -1 },
+	{ .id = 5,
+	  .submit = 60,
+	  .duration = 30,
+	  .gpus = 2,
+	  .time_limit = 30,
+	  .dataset = -1 },
 };
 
 static const struct {
@@ -44,9 +69,21 @@ static const struct {
 	int64_t start[5], finish[5];
 	int preemptions;
 } five_expect[] = {
-	{ "fifo", NULL, { 0, 0, 200, 300, 300 }, { 200, 100, 300, 350, 330 }, 0 },
-	{ "backfill", NULL, { 0, 0, 200, 100, 150 }, { 200, 100, 300, 150, 180 }, 0 },
-	{ "las", "thresholds=200", { 0, 0, 50, 75, 75 }, { 255, 175, 330, 125, 105 }, 3 },
+	{ "fifo",
+	  NULL,
+	  { 0, 0, 200, 300, 300 },
+	  { 200, 100, 300, 350, 330 },
+	  0 },
+	{ "backfill",
+	  NULL,
+	  { 0, 0, 200, 100, 150 },
+	  { 200, 100, 300, 150, 180 },
+	  0 },
+	{ "las",
+	  "thresholds=200",
+	  { 0, 0, 50, 75, 75 },
+	  { 255, 175, 330, 125, 105 },
+	  3 },
 	{ "srtf", NULL, { 0, 0, 110, 20, 60 }, { 370, 110, 210, 70, 90 }, 3 },
 };
 
@@ -71,14 +108,16 @@ static void test_policies_five_job_trace_hand_computed(void **state)
 		if (sim_run(c, five, 5, p, &prm, &res, &err))
 			fail_msg("%s: %s", five_expect[i].policy, err.text);
 		for (k = 0; k < 5; k++) {
-			if (res.jobs[k].first_start != five_expect[i].start[k] ||
+			if (res.jobs[k].first_start !=
+				    five_expect[i].start[k] ||
 			    res.jobs[k].finish != five_expect[i].finish[k])
-				fail_msg("%s: J%d started %lld finished %lld, expected %lld %lld",
-					 five_expect[i].policy, k + 1,
-					 (long long) res.jobs[k].first_start,
-					 (long long) res.jobs[k].finish,
-					 (long long) five_expect[i].start[k],
-					 (long long) five_expect[i].finish[k]);
+				fail_msg(
+					"%s: J%d started %lld finished %lld, expected %lld %lld",
+					five_expect[i].policy, k + 1,
+					(long long) res.jobs[k].first_start,
+					(long long) res.jobs[k].finish,
+					(long long) five_expect[i].start[k],
+					(long long) five_expect[i].finish[k]);
 		}
 		assert_int_equal(res.preemptions, five_expect[i].preemptions);
 		sim_result_free(&res);
@@ -198,8 +237,8 @@ static void test_las_wakes_at_threshold_and_skips_misfits(void **state)
 	pol_job_t pend[3];
 	pol_snapshot_t snap = { c, pend, 3, NULL, 0, 0 };
 	pol_actions_t acts = { 0 };
-	pol_policy_t *p = pol_policy_create("las", "thresholds=100:1000",
-					    NULL, NULL);
+	pol_policy_t *p = pol_policy_create("las", "thresholds=100:1000", NULL,
+					    NULL);
 
 	(void) state;
 	make_pending(pend, g, 3);
@@ -240,7 +279,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policies_five_job_trace_hand_computed),
-		cmocka_unit_test(test_fifo_head_of_line_blocks_and_priority_orders),
+		cmocka_unit_test(
+			test_fifo_head_of_line_blocks_and_priority_orders),
 		cmocka_unit_test(test_backfill_never_delays_the_head),
 		cmocka_unit_test(test_las_wakes_at_threshold_and_skips_misfits),
 		cmocka_unit_test(test_srtf_orders_by_remaining),

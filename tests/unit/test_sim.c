@@ -17,7 +17,7 @@
 /* ---- deliberately broken policies ---- */
 
 typedef enum bad_kind {
-	BAD_DOUBLE_BOOK, /* start every pending job on node 0 GPU 0 */
+	BAD_DOUBLE_BOOK,  /* start every pending job on node 0 GPU 0 */
 	BAD_PARTIAL_GANG, /* start a job on one GPU less than asked */
 	BAD_NEVER_START,
 	BAD_PREEMPT_PENDING,
@@ -52,11 +52,13 @@ static int bad_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 			pol_actions_add(out, POL_ACT_START, j->id, &a, 0, NULL);
 			break;
 		case BAD_PARTIAL_GANG:
-			part.gpus = ((pol_gpumask_t) 1 << (j->total_gpus - 1)) - 1;
+			part.gpus = ((pol_gpumask_t) 1 << (j->total_gpus - 1)) -
+				    1;
 			pol_actions_add(out, POL_ACT_START, j->id, &a, 0, NULL);
 			break;
 		case BAD_PREEMPT_PENDING:
-			pol_actions_add(out, POL_ACT_PREEMPT, j->id, NULL, 0, NULL);
+			pol_actions_add(out, POL_ACT_PREEMPT, j->id, NULL, 0,
+					NULL);
 			break;
 		case BAD_NEVER_START:
 			break;
@@ -117,9 +119,21 @@ static void test_sim_metrics_by_hand(void **state)
 	/* 1 node x 2 GPUs, fifo: J1 (2 GPUs, 100 s) at 0, J2 (1 GPU, 50 s)
 	 * at 0 waits to 100, J3 (1 GPU, 100 s) at 10 runs 100-200 */
 	static const sim_job_t j[] = {
-		{ .submit = 0, .duration = 100, .gpus = 2, .tenant = 0, .dataset = -1 },
-		{ .submit = 0, .duration = 50, .gpus = 1, .tenant = 1, .dataset = -1 },
-		{ .submit = 10, .duration = 100, .gpus = 1, .tenant = 1, .dataset = -1 },
+		{ .submit = 0,
+		  .duration = 100,
+		  .gpus = 2,
+		  .tenant = 0,
+		  .dataset = -1 },
+		{ .submit = 0,
+		  .duration = 50,
+		  .gpus = 1,
+		  .tenant = 1,
+		  .dataset = -1 },
+		{ .submit = 10,
+		  .duration = 100,
+		  .gpus = 1,
+		  .tenant = 1,
+		  .dataset = -1 },
 	};
 	pol_cluster_t *c = pol_cluster_uniform(1, 2, 16);
 	pol_policy_t *p = pol_policy_create("fifo", NULL, NULL, NULL);
@@ -322,7 +336,8 @@ static void test_sim_deterministic_and_every_job_ends_once(void **state)
 		assert_int_equal(sim_run(c, j, 600, p, &prm, &b, &err), 0);
 		assert_int_equal(a.skipped, 1);
 		for (i = 0; i < 599; i++) {
-			assert_true(a.jobs[i].finish >= j[i].submit + j[i].duration);
+			assert_true(a.jobs[i].finish >=
+				    j[i].submit + j[i].duration);
 			assert_true(a.jobs[i].first_start >= j[i].submit);
 			assert_int_equal(a.jobs[i].finish, b.jobs[i].finish);
 		}
@@ -344,7 +359,8 @@ int main(void)
 		cmocka_unit_test(test_sim_locality_level_by_hand),
 		cmocka_unit_test(test_sim_models_slowdown_restart_limits),
 		cmocka_unit_test(test_sim_restart_cost_on_preemption),
-		cmocka_unit_test(test_sim_deterministic_and_every_job_ends_once),
+		cmocka_unit_test(
+			test_sim_deterministic_and_every_job_ends_once),
 	};
 
 	return cmocka_run_group_tests_name("sim", tests, NULL, NULL);

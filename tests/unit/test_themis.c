@@ -94,8 +94,8 @@ static void test_themis_rho_hand_computed(void **state)
 				&rho) < 0)
 			fail_msg("%s: failed", rho_cases[i].what);
 		if (fabs(rho - rho_cases[i].rho) > 1e-12)
-			fail_msg("%s: rho %.12g, want %.12g",
-				 rho_cases[i].what, rho, rho_cases[i].rho);
+			fail_msg("%s: rho %.12g, want %.12g", rho_cases[i].what,
+				 rho, rho_cases[i].rho);
 	}
 }
 
@@ -143,12 +143,10 @@ static void test_themis_rho_monotone(void **state)
 
 		a.done = rndf(0, a.work);
 		for (g = 0; g <= 40; g++) {
-			assert_int_equal(pol_ftf_rho(&a, 128, now, g, 1.0,
-						     600, &r),
-					 0);
-			assert_int_equal(pol_ftf_rho(&a, 128, now, g, 1.5,
-						     600, &rs),
-					 0);
+			assert_int_equal(
+				pol_ftf_rho(&a, 128, now, g, 1.0, 600, &r), 0);
+			assert_int_equal(
+				pol_ftf_rho(&a, 128, now, g, 1.5, 600, &rs), 0);
 			assert_true(r <= prev + 1e-12);
 			assert_true(r <= rs + 1e-12);
 			prev = r;
@@ -296,15 +294,12 @@ static void test_themis_pf_exact_matches_brute_force(void **state)
 		double ob, oe, og;
 
 		random_instance(b, opts, n);
-		assert_int_equal(pol_pf_solve(b, n, cap, -1, POL_PF_BRUTE, cb,
-					      &ob),
-				 0);
-		assert_int_equal(pol_pf_solve(b, n, cap, -1, POL_PF_EXACT, ce,
-					      &oe),
-				 0);
-		assert_int_equal(pol_pf_solve(b, n, cap, -1, POL_PF_GREEDY, cg,
-					      &og),
-				 0);
+		assert_int_equal(
+			pol_pf_solve(b, n, cap, -1, POL_PF_BRUTE, cb, &ob), 0);
+		assert_int_equal(
+			pol_pf_solve(b, n, cap, -1, POL_PF_EXACT, ce, &oe), 0);
+		assert_int_equal(
+			pol_pf_solve(b, n, cap, -1, POL_PF_GREEDY, cg, &og), 0);
 		assert_near(oe, ob, 1e-9);
 		for (i = 0; i < n; i++)
 			if (cb[i] != ce[i])
@@ -330,12 +325,10 @@ static void test_themis_pf_exclude(void **state)
 		double ob, oe;
 
 		random_instance(b, opts, n);
-		assert_int_equal(pol_pf_solve(b, n, cap, ex, POL_PF_BRUTE, cb,
-					      &ob),
-				 0);
-		assert_int_equal(pol_pf_solve(b, n, cap, ex, POL_PF_EXACT, ce,
-					      &oe),
-				 0);
+		assert_int_equal(
+			pol_pf_solve(b, n, cap, ex, POL_PF_BRUTE, cb, &ob), 0);
+		assert_int_equal(
+			pol_pf_solve(b, n, cap, ex, POL_PF_EXACT, ce, &oe), 0);
 		assert_int_equal(ce[ex], -1);
 		assert_near(oe, ob, 1e-9);
 	}
@@ -390,9 +383,8 @@ static void test_themis_misreport_never_gains(void **state)
 			lie[i].rho0 = b[i].rho0 * rndf(0.2, 5.0);
 		assert_int_equal(pol_auction_run(b, n, cap, POL_PF_EXACT, &rt),
 				 0);
-		assert_int_equal(pol_auction_run(lie, n, cap, POL_PF_EXACT,
-						 &rl),
-				 0);
+		assert_int_equal(
+			pol_auction_run(lie, n, cap, POL_PF_EXACT, &rl), 0);
 		ut = utility(&rt, &b[i], i);
 		ul = utility(&rl, &b[i], i); /* same tags: true rho of choice */
 		if (ul > ut * (1 + 1e-9))
@@ -450,8 +442,7 @@ static void test_themis_auction_bad_bids(void **state)
 	assert_int_equal(errno, EINVAL);
 	o[0].gpus = 1;
 	b[0].rho0 = 0;
-	assert_int_equal(pol_pf_solve(b, 1, 8, -1, POL_PF_EXACT, ch, NULL),
-			 -1);
+	assert_int_equal(pol_pf_solve(b, 1, 8, -1, POL_PF_EXACT, ch, NULL), -1);
 	b[0].rho0 = 1;
 	assert_int_equal(pol_pf_solve(b, 1, -1, -1, POL_PF_EXACT, ch, NULL),
 			 -1);

@@ -26,9 +26,8 @@ static void test_trace_philly_parses_and_filters(void **state)
 	trace_t t;
 
 	(void) state;
-	assert_int_equal(trace_parse(philly, "p.csv", TRACE_FILTER_NONE, &t,
-				     &err),
-			 0);
+	assert_int_equal(
+		trace_parse(philly, "p.csv", TRACE_FILTER_NONE, &t, &err), 0);
 	assert_string_equal(t.format, "philly");
 	assert_int_equal(t.n, 3);
 	assert_int_equal(t.n_tenants, 2);
@@ -44,9 +43,8 @@ static void test_trace_philly_parses_and_filters(void **state)
 	assert_int_equal(t.jobs[2].id, 3);
 	trace_free(&t);
 	/* Pollux filter: duration >= 60 s and gpu_time < 1000 GPU-h */
-	assert_int_equal(trace_parse(philly, "p.csv", TRACE_FILTER_POLLUX, &t,
-				     &err),
-			 0);
+	assert_int_equal(
+		trace_parse(philly, "p.csv", TRACE_FILTER_POLLUX, &t, &err), 0);
 	assert_int_equal(t.n, 1);
 	assert_int_equal(t.filtered, 2);
 	trace_free(&t);
@@ -63,9 +61,8 @@ static void test_trace_generic_columns(void **state)
 	trace_t t;
 
 	(void) state;
-	assert_int_equal(trace_parse(text, "g.csv", TRACE_FILTER_NONE, &t,
-				     &err),
-			 0);
+	assert_int_equal(
+		trace_parse(text, "g.csv", TRACE_FILTER_NONE, &t, &err), 0);
 	assert_string_equal(t.format, "generic");
 	assert_int_equal(t.n, 2);
 	assert_int_equal(t.jobs[0].id, 42);
@@ -104,11 +101,14 @@ static const struct {
 	{ "timestamp,duration,num_gpus,gpu_time,cluster,extra\n",
 	  "t.csv:1: header:" },
 	{ "submit,duration,gpu\n1,2,3\n", "t.csv:1: gpu: unknown column" },
-	{ "submit,gpus\n1,2\n", "t.csv:1: header: columns submit and duration" },
-	{ "submit,duration,gpus\n1,2,3\n4,x,1\n", "t.csv:3: duration: 'x' is not a number" },
+	{ "submit,gpus\n1,2\n",
+	  "t.csv:1: header: columns submit and duration" },
+	{ "submit,duration,gpus\n1,2,3\n4,x,1\n",
+	  "t.csv:3: duration: 'x' is not a number" },
 	{ "submit,duration,gpus\n1,2,0\n", "t.csv:2: gpus:" },
 	{ "submit,duration,gpus,pool\n1,2,1,gpu\n", "t.csv:2: pool:" },
-	{ "submit,duration,gpus,nodes,gpus_per_node\n1,2,6,2,4\n", "t.csv:2: gpus: 6 != nodes" },
+	{ "submit,duration,gpus,nodes,gpus_per_node\n1,2,6,2,4\n",
+	  "t.csv:2: gpus: 6 != nodes" },
 	{ "submit,duration,gpus,min_gpus\n1,2,2,4\n", "t.csv:2: min_gpus:" },
 	{ "submit,duration,gpus\n1,2\n", "t.csv:2: row: 2 fields" },
 	{ "", "t.csv:0: header: empty file" },
@@ -172,11 +172,13 @@ static void test_cluster_file_and_shorthand(void **state)
 static const struct {
 	const char *text, *expect;
 } bad_clusters[] = {
-	{ "nodetype a gpus=8\nnodes b count=2\n", "c.cl:2: b: unknown node type" },
+	{ "nodetype a gpus=8\nnodes b count=2\n",
+	  "c.cl:2: b: unknown node type" },
 	{ "nodetype a gpus=99\n", "c.cl:1: gpus:" },
 	{ "nodetype a\n", "c.cl:1: gpus: missing" },
 	{ "nodetype a gpus=8 colour=red\n", "c.cl:1: colour: unknown key" },
-	{ "nodetype a gpus=8\nnodetype a gpus=4\n", "c.cl:2: a: node type defined twice" },
+	{ "nodetype a gpus=8\nnodetype a gpus=4\n",
+	  "c.cl:2: a: node type defined twice" },
 	{ "nodetype a gpus=8\n\n# x\nnodes a count=0\n", "c.cl:4: count:" },
 	{ "nodetype a gpus=8\nnodes a count=2 pool=gpu\n", "c.cl:2: pool:" },
 	{ "switch s1\n", "c.cl:1: switch: unknown directive" },
@@ -192,8 +194,8 @@ static void test_cluster_bad_input_names_file_line(void **state)
 	for (i = 0; i < sizeof(bad_clusters) / sizeof(bad_clusters[0]); i++) {
 		agora_err_t err = { { 0 } };
 
-		assert_null(sim_cluster_parse(bad_clusters[i].text, "c.cl", NULL,
-					      NULL, &err));
+		assert_null(sim_cluster_parse(bad_clusters[i].text, "c.cl",
+					      NULL, NULL, &err));
 		assert_int_equal(errno, EINVAL);
 		if (!strstr(err.text, bad_clusters[i].expect))
 			fail_msg("case %zu: '%s' lacks '%s'", i, err.text,
@@ -228,7 +230,8 @@ static void test_cluster_hwloc_hook(void **state)
 	pol_cluster_destroy(&c);
 	assert_null(sim_cluster_parse("nodetype dgx hwloc=nope.xml\n", "c.cl",
 				      fake_loader, NULL, &err));
-	assert_non_null(strstr(err.text, "c.cl:1: hwloc: nope.xml: no such file"));
+	assert_non_null(
+		strstr(err.text, "c.cl:1: hwloc: nope.xml: no such file"));
 }
 
 /* Deterministic mutation smoke test: random byte edits of good inputs must
@@ -265,7 +268,8 @@ static void test_parsers_survive_mutations(void **state)
 
 			switch (sim_rand(&rng) % 3) {
 			case 0: /* replace */
-				buf[pos] = alphabet[sim_rand(&rng) % (sizeof(alphabet) - 1)];
+				buf[pos] = alphabet[sim_rand(&rng) %
+						    (sizeof(alphabet) - 1)];
 				break;
 			case 1: /* delete */
 				memmove(buf + pos, buf + pos + 1, len - pos);
@@ -293,7 +297,8 @@ static void test_parsers_survive_mutations(void **state)
 					assert_true(t.jobs[k].gpus >= 1);
 					assert_true(t.jobs[k].duration >= 1);
 					assert_true(t.jobs[k].tenant >= 0 &&
-						    t.jobs[k].tenant < t.n_tenants);
+						    t.jobs[k].tenant <
+							    t.n_tenants);
 				}
 				trace_free(&t);
 			}

@@ -190,7 +190,8 @@ static void job_alloc(agora_snapshot_t *snap, pol_job_t *pj,
 		if (js && js->gres_bit_alloc && k < (int) js->node_cnt &&
 		    js->gres_bit_alloc[k]) {
 			for (g = 0; g < bit_size(js->gres_bit_alloc[k]) &&
-				    g < POL_MAX_GPUS_PER_NODE; g++)
+				    g < POL_MAX_GPUS_PER_NODE;
+			     g++)
 				if (bit_test(js->gres_bit_alloc[k], g))
 					mask |= (pol_gpumask_t) 1 << g;
 		}
@@ -252,17 +253,15 @@ static void charge_outside(agora_snapshot_t *snap, job_record_t *job_ptr,
 	gpus = job_alloc_gpus(job_ptr);
 	if (gpus <= 0)
 		return;
-	xrecalloc(snap->charges, snap->n_charges + 1,
-		  sizeof(*snap->charges));
-	snap->charges[snap->n_charges].account =
-		xstrdup(job_ptr->account ? job_ptr->account : "");
-	snap->charges[snap->n_charges].gpu_seconds =
-		(double) gpus * (double) (to - from);
+	xrecalloc(snap->charges, snap->n_charges + 1, sizeof(*snap->charges));
+	snap->charges[snap->n_charges].account = xstrdup(
+		job_ptr->account ? job_ptr->account : "");
+	snap->charges[snap->n_charges].gpu_seconds = (double) gpus *
+						     (double) (to - from);
 	snap->n_charges++;
 }
 
-extern int agora_types_find(const agora_types_t *t, const char *node,
-			    int gpus)
+extern int agora_types_find(const agora_types_t *t, const char *node, int gpus)
 {
 	int i;
 
@@ -421,9 +420,9 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 			pj->state = POL_JOB_RUNNING;
 			pj->start = job_ptr->start_time;
 			job_alloc(snap, pj, job_ptr);
-			pj->total_gpus = pol_alloc_gpus(&pj->alloc) ?
-					 pol_alloc_gpus(&pj->alloc) :
-					 pj->total_gpus;
+			pj->total_gpus = pol_alloc_gpus(&pj->alloc)
+						 ? pol_alloc_gpus(&pj->alloc)
+						 : pj->total_gpus;
 			pj->min_gpus = pj->max_gpus = pj->total_gpus;
 			pj->attained = (int64_t) pj->total_gpus *
 				       MAX(now - job_ptr->start_time, 0);

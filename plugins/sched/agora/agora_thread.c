@@ -119,10 +119,13 @@ static void write_view(const agora_snapshot_t *snap, time_t now)
 	FILE *f;
 
 	json_object_object_add(root, "time", json_object_new_int64(now));
-	json_object_object_add(root, "cluster", json_object_new_string(
-		slurm_conf.cluster_name ? slurm_conf.cluster_name : ""));
-	json_object_object_add(root, "pass", json_object_new_int64(
-		(int64_t) pass_count));
+	json_object_object_add(
+		root, "cluster",
+		json_object_new_string(slurm_conf.cluster_name
+					       ? slurm_conf.cluster_name
+					       : ""));
+	json_object_object_add(root, "pass",
+			       json_object_new_int64((int64_t) pass_count));
 	apps = json_object_new_array();
 	/* every account the ledger knows, plus every app with jobs now */
 	for (i = 0; l && i < pol_credit_count(l); i++) {
@@ -135,12 +138,15 @@ static void write_view(const agora_snapshot_t *snap, time_t now)
 				(void) pol_agora_policy_tenant(policy, t, &rho,
 							       NULL);
 		json_object_object_add(o, "name", json_object_new_string(name));
-		json_object_object_add(o, "quota", json_object_new_double(
-			pol_credit_quota(l, name)));
-		json_object_object_add(o, "usage", json_object_new_double(
-			pol_credit_usage(l, name, now)));
-		json_object_object_add(o, "credit", json_object_new_double(
-			pol_credit_get(l, name, now)));
+		json_object_object_add(
+			o, "quota",
+			json_object_new_double(pol_credit_quota(l, name)));
+		json_object_object_add(
+			o, "usage",
+			json_object_new_double(pol_credit_usage(l, name, now)));
+		json_object_object_add(
+			o, "credit",
+			json_object_new_double(pol_credit_get(l, name, now)));
 		if (rho >= 0)
 			json_object_object_add(o, "rho",
 					       json_object_new_double(rho));
@@ -158,10 +164,12 @@ static void write_view(const agora_snapshot_t *snap, time_t now)
 			continue;
 		(void) pol_agora_policy_tenant(policy, t, &rho, &credit);
 		o = json_object_new_object();
-		json_object_object_add(o, "name", json_object_new_string(
-			snap->tenants[t]));
-		json_object_object_add(o, "quota", json_object_new_double(
-			l ? pol_credit_quota(l, snap->tenants[t]) : 0));
+		json_object_object_add(
+			o, "name", json_object_new_string(snap->tenants[t]));
+		json_object_object_add(
+			o, "quota",
+			json_object_new_double(
+				l ? pol_credit_quota(l, snap->tenants[t]) : 0));
 		json_object_object_add(o, "usage", json_object_new_double(0));
 		json_object_object_add(o, "credit",
 				       json_object_new_double(credit));
@@ -174,16 +182,20 @@ static void write_view(const agora_snapshot_t *snap, time_t now)
 		const pol_lease_t *ls = pol_lease_at(lt, k);
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "job", json_object_new_int64(
-			ls->job_id));
-		json_object_object_add(o, "gpus", json_object_new_int(
-			ls->gpus));
-		json_object_object_add(o, "end", json_object_new_int64(
-			ls->end));
-		json_object_object_add(o, "state", json_object_new_string(
-			ls->state == POL_LEASE_GRACE ? "grace" : "active"));
+		json_object_object_add(o, "job",
+				       json_object_new_int64(ls->job_id));
+		json_object_object_add(o, "gpus",
+				       json_object_new_int(ls->gpus));
+		json_object_object_add(o, "end",
+				       json_object_new_int64(ls->end));
+		json_object_object_add(
+			o, "state",
+			json_object_new_string(ls->state == POL_LEASE_GRACE
+						       ? "grace"
+						       : "active"));
 		if (ls->state == POL_LEASE_GRACE)
-			json_object_object_add(o, "requeue_at",
+			json_object_object_add(
+				o, "requeue_at",
 				json_object_new_int64(ls->requeue_at));
 		json_object_array_add(leases, o);
 	}
@@ -256,16 +268,16 @@ static void types_build(void)
 
 		if (agora_types_find(&types, node_ptr->name, g) >= 0)
 			continue;
-		if (types.model && topo_model_find(types.model,
-						   node_ptr->name) >= 0)
+		if (types.model &&
+		    topo_model_find(types.model, node_ptr->name) >= 0)
 			error("sched/agora: node %s has %d GPUs but TopologyModel says otherwise; using a uniform type",
 			      node_ptr->name, g);
 		xrecalloc(types.types, types.n_types + 1,
 			  sizeof(pol_node_type_t));
 		snprintf(name, sizeof(name), "uniform%d", g);
-		pol_node_type_uniform(&types.types[types.n_types], name, g,
-				      node_ptr->tot_sockets > 0 ?
-				      node_ptr->tot_sockets : 1);
+		pol_node_type_uniform(
+			&types.types[types.n_types], name, g,
+			node_ptr->tot_sockets > 0 ? node_ptr->tot_sockets : 1);
 		types.n_types++;
 	}
 }
@@ -297,11 +309,10 @@ extern void agora_policy_reset(void)
 		placer_obj.arg = new_placer;
 		use = &placer_obj;
 	}
-	np = pol_agora_policy_create_conf(&agora_conf,
-					  agora_conf.n_auction_partitions > 0,
-					  slurm_conf.cluster_name ?
-					  slurm_conf.cluster_name : "cluster",
-					  use, &err);
+	np = pol_agora_policy_create_conf(
+		&agora_conf, agora_conf.n_auction_partitions > 0,
+		slurm_conf.cluster_name ? slurm_conf.cluster_name : "cluster",
+		use, &err);
 	if (!np) {
 		error("sched/agora: cannot create the policy: %s; keeping the previous one",
 		      err.text);
@@ -406,8 +417,9 @@ static int start_awarded(job_record_t *job_ptr, const pol_action_t *act,
 	}
 	if (fed_mgr_job_lock(job_ptr)) {
 		FREE_NULL_BITMAP(exc);
-		agora_hold_for_auction(job_ptr,
-				       "auction won, waiting for the federation job lock");
+		agora_hold_for_auction(
+			job_ptr,
+			"auction won, waiting for the federation job lock");
 		return ESLURM_FED_JOB_LOCK;
 	}
 	if (job_ptr->details->exc_node_bitmap) {
@@ -444,8 +456,10 @@ static int start_awarded(job_record_t *job_ptr, const pol_action_t *act,
 		char *why = NULL;
 
 		fed_mgr_job_unlock(job_ptr);
-		xstrfmtcat(why, "won the auction, but the awarded GPUs could not start it (%s); retrying",
-			   slurm_strerror(rc));
+		xstrfmtcat(
+			why,
+			"won the auction, but the awarded GPUs could not start it (%s); retrying",
+			slurm_strerror(rc));
 		agora_hold_for_auction(job_ptr, why);
 		xfree(why);
 		debug("sched/agora: %pJ: select_nodes failed: %s", job_ptr,
@@ -494,12 +508,13 @@ static int apply_actions(const pol_actions_t *acts,
 				   "%srequeued at %s: %s", AGORA_DESC_PREFIX,
 				   tstr(now, t1), act->reason);
 			if (job_requeue(slurm_conf.slurm_user_id,
-					job_ptr->job_id, NULL, true, 0) ==
-			    SLURM_SUCCESS) {
+					job_ptr->job_id, NULL, true,
+					0) == SLURM_SUCCESS) {
 				/* back to the auction at once: Slurm's
 				 * requeue BeginTime would otherwise release
 				 * it to the main scheduler */
-				agora_hold_for_auction(job_ptr,
+				agora_hold_for_auction(
+					job_ptr,
 					"requeued after losing its lease; waiting for the next auction");
 				applied++;
 			}
@@ -561,8 +576,8 @@ static void record_leases(time_t now)
 			xstrfmtcat(note, "%slease lost at %s; requeue at %s",
 				   AGORA_DESC_PREFIX, tstr(now, t1),
 				   tstr(l->requeue_at, t2));
-			if (job_ptr->warn_signal &&
-			    job_ptr->details && job_ptr->details->requeue) {
+			if (job_ptr->warn_signal && job_ptr->details &&
+			    job_ptr->details->requeue) {
 				uint16_t flags = job_ptr->warn_flags &
 						 (KILL_JOB_BATCH |
 						  KILL_FULL_JOB);
@@ -570,10 +585,9 @@ static void record_leases(time_t now)
 				info("sched/agora: %pJ lost its lease: signal %u, requeue in %ld s",
 				     job_ptr, job_ptr->warn_signal,
 				     (long) (l->requeue_at - now));
-				(void) job_signal(job_ptr,
-						  job_ptr->warn_signal, flags,
-						  slurm_conf.slurm_user_id,
-						  false);
+				(void) job_signal(
+					job_ptr, job_ptr->warn_signal, flags,
+					slurm_conf.slurm_user_id, false);
 				xstrfmtcat(note, " (signal %u sent)",
 					   job_ptr->warn_signal);
 			} else {
@@ -582,15 +596,15 @@ static void record_leases(time_t now)
 			}
 		} else {
 			xstrfmtcat(note, "%slease of %d GPUs until %s",
-				   AGORA_DESC_PREFIX, l->gpus, tstr(l->end, t1));
+				   AGORA_DESC_PREFIX, l->gpus,
+				   tstr(l->end, t1));
 			if (job_ptr->system_comment &&
 			    strstr(job_ptr->system_comment, note)) {
 				xfree(note);
 				continue;
 			}
 			if (job_ptr->system_comment &&
-			    !strncmp(job_ptr->system_comment,
-				     AGORA_DESC_PREFIX,
+			    !strncmp(job_ptr->system_comment, AGORA_DESC_PREFIX,
 				     strlen(AGORA_DESC_PREFIX))) {
 				/* keep how it started, refresh the lease */
 				char *semi = strstr(job_ptr->system_comment,
@@ -655,12 +669,14 @@ static void annotate_waiting(const agora_snapshot_t *snap,
 			if (policy)
 				(void) pol_agora_policy_tenant(policy, t, &rho,
 							       &credit);
-			xstrfmtcat(why, "%s; app %s rho=%.2f credit=%.1f GPU-h",
-				   snap->gpus_free ?
-				   "no auction win yet: free GPUs went to worse-off apps or do not fit" :
-				   "waiting for GPUs: next auction at a lease end",
-				   t >= 0 && t < snap->n_tenants ?
-				   snap->tenants[t] : "?", rho, credit);
+			xstrfmtcat(
+				why, "%s; app %s rho=%.2f credit=%.1f GPU-h",
+				snap->gpus_free
+					? "no auction win yet: free GPUs went to worse-off apps or do not fit"
+					: "waiting for GPUs: next auction at a lease end",
+				t >= 0 && t < snap->n_tenants ? snap->tenants[t]
+							      : "?",
+				rho, credit);
 			agora_hold_for_auction(job_ptr, why);
 			xfree(why);
 		}
@@ -685,8 +701,8 @@ static void agora_pass(void)
 	gettimeofday(&t0, NULL);
 	lock_slurmctld(read_locks);
 	slurm_mutex_lock(&agora_conf_lock);
-	if (agora_snapshot_build(&snap, &agora_conf, &types, now,
-				 last_pass) != SLURM_SUCCESS) {
+	if (agora_snapshot_build(&snap, &agora_conf, &types, now, last_pass) !=
+	    SLURM_SUCCESS) {
 		slurm_mutex_unlock(&agora_conf_lock);
 		unlock_slurmctld(read_locks);
 		error("sched/agora: snapshot failed: %m");
@@ -748,10 +764,12 @@ static void agora_pass(void)
 
 	last_pass = now;
 	pass_count++;
-	debug("sched/agora: pass %" PRIu64 ": %d nodes, %d/%d GPUs free, %d pending and %d running auction-managed, %d apps, %d actions (%d applied), snapshot %" PRId64 " us, decide %" PRId64 " us",
-	      pass_count, snap.cluster.n_nodes, snap.gpus_free,
-	      snap.gpus_total, snap.n_pending, snap.n_running,
-	      snap.n_tenants, acts.n, applied, snap_us, decide_us);
+	debug("sched/agora: pass %" PRIu64
+	      ": %d nodes, %d/%d GPUs free, %d pending and %d running auction-managed, %d apps, %d actions (%d applied), snapshot %" PRId64
+	      " us, decide %" PRId64 " us",
+	      pass_count, snap.cluster.n_nodes, snap.gpus_free, snap.gpus_total,
+	      snap.n_pending, snap.n_running, snap.n_tenants, acts.n, applied,
+	      snap_us, decide_us);
 	pol_actions_free(&acts);
 	agora_snapshot_free(&snap);
 }

@@ -28,7 +28,8 @@
 
 #include "sched_agora.h"
 
-const char plugin_name[] = "Agora scheduler (priority+credit, finish-time-fair auctions)";
+const char plugin_name[] =
+	"Agora scheduler (priority+credit, finish-time-fair auctions)";
 const char plugin_type[] = "sched/agora";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
@@ -84,8 +85,7 @@ static void log_conf(const agora_conf_t *c, const char *when)
 	     plugin_type, when, c->sched_interval_s,
 	     c->embed_backfill ? "yes" : "no", parts ? parts : "(none)",
 	     agora_app_def_name(c->app_def), c->fairness_knob, c->lease_s,
-	     c->grace_s, c->credit_half_life_h, c->default_quota,
-	     c->n_quotas);
+	     c->grace_s, c->credit_half_life_h, c->default_quota, c->n_quotas);
 	xfree(parts);
 }
 
@@ -112,10 +112,9 @@ extern int init(void)
 	}
 
 	if (agora_conf.embed_backfill) {
-		bf_context = plugin_context_create("sched", "sched/backfill",
-						   (void **) &bf_ops,
-						   embedded_syms,
-						   sizeof(embedded_syms));
+		bf_context = plugin_context_create(
+			"sched", "sched/backfill", (void **) &bf_ops,
+			embedded_syms, sizeof(embedded_syms));
 		if (!bf_context) {
 			/* Without backfill only the main FIFO scheduler
 			 * runs: worse, but safe and loudly reported. */
@@ -127,8 +126,8 @@ extern int init(void)
 			     plugin_type);
 		}
 	}
-	if (agora_conf.n_auction_partitions && !xstrcasestr(
-		    slurm_conf.sched_params, "defer"))
+	if (agora_conf.n_auction_partitions &&
+	    !xstrcasestr(slurm_conf.sched_params, "defer"))
 		info("%s: AuctionPartitions set without SchedulerParameters=defer: interactive (salloc/srun) jobs may start at submission outside the auction",
 		     plugin_type);
 	slurm_mutex_lock(&agora_conf_lock);

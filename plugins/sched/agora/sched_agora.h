@@ -42,24 +42,24 @@ extern void agora_policy_fini(void);
  * read locks by agora_snapshot_build(), freed by agora_snapshot_free().
  */
 typedef struct agora_snapshot {
-	pol_snapshot_t pol;	  /* what the core sees (points into below) */
-	pol_cluster_t cluster;	  /* nodes of the AuctionPartitions */
-	int *pol_index;		  /* slurm node index -> cluster node, -1 */
-	int *slurm_index;	  /* cluster node -> slurm node index */
+	pol_snapshot_t pol;    /* what the core sees (points into below) */
+	pol_cluster_t cluster; /* nodes of the AuctionPartitions */
+	int *pol_index;        /* slurm node index -> cluster node, -1 */
+	int *slurm_index;      /* cluster node -> slurm node index */
 	int n_slurm_nodes;
-	pol_job_t *pending;	  /* auction-managed pending jobs */
+	pol_job_t *pending; /* auction-managed pending jobs */
 	int n_pending;
-	pol_job_t *running;	  /* auction-managed running jobs */
+	pol_job_t *running; /* auction-managed running jobs */
 	int n_running;
-	int n_managed;	  /* pending jobs in AuctionPartitions */
+	int n_managed; /* pending jobs in AuctionPartitions */
 	/* GPU usage outside the auction, charged to the credit ledger by the
 	 * adapter (the auction's own jobs are charged by the core) */
 	struct agora_charge {
 		char *account;
 		double gpu_seconds;
-	} *charges;
+	} * charges;
 	int n_charges;
-	char **tenants;	  /* tenant index -> app name */
+	char **tenants; /* tenant index -> app name */
 	int n_tenants;
 	time_t job_update; /* last_job_update when taken */
 	time_t node_update;
@@ -76,14 +76,13 @@ typedef struct agora_snapshot {
 typedef struct agora_types {
 	pol_node_type_t *types;
 	int n_types;
-	int n_model;	       /* first n_model come from the model */
+	int n_model;              /* first n_model come from the model */
 	struct topo_model *model; /* NULL without TopologyModel */
 } agora_types_t;
 
 /* Node type index for a node (model match, else uniform by GPU count),
  * -1 if the types do not cover it (they must be rebuilt). */
-extern int agora_types_find(const agora_types_t *t, const char *node,
-			    int gpus);
+extern int agora_types_find(const agora_types_t *t, const char *node, int gpus);
 
 /* GPUs of a node (count) and its free ones (mask).  Node lock held. */
 struct node_record;

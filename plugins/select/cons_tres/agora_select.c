@@ -15,7 +15,7 @@
  * defines (check with "make check"), so it needs no local copies of
  * slurmctld's data globals; see doc/select.md before adding such a reference.
  */
-#define _GNU_SOURCE		/* dladdr(), secure_getenv() */
+#define _GNU_SOURCE /* dladdr(), secure_getenv() */
 
 #include "config.h"
 
@@ -50,9 +50,10 @@
 /* Tests only: load another file as "stock".  Ignored when setuid. */
 #define STOCK_ENV "AGORA_SELECT_STOCK_SO"
 
-const char plugin_name[] = "Agora wrapper over Trackable RESources (TRES) Selection plugin";
+const char plugin_name[] =
+	"Agora wrapper over Trackable RESources (TRES) Selection plugin";
 const char plugin_type[] = "select/cons_tres";
-const uint32_t plugin_id = SELECT_PLUGIN_CONS_TRES;	/* 109, as stock */
+const uint32_t plugin_id = SELECT_PLUGIN_CONS_TRES; /* 109, as stock */
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /*
@@ -104,7 +105,7 @@ _Static_assert(sizeof(slurm_select_ops_t) == STOCK_SYM_CNT * sizeof(void *),
 	       "slurm_select_ops_t changed: update stock_syms[]");
 
 static void *stock_handle = NULL;
-static slurm_select_ops_t stock;	/* pointers into the stock plugin */
+static slurm_select_ops_t stock; /* pointers into the stock plugin */
 static bool in_ctld = false;
 
 static const char *stock_path(void)
@@ -170,8 +171,8 @@ static int stock_load(void)
 
 	for (i = 0; i < STOCK_SYM_CNT; i++) {
 		if (!(ops[i] = dlsym(stock_handle, stock_syms[i]))) {
-			error("%s: stock plugin %s lacks %s",
-			      plugin_type, path, stock_syms[i]);
+			error("%s: stock plugin %s lacks %s", plugin_type, path,
+			      stock_syms[i]);
 			goto fail;
 		}
 	}
@@ -183,17 +184,15 @@ static int stock_load(void)
 
 	if ((stock_init = dlsym(stock_handle, "init")) &&
 	    (stock_init() != SLURM_SUCCESS)) {
-		error("%s: init() of the stock plugin %s failed",
-		      plugin_type, path);
+		error("%s: init() of the stock plugin %s failed", plugin_type,
+		      path);
 		goto fail;
 	}
 
 	if (in_ctld)
-		info("Agora wrapper loaded, forwarding to stock %s",
-		     path);
+		info("Agora wrapper loaded, forwarding to stock %s", path);
 	else
-		debug("Agora wrapper loaded, forwarding to stock %s",
-		      path);
+		debug("Agora wrapper loaded, forwarding to stock %s", path);
 	return SLURM_SUCCESS;
 
 fail:
@@ -275,9 +274,9 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			     bitstr_t *exc_core_bitmap)
 {
 	hook_ensure();
-	return stock.job_test(job_ptr, bitmap, min_nodes, max_nodes,
-			      req_nodes, mode, preemptee_candidates,
-			      preemptee_job_list, exc_core_bitmap);
+	return stock.job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
+			      mode, preemptee_candidates, preemptee_job_list,
+			      exc_core_bitmap);
 }
 
 extern int select_p_job_begin(job_record_t *job_ptr)
@@ -296,8 +295,7 @@ extern int select_p_job_expand(job_record_t *from_job_ptr,
 	return stock.job_expand(from_job_ptr, to_job_ptr);
 }
 
-extern int select_p_job_resized(job_record_t *job_ptr,
-				node_record_t *node_ptr)
+extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr)
 {
 	return stock.job_resized(job_ptr, node_ptr);
 }
@@ -416,8 +414,7 @@ extern int select_p_select_jobinfo_get(select_jobinfo_t *jobinfo,
 	return stock.jobinfo_get(jobinfo, data_type, data);
 }
 
-extern select_jobinfo_t *select_p_select_jobinfo_copy(
-	select_jobinfo_t *jobinfo)
+extern select_jobinfo_t *select_p_select_jobinfo_copy(select_jobinfo_t *jobinfo)
 {
 	return stock.jobinfo_copy(jobinfo);
 }
@@ -471,8 +468,7 @@ extern int select_p_reconfigure(void)
 }
 
 extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
-				    uint32_t node_cnt,
-				    bitstr_t *avail_bitmap,
+				    uint32_t node_cnt, bitstr_t *avail_bitmap,
 				    bitstr_t **core_bitmap)
 {
 	return stock.resv_test(resv_desc_ptr, node_cnt, avail_bitmap,

@@ -43,8 +43,7 @@ extern int select_p_job_begin(job_record_t *job_ptr);
 extern int select_p_job_ready(job_record_t *job_ptr);
 extern int select_p_job_expand(job_record_t *from_job_ptr,
 			       job_record_t *to_job_ptr);
-extern int select_p_job_resized(job_record_t *job_ptr,
-				node_record_t *node_ptr);
+extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr);
 extern int select_p_job_signal(job_record_t *job_ptr, int signal);
 extern int select_p_job_fini(job_record_t *job_ptr);
 extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp);
@@ -93,8 +92,7 @@ extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
 extern int select_p_update_node_config(int index);
 extern int select_p_reconfigure(void);
 extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
-				    uint32_t node_cnt,
-				    bitstr_t *avail_bitmap,
+				    uint32_t node_cnt, bitstr_t *avail_bitmap,
 				    bitstr_t **core_bitmap);
 
 #endif /* AGORA_SELECT_H */

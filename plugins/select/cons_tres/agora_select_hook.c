@@ -29,9 +29,9 @@
  * cons_tres calls choose_nodes under slurmctld's job and node write locks.
  */
 static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
-static cons_common_callbacks_t *stock_cb = NULL;   /* in the stock .so */
+static cons_common_callbacks_t *stock_cb = NULL; /* in the stock .so */
 static agora_choose_nodes_f orig_choose = NULL;
-static bool hook_broken = false;	/* logged once, run without hook */
+static bool hook_broken = false; /* logged once, run without hook */
 
 static int agora_choose_nodes_cb(job_record_t *job_ptr, bitstr_t *node_map,
 				 bitstr_t **avail_core, uint32_t min_nodes,
@@ -122,10 +122,12 @@ static void log_view(job_record_t *job_ptr, const agora_sel_view_t *view,
 
 	for (i = 0; i < view->node_cnt; i++)
 		req += view->nodes[i].required;
-	log_flag(SELECT_TYPE, "%pJ candidates=%u required=%u avail_gpus=%" PRIu64 " nodes=%u-%u(req %u) cr_type=0x%x prefer_alloc=%d",
+	log_flag(SELECT_TYPE,
+		 "%pJ candidates=%u required=%u avail_gpus=%" PRIu64
+		 " nodes=%u-%u(req %u) cr_type=0x%x prefer_alloc=%d",
 		 job_ptr, view->node_cnt, req, view->avail_gpus,
-		 view->min_nodes, view->max_nodes, view->req_nodes,
-		 cr_type, prefer_alloc_nodes);
+		 view->min_nodes, view->max_nodes, view->req_nodes, cr_type,
+		 prefer_alloc_nodes);
 	if (!(slurm_conf.debug_flags & DEBUG_FLAG_SELECT_TYPE) ||
 	    (get_log_level() < LOG_LEVEL_DEBUG))
 		return;
@@ -135,11 +137,11 @@ static void log_view(job_record_t *job_ptr, const agora_sel_view_t *view,
 
 		if (nd->node_inx < (uint32_t) node_record_count)
 			node_ptr = node_record_table_ptr[nd->node_inx];
-		log_flag(SELECT_TYPE, "%pJ  %s inx=%u cpus=%u/%u gpus=%u sockets=%u%s",
-			 job_ptr, node_ptr ? node_ptr->name : "?",
-			 nd->node_inx, nd->avail_cpus, nd->max_cpus,
-			 nd->avail_gpus, nd->sock_cnt,
-			 nd->required ? " required" : "");
+		log_flag(SELECT_TYPE,
+			 "%pJ  %s inx=%u cpus=%u/%u gpus=%u sockets=%u%s",
+			 job_ptr, node_ptr ? node_ptr->name : "?", nd->node_inx,
+			 nd->avail_cpus, nd->max_cpus, nd->avail_gpus,
+			 nd->sock_cnt, nd->required ? " required" : "");
 	}
 }
 
@@ -202,10 +204,9 @@ static void free_args(saved_args_t *sv)
 }
 
 extern int agora_select_choose_nodes(agora_choose_nodes_f orig,
-				     job_record_t *job_ptr,
-				     bitstr_t *node_map, bitstr_t **avail_core,
-				     uint32_t min_nodes, uint32_t max_nodes,
-				     uint32_t req_nodes,
+				     job_record_t *job_ptr, bitstr_t *node_map,
+				     bitstr_t **avail_core, uint32_t min_nodes,
+				     uint32_t max_nodes, uint32_t req_nodes,
 				     avail_res_t **avail_res_array,
 				     uint16_t cr_type, bool prefer_alloc_nodes,
 				     gres_mc_data_t *tres_mc_ptr)
@@ -218,8 +219,8 @@ extern int agora_select_choose_nodes(agora_choose_nodes_f orig,
 	int rc;
 
 	if (!orig) {
-		error("%s: no stock choose_nodes to call for %pJ",
-		      plugin_type, job_ptr);
+		error("%s: no stock choose_nodes to call for %pJ", plugin_type,
+		      job_ptr);
 		return SLURM_ERROR;
 	}
 
@@ -240,17 +241,19 @@ extern int agora_select_choose_nodes(agora_choose_nodes_f orig,
 	 * for equal inputs, so RUN_NOW, WILL_RUN and backfill agree.
 	 */
 	sv.node_map = bit_copy(node_map);
-	prc = agora_place_narrow(job_ptr, node_map, avail_res_array,
-				 min_nodes, &po);
+	prc = agora_place_narrow(job_ptr, node_map, avail_res_array, min_nodes,
+				 &po);
 	if (prc == AGORA_PLACE_NARROWED) {
 		/* only now: O(nodes) copies, not for skipped jobs */
 		save_args(&sv, avail_core, avail_res_array);
 		how = "agora";
 		if (trace)
-			log_flag(SELECT_TYPE, "%pJ agora placement %s: score=%.3f level=%d nodes=%s (cleared %u of %u candidates)",
-				 job_ptr, po.why, po.score, po.level,
-				 po.chosen ? po.chosen : "?", po.cleared,
-				 (uint32_t) bit_set_count(sv.node_map));
+			log_flag(
+				SELECT_TYPE,
+				"%pJ agora placement %s: score=%.3f level=%d nodes=%s (cleared %u of %u candidates)",
+				job_ptr, po.why, po.score, po.level,
+				po.chosen ? po.chosen : "?", po.cleared,
+				(uint32_t) bit_set_count(sv.node_map));
 	} else if (trace) {
 		log_flag(SELECT_TYPE, "%pJ agora placement skipped: %s",
 			 job_ptr, po.why);
@@ -262,8 +265,10 @@ extern int agora_select_choose_nodes(agora_choose_nodes_f orig,
 		  tres_mc_ptr);
 	if ((rc != SLURM_SUCCESS) && (prc == AGORA_PLACE_NARROWED)) {
 		if (trace)
-			log_flag(SELECT_TYPE, "%pJ stock choose_nodes rc=%d on the agora nodes; retrying on all candidates",
-				 job_ptr, rc);
+			log_flag(
+				SELECT_TYPE,
+				"%pJ stock choose_nodes rc=%d on the agora nodes; retrying on all candidates",
+				job_ptr, rc);
 		restore_args(&sv, node_map, avail_core, avail_res_array);
 		how = "stock fallback";
 		rc = orig(job_ptr, node_map, avail_core, min_nodes, max_nodes,
@@ -273,8 +278,8 @@ extern int agora_select_choose_nodes(agora_choose_nodes_f orig,
 	free_args(&sv);
 
 	if (trace) {
-		char *nodes = (rc == SLURM_SUCCESS) ?
-			bitmap2node_name(node_map) : NULL;
+		char *nodes = (rc == SLURM_SUCCESS) ? bitmap2node_name(node_map)
+						    : NULL;
 
 		log_flag(SELECT_TYPE, "%pJ choose_nodes (%s) rc=%d nodes=%s",
 			 job_ptr, how, rc, nodes ? nodes : "(none)");

@@ -17,10 +17,9 @@
 #include <stdint.h>
 
 /* The type of cons_common_callbacks_t.choose_nodes in Slurm 22.05.8. */
-typedef int (*agora_choose_nodes_f)(job_record_t *job_ptr,
-				    bitstr_t *node_map, bitstr_t **avail_core,
-				    uint32_t min_nodes, uint32_t max_nodes,
-				    uint32_t req_nodes,
+typedef int (*agora_choose_nodes_f)(job_record_t *job_ptr, bitstr_t *node_map,
+				    bitstr_t **avail_core, uint32_t min_nodes,
+				    uint32_t max_nodes, uint32_t req_nodes,
 				    avail_res_t **avail_res_array,
 				    uint16_t cr_type, bool prefer_alloc_nodes,
 				    gres_mc_data_t *tres_mc_ptr);
@@ -48,10 +47,9 @@ extern void agora_hook_remove(void);
  * RET what orig returns, or SLURM_ERROR if orig is NULL
  */
 extern int agora_select_choose_nodes(agora_choose_nodes_f orig,
-				     job_record_t *job_ptr,
-				     bitstr_t *node_map, bitstr_t **avail_core,
-				     uint32_t min_nodes, uint32_t max_nodes,
-				     uint32_t req_nodes,
+				     job_record_t *job_ptr, bitstr_t *node_map,
+				     bitstr_t **avail_core, uint32_t min_nodes,
+				     uint32_t max_nodes, uint32_t req_nodes,
 				     avail_res_t **avail_res_array,
 				     uint16_t cr_type, bool prefer_alloc_nodes,
 				     gres_mc_data_t *tres_mc_ptr);

@@ -44,17 +44,17 @@ static pthread_mutex_t place_lock = PTHREAD_MUTEX_INITIALIZER;
 /* configuration (place_lock) */
 static bool conf_loaded = false;
 static agora_placement_t placement = AGORA_PLACEMENT_STOCK;
-static char *model_path = NULL;		/* xmalloc */
-static topo_model_t model = { NULL, 0 };	/* core memory */
+static char *model_path = NULL;          /* xmalloc */
+static topo_model_t model = { NULL, 0 }; /* core memory */
 
 /* the cluster as the placer sees it, rebuilt when stale (place_lock) */
 static pol_cluster_t *cluster = NULL;
 static pol_agora_t *placer = NULL;
-static pol_gpumask_t *free_masks = NULL;	/* malloc, n_nodes */
+static pol_gpumask_t *free_masks = NULL; /* malloc, n_nodes */
 static bool cluster_stale = true;
 static int cluster_node_cnt = -1;
 static int cluster_switch_cnt = -1;
-static int cluster_n_model = 0;		/* nodes typed from the model */
+static int cluster_n_model = 0; /* nodes typed from the model */
 
 static void cluster_drop(void)
 {
@@ -79,8 +79,9 @@ extern void agora_place_load_conf(const char *when)
 		if (errno != ENOENT) {
 			error("%s: rejected %s, keeping the previous placement configuration (%s): %s",
 			      when, path,
-			      conf_loaded ? agora_placement_name(placement) :
-					    "stock", err.text);
+			      conf_loaded ? agora_placement_name(placement)
+					  : "stock",
+			      err.text);
 			goto out;
 		}
 		found = false;
@@ -106,8 +107,8 @@ extern void agora_place_load_conf(const char *when)
 		model_path = xstrdup(conf.topology_model);
 	conf_loaded = true;
 	cluster_drop();
-	info("%s: Placement=%s TopologyModel=%s (%d node types)%s",
-	     when, agora_placement_name(placement),
+	info("%s: Placement=%s TopologyModel=%s (%d node types)%s", when,
+	     agora_placement_name(placement),
 	     model_path ? model_path : "(none)", model.n_types,
 	     found ? "" : " (no agora.conf: defaults)");
 	pthread_mutex_unlock(&place_lock);
@@ -170,8 +171,8 @@ static int uniform_type(pol_cluster_t *c, int *cap, int g)
 		if (!strcmp(c->types[i].name, name))
 			return i;
 	if (c->n_types == *cap) {
-		pol_node_type_t *nt = realloc(c->types, sizeof(*nt) *
-						  (size_t) (*cap * 2));
+		pol_node_type_t *nt = realloc(
+			c->types, sizeof(*nt) * (size_t) (*cap * 2));
 
 		if (!nt)
 			return -1;
@@ -201,7 +202,8 @@ static void set_leaves(pol_cluster_t *c)
 			continue;
 		for (i = 0; i < c->n_nodes && i < bit_size(sw->node_bitmap);
 		     i++)
-			if (c->nodes[i].leaf < 0 && bit_test(sw->node_bitmap, i))
+			if (c->nodes[i].leaf < 0 &&
+			    bit_test(sw->node_bitmap, i))
 				c->nodes[i].leaf = n_leaves;
 		n_leaves++;
 	}
@@ -256,8 +258,7 @@ static int cluster_build(void)
 			t = topo_model_find(&model, node_ptr->name);
 		if (t >= 0 && model.types[t].type.n_gpus != g) {
 			error("node %s has %d GPUs but TopologyModel type '%s' has %d; using a uniform type for it",
-			      node_ptr->name, g,
-			      model.types[t].type.name,
+			      node_ptr->name, g, model.types[t].type.name,
 			      model.types[t].type.n_gpus);
 			t = -1;
 		}
@@ -269,8 +270,10 @@ static int cluster_build(void)
 			goto nomem;
 		nd->type = t;
 		nd->up = true;
-		nd->weight = node_ptr->config_ptr ?
-			(int) MIN(node_ptr->config_ptr->weight, INT32_MAX) : 0;
+		nd->weight = node_ptr->config_ptr
+				     ? (int) MIN(node_ptr->config_ptr->weight,
+						 INT32_MAX)
+				     : 0;
 	}
 	set_leaves(c);
 	placer = pol_agora_create(c, NULL);
@@ -280,8 +283,10 @@ static int cluster_build(void)
 	cluster_stale = false;
 	cluster_node_cnt = n;
 	cluster_switch_cnt = switch_record_cnt;
-	log_flag(SELECT_TYPE, "agora placement: cluster of %d nodes, %d node types (%d nodes typed by the model), %d leaves",
-		 n, c->n_types, cluster_n_model, c->n_leaves);
+	log_flag(
+		SELECT_TYPE,
+		"agora placement: cluster of %d nodes, %d node types (%d nodes typed by the model), %d leaves",
+		n, c->n_types, cluster_n_model, c->n_leaves);
 	return 0;
 nomem:
 	pol_cluster_destroy(&c);
@@ -312,8 +317,7 @@ static pol_gpumask_t node_free_mask(avail_res_t *ar, int n_gpus)
 		pol_gpumask_t bits = 0;
 		int s, g;
 
-		if (!is_gpu(sg->gres_state_job) &&
-		    !is_gpu(sg->gres_state_node))
+		if (!is_gpu(sg->gres_state_job) && !is_gpu(sg->gres_state_node))
 			continue;
 		if (sg->gres_state_node && sg->gres_state_node->gres_data) {
 			gres_node_state_t *ns = sg->gres_state_node->gres_data;
@@ -328,8 +332,8 @@ static pol_gpumask_t node_free_mask(avail_res_t *ar, int n_gpus)
 			    g < bit_size(sg->bits_any_sock) &&
 			    bit_test(sg->bits_any_sock, g))
 				set = true;
-			for (s = 0; !set && sg->bits_by_sock &&
-				    s < sg->sock_cnt; s++)
+			for (s = 0;
+			     !set && sg->bits_by_sock && s < sg->sock_cnt; s++)
 				if (sg->bits_by_sock[s] &&
 				    g < bit_size(sg->bits_by_sock[s]) &&
 				    bit_test(sg->bits_by_sock[s], g))
@@ -402,7 +406,8 @@ static int job_request(job_record_t *job_ptr, uint32_t min_nodes,
 		}
 		if ((min_nodes > 1) && (js->gres_per_job % min_nodes)) {
 			/* the placer would put it on fewer nodes */
-			snprintf(why, len, "--gpus not a multiple of -N: stock decides");
+			snprintf(why, len,
+				 "--gpus not a multiple of -N: stock decides");
 			return -1;
 		}
 		if (min_nodes > 1) {
@@ -423,8 +428,8 @@ static int job_request(job_record_t *job_ptr, uint32_t min_nodes,
 
 static bool has_required_nodes(job_record_t *job_ptr, bitstr_t *node_map)
 {
-	bitstr_t *req = job_ptr->details ?
-		job_ptr->details->req_node_bitmap : NULL;
+	bitstr_t *req = job_ptr->details ? job_ptr->details->req_node_bitmap
+					 : NULL;
 
 	return req && (bit_set_count(req) > 0) && node_map &&
 	       (bit_size(req) == bit_size(node_map));
@@ -453,15 +458,15 @@ extern agora_place_rc_t agora_place_narrow(job_record_t *job_ptr,
 		snprintf(out->why, sizeof(out->why), "Placement=stock");
 		goto out;
 	}
-	if (job_request(job_ptr, min_nodes, &req, out->why,
-			sizeof(out->why)))
+	if (job_request(job_ptr, min_nodes, &req, out->why, sizeof(out->why)))
 		goto out;
 	if (has_required_nodes(job_ptr, node_map)) {
 		snprintf(out->why, sizeof(out->why),
 			 "required nodes: stock decides");
 		goto out;
 	}
-	if (cluster_stale || !cluster || (cluster_node_cnt != node_record_count) ||
+	if (cluster_stale || !cluster ||
+	    (cluster_node_cnt != node_record_count) ||
 	    (cluster_switch_cnt != switch_record_cnt)) {
 		if (cluster_build()) {
 			snprintf(out->why, sizeof(out->why),
@@ -616,10 +621,10 @@ extern int agora_place_gpu_indices(job_record_t *job_ptr,
 
 	if (!job_ptr || !(jr = job_ptr->job_resrcs) || !jr->node_bitmap ||
 	    job_ptr->gres_list_alloc)
-		return 0;	/* not a new allocation (restart, resize) */
+		return 0; /* not a new allocation (restart, resize) */
 	if ((job_ptr->bit_flags & GRES_ENFORCE_BIND) ||
 	    (job_ptr->details && (job_ptr->details->whole_node == 1)))
-		return 0;	/* cores constrain GPUs / all GPUs anyway */
+		return 0; /* cores constrain GPUs / all GPUs anyway */
 	if (!(js = job_gpu_state(job_ptr)) || !js->gres_bit_select ||
 	    js->gres_per_task || js->gres_per_socket ||
 	    (!js->gres_per_node && !js->gres_per_job))
@@ -628,7 +633,8 @@ extern int agora_place_gpu_indices(job_record_t *job_ptr,
 	pthread_mutex_lock(&place_lock);
 	if (!conf_loaded || (placement != AGORA_PLACEMENT_AGORA))
 		goto out;
-	if (cluster_stale || !cluster || (cluster_node_cnt != node_record_count) ||
+	if (cluster_stale || !cluster ||
+	    (cluster_node_cnt != node_record_count) ||
 	    (cluster_switch_cnt != switch_record_cnt)) {
 		if (cluster_build())
 			goto out;
@@ -637,7 +643,7 @@ extern int agora_place_gpu_indices(job_record_t *job_ptr,
 	if (len > cluster->n_nodes)
 		len = cluster->n_nodes;
 	if (js->total_node_cnt && (len > js->total_node_cnt))
-		len = js->total_node_cnt;	/* size of gres_bit_select */
+		len = js->total_node_cnt; /* size of gres_bit_select */
 	for (i = 0; i < len; i++) {
 		node_record_t *node_ptr = node_record_table_ptr[i];
 		bitstr_t *sel = js->gres_bit_select[i];
@@ -653,7 +659,7 @@ extern int agora_place_gpu_indices(job_record_t *job_ptr,
 		if (!bit_test(jr->node_bitmap, i) || !sel || !node_ptr)
 			continue;
 		if (node_usage && node_usage[i].gres_list)
-			continue;	/* not the live node state: leave it */
+			continue; /* not the live node state: leave it */
 		if ((n_gpus < 2) || (bit_size(sel) != n_gpus))
 			continue;
 		if (node_free_for_job(node_gpu_state(node_ptr->gres_list), js,
@@ -664,7 +670,7 @@ extern int agora_place_gpu_indices(job_record_t *job_ptr,
 				stock |= (pol_gpumask_t) 1 << g;
 		k = pol_popcount(stock);
 		if (!k || ((stock & fr) != stock) || (k == pol_popcount(fr)))
-			continue;	/* nothing to choose, or stale view */
+			continue; /* nothing to choose, or stale view */
 
 		memset(free_masks, 0,
 		       sizeof(*free_masks) * (size_t) cluster->n_nodes);
@@ -694,7 +700,9 @@ extern int agora_place_gpu_indices(job_record_t *job_ptr,
 			if (best & ((pol_gpumask_t) 1 << g))
 				bit_set(sel, g);
 		changed++;
-		log_flag(SELECT_TYPE, "%pJ agora GPU indices on %s: stock 0x%" PRIx64 " (score %.3f) -> 0x%" PRIx64 " (score %.3f)",
+		log_flag(SELECT_TYPE,
+			 "%pJ agora GPU indices on %s: stock 0x%" PRIx64
+			 " (score %.3f) -> 0x%" PRIx64 " (score %.3f)",
 			 job_ptr, node_ptr->name, (uint64_t) stock, s_stock,
 			 (uint64_t) best, s_best);
 	}

@@ -41,11 +41,11 @@ typedef enum agora_place_rc {
 } agora_place_rc_t;
 
 typedef struct agora_place_out {
-	double score;		/* pol_agora score of the decision */
-	int level;		/* locality level of the decision (0..5) */
-	uint32_t cleared;	/* nodes cleared from node_map */
-	char why[96];		/* SKIP reason, or the request "2x4" */
-	char *chosen;		/* xmalloc'd "n1[0x3],n2[0xff]"; xfree it */
+	double score;     /* pol_agora score of the decision */
+	int level;        /* locality level of the decision (0..5) */
+	uint32_t cleared; /* nodes cleared from node_map */
+	char why[96];     /* SKIP reason, or the request "2x4" */
+	char *chosen;     /* xmalloc'd "n1[0x3],n2[0xff]"; xfree it */
 } agora_place_out_t;
 
 /*

@@ -98,8 +98,7 @@ extern int init(void)
 	load_conf(true);
 	slurm_mutex_unlock(&sf_lock);
 	info("%s: loaded (CreditWeight=%u, %zu auction-managed partitions)",
-	     plugin_type, sf_conf.credit_weight,
-	     sf_conf.n_auction_partitions);
+	     plugin_type, sf_conf.credit_weight, sf_conf.n_auction_partitions);
 	return SLURM_SUCCESS;
 }
 
@@ -139,8 +138,9 @@ static void refresh_ledger(void)
 		xfree(path);
 		return;
 	}
-	l = pol_credit_from_conf(slurm_conf.cluster_name ?
-				 slurm_conf.cluster_name : "cluster", &sf_conf);
+	l = pol_credit_from_conf(
+		slurm_conf.cluster_name ? slurm_conf.cluster_name : "cluster",
+		&sf_conf);
 	if (!l) {
 		error("%s: cannot create credit ledger: %m", plugin_type);
 	} else if (pol_credit_load_file(l, path, &err)) {
@@ -177,8 +177,8 @@ extern void site_factor_p_set(job_record_t *job_ptr)
 		return;
 	slurm_mutex_lock(&sf_lock);
 	job_ptr->site_factor = credit_site_factor(job_ptr, time(NULL));
-	if (IS_JOB_PENDING(job_ptr) && agora_job_auction_managed(job_ptr,
-								 &sf_conf))
+	if (IS_JOB_PENDING(job_ptr) &&
+	    agora_job_auction_managed(job_ptr, &sf_conf))
 		agora_hold_for_auction(job_ptr, NULL);
 	slurm_mutex_unlock(&sf_lock);
 }

@@ -91,8 +91,9 @@ extern void slurmctld_plugstack_p_get_config(config_plugin_params_t *p)
 	add_pair(p->key_pairs, "View", xstrdup(tbuf));
 	json_object_object_get_ex(root, "apps", &apps);
 	json_object_object_get_ex(root, "leases", &leases);
-	n = apps && json_object_is_type(apps, json_type_array) ?
-	    json_object_array_length(apps) : 0;
+	n = apps && json_object_is_type(apps, json_type_array)
+		    ? json_object_array_length(apps)
+		    : 0;
 	add_pair(p->key_pairs, "Apps", xstrdup_printf("%zu", n));
 	for (i = 0; i < n; i++) {
 		json_object *a = json_object_array_get_idx(apps, i);
@@ -109,8 +110,9 @@ extern void slurmctld_plugstack_p_get_config(config_plugin_params_t *p)
 		add_pair(p->key_pairs, name, val);
 		xfree(name);
 	}
-	n = leases && json_object_is_type(leases, json_type_array) ?
-	    json_object_array_length(leases) : 0;
+	n = leases && json_object_is_type(leases, json_type_array)
+		    ? json_object_array_length(leases)
+		    : 0;
 	add_pair(p->key_pairs, "Leases", xstrdup_printf("%zu", n));
 	for (i = 0; i < n; i++) {
 		json_object *l = json_object_array_get_idx(leases, i);
