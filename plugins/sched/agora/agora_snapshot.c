@@ -23,6 +23,7 @@
 #include "src/common/slurm_topology.h"
 
 #include "agora_hold.h"
+#include "agora_leaves.h"
 #include "topo_model.h"
 #include "sched_agora.h"
 
@@ -276,43 +277,6 @@ extern int agora_types_find(const agora_types_t *t, const char *node, int gpus)
 	return -1;
 }
 
-/*
- * Leaf switch of every node of the pool from topology/tree's switch table:
- * the first level-0 switch holding it; nodes under none share one leaf.
- */
-static void set_leaves(agora_snapshot_t *snap)
-{
-	pol_cluster_t *c = &snap->cluster;
-	int s, i, n_leaves = 0;
-	bool orphan = false;
-
-	for (i = 0; i < c->n_nodes; i++)
-		c->nodes[i].leaf = -1;
-	for (s = 0; s < switch_record_cnt && switch_record_table; s++) {
-		switch_record_t *sw = &switch_record_table[s];
-
-		if (sw->level != 0 || !sw->node_bitmap)
-			continue;
-		for (i = 0; i < c->n_nodes; i++) {
-			int si = snap->slurm_index[i];
-
-			if (c->nodes[i].leaf < 0 &&
-			    si < bit_size(sw->node_bitmap) &&
-			    bit_test(sw->node_bitmap, si))
-				c->nodes[i].leaf = n_leaves;
-		}
-		n_leaves++;
-	}
-	for (i = 0; i < c->n_nodes; i++)
-		if (c->nodes[i].leaf < 0) {
-			c->nodes[i].leaf = n_leaves;
-			orphan = true;
-		}
-	c->n_leaves = n_leaves + (orphan ? 1 : 0);
-	if (c->n_leaves == 0)
-		c->n_leaves = 1;
-}
-
 extern int agora_snapshot_build(agora_snapshot_t *snap,
 				const agora_conf_t *conf,
 				const agora_types_t *types, time_t now,
@@ -380,7 +344,9 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 	snap->cluster.n_nodes = n;
 	snap->cluster.types = types->types;
 	snap->cluster.n_types = types->n_types;
-	set_leaves(snap);
+	agora_set_leaves(&snap->cluster, snap->slurm_index);
+	if (snap->cluster.n_leaves == 0)
+		snap->cluster.n_leaves = 1;
 	strlcpy(snap->cluster.name,
 		slurm_conf.cluster_name ? slurm_conf.cluster_name : "",
 		sizeof(snap->cluster.name));

@@ -37,6 +37,7 @@
 #include "topo_model.h"
 
 #include "agora_select.h"
+#include "agora_leaves.h"
 #include "agora_select_place.h"
 
 static pthread_mutex_t place_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -183,38 +184,6 @@ static int uniform_type(pol_cluster_t *c, int *cap, int g)
 	return c->n_types++;
 }
 
-/*
- * Leaf switch of every node from topology/tree's switch table: a node's
- * leaf is the first level-0 switch whose node_bitmap holds it; nodes under
- * no leaf share one extra leaf.
- */
-static void set_leaves(pol_cluster_t *c)
-{
-	int s, i, n_leaves = 0;
-	bool orphan = false;
-
-	for (i = 0; i < c->n_nodes; i++)
-		c->nodes[i].leaf = -1;
-	for (s = 0; s < switch_record_cnt && switch_record_table; s++) {
-		switch_record_t *sw = &switch_record_table[s];
-
-		if (sw->level != 0 || !sw->node_bitmap)
-			continue;
-		for (i = 0; i < c->n_nodes && i < bit_size(sw->node_bitmap);
-		     i++)
-			if (c->nodes[i].leaf < 0 &&
-			    bit_test(sw->node_bitmap, i))
-				c->nodes[i].leaf = n_leaves;
-		n_leaves++;
-	}
-	for (i = 0; i < c->n_nodes; i++)
-		if (c->nodes[i].leaf < 0) {
-			c->nodes[i].leaf = n_leaves;
-			orphan = true;
-		}
-	c->n_leaves = n_leaves + (orphan ? 1 : 0);
-}
-
 /* Build cluster, placer and free_masks for the node table.  place_lock. */
 static int cluster_build(void)
 {
@@ -275,7 +244,7 @@ static int cluster_build(void)
 						 INT32_MAX)
 				     : 0;
 	}
-	set_leaves(c);
+	agora_set_leaves(c, NULL);
 	placer = pol_agora_create(c, NULL);
 	if (!placer)
 		goto nomem;
