@@ -128,6 +128,10 @@ int trace_parse_generic(const char *text, const char *name,
 				BAD(colname, "%g is negative", v[c]);
 			if (fabs(v[c]) > 1e15)
 				BAD(colname, "%g is out of range", v[c]);
+			/* counts and ids go into ints (found by libFuzzer) */
+			if (c != C_ID && c != C_SUBMIT && c != C_DURATION &&
+			    c != C_LIMIT && c != C_PRIO && fabs(v[c]) > 1e9)
+				BAD(colname, "%g is out of range", v[c]);
 			if (c != C_SUBMIT && c != C_DURATION && c != C_LIMIT &&
 			    v[c] != floor(v[c]))
 				BAD(colname, "'%s' is not an integer", f[i]);

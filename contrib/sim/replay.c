@@ -28,7 +28,10 @@
  *       --scale F multiplies every time by F (a replay compressed by F
  *       reported on the trace's time scale).  Fragmentation and wall_s
  *       cannot be known from per-job records: null in the JSON; so are
- *       the locality levels when a row's level is -1 (unknown).
+ *       the locality levels when a row's level is -1 (unknown), and the
+ *       utilization over the arrival window when a preempted job started
+ *       inside it (its run intervals are unknown; over the makespan it is
+ *       exact).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -551,6 +554,14 @@ int score_main(int argc, char **argv)
 	}
 	run.sum.fragmentation = NAN;
 	run.wall_s = NAN;
+	/* a requeued job's run intervals are not in the records: the
+	 * busy time inside the arrival window is then unknown */
+	for (i = 0; i < ctx.trace.n; i++)
+		if (run.res.jobs[i].finish >= 0 && run.res.jobs[i].preemptions > 0 &&
+		    run.res.jobs[i].first_start < run.res.t_last_submit) {
+			run.sum.util_arrival = NAN;
+			break;
+		}
 	/* a replayed job's allocation level is not known (level -1) */
 	for (i = 0; i < ctx.trace.n; i++)
 		if (run.res.jobs[i].finish >= 0 && run.res.jobs[i].level < 0) {

@@ -106,6 +106,8 @@ static const struct {
 	{ "submit,duration,gpus\n1,2,3\n4,x,1\n",
 	  "t.csv:3: duration: 'x' is not a number" },
 	{ "submit,duration,gpus\n1,2,0\n", "t.csv:2: gpus:" },
+	{ "submit,duration,gpus\n1,2,4777777777777\n",
+	  "t.csv:2: gpus: 4.77778e+12 is out of range" },
 	{ "submit,duration,gpus,pool\n1,2,1,gpu\n", "t.csv:2: pool:" },
 	{ "submit,duration,gpus,nodes,gpus_per_node\n1,2,6,2,4\n",
 	  "t.csv:2: gpus: 6 != nodes" },
