@@ -272,6 +272,23 @@ int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)
 	return 0;
 }
 
+int pol_agora_policy_restore_lease(pol_agora_policy_t *a, const pol_lease_t *l)
+{
+	if (!a || !l || !a->leases || l->end <= l->start || l->gpus < 0 ||
+	    (l->state != POL_LEASE_ACTIVE && l->state != POL_LEASE_GRACE)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (pol_lease_grant(a->leases, l->job_id, l->gpus, l->start,
+			    l->end - l->start) < 0)
+		return -1;
+	if (l->state == POL_LEASE_GRACE &&
+	    pol_lease_settle(a->leases, l->job_id, false, l->requeue_at,
+			     l->end - l->start, 0) < 0)
+		return -1;
+	return 0;
+}
+
 int pol_agora_policy_tenant(const pol_agora_policy_t *a, int tenant,
 			    double *rho, double *credit)
 {

@@ -108,6 +108,14 @@ int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
 int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src);
 
 /*
+ * Put back a lease as it was (job, GPUs, start, end, state and, in GRACE,
+ * requeue_at): the adapter restores the leases it saved before a restart,
+ * so a restart neither extends nor shortens a lease.  "agora" only.
+ * 0, or -1 with errno EINVAL (bad lease, or no lease table) or ENOMEM.
+ */
+int pol_agora_policy_restore_lease(pol_agora_policy_t *a, const pol_lease_t *l);
+
+/*
  * What the last pass computed for tenant index t of its snapshot: the
  * app's finish-time fairness estimate rho (1 if it had no jobs) and its
  * credit (GPU-hours).  For the adapter's "why does it wait" messages.

@@ -172,6 +172,9 @@ check "no auction-managed job waits under a Slurm reason (main scheduler and bac
 	held_by_agora "${A[@]}" "${B[@]}"
 
 # 3. restart slurmctld mid-lease
+lease_of() { scontrol show job "$1" | sed -n 's/.*lease of [0-9]* GPUs until \([^ ;]*\).*/\1/p' | head -1; }
+sleep 3 # let a pass record the lease in the view
+lease_before=$(lease_of "$first_run")
 before=$(squeue -h -t R -o '%i' | sort | tr '\n' ' ')
 if "$HARNESS" --workdir "$W" restart-ctld 1 >"$IN/restart.out" 2>&1; then
 	after=$(squeue -h -t R -o '%i' | sort | tr '\n' ' ')
@@ -189,6 +192,14 @@ if "$HARNESS" --workdir "$W" restart-ctld 1 >"$IN/restart.out" 2>&1; then
 	sleep 3
 	check "slurmctld restart: waiting jobs are still held for the auction" \
 		held_by_agora "${A[@]}" "${B[@]}"
+	lease_after=$(lease_of "$first_run")
+	if grep -q "sched/agora: [0-9]* leases restored" "$LOG" &&
+		[ -n "$lease_before" ] && [ "$lease_before" = "$lease_after" ]; then
+		ok "slurmctld restart: the running job keeps its lease (until $lease_after)"
+	else
+		notok "slurmctld restart: the running job keeps its lease (before '$lease_before', after '$lease_after')"
+		grep "sched/agora" "$LOG" | grep -i "lease" | tail -3 | diag
+	fi
 else
 	notok "slurmctld restart mid-lease"
 	tail -20 "$IN/restart.out" | diag

@@ -289,6 +289,51 @@ static void run_at(pol_cluster_t *c, pol_job_t *j, pol_alloc_part_t *part,
 	c->nodes[n].free &= ~mask;
 }
 
+/* A restart: leases saved by the adapter come back exactly (active and
+ * in grace), the next pass keeps them, and bad leases are refused. */
+static void test_agora_restore_lease(void **state)
+{
+	agora_err_t err = { { 0 } };
+	agora_conf_t conf;
+	pol_cluster_t *c = pol_cluster_uniform(2, 8, 0);
+	pol_job_t run[2] = { job(1, 0, 8, 0), job(2, 1, 8, 0) };
+	pol_alloc_part_t part[2];
+	pol_snapshot_t s = { c, NULL, 0, run, 2, 2 };
+	pol_actions_t out = { 0 };
+	pol_agora_policy_t *a;
+	pol_lease_t act = { 1, 8, 100, 700, 0, POL_LEASE_ACTIVE };
+	pol_lease_t gr = { 2, 8, 100, 700, 730, POL_LEASE_GRACE };
+	pol_lease_t bad = { 3, 8, 700, 100, 0, POL_LEASE_ACTIVE };
+	const pol_lease_t *l;
+
+	(void) state;
+	agora_conf_defaults(&conf);
+	a = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	assert_non_null(a);
+	run_at(c, &run[0], &part[0], 0, 0xff, 100);
+	run_at(c, &run[1], &part[1], 1, 0xff, 100);
+	assert_int_equal(pol_agora_policy_restore_lease(a, &act), 0);
+	assert_int_equal(pol_agora_policy_restore_lease(a, &gr), 0);
+	assert_int_equal(pol_agora_policy_restore_lease(a, &bad), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(pol_agora_policy_restore_lease(NULL, &act), -1);
+	/* a pass before the lease end changes nothing */
+	assert_int_equal(pol_agora_policy_decide(a, &s, 200, &out), 0);
+	l = pol_lease_get(pol_agora_policy_leases(a), 1);
+	assert_non_null(l);
+	assert_int_equal(l->end, 700);
+	assert_int_equal(l->state, POL_LEASE_ACTIVE);
+	l = pol_lease_get(pol_agora_policy_leases(a), 2);
+	assert_non_null(l);
+	assert_int_equal(l->state, POL_LEASE_GRACE);
+	assert_int_equal(l->requeue_at, 730);
+	assert_null(find(&out, POL_ACT_PREEMPT, 1));
+	pol_actions_free(&out);
+	pol_agora_policy_destroy(&a);
+	agora_conf_free(&conf);
+	pol_cluster_destroy(&c);
+}
+
 static int start_node(const pol_actions_t *out, int64_t id)
 {
 	const pol_action_t *a = find(out, POL_ACT_START, id);
@@ -419,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_agora_lease_expiry_requeues_after_grace),
 		cmocka_unit_test(test_agora_no_needless_requeue),
 		cmocka_unit_test(test_agora_carry_keeps_leases),
+		cmocka_unit_test(test_agora_restore_lease),
 		cmocka_unit_test(test_agora_victims_smallest_first),
 		cmocka_unit_test(test_agora_leftover_drain),
 		cmocka_unit_test(test_agora_bad_params),

@@ -282,6 +282,60 @@ static void types_build(void)
 	}
 }
 
+/*
+ * After a restart, put back the leases the last view recorded, so a
+ * restart neither extends nor cuts a job's lease (jobs that ended since
+ * are dropped by the policy's next pass).  A missing or bad view only
+ * means fresh leases.
+ */
+static void restore_leases(pol_agora_policy_t *np)
+{
+	char *path = NULL;
+	json_object *root, *leases, *v;
+	size_t i, n;
+	int restored = 0;
+
+	xstrfmtcat(path, "%s/%s", slurm_conf.state_save_location,
+		   AGORA_VIEW_FILE);
+	root = json_object_from_file(path);
+	if (!root) {
+		xfree(path);
+		return;
+	}
+	if (json_object_object_get_ex(root, "leases", &leases) &&
+	    json_object_is_type(leases, json_type_array)) {
+		n = json_object_array_length(leases);
+		for (i = 0; i < n; i++) {
+			json_object *o = json_object_array_get_idx(leases, i);
+			pol_lease_t l = { 0 };
+
+			if (!json_object_object_get_ex(o, "job", &v))
+				continue;
+			l.job_id = json_object_get_int64(v);
+			if (json_object_object_get_ex(o, "gpus", &v))
+				l.gpus = json_object_get_int(v);
+			if (json_object_object_get_ex(o, "start", &v))
+				l.start = json_object_get_int64(v);
+			if (json_object_object_get_ex(o, "end", &v))
+				l.end = json_object_get_int64(v);
+			l.state = POL_LEASE_ACTIVE;
+			if (json_object_object_get_ex(o, "state", &v) &&
+			    !xstrcmp(json_object_get_string(v), "grace")) {
+				l.state = POL_LEASE_GRACE;
+				if (json_object_object_get_ex(o, "requeue_at",
+							      &v))
+					l.requeue_at = json_object_get_int64(v);
+			}
+			if (pol_agora_policy_restore_lease(np, &l) == 0)
+				restored++;
+		}
+	}
+	json_object_put(root);
+	if (restored)
+		info("sched/agora: %d leases restored from %s", restored, path);
+	xfree(path);
+}
+
 /* (Re)create the policy from the configuration in force, carrying the
  * ledger over (from the old policy, or from the state file at start-up).
  * Caller holds agora_conf_lock. */
@@ -349,6 +403,7 @@ extern void agora_policy_reset(void)
 			     path);
 		}
 		xfree(path);
+		restore_leases(np);
 	}
 	policy = np;
 	/* the old policy borrowed the old placer: free it only now */
@@ -760,6 +815,12 @@ static void agora_pass(void)
 		write_view(&snap, now);
 		slurm_mutex_unlock(&agora_conf_lock);
 		last_save = now;
+	} else if (policy && snap.n_running) {
+		/* leases change at every auction: keep the view (and so
+		 * what a restart restores) current */
+		slurm_mutex_lock(&agora_conf_lock);
+		write_view(&snap, now);
+		slurm_mutex_unlock(&agora_conf_lock);
 	}
 
 	last_pass = now;
