@@ -18,7 +18,9 @@
  *                     Queue count and thresholds are parameters in
  *                     Tiresias too; these values are our choice.
  * Tiresias' starvation guard (promote a job that waited longer than
- * STARVE_LIMIT x its last run) is not implemented.
+ * STARVE_LIMIT x its last run) is left out on purpose: pol_job_t does not
+ * carry when a job was last preempted, and the baseline is meant as plain
+ * 2D-LAS (doc/sim.md lists the difference).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -557,7 +557,8 @@ int score_main(int argc, char **argv)
 	/* a requeued job's run intervals are not in the records: the
 	 * busy time inside the arrival window is then unknown */
 	for (i = 0; i < ctx.trace.n; i++)
-		if (run.res.jobs[i].finish >= 0 && run.res.jobs[i].preemptions > 0 &&
+		if (run.res.jobs[i].finish >= 0 &&
+		    run.res.jobs[i].preemptions > 0 &&
 		    run.res.jobs[i].first_start < run.res.t_last_submit) {
 			run.sum.util_arrival = NAN;
 			break;

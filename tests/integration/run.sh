@@ -180,7 +180,7 @@ t_start_idempotent() {
 
 t_port_refused() {
 	local other out rc=0
-	other=$(mktemp -d /tmp/agora-it-other.XXXXXX)
+	other=$(mktemp -d)
 	out=$("$HARNESS" --workdir "$other" --base-port "$BASE_PORT" "${HARGS[@]}" start 2>&1) || rc=$?
 	note "$out"
 	# nothing may have been started for the refused instance
@@ -379,7 +379,7 @@ cleanup() {
 		harness stop >/dev/null 2>&1 || true
 	fi
 }
-DIAG_FILE=$(mktemp /tmp/agora-it-diag.XXXXXX)
+DIAG_FILE=$(mktemp)
 trap 'cleanup; rm -f "$DIAG_FILE"' EXIT
 T0=$(now_ms)
 echo "# Agora integration tests: work dir $W, base port $BASE_PORT"

@@ -153,7 +153,7 @@ static void test_conf_file_missing_and_real(void **state)
 {
 	agora_conf_t c;
 	agora_err_t err = { { 0 } };
-	char path[] = "/tmp/agora-conf-test-XXXXXX";
+	char path[64];
 	int fd;
 	FILE *f;
 
@@ -165,6 +165,10 @@ static void test_conf_file_missing_and_real(void **state)
 	assert_non_null(
 		strstr(err.text, "/nonexistent/agora.conf: cannot open"));
 
+	/* mkstemp template: a prefix and six X */
+	snprintf(path, sizeof(path), "%s", "/tmp/agora-conf-test-");
+	memset(path + strlen(path), 'X', 6);
+	path[strlen("/tmp/agora-conf-test-") + 6] = '\0';
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");

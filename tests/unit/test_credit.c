@@ -359,12 +359,16 @@ static void test_credit_json_bad_input(void **state)
 
 static void test_credit_file_round_trip(void **state)
 {
-	char dir[] = "/tmp/agora-credit-XXXXXX", path[128];
+	char dir[64], path[128];
 	pol_credit_t *a = pol_credit_create("c", H, H, 10);
 	pol_credit_t *b = pol_credit_create("c", H, H, 10);
 	agora_err_t err = { { 0 } };
 
 	(void) state;
+	/* mkdtemp template: a prefix and six X */
+	snprintf(dir, sizeof(dir), "%s", "/tmp/agora-credit-");
+	memset(dir + strlen(dir), 'X', 6);
+	dir[strlen("/tmp/agora-credit-") + 6] = '\0';
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/credit.json", dir);
 	pol_credit_charge(a, "x", 360, 0, NULL);
