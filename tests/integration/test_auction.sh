@@ -149,6 +149,14 @@ else
 	grep "sched/agora" "$LOG" | tail -5 | diag
 fi
 
+node_of_first=$(field "$first_run" NodeList)
+ncomment=$(scontrol show node "$node_of_first" | sed -n 's/.*Comment=//p' | head -1)
+if [[ $ncomment == "Agora: auction pool; lease job $first_run "* ]]; then
+	ok "scontrol show node says what Agora decided there: $ncomment"
+else
+	notok "scontrol show node says what Agora decided there (Comment: '$ncomment')"
+fi
+
 # 2. acct_b arrives
 t_b=$(date +%s)
 B=("$(submit acct_b 20)" "$(submit acct_b 20)")

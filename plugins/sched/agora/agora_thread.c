@@ -701,6 +701,72 @@ static void charge_outside_auction(const agora_snapshot_t *snap, time_t now)
 		charges_pending = true;
 }
 
+/*
+ * scontrol show node: the Comment of every node of the auction's pool says
+ * what Agora decided there ("Agora: auction pool; lease job 12 (8 GPUs)
+ * until ..."), never overwriting a comment an admin wrote.  Node write
+ * lock held.
+ */
+static void annotate_nodes(const agora_snapshot_t *snap)
+{
+	const pol_lease_table_t *lt = policy ? pol_agora_policy_leases(policy)
+					     : NULL;
+	char **text = xcalloc(MAX(snap->cluster.n_nodes, 1), sizeof(char *));
+	int i, k, n = lt ? pol_lease_count(lt) : 0;
+	bool changed = false;
+
+	for (k = 0; k < n; k++) {
+		const pol_lease_t *l = pol_lease_at(lt, k);
+		job_record_t *job_ptr = find_job_record((uint32_t) l->job_id);
+		char t1[32];
+
+		if (!job_ptr || !IS_JOB_RUNNING(job_ptr) ||
+		    !job_ptr->node_bitmap)
+			continue;
+		for (i = 0; i < snap->cluster.n_nodes; i++) {
+			int si = snap->slurm_index[i];
+
+			if (si >= bit_size(job_ptr->node_bitmap) ||
+			    !bit_test(job_ptr->node_bitmap, si))
+				continue;
+			xstrfmtcat(text[i], "; %s job %u (%d GPUs) %s %s",
+				   l->state == POL_LEASE_GRACE ? "requeue"
+							       : "lease",
+				   job_ptr->job_id, l->gpus,
+				   l->state == POL_LEASE_GRACE ? "at" : "until",
+				   tstr(l->state == POL_LEASE_GRACE
+						? l->requeue_at
+						: l->end,
+					t1));
+		}
+	}
+	for (i = 0; i < snap->cluster.n_nodes; i++) {
+		node_record_t *node_ptr =
+			node_record_table_ptr[snap->slurm_index[i]];
+		char *c = NULL;
+
+		if (!node_ptr)
+			continue;
+		xstrfmtcat(c, "%sauction pool%s", AGORA_DESC_PREFIX,
+			   text[i] ? text[i] : "; no lease");
+		if (node_ptr->comment &&
+		    strncmp(node_ptr->comment, AGORA_DESC_PREFIX,
+			    strlen(AGORA_DESC_PREFIX))) {
+			xfree(c); /* an admin's comment stays */
+		} else if (xstrcmp(node_ptr->comment, c)) {
+			xfree(node_ptr->comment);
+			node_ptr->comment = c;
+			changed = true;
+		} else {
+			xfree(c);
+		}
+		xfree(text[i]);
+	}
+	xfree(text);
+	if (changed)
+		last_node_update = time(NULL);
+}
+
 /* Held jobs the policy said nothing about: say why they wait. */
 static void annotate_waiting(const agora_snapshot_t *snap,
 			     const pol_actions_t *acts)
@@ -788,7 +854,9 @@ static void agora_pass(void)
 	decide_us = usec_since(&t0);
 	slurm_mutex_unlock(&agora_conf_lock);
 
-	if (!rc && (acts.n || snap.n_pending)) {
+	if (!rc &&
+	    (acts.n || snap.n_pending || snap.n_running ||
+	     (agora_conf.n_auction_partitions && snap.cluster.n_nodes))) {
 		lock_slurmctld(write_locks);
 		if (last_job_update != snap.job_update ||
 		    last_node_update != snap.node_update) {
@@ -797,8 +865,10 @@ static void agora_pass(void)
 		} else {
 			slurm_mutex_lock(&agora_conf_lock);
 			applied = apply_actions(&acts, &snap, now);
-			if (policy)
+			if (policy) {
 				record_leases(now);
+				annotate_nodes(&snap);
+			}
 			slurm_mutex_unlock(&agora_conf_lock);
 			annotate_waiting(&snap, &acts);
 		}
