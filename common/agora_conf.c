@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "agora_conf.h"
+#include "agora_num.h"
 
 typedef enum conf_type {
 	CT_INT,
@@ -134,39 +135,15 @@ static int parse_long(const char *v, long *out)
 	return 0;
 }
 
-/* "90", "90s", "15m", "2h", "1d" -> seconds */
+/* "90", "90s", "15m", "2h", "1d" -> whole seconds >= 0 */
 static int parse_duration(const char *v, long *out)
 {
-	char buf[64];
-	size_t n = strlen(v);
-	long mult = 1, l;
+	double d;
 
-	if (n == 0 || n >= sizeof(buf))
+	if (agora_parse_seconds(v, strlen(v), &d) || d < 0 || d != floor(d) ||
+	    d > (double) LONG_MAX / 2)
 		return -1;
-	memcpy(buf, v, n + 1);
-	switch (tolower((unsigned char) buf[n - 1])) {
-	case 's':
-		mult = 1;
-		buf[n - 1] = '\0';
-		break;
-	case 'm':
-		mult = 60;
-		buf[n - 1] = '\0';
-		break;
-	case 'h':
-		mult = 3600;
-		buf[n - 1] = '\0';
-		break;
-	case 'd':
-		mult = 86400;
-		buf[n - 1] = '\0';
-		break;
-	default:
-		break;
-	}
-	if (parse_long(buf, &l) || l < 0 || l > LONG_MAX / mult)
-		return -1;
-	*out = l * mult;
+	*out = (long) d;
 	return 0;
 }
 

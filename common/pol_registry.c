@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agora_num.h"
 #include "pol_policy.h"
 #include "pol_agora.h" /* agora, agora-order (issue 4) */
 
@@ -111,44 +112,6 @@ void pol_policy_destroy(pol_policy_t **pp)
 	*pp = NULL;
 }
 
-/* "12", "1.5h", "30m" -> seconds or plain number */
-static int parse_num(const char *s, size_t len, double *out)
-{
-	char buf[64], *end;
-	double mult = 1, d;
-
-	if (len == 0 || len >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	switch (buf[len - 1]) {
-	case 's':
-		mult = 1;
-		buf[len - 1] = '\0';
-		break;
-	case 'm':
-		mult = 60;
-		buf[len - 1] = '\0';
-		break;
-	case 'h':
-		mult = 3600;
-		buf[len - 1] = '\0';
-		break;
-	case 'd':
-		mult = 86400;
-		buf[len - 1] = '\0';
-		break;
-	default:
-		break;
-	}
-	errno = 0;
-	d = strtod(buf, &end);
-	if (errno || end == buf || *end || !isfinite(d))
-		return -1;
-	*out = d * mult;
-	return 0;
-}
-
 /* Iterate "k=v" items: returns the next item's bounds or 0 at the end. */
 static int next_item(const char **pp, const char **k, size_t *klen,
 		     const char **v, size_t *vlen)
@@ -192,7 +155,7 @@ int pol_params_parse(const char *policy, const char *params,
 		}
 		if (memchr(v, ':', vl))
 			continue; /* a list: pol_params_list() reads it */
-		if (parse_num(v, vl, &vals[i])) {
+		if (agora_parse_seconds(v, vl, &vals[i])) {
 			agora_err_set(err,
 				      "policy %s: %s: '%.*s' is not a number",
 				      policy, keys[i], (int) vl, v);
@@ -223,7 +186,8 @@ int pol_params_list(const char *policy, const char *params, const char *key,
 			const char *ie = c ? c : e;
 
 			if (n >= max ||
-			    parse_num(s, (size_t) (ie - s), &out[n])) {
+			    agora_parse_seconds(s, (size_t) (ie - s),
+						&out[n])) {
 				agora_err_set(
 					err,
 					"policy %s: %s: bad list '%.*s' (at most %d numbers separated by ':')",
