@@ -42,29 +42,20 @@ extern bool agora_job_held(job_record_t *job_ptr)
 			strlen(AGORA_DESC_PREFIX));
 }
 
-extern void agora_hold_for_auction(job_record_t *job_ptr, const char *why)
+extern bool agora_job_ready(job_record_t *job_ptr, time_t now)
 {
-	char *desc = NULL;
-
-	/* Never override a user's or an admin's own hold. */
-	if (job_ptr->priority == 0)
-		return;
-	if ((job_ptr->state_reason == WAIT_HELD ||
-	     job_ptr->state_reason == WAIT_HELD_USER ||
-	     job_ptr->state_reason == AGORA_HOLD_REASON) &&
-	    !agora_job_held(job_ptr))
-		return;
-	xstrfmtcat(desc, "%s%s", AGORA_DESC_PREFIX,
-		   why ? why : "waiting for the next GPU auction");
-	if (job_ptr->state_reason == AGORA_HOLD_REASON &&
-	    !xstrcmp(job_ptr->state_desc, desc)) {
-		xfree(desc);
-		return;
+	if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details ||
+	    job_ptr->priority == 0 || job_ptr->het_job_id ||
+	    job_ptr->details->begin_time > now)
+		return false;
+	switch (job_ptr->state_reason) {
+	case WAIT_NO_REASON:
+	case WAIT_PRIORITY:
+	case WAIT_RESOURCES:
+		return true;
+	default:
+		return agora_job_held(job_ptr);
 	}
-	job_ptr->state_reason = AGORA_HOLD_REASON;
-	xfree(job_ptr->state_desc);
-	job_ptr->state_desc = desc;
-	last_job_update = time(NULL);
 }
 
 extern void agora_release_hold(job_record_t *job_ptr)

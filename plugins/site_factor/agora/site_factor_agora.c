@@ -1,33 +1,30 @@
 /*
- * site_factor/agora - MAST's "priority, then credit" order in Slurm's own
- * priority, and the admission hold of auction-managed jobs.
+ * site_factor/agora - Agora inside slurmctld: MAST's "priority, then
+ * credit" order and Themis' finish-time-fair GPU auctions, expressed
+ * through Slurm's own levers.
  *
  * Loaded by priority/multifactor (PrioritySiteFactorPlugin=site_factor/agora),
- * only inside slurmctld.
+ * only inside slurmctld.  Slurm's main scheduler and backfill start every
+ * job (SchedulerType stays sched/backfill); this plugin
+ *   1. runs Agora's pass in a thread (agora_thread.c): snapshot, the core's
+ *      credit order and auction, the award table published;
+ *   2. sets each job's site factor (sprio's SITE column):
+ *          NICE_OFFSET + CreditWeight * clamp(credit / quota, -1, 1)
+ *                      + AGORA_AWARD_BOOST if the job won GPUs
+ *      so that auction winners rank first in Slurm's own queue and the
+ *      credit orders the rest;
+ *   3. answers preempt/agora (agora_export_*): a job whose lease is lost
+ *      may be preempted by a winner of a worse-off app, nothing else.
  *
- * 1. Credit.  sched/agora owns the credit ledger (it charges running jobs
- *    every pass) and saves it to StateSaveLocation/agora_credit.json.  This
- *    plugin reads that file (when it changed) every PriorityCalcPeriod and
- *    sets each pending job's site factor to
- *        NICE_OFFSET + CreditWeight * clamp(credit / quota, -1, 1)
- *    so that `sprio` shows the credit term in its SITE column and the main
- *    scheduler and backfill order jobs by it.  Partition PriorityTier and
- *    the other multifactor terms still come first when their weights are
- *    larger (doc/fairness.md).  The file is the hand-over point the
- *    federation helper will use for a global ledger.
- * 2. Hold.  A job submitted (or requeued) to a partition listed in
- *    AuctionPartitions is held for the auction the moment its priority is
- *    first set: state reason AGORA_HOLD_REASON with Agora's own description.  The
- *    main scheduler and backfill skip such jobs (job_independent()); only
- *    sched/agora's auction releases them, so no job starts out of turn.
- *    Doing this here, at submission, closes the window a periodic thread
- *    would leave open.
+ * agora.conf is read here (beside slurm.conf).  A bad file never takes
+ * slurmctld down: at start-up the plugin logs FILE:LINE: KEY and runs in
+ * safe mode (no auction partitions: plain Slurm plus the credit term); on
+ * reconfigure it logs and keeps the previous configuration.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <math.h>
-#include <sys/stat.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -40,167 +37,277 @@
 
 #include "agora_conf.h"
 #include "agora_hold.h"
-#include "pol_credit.h"
+#include "agora_sched.h"
 #include "site_factor_agora.h"
 
-const char plugin_name[] = "Agora site factor (credit) and auction admission";
+const char plugin_name[] =
+	"Agora: credit order and finish-time-fair GPU auctions (site factor)";
 const char plugin_type[] = "site_factor/agora";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-static pthread_mutex_t sf_lock = PTHREAD_MUTEX_INITIALIZER;
-static agora_conf_t sf_conf;
-static bool sf_conf_ok = false;
-static pol_credit_t *sf_ledger = NULL;
-static struct timespec sf_ledger_mtime;
+/*
+ * What the site factor and the preemption rule read, replaced as a whole:
+ * the configuration (its own parsed copy) and the last award table.
+ * award_lock guards both; it is held only for lookups.
+ */
+pthread_mutex_t award_lock = PTHREAD_MUTEX_INITIALIZER;
+pol_award_t *award_current = NULL;
+static agora_conf_t pub_conf;
+static bool pub_ok = false;
+static bool in_ctld = false;
 
-static void load_conf(bool startup)
+extern void agora_award_publish(pol_award_t *a)
+{
+	pol_award_t *old;
+
+	slurm_mutex_lock(&award_lock);
+	old = award_current;
+	award_current = a;
+	slurm_mutex_unlock(&award_lock);
+	pol_award_destroy(&old);
+}
+
+/*
+ * Parse agora.conf into *c.  SLURM_SUCCESS (a missing file means the
+ * defaults), or SLURM_ERROR after one error line naming file, line and
+ * key (*c is then the defaults).
+ */
+static int load_conf(agora_conf_t *c)
 {
 	char name[] = "agora.conf";
 	char *path = get_extra_conf_path(name);
 	agora_err_t err = { { 0 } };
-	agora_conf_t c;
+	int rc = SLURM_SUCCESS;
 
-	agora_conf_defaults(&c);
-	if (agora_conf_parse_file(path, &c, &err)) {
+	agora_conf_defaults(c);
+	if (agora_conf_parse_file(path, c, &err)) {
 		if (errno == ENOENT) {
-			agora_conf_free(&sf_conf);
-			sf_conf = c;
-			sf_conf_ok = true;
+			info("%s: %s not found, using defaults", plugin_type,
+			     path);
 		} else {
 			error("%s: rejected configuration: %s", plugin_type,
 			      err.text);
-			error("%s: %s", plugin_type,
-			      startup ? "starting with defaults (no auction-managed partitions)"
-				      : "keeping the previous configuration");
-			if (startup) {
-				agora_conf_free(&sf_conf);
-				sf_conf = c;
-				sf_conf_ok = true;
-			}
+			rc = SLURM_ERROR;
 		}
-	} else {
-		agora_conf_free(&sf_conf);
-		sf_conf = c;
-		sf_conf_ok = true;
 	}
 	xfree(path);
-	/* quotas may have changed: rebuild the ledger on next read */
-	pol_credit_destroy(&sf_ledger);
-	memset(&sf_ledger_mtime, 0, sizeof(sf_ledger_mtime));
+	return rc;
+}
+
+static void log_conf(const agora_conf_t *c, const char *when)
+{
+	char *parts = NULL;
+	size_t i;
+
+	for (i = 0; i < c->n_auction_partitions; i++)
+		xstrfmtcat(parts, "%s%s", i ? "," : "",
+			   c->auction_partitions[i]);
+	info("%s: %s: SchedulerInterval=%d AuctionPartitions=%s AppDefinition=%s FairnessKnob=%.2f LeaseTime=%d GraceTime=%d CreditHalfLife=%.1fh DefaultQuota=%.1f AccountQuotas=%zu CreditWeight=%u",
+	     plugin_type, when, c->sched_interval_s, parts ? parts : "(none)",
+	     agora_app_def_name(c->app_def), c->fairness_knob, c->lease_s,
+	     c->grace_s, c->credit_half_life_h, c->default_quota, c->n_quotas,
+	     c->credit_weight);
+	xfree(parts);
+}
+
+/* Load agora.conf: one copy for the site factor, one for the thread. */
+static void configure(bool startup)
+{
+	agora_conf_t a, b;
+
+	if (load_conf(&a) != SLURM_SUCCESS) {
+		agora_conf_free(&a);
+		if (!startup) {
+			error("%s: keeping the previous configuration",
+			      plugin_type);
+			return;
+		}
+		error("%s: starting in safe mode: defaults, no auction-managed partitions (plain Slurm scheduling plus the credit term); fix agora.conf and run 'scontrol reconfigure'",
+		      plugin_type);
+		agora_conf_defaults(&a);
+		agora_conf_defaults(&b);
+	} else if (load_conf(&b) != SLURM_SUCCESS) {
+		/* the file changed between the two reads: next time */
+		agora_conf_free(&a);
+		agora_conf_free(&b);
+		return;
+	}
+	if (a.embed_backfill != true)
+		info("%s: EmbedBackfill is ignored: Slurm's own sched/backfill (SchedulerType) runs the backfill",
+		     plugin_type);
+	slurm_mutex_lock(&award_lock);
+	agora_conf_free(&pub_conf);
+	pub_conf = a;
+	pub_ok = true;
+	slurm_mutex_unlock(&award_lock);
+	log_conf(&b, startup ? "loaded" : "reconfigured");
+	agora_conf_offer(&b);
 }
 
 extern int init(void)
 {
-	if (!running_in_slurmctld())
+	if (!(in_ctld = running_in_slurmctld()))
 		return SLURM_SUCCESS;
-	slurm_mutex_lock(&sf_lock);
-	agora_conf_defaults(&sf_conf);
-	load_conf(true);
-	slurm_mutex_unlock(&sf_lock);
-	info("%s: loaded (CreditWeight=%u, %zu auction-managed partitions)",
-	     plugin_type, sf_conf.credit_weight, sf_conf.n_auction_partitions);
+	agora_conf_defaults(&pub_conf);
+	configure(true);
+	if (xstrcmp(slurm_conf.preempt_type, "preempt/agora"))
+		info("%s: PreemptType is not preempt/agora: jobs whose lease is lost are never preempted (auction winners wait for GPUs to free up)",
+		     plugin_type);
+	else if ((slurm_conf.preempt_mode & ~PREEMPT_MODE_GANG) !=
+		 PREEMPT_MODE_REQUEUE)
+		info("%s: PreemptMode is not REQUEUE: preempt/agora requeues lease losers anyway",
+		     plugin_type);
+	agora_thread_start();
 	return SLURM_SUCCESS;
 }
 
 extern int fini(void)
 {
-	slurm_mutex_lock(&sf_lock);
-	pol_credit_destroy(&sf_ledger);
-	agora_conf_free(&sf_conf);
-	sf_conf_ok = false;
-	slurm_mutex_unlock(&sf_lock);
+	if (!in_ctld)
+		return SLURM_SUCCESS;
+	agora_thread_stop();
+	slurm_mutex_lock(&agora_state_lock);
+	agora_policy_fini();
+	slurm_mutex_unlock(&agora_state_lock);
+	agora_award_publish(NULL);
+	slurm_mutex_lock(&award_lock);
+	agora_conf_free(&pub_conf);
+	pub_ok = false;
+	slurm_mutex_unlock(&award_lock);
 	return SLURM_SUCCESS;
 }
 
+/* Never waits for a running decision: the thread takes the new
+ * configuration at its next pass. */
 extern void site_factor_p_reconfig(void)
 {
-	slurm_mutex_lock(&sf_lock);
-	load_conf(false);
-	slurm_mutex_unlock(&sf_lock);
-}
-
-/* Re-read the ledger file if it changed.  Caller holds sf_lock. */
-static void refresh_ledger(void)
-{
-	char *path = NULL;
-	struct stat st;
-	agora_err_t err = { { 0 } };
-	pol_credit_t *l;
-
-	xstrfmtcat(path, "%s/%s", slurm_conf.state_save_location,
-		   AGORA_CREDIT_FILE);
-	if (stat(path, &st)) {
-		xfree(path);
-		return; /* no usage recorded yet: everyone has full quota */
-	}
-	if (sf_ledger && st.st_mtim.tv_sec == sf_ledger_mtime.tv_sec &&
-	    st.st_mtim.tv_nsec == sf_ledger_mtime.tv_nsec) {
-		xfree(path);
+	if (!in_ctld)
 		return;
-	}
-	l = pol_credit_from_conf(
-		slurm_conf.cluster_name ? slurm_conf.cluster_name : "cluster",
-		&sf_conf);
-	if (!l) {
-		error("%s: cannot create credit ledger: %m", plugin_type);
-	} else if (pol_credit_load_file(l, path, &err)) {
-		error("%s: cannot read credit state: %s", plugin_type,
-		      err.text);
-		pol_credit_destroy(&l);
-	} else {
-		pol_credit_destroy(&sf_ledger);
-		sf_ledger = l;
-		sf_ledger_mtime = st.st_mtim;
-	}
-	xfree(path);
+	configure(false);
+	agora_thread_wake();
 }
 
-static uint32_t credit_site_factor(job_record_t *job_ptr, time_t now)
+/* The site factor of a job.  award_lock held. */
+static uint32_t job_site_factor(job_record_t *job_ptr)
 {
+	const pol_award_app_t *app = NULL;
+	const pol_award_job_t *aj;
 	double quota, credit, frac;
-	const char *acct = job_ptr->account ? job_ptr->account : "";
+	char *name = agora_job_app(job_ptr, &pub_conf);
+	int64_t sf;
 
-	quota = sf_ledger ? pol_credit_quota(sf_ledger, acct)
-			  : agora_conf_quota(&sf_conf, acct);
-	credit = sf_ledger ? pol_credit_get(sf_ledger, acct, now) : quota;
+	if (award_current)
+		app = pol_award_app_find(award_current, name);
+	quota = app ? app->quota : agora_conf_quota(&pub_conf, name);
+	credit = app ? app->credit : quota;
+	xfree(name);
 	frac = quota > 0 ? credit / quota : (credit >= 0 ? 1.0 : -1.0);
 	if (!isfinite(frac))
 		frac = 0;
 	frac = frac > 1 ? 1 : (frac < -1 ? -1 : frac);
-	return (uint32_t) ((int64_t) NICE_OFFSET +
-			   (int64_t) llround(frac * sf_conf.credit_weight));
+	sf = (int64_t) NICE_OFFSET + llround(frac * pub_conf.credit_weight);
+	if (IS_JOB_PENDING(job_ptr) && award_current &&
+	    (aj = pol_award_find(award_current, job_ptr->job_id)) &&
+	    (aj->flags & POL_AWARD_WON))
+		sf += AGORA_AWARD_BOOST;
+	return (uint32_t) MIN(MAX(sf, 0), (int64_t) UINT32_MAX);
 }
 
+/* Called by priority/multifactor whenever a job's priority is set
+ * (submission, release, requeue, and by Agora's thread after an award
+ * changed).  Job write lock held. */
 extern void site_factor_p_set(job_record_t *job_ptr)
 {
-	if (!sf_conf_ok)
+	if (!in_ctld)
 		return;
-	slurm_mutex_lock(&sf_lock);
-	job_ptr->site_factor = credit_site_factor(job_ptr, time(NULL));
-	if (IS_JOB_PENDING(job_ptr) &&
-	    agora_job_auction_managed(job_ptr, &sf_conf))
-		agora_hold_for_auction(job_ptr, NULL);
-	slurm_mutex_unlock(&sf_lock);
+	slurm_mutex_lock(&award_lock);
+	if (pub_ok)
+		job_ptr->site_factor = job_site_factor(job_ptr);
+	slurm_mutex_unlock(&award_lock);
 }
 
 /* Called by priority/multifactor every PriorityCalcPeriod with the job
- * write lock held, before it recomputes priorities. */
+ * write lock held, before it recomputes priorities: refresh the credit
+ * term of pending jobs. */
 extern void site_factor_p_update(void)
 {
 	ListIterator it;
 	job_record_t *job_ptr;
-	time_t now = time(NULL);
 
-	if (!sf_conf_ok || !job_list)
+	if (!in_ctld || !job_list)
 		return;
-	slurm_mutex_lock(&sf_lock);
-	refresh_ledger();
-	it = list_iterator_create(job_list);
-	while ((job_ptr = list_next(it))) {
-		if (!IS_JOB_PENDING(job_ptr))
-			continue;
-		job_ptr->site_factor = credit_site_factor(job_ptr, now);
+	slurm_mutex_lock(&award_lock);
+	if (pub_ok) {
+		it = list_iterator_create(job_list);
+		while ((job_ptr = list_next(it)))
+			if (IS_JOB_PENDING(job_ptr))
+				job_ptr->site_factor =
+					job_site_factor(job_ptr);
+		list_iterator_destroy(it);
 	}
-	list_iterator_destroy(it);
-	slurm_mutex_unlock(&sf_lock);
+	slurm_mutex_unlock(&award_lock);
+}
+
+/* True if the job won GPUs at the last auction (job lock held). */
+extern bool agora_export_job_won(job_record_t *job_ptr)
+{
+	const pol_award_job_t *aj;
+	bool won = false;
+
+	if (!in_ctld || !job_ptr)
+		return false;
+	slurm_mutex_lock(&award_lock);
+	if (award_current &&
+	    (aj = pol_award_find(award_current, job_ptr->job_id)))
+		won = (aj->flags & POL_AWARD_WON) != 0;
+	slurm_mutex_unlock(&award_lock);
+	return won;
+}
+
+/* The preemption rule of pol_award.h, for preempt/agora (job lock held). */
+extern bool agora_export_preemptable(job_record_t *victim,
+				     job_record_t *preemptor)
+{
+	bool ok = false;
+
+	if (!in_ctld || !victim || !preemptor)
+		return false;
+	/* only batch, non-het jobs can be requeued and restarted */
+	if (!victim->batch_flag || victim->het_job_id || !victim->details ||
+	    !victim->details->requeue)
+		return false;
+	slurm_mutex_lock(&award_lock);
+	if (pub_ok && award_current)
+		ok = pol_award_preemptable(award_current, victim->job_id,
+					   preemptor->job_id);
+	slurm_mutex_unlock(&award_lock);
+	return ok;
+}
+
+/* Victim order (ascending: preempted first). */
+extern uint32_t agora_export_victim_rank(job_record_t *job_ptr)
+{
+	uint32_t r = UINT32_MAX;
+
+	if (!in_ctld || !job_ptr)
+		return r;
+	slurm_mutex_lock(&award_lock);
+	if (award_current)
+		r = pol_award_victim_rank(award_current, job_ptr->job_id);
+	slurm_mutex_unlock(&award_lock);
+	return r;
+}
+
+/* Grace of a lease loser: the partition's GraceTime, else agora.conf's. */
+extern uint32_t agora_export_grace(job_record_t *job_ptr)
+{
+	uint32_t g = 0;
+
+	if (job_ptr && job_ptr->part_ptr && job_ptr->part_ptr->grace_time)
+		return job_ptr->part_ptr->grace_time;
+	slurm_mutex_lock(&award_lock);
+	if (pub_ok && pub_conf.grace_s > 0)
+		g = (uint32_t) pub_conf.grace_s;
+	slurm_mutex_unlock(&award_lock);
+	return g;
 }

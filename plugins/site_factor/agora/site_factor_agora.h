@@ -12,4 +12,11 @@ extern void site_factor_p_reconfig(void);
 extern void site_factor_p_set(job_record_t *job_ptr);
 extern void site_factor_p_update(void);
 
+/* For preempt/agora, which looks them up with dlsym (job lock held). */
+extern bool agora_export_job_won(job_record_t *job_ptr);
+extern bool agora_export_preemptable(job_record_t *victim,
+				     job_record_t *preemptor);
+extern uint32_t agora_export_victim_rank(job_record_t *job_ptr);
+extern uint32_t agora_export_grace(job_record_t *job_ptr);
+
 #endif

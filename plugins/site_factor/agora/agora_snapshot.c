@@ -25,7 +25,7 @@
 #include "agora_hold.h"
 #include "agora_leaves.h"
 #include "topo_model.h"
-#include "sched_agora.h"
+#include "agora_sched.h"
 
 static uint32_t gpu_plugin_id;
 
@@ -98,7 +98,7 @@ static int job_gpus(job_record_t *job_ptr, int nodes)
 }
 
 /* The app a job belongs to, per AppDefinition.  Caller xfree()s. */
-static char *job_app(job_record_t *job_ptr, const agora_conf_t *conf)
+extern char *agora_job_app(job_record_t *job_ptr, const agora_conf_t *conf)
 {
 	char *p;
 
@@ -138,7 +138,7 @@ static void job_common(agora_snapshot_t *snap, pol_job_t *pj,
 	int nodes = d ? (int) d->min_nodes : 1;
 
 	pj->id = job_ptr->job_id;
-	pj->tenant = tenant_index(snap, job_app(job_ptr, conf));
+	pj->tenant = tenant_index(snap, agora_job_app(job_ptr, conf));
 	pj->user = (int) job_ptr->user_id;
 	pj->band = job_ptr->part_ptr ? job_ptr->part_ptr->priority_tier : 0;
 	pj->priority = job_ptr->priority;
@@ -233,7 +233,7 @@ static int job_alloc_gpus(job_record_t *job_ptr)
  * charged for that part of its run.
  */
 static void charge_outside(agora_snapshot_t *snap, job_record_t *job_ptr,
-			   time_t now, time_t since)
+			   const agora_conf_t *conf, time_t now, time_t since)
 {
 	time_t from, to;
 	int gpus;
@@ -255,8 +255,7 @@ static void charge_outside(agora_snapshot_t *snap, job_record_t *job_ptr,
 	if (gpus <= 0)
 		return;
 	xrecalloc(snap->charges, snap->n_charges + 1, sizeof(*snap->charges));
-	snap->charges[snap->n_charges].account = xstrdup(
-		job_ptr->account ? job_ptr->account : "");
+	snap->charges[snap->n_charges].account = agora_job_app(job_ptr, conf);
 	snap->charges[snap->n_charges].gpu_seconds = (double) gpus *
 						     (double) (to - from);
 	snap->n_charges++;
@@ -268,8 +267,10 @@ extern int agora_types_find(const agora_types_t *t, const char *node, int gpus)
 
 	if (t->model) {
 		i = topo_model_find(t->model, node);
-		if (i >= 0 && i < t->n_model)
-			return t->types[i].n_gpus == gpus ? i : -1;
+		/* a node whose GPU count differs from its model type falls
+		 * back to the uniform type of its count */
+		if (i >= 0 && i < t->n_model && t->types[i].n_gpus == gpus)
+			return i;
 	}
 	for (i = t->n_model; i < t->n_types; i++)
 		if (t->types[i].n_gpus == gpus)
@@ -291,8 +292,6 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 
 	memset(snap, 0, sizeof(*snap));
 	agora_gpu_plugin_init();
-	snap->job_update = last_job_update;
-	snap->node_update = last_node_update;
 
 	/* The auction's pool: nodes of the AuctionPartitions. */
 	pool = bit_alloc(MAX(node_record_count, 1));
@@ -322,8 +321,10 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 		strlcpy(pn->name, node_ptr->name, sizeof(pn->name));
 		t = agora_types_find(types, node_ptr->name, g);
 		if (t < 0) {
-			/* unknown shape: skip the node this pass, rebuild */
-			snap->types_stale = true;
+			/* a shape the types do not cover (changed since the
+			 * last reset): the auction skips this node, Slurm
+			 * still schedules it; the thread rebuilds types */
+			snap->n_uncovered++;
 			continue;
 		}
 		pn->type = t;
@@ -351,22 +352,28 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 		slurm_conf.cluster_name ? slurm_conf.cluster_name : "",
 		sizeof(snap->cluster.name));
 
-	/* Auction-managed jobs: pending ones and running ones. */
+	/* Auction-managed GPU jobs: pending ones that Slurm would start now,
+	 * and running ones. */
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
 		pol_job_t *pj;
 
 		if (!agora_job_auction_managed(job_ptr, conf)) {
-			charge_outside(snap, job_ptr, now, since);
+			charge_outside(snap, job_ptr, conf, now, since);
 			continue;
 		}
-		if (IS_JOB_PENDING(job_ptr) && job_ptr->details &&
-		    job_ptr->priority != 0 &&
-		    job_ptr->details->begin_time <= now &&
-		    (agora_job_held(job_ptr) ||
-		     job_ptr->state_reason == WAIT_NO_REASON ||
-		     job_ptr->state_reason == WAIT_RESOURCES ||
-		     job_ptr->state_reason == WAIT_PRIORITY)) {
+		if (IS_JOB_PENDING(job_ptr)) {
+			if (!job_gpus(job_ptr, job_ptr->details
+						       ? (int) job_ptr->details
+								 ->min_nodes
+						       : 1)) {
+				snap->n_cpu_only++;
+				continue;
+			}
+			if (!agora_job_ready(job_ptr, now)) {
+				snap->n_not_ready++;
+				continue;
+			}
 			if (snap->n_pending == pcap) {
 				pcap = pcap ? pcap * 2 : 64;
 				xrecalloc(snap->pending, pcap,
@@ -375,7 +382,9 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 			pj = &snap->pending[snap->n_pending++];
 			job_common(snap, pj, job_ptr, conf);
 			pj->state = POL_JOB_PENDING;
-		} else if (IS_JOB_RUNNING(job_ptr)) {
+		} else if (IS_JOB_RUNNING(job_ptr) && !IS_JOB_COMPLETING(job_ptr)) {
+			if (job_alloc_gpus(job_ptr) <= 0)
+				continue; /* CPU-only: nothing to lease */
 			if (snap->n_running == rcap) {
 				rcap = rcap ? rcap * 2 : 64;
 				xrecalloc(snap->running, rcap,
@@ -392,10 +401,12 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 			pj->min_gpus = pj->max_gpus = pj->total_gpus;
 			pj->attained = (int64_t) pj->total_gpus *
 				       MAX(now - job_ptr->start_time, 0);
+			pj->requeueable = pj->requeueable &&
+					  job_ptr->batch_flag &&
+					  !job_ptr->het_job_id;
 		}
 	}
 	list_iterator_destroy(it);
-	snap->n_managed = snap->n_pending;
 	snap->pol.cluster = &snap->cluster;
 	snap->pol.pending = snap->pending;
 	snap->pol.n_pending = snap->n_pending;

@@ -1,0 +1,388 @@
+/*
+ * agora_policy.c - site_factor/agora's policy state: the "agora" policy
+ * object and the node types and placer it borrows, the credit ledger's
+ * state file, and the view file (agora_view.json) that slurmctld/agora and
+ * agoractl show.  Callers hold agora_state_lock (agora_sched.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "slurm/slurm.h"
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "agora_hold.h"
+#include "agora_sched.h"
+#include "pol_agora.h"
+#include "pol_place_agora.h"
+#include "topo_model.h"
+
+/* The policy and its state across passes (leases, contention, ledger). */
+pol_agora_policy_t *agora_policy = NULL;
+char **agora_tenant_names = NULL; /* names last given to the policy */
+int agora_n_tenant_names = 0;
+
+static char *state_file(void)
+{
+	char *path = NULL;
+
+	xstrfmtcat(path, "%s/%s", slurm_conf.state_save_location,
+		   AGORA_CREDIT_FILE);
+	return path;
+}
+
+/* Save the credit ledger (this plugin owns it; the federation helper
+ * reads it).  Caller holds agora_state_lock. */
+extern void agora_ledger_save(void)
+{
+	char *path;
+	agora_err_t err = { { 0 } };
+
+	if (!agora_policy)
+		return;
+	path = state_file();
+	lock_state_files();
+	if (pol_credit_save_file(pol_agora_policy_ledger(agora_policy), path, &err))
+		error("site_factor/agora: cannot save credit state: %s", err.text);
+	unlock_state_files();
+	xfree(path);
+}
+
+/*
+ * Write what the last pass decided to StateSaveLocation/agora_view.json
+ * (atomically: .tmp then rename), for slurmctld/agora, which shows it in
+ * "scontrol show config", and for agoractl.  Per app: credit, quota and
+ * decayed usage (GPU-hours), rho; per lease: job, GPUs, end, state.
+ * Caller holds agora_state_lock.
+ */
+extern void agora_view_write(const agora_snapshot_t *snap, time_t now,
+			     uint64_t pass_count)
+{
+	json_object *root = json_object_new_object(), *apps, *leases;
+	pol_credit_t *l = pol_agora_policy_ledger(agora_policy);
+	const pol_lease_table_t *lt = pol_agora_policy_leases(agora_policy);
+	char *path = NULL, *tmp = NULL;
+	const char *text;
+	size_t i;
+	int t, k;
+	FILE *f;
+
+	json_object_object_add(root, "time", json_object_new_int64(now));
+	json_object_object_add(
+		root, "cluster",
+		json_object_new_string(slurm_conf.cluster_name
+					       ? slurm_conf.cluster_name
+					       : ""));
+	json_object_object_add(root, "pass",
+			       json_object_new_int64((int64_t) pass_count));
+	apps = json_object_new_array();
+	/* every account the ledger knows, plus every app with jobs now */
+	for (i = 0; l && i < pol_credit_count(l); i++) {
+		const char *name = pol_credit_account(l, i);
+		json_object *o = json_object_new_object();
+		double rho = -1;
+
+		for (t = 0; t < snap->n_tenants; t++)
+			if (!xstrcmp(snap->tenants[t], name))
+				(void) pol_agora_policy_tenant(agora_policy, t, &rho,
+							       NULL);
+		json_object_object_add(o, "name", json_object_new_string(name));
+		json_object_object_add(
+			o, "quota",
+			json_object_new_double(pol_credit_quota(l, name)));
+		json_object_object_add(
+			o, "usage",
+			json_object_new_double(pol_credit_usage(l, name, now)));
+		json_object_object_add(
+			o, "credit",
+			json_object_new_double(pol_credit_get(l, name, now)));
+		if (rho >= 0)
+			json_object_object_add(o, "rho",
+					       json_object_new_double(rho));
+		json_object_array_add(apps, o);
+	}
+	for (t = 0; t < snap->n_tenants; t++) {
+		bool known = false;
+		double rho = 1, credit = 0;
+		json_object *o;
+
+		for (i = 0; l && i < pol_credit_count(l) && !known; i++)
+			known = !xstrcmp(pol_credit_account(l, i),
+					 snap->tenants[t]);
+		if (known)
+			continue;
+		(void) pol_agora_policy_tenant(agora_policy, t, &rho, &credit);
+		o = json_object_new_object();
+		json_object_object_add(
+			o, "name", json_object_new_string(snap->tenants[t]));
+		json_object_object_add(
+			o, "quota",
+			json_object_new_double(
+				l ? pol_credit_quota(l, snap->tenants[t]) : 0));
+		json_object_object_add(o, "usage", json_object_new_double(0));
+		json_object_object_add(o, "credit",
+				       json_object_new_double(credit));
+		json_object_object_add(o, "rho", json_object_new_double(rho));
+		json_object_array_add(apps, o);
+	}
+	json_object_object_add(root, "apps", apps);
+	leases = json_object_new_array();
+	for (k = 0; lt && k < pol_lease_count(lt); k++) {
+		const pol_lease_t *ls = pol_lease_at(lt, k);
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "job",
+				       json_object_new_int64(ls->job_id));
+		json_object_object_add(o, "gpus",
+				       json_object_new_int(ls->gpus));
+		json_object_object_add(o, "start",
+				       json_object_new_int64(ls->start));
+		json_object_object_add(o, "end",
+				       json_object_new_int64(ls->end));
+		json_object_object_add(
+			o, "state",
+			json_object_new_string(ls->state == POL_LEASE_GRACE
+						       ? "grace"
+						       : "active"));
+		if (ls->state == POL_LEASE_GRACE)
+			json_object_object_add(
+				o, "requeue_at",
+				json_object_new_int64(ls->requeue_at));
+		json_object_array_add(leases, o);
+	}
+	json_object_object_add(root, "leases", leases);
+
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
+	xstrfmtcat(path, "%s/%s", slurm_conf.state_save_location,
+		   AGORA_VIEW_FILE);
+	xstrfmtcat(tmp, "%s.tmp", path);
+	lock_state_files();
+	if ((f = fopen(tmp, "w"))) {
+		bool ok = fputs(text, f) >= 0;
+
+		ok = (fclose(f) == 0) && ok;
+		if (!ok || rename(tmp, path))
+			error("site_factor/agora: cannot write %s: %m", path);
+	} else {
+		error("site_factor/agora: cannot write %s: %m", tmp);
+	}
+	unlock_state_files();
+	xfree(path);
+	xfree(tmp);
+	json_object_put(root);
+}
+
+/* Node types and the placer the policy borrows (see agora_types_t). */
+agora_types_t agora_types;
+static topo_model_t tmodel;
+static pol_agora_t *placer_state = NULL;
+static pol_placer_t placer_obj;
+
+static void types_free(void)
+{
+	xfree(agora_types.types);
+	agora_types.n_types = agora_types.n_model = 0;
+	agora_types.model = NULL;
+	topo_model_free(&tmodel);
+}
+
+/*
+ * Load TopologyModel (if set) and build the types: the model's, then one
+ * uniform type per GPU count of the nodes no model type covers.  Reads
+ * the node table: callers hold a node lock or run where slurmctld does
+ * (init, reconfigure).  A bad model is logged and ignored (uniform types).
+ */
+static void types_build(void)
+{
+	node_record_t *node_ptr;
+	agora_err_t err = { { 0 } };
+	int i, k;
+
+	types_free();
+	if (agora_conf.topology_model) {
+		if (topo_model_load(agora_conf.topology_model, &tmodel, &err))
+			error("site_factor/agora: TopologyModel ignored, every node is one NVLink island: %s",
+			      err.text);
+		else
+			agora_types.model = &tmodel;
+	}
+	agora_types.n_model = agora_types.model ? tmodel.n_types : 0;
+	agora_types.types = xcalloc(agora_types.n_model + 1, sizeof(pol_node_type_t));
+	for (k = 0; k < agora_types.n_model; k++)
+		agora_types.types[k] = tmodel.types[k].type;
+	agora_types.n_types = agora_types.n_model;
+	agora_gpu_plugin_init();
+	for (i = 0; (node_ptr = next_node(&i)); i++) {
+		pol_gpumask_t fm;
+		int g = agora_node_gpus(node_ptr, &fm);
+		char name[POL_NAME_LEN];
+
+		if (agora_types_find(&agora_types, node_ptr->name, g) >= 0)
+			continue;
+		if (agora_types.model &&
+		    topo_model_find(agora_types.model, node_ptr->name) >= 0)
+			error("site_factor/agora: node %s has %d GPUs but TopologyModel says otherwise; using a uniform type",
+			      node_ptr->name, g);
+		xrecalloc(agora_types.types, agora_types.n_types + 1,
+			  sizeof(pol_node_type_t));
+		snprintf(name, sizeof(name), "uniform%d", g);
+		pol_node_type_uniform(
+			&agora_types.types[agora_types.n_types], name, g,
+			node_ptr->tot_sockets > 0 ? node_ptr->tot_sockets : 1);
+		agora_types.n_types++;
+	}
+}
+
+/*
+ * After a restart, put back the leases the last view recorded, so a
+ * restart neither extends nor cuts a job's lease (jobs that ended since
+ * are dropped by the policy's next pass).  A missing or bad view only
+ * means fresh leases.
+ */
+static void restore_leases(pol_agora_policy_t *np)
+{
+	char *path = NULL;
+	json_object *root, *leases, *v;
+	size_t i, n;
+	int restored = 0;
+
+	xstrfmtcat(path, "%s/%s", slurm_conf.state_save_location,
+		   AGORA_VIEW_FILE);
+	root = json_object_from_file(path);
+	if (!root) {
+		xfree(path);
+		return;
+	}
+	if (json_object_object_get_ex(root, "leases", &leases) &&
+	    json_object_is_type(leases, json_type_array)) {
+		n = json_object_array_length(leases);
+		for (i = 0; i < n; i++) {
+			json_object *o = json_object_array_get_idx(leases, i);
+			pol_lease_t l = { 0 };
+
+			if (!json_object_object_get_ex(o, "job", &v))
+				continue;
+			l.job_id = json_object_get_int64(v);
+			if (json_object_object_get_ex(o, "gpus", &v))
+				l.gpus = json_object_get_int(v);
+			if (json_object_object_get_ex(o, "start", &v))
+				l.start = json_object_get_int64(v);
+			if (json_object_object_get_ex(o, "end", &v))
+				l.end = json_object_get_int64(v);
+			l.state = POL_LEASE_ACTIVE;
+			if (json_object_object_get_ex(o, "state", &v) &&
+			    !xstrcmp(json_object_get_string(v), "grace")) {
+				l.state = POL_LEASE_GRACE;
+				if (json_object_object_get_ex(o, "requeue_at",
+							      &v))
+					l.requeue_at = json_object_get_int64(v);
+			}
+			if (pol_agora_policy_restore_lease(np, &l) == 0)
+				restored++;
+		}
+	}
+	json_object_put(root);
+	if (restored)
+		info("site_factor/agora: %d leases restored from %s", restored, path);
+	xfree(path);
+}
+
+/* (Re)create the policy from the configuration in force, carrying the
+ * ledger over (from the old policy, or from the state file at start-up).
+ * Caller holds agora_state_lock. */
+extern void agora_policy_reset(void)
+{
+	pol_agora_policy_t *np;
+	agora_err_t err = { { 0 } };
+	char *json = NULL, *path;
+	pol_agora_t *old_placer = placer_state, *new_placer = NULL;
+	pol_cluster_t shape;
+	const pol_placer_t *use = NULL;
+
+	memset(&shape, 0, sizeof(shape));
+	types_build();
+	if (agora_conf.placement == AGORA_PLACEMENT_AGORA) {
+		shape.types = agora_types.types;
+		shape.n_types = agora_types.n_types;
+		new_placer = pol_agora_create(&shape, NULL);
+		if (!new_placer)
+			error("site_factor/agora: cannot create the topology-aware placer (%m); the auction places like cons_tres");
+	}
+	if (new_placer) {
+		placer_obj.name = "agora";
+		placer_obj.place = pol_place_agora;
+		placer_obj.arg = new_placer;
+		use = &placer_obj;
+	}
+	np = pol_agora_policy_create_conf(
+		&agora_conf, agora_conf.n_auction_partitions > 0,
+		slurm_conf.cluster_name ? slurm_conf.cluster_name : "cluster",
+		use, &err);
+	if (!np) {
+		error("site_factor/agora: cannot create the policy: %s; keeping the previous one",
+		      err.text);
+		pol_agora_destroy(&new_placer);
+		return;
+	}
+	if (agora_policy) {
+		if (!pol_credit_save(pol_agora_policy_ledger(agora_policy), &json) &&
+		    pol_credit_load(pol_agora_policy_ledger(np), json,
+				    "previous ledger", &err))
+			error("site_factor/agora: credit state not carried over: %s",
+			      err.text);
+		free(json); /* core memory: malloc'ed by pol_credit_save */
+		/* leases, waiting winners, contention, tenant names */
+		if (pol_agora_policy_carry(np, agora_policy))
+			error("site_factor/agora: policy state not carried over: %m");
+		pol_agora_policy_destroy(&agora_policy);
+	} else {
+		path = state_file();
+		if (!access(path, F_OK) &&
+		    pol_credit_load_file(pol_agora_policy_ledger(np), path,
+					 &err)) {
+			/* Never lose the old state: set it aside. */
+			char *aside = NULL;
+
+			xstrfmtcat(aside, "%s.bad.%ld", path,
+				   (long) time(NULL));
+			(void) rename(path, aside);
+			error("site_factor/agora: credit state unreadable (%s); moved to %s, starting with empty usage",
+			      err.text, aside);
+			xfree(aside);
+		} else if (!access(path, F_OK)) {
+			info("site_factor/agora: credit state recovered from %s",
+			     path);
+		}
+		xfree(path);
+		restore_leases(np);
+	}
+	agora_policy = np;
+	/* the old agora_policy borrowed the old placer: free it only now */
+	if (old_placer != new_placer)
+		pol_agora_destroy(&old_placer);
+	placer_state = new_placer;
+	info("site_factor/agora: %d node agora_types (%d from TopologyModel), placement %s",
+	     agora_types.n_types, agora_types.n_model, new_placer ? "agora" : "stock");
+}
+
+extern void agora_policy_fini(void)
+{
+	int i;
+
+	agora_ledger_save();
+	pol_agora_policy_destroy(&agora_policy);
+	pol_agora_destroy(&placer_state);
+	types_free();
+	for (i = 0; i < agora_n_tenant_names; i++)
+		xfree(agora_tenant_names[i]);
+	xfree(agora_tenant_names);
+	agora_n_tenant_names = 0;
+}
+
