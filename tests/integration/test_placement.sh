@@ -226,6 +226,35 @@ t_bad_conf_kept() {
 	scontrol ping | grep -q UP || fail "slurmctld is not UP"
 }
 
+# select_p_reconfigure() also runs for partition updates and
+# setdebugflags, under slurmctld's write locks: agora.conf and the model
+# are re-read only when one of them changed.
+t_reload_only_on_change() {
+	local before after i deadline
+	before=$(grep -c 'reconfigure: Placement=' "$CTLD_LOG")
+	for i in 1 2 3 4 5; do
+		scontrol update partitionname=batch MaxTime=$((100 + i)) ||
+			fail "scontrol update partitionname failed" || return 1
+	done
+	scontrol update partitionname=batch MaxTime=INFINITE
+	scontrol setdebugflags +Gang >/dev/null && scontrol setdebugflags -Gang >/dev/null
+	reconf || fail "scontrol reconfigure failed" || return 1
+	sleep 1
+	after=$(grep -c 'reconfigure: Placement=' "$CTLD_LOG")
+	note "6 partition updates, 2 setdebugflags, 1 reconfigure, files unchanged: $((after - before)) loads"
+	[ "$after" -eq "$before" ] ||
+		fail "agora.conf re-read $((after - before)) times with unchanged files" || return 1
+	touch "$MODEL"
+	reconf || return 1
+	deadline=$(($(now_ms) + 20000))
+	until [ "$(grep -c 'reconfigure: Placement=' "$CTLD_LOG")" -gt "$after" ]; do
+		[ "$(now_ms)" -lt "$deadline" ] ||
+			fail "model touched, but not re-read at scontrol reconfigure" || return 1
+		sleep 0.2
+	done
+	note "model touched: re-read at reconfigure"
+}
+
 # fill NODE GPUS...: pinned jobs (--nodelist: the node-choice hook skips
 # them), one after the other, each RUNNING before the next
 fill() {
@@ -417,6 +446,7 @@ scontrol setdebug verbose >/dev/null 2>&1 || true
 
 tap "wrapper loaded with Placement=agora and the 2-type model" t_loaded
 tap "bad agora.conf or model: error, previous placement kept" t_bad_conf_kept
+tap "agora.conf and model re-read only when changed" t_reload_only_on_change
 tap "2-GPU jobs land inside one NVLink island" t_pairs_in_island
 tap "4-GPU job takes a whole free socket, no straddle" t_quad_one_socket
 tap "16-GPU jobs (2x8, --gpus=16) take 2 whole nodes under one leaf" t_sixteen_one_leaf

@@ -462,7 +462,7 @@ extern int select_p_reconfigure(void)
 	int rc = stock.reconfigure();
 
 	if (in_ctld)
-		agora_place_load_conf("reconfigure");
+		(void) agora_place_reconfigure();
 	hook_ensure();
 	return rc;
 }

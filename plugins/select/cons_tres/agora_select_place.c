@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "src/common/bitstring.h"
 #include "src/common/gres.h"
@@ -57,6 +58,66 @@ static int cluster_node_cnt = -1;
 static int cluster_switch_cnt = -1;
 static int cluster_n_model = 0; /* nodes typed from the model */
 
+/*
+ * What agora.conf and the model file looked like when they were last read
+ * (successfully or not).  select_p_reconfigure() runs under slurmctld's
+ * write locks for every partition create/update/delete, every
+ * "scontrol setdebugflags" and every dynamic node change, not only for
+ * "scontrol reconfigure"; re-reading is skipped while these are unchanged.
+ * Serialised by load_lock (slurmctld also holds its config write lock).
+ */
+typedef struct {
+	bool exists;
+	int err; /* errno of stat() when !exists */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+} file_id_t;
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool tried = false;       /* a load was attempted (load_lock) */
+static char *tried_conf = NULL;  /* agora.conf path read (xmalloc) */
+static char *tried_model = NULL; /* model path it named (xmalloc) */
+static file_id_t tried_conf_id, tried_model_id;
+static unsigned long n_loads = 0, n_skips = 0;
+/* node table signature the cluster was built from (place_lock) */
+static uint64_t cluster_sig = 0;
+
+static int node_gpus(node_record_t *node_ptr);
+
+static void file_id_get(const char *path, file_id_t *id)
+{
+	struct stat st;
+
+	memset(id, 0, sizeof(*id));
+	if (!path)
+		return;
+	if (stat(path, &st)) {
+		id->err = errno;
+		return;
+	}
+	id->exists = true;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	id->size = st.st_size;
+	id->mtime = st.st_mtim;
+	id->ctime = st.st_ctim;
+}
+
+static bool file_id_eq(const file_id_t *a, const file_id_t *b)
+{
+	if (a->exists != b->exists)
+		return false;
+	if (!a->exists)
+		return a->err == b->err;
+	return (a->dev == b->dev) && (a->ino == b->ino) &&
+	       (a->size == b->size) && (a->mtime.tv_sec == b->mtime.tv_sec) &&
+	       (a->mtime.tv_nsec == b->mtime.tv_nsec) &&
+	       (a->ctime.tv_sec == b->ctime.tv_sec) &&
+	       (a->ctime.tv_nsec == b->ctime.tv_nsec);
+}
+
 static void cluster_drop(void)
 {
 	pol_agora_destroy(&placer);
@@ -66,14 +127,25 @@ static void cluster_drop(void)
 	cluster_stale = true;
 }
 
-extern void agora_place_load_conf(const char *when)
+/* Read agora.conf and the model.  load_lock. */
+static void load_conf(const char *when, char *path)
 {
-	char name[] = "agora.conf";
-	char *path = get_extra_conf_path(name);
 	agora_conf_t conf;
 	topo_model_t m = { NULL, 0 };
 	agora_err_t err = { { 0 } };
 	bool found = true;
+
+	/*
+	 * Identities first: a file changed between stat() and read() looks
+	 * changed at the next check and is read again then.
+	 */
+	tried = true;
+	n_loads++;
+	xfree(tried_conf);
+	tried_conf = xstrdup(path);
+	xfree(tried_model);
+	file_id_get(path, &tried_conf_id);
+	memset(&tried_model_id, 0, sizeof(tried_model_id));
 
 	agora_conf_defaults(&conf);
 	if (agora_conf_parse_file(path, &conf, &err)) {
@@ -87,6 +159,10 @@ extern void agora_place_load_conf(const char *when)
 		}
 		found = false;
 		agora_conf_defaults(&conf);
+	}
+	if (conf.topology_model) {
+		tried_model = xstrdup(conf.topology_model);
+		file_id_get(tried_model, &tried_model_id);
 	}
 	if (conf.topology_model &&
 	    topo_model_load(conf.topology_model, &m, &err)) {
@@ -116,11 +192,97 @@ extern void agora_place_load_conf(const char *when)
 out:
 	topo_model_free(&m);
 	agora_conf_free(&conf);
+}
+
+extern void agora_place_load_conf(const char *when)
+{
+	char name[] = "agora.conf";
+	char *path = get_extra_conf_path(name);
+
+	pthread_mutex_lock(&load_lock);
+	load_conf(when, path);
+	pthread_mutex_unlock(&load_lock);
 	xfree(path);
+}
+
+/*
+ * A cheap signature of what cluster_build() reads from Slurm: node names,
+ * GPU counts and the leaf switches.  place_lock.
+ */
+static uint64_t node_table_sig(void)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	int i, s;
+
+#define SIG_MIX(v) (h = (h ^ (uint64_t) (v)) * 1099511628211ULL)
+	SIG_MIX(node_record_count);
+	for (i = 0; i < node_record_count; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[i];
+		const char *p;
+
+		SIG_MIX(0xff);
+		if (!node_ptr || !node_ptr->name)
+			continue;
+		for (p = node_ptr->name; *p; p++)
+			SIG_MIX((unsigned char) *p);
+		SIG_MIX(node_gpus(node_ptr));
+	}
+	SIG_MIX(switch_record_cnt);
+	for (s = 0; s < switch_record_cnt && switch_record_table; s++) {
+		const char *p = switch_record_table[s].nodes;
+
+		SIG_MIX(0xfe);
+		SIG_MIX(switch_record_table[s].level);
+		for (; p && *p; p++)
+			SIG_MIX((unsigned char) *p);
+	}
+#undef SIG_MIX
+	return h;
+}
+
+extern bool agora_place_reconfigure(void)
+{
+	char name[] = "agora.conf";
+	char *path = get_extra_conf_path(name);
+	file_id_t c, m;
+	bool reload;
+
+	pthread_mutex_lock(&load_lock);
+	file_id_get(path, &c);
+	file_id_get(tried_model, &m);
+	reload = !tried || xstrcmp(path, tried_conf) ||
+		 !file_id_eq(&c, &tried_conf_id) ||
+		 !file_id_eq(&m, &tried_model_id);
+	if (reload) {
+		load_conf("reconfigure", path);
+	} else {
+		n_skips++;
+		/* the node table may have changed (reconfigure, dynamic nodes) */
+		pthread_mutex_lock(&place_lock);
+		if (cluster && (node_table_sig() != cluster_sig)) {
+			cluster_drop();
+			log_flag(
+				SELECT_TYPE,
+				"agora placement: node table changed, cluster rebuilt at the next placement");
+		}
+		pthread_mutex_unlock(&place_lock);
+		log_flag(
+			SELECT_TYPE,
+			"reconfigure: %s and TopologyModel unchanged, not re-read (%lu loads, %lu skipped)",
+			path, n_loads, n_skips);
+	}
+	pthread_mutex_unlock(&load_lock);
+	xfree(path);
+	return reload;
 }
 
 extern void agora_place_fini(void)
 {
+	pthread_mutex_lock(&load_lock);
+	tried = false;
+	xfree(tried_conf);
+	xfree(tried_model);
+	pthread_mutex_unlock(&load_lock);
 	pthread_mutex_lock(&place_lock);
 	cluster_drop();
 	topo_model_free(&model);
@@ -249,6 +411,7 @@ static int cluster_build(void)
 	if (!placer)
 		goto nomem;
 	cluster = c;
+	cluster_sig = node_table_sig();
 	cluster_stale = false;
 	cluster_node_cnt = n;
 	cluster_switch_cnt = switch_record_cnt;

@@ -31,6 +31,19 @@
  */
 extern void agora_place_load_conf(const char *when);
 
+/*
+ * select_p_reconfigure(): re-read agora.conf and the model only if either
+ * file changed (path, device, inode, size, mtime or ctime) since the last
+ * read, successful or not.  slurmctld calls select_p_reconfigure() under
+ * its write locks for every partition update, "scontrol setdebugflags" and
+ * dynamic node change as well as for "scontrol reconfigure", so the usual
+ * cost is two stat() calls.  With the files unchanged, the placement
+ * cluster is dropped (rebuilt at the next placement) only if the node
+ * table's names, GPU counts or leaf switches changed.
+ * RET true if the files were read again
+ */
+extern bool agora_place_reconfigure(void);
+
 /* Free the model, the cluster and the placer. */
 extern void agora_place_fini(void);
 
