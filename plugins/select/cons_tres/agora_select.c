@@ -15,7 +15,7 @@
  * defines (check with "make check"), so it needs no local copies of
  * slurmctld's data globals; see doc/select.md before adding such a reference.
  */
-#define _GNU_SOURCE /* dladdr(), secure_getenv() */
+#define _GNU_SOURCE /* dladdr() */
 
 #include "config.h"
 
@@ -45,10 +45,15 @@
 #error "AGORA_STOCK_PLUGINDIR must be set by configure (SLURM_STOCK_PLUGINDIR)"
 #endif
 
+/*
+ * The stock plugin is always the file configure found: nothing at run time
+ * (environment, configuration file) can make slurmctld load other code
+ * through the wrapper.  To test the wrapper against another file, build it
+ * with SLURM_STOCK_PLUGINDIR=DIR ./configure (doc/select.md section 2).
+ */
 #define STOCK_FILE "select_cons_tres.so"
 #define STOCK_TYPE "select/cons_tres"
-/* Tests only: load another file as "stock".  Ignored when setuid. */
-#define STOCK_ENV "AGORA_SELECT_STOCK_SO"
+#define STOCK_PATH AGORA_STOCK_PLUGINDIR "/" STOCK_FILE
 
 const char plugin_name[] =
 	"Agora wrapper over Trackable RESources (TRES) Selection plugin";
@@ -108,15 +113,6 @@ static void *stock_handle = NULL;
 static slurm_select_ops_t stock; /* pointers into the stock plugin */
 static bool in_ctld = false;
 
-static const char *stock_path(void)
-{
-	const char *env = secure_getenv(STOCK_ENV);
-
-	if (env && env[0])
-		return env;
-	return AGORA_STOCK_PLUGINDIR "/" STOCK_FILE;
-}
-
 /* True if path is this very file (installed over the stock one). */
 static bool is_self(const char *path)
 {
@@ -133,7 +129,7 @@ static bool is_self(const char *path)
 /* RET SLURM_SUCCESS, or SLURM_ERROR after one error() naming the cause */
 static int stock_load(void)
 {
-	const char *path = stock_path();
+	const char *path = STOCK_PATH;
 	/*
 	 * slurmctld defines everything the stock plugin calls, so bind now
 	 * and fail at startup rather than on first use.  Other processes
