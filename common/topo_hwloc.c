@@ -220,6 +220,41 @@ static hwloc_obj_t top_pci_bridge(hwloc_obj_t dev)
 	return top;
 }
 
+/* PCI bus order: domain, bus, device, function. */
+static int pci_cmp(hwloc_obj_t a, hwloc_obj_t b)
+{
+	const struct hwloc_pcidev_attr_s *x = &a->attr->pcidev;
+	const struct hwloc_pcidev_attr_s *y = &b->attr->pcidev;
+
+	if (x->domain != y->domain)
+		return x->domain < y->domain ? -1 : 1;
+	if (x->bus != y->bus)
+		return x->bus < y->bus ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->func != y->func)
+		return x->func < y->func ? -1 : 1;
+	return 0;
+}
+
+/*
+ * hwloc_get_next_pcidev() walks the topology tree (package by package,
+ * bridge by bridge), which is not bus order when a host bridge holds
+ * several root ports: sort, so that GPU i is the i-th in bus order.
+ */
+static void sort_pci_order(hwloc_obj_t *v, int n)
+{
+	int i, j;
+
+	for (i = 1; i < n; i++) {
+		hwloc_obj_t o = v[i];
+
+		for (j = i; j > 0 && pci_cmp(v[j - 1], o) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = o;
+	}
+}
+
 /* Union-find over small index sets. */
 static int uf_find(int *p, int x)
 {
@@ -346,6 +381,7 @@ int topo_hwloc_derive(hwloc_topology_t topo, const char *name, topo_node_t *out,
 		}
 		gpus[n_gpus++] = pci;
 	}
+	sort_pci_order(gpus, n_gpus);
 	snprintf(n->type.name, sizeof(n->type.name), "%s", name);
 	n->type.n_gpus = n_gpus;
 	depth = hwloc_get_type_depth(topo, HWLOC_OBJ_PACKAGE);

@@ -53,4 +53,30 @@ grep -q '^SwitchName=leaf2 Nodes=c1n\[17-32\]$' "$tmp/topo.conf" \
 $tool show -i "$fx/2s-8gpu-2nvlink.xml" --islands 0-1,2-3,4-7 | \
 	grep -q '^  GPU0   X     NV    SOCK  SOCK  NODE' && ok "islands override" \
 	|| ko "islands override"
+
+# Real machines (hwloc 2.9.0's test topologies, tests/fixtures/topo/hwloc):
+# GPUs in PCI bus order with their socket's cores and tiered Links.
+real=$fx/hwloc
+gres_of() { $tool gres -i "$real/$1" --nodes r1 | grep -v '^#'; }
+gres_of power8gpudistances.xml > "$tmp/p8.conf" &&
+	[ "$(wc -l < "$tmp/p8.conf")" = 4 ] &&
+	grep -qx 'NodeName=r1 Name=gpu File=/dev/nvidia1 Cores=0-3 Links=16,-1,2,2' "$tmp/p8.conf" &&
+	grep -qx 'NodeName=r1 Name=gpu File=/dev/nvidia2 Cores=4-7 Links=2,2,-1,16' "$tmp/p8.conf" &&
+	ok "real POWER8: 4 GPUs, NVLink pairs, socket cores" || ko "real POWER8 gres"
+gres_of 24em64t-2n6c2t-pci.xml > "$tmp/m4.conf" &&
+	[ "$(wc -l < "$tmp/m4.conf")" = 3 ] &&
+	grep -qx 'NodeName=r1 Name=gpu File=/dev/nvidia0 Cores=0-5 Links=-1,2,2' "$tmp/m4.conf" &&
+	grep -qx 'NodeName=r1 Name=gpu File=/dev/nvidia2 Cores=6-11 Links=2,4,-1' "$tmp/m4.conf" &&
+	ok "real mirage004: 3 GPUs, ATI VGA skipped" || ko "real mirage004 gres"
+$tool show -i "$real/24em64t-2n6c2t-pci.xml" > "$tmp/m4.show" &&
+	grep -q '^  GPU1 .*pci 0000:11:00.0 socket 1 numa 1' "$tmp/m4.show" &&
+	ok "real mirage004: GPUs in PCI bus order" || ko "real mirage004 bus order"
+gres_of 32em64t-2n8c2t-pci-normalio.xml > "$tmp/conan.conf" &&
+	[ "$(wc -l < "$tmp/conan.conf")" = 4 ] &&
+	grep -qx 'NodeName=r1 Name=gpu File=/dev/nvidia3 Cores=8-15 Links=2,4,8,-1' "$tmp/conan.conf" &&
+	ok "real conan: 4 GPUs (3 NVIDIA + OpenCL AMD), same-switch tier" || ko "real conan gres"
+$tool model -i "$real/power8gpudistances.xml" --name p8 --nodes 'r[1-2]' \
+	-o "$tmp/p8.json" && $tool gres -m "$tmp/p8.json" > "$tmp/p8m.conf" &&
+	$tool check -m "$tmp/p8.json" -g "$tmp/p8m.conf" > /dev/null &&
+	ok "real POWER8: model, gres and check agree" || ko "real POWER8 model/check"
 exit $fail

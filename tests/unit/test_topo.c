@@ -18,6 +18,7 @@
 #include "topo_hostlist.h"
 #include "topo_hwloc.h"
 #include "topo_model.h"
+#include "pol_place_agora.h"
 
 static void fixture_path(char *buf, size_t len, const char *file)
 {
@@ -122,6 +123,134 @@ static void test_topo_fixture_levels_every_gpu_pair(void **state)
 		}
 		free(n);
 	}
+}
+
+/*
+ * Real machines: hwloc 2.9.0's own test topologies (tests/fixtures/topo/
+ * hwloc/README.md).  For each: what the model must derive per GPU, in PCI
+ * bus order, and the level of every pair.
+ */
+typedef struct {
+	const char *pci, *name, *cores;
+	int socket, numa;
+} real_gpu_t;
+
+static const struct {
+	const char *file;
+	int gpus, sockets, cores;
+	real_gpu_t gpu[4];
+	int level[4][4];
+} real[] = {
+	/* IBM POWER8 (drac-12): 4 P100, NVLink pairs 0-1 and 2-3, each pair
+	 * also NVLinked to its CPU package (the NVLinkBandwidth matrix holds
+	 * the two Packages too) */
+	{ "hwloc/power8gpudistances.xml",
+	  4,
+	  2,
+	  8,
+	  { { "0002:01:00.0", "nvml0", "0-3", 0, 0 },
+	    { "0003:01:00.0", "nvml1", "0-3", 0, 0 },
+	    { "000a:01:00.0", "nvml2", "4-7", 1, 1 },
+	    { "000b:01:00.0", "nvml3", "4-7", 1, 1 } },
+	  { { 0, 0, 3, 3 }, { 0, 0, 3, 3 }, { 3, 3, 0, 0 }, { 3, 3, 0, 0 } } },
+	/* mirage004: 3 Tesla M2070, one on socket 0, two on socket 1 under
+	 * different root ports; an ATI Rage VGA (1002:515e) is no GPU.
+	 * hwloc's tree order is 06, 14, 11: bus order is 06, 11, 14. */
+	{ "hwloc/24em64t-2n6c2t-pci.xml",
+	  3,
+	  2,
+	  12,
+	  { { "0000:06:00.0", "", "0-5", 0, 0 },
+	    { "0000:11:00.0", "", "6-11", 1, 1 },
+	    { "0000:14:00.0", "", "6-11", 1, 1 } },
+	  { { 0, 3, 3 }, { 3, 0, 2 }, { 3, 2, 0 } } },
+	/* conan: 3 Tesla M2075 (the third with CUDA and DRM card0 osdevs)
+	 * and, as function 1 of the third, an AMD Radeon carrying an OpenCL
+	 * osdev: a GPU too.  The Matrox BMC VGA is not. */
+	{ "hwloc/32em64t-2n8c2t-pci-normalio.xml",
+	  4,
+	  2,
+	  16,
+	  { { "0000:03:00.0", "", "0-7", 0, 0 },
+	    { "0000:83:00.0", "", "8-15", 1, 1 },
+	    { "0000:84:00.0", "cuda0", "8-15", 1, 1 },
+	    { "0000:84:00.1", "opencl0d1", "8-15", 1, 1 } },
+	  { { 0, 3, 3, 3 }, { 3, 0, 2, 2 }, { 3, 2, 0, 1 }, { 3, 2, 1, 0 } } },
+};
+
+static void test_topo_real_hwloc_topologies(void **state)
+{
+	size_t f;
+
+	(void) state;
+	for (f = 0; f < sizeof(real) / sizeof(real[0]); f++) {
+		topo_node_t *n = load_fixture(real[f].file);
+		int i, j;
+
+		if (n->type.n_gpus != real[f].gpus)
+			fail_msg("%s: %d GPUs, want %d", real[f].file,
+				 n->type.n_gpus, real[f].gpus);
+		assert_int_equal(n->type.n_sockets, real[f].sockets);
+		assert_int_equal(n->n_cores, real[f].cores);
+		for (i = 0; i < real[f].gpus; i++) {
+			const real_gpu_t *w = &real[f].gpu[i];
+
+			if (strcmp(n->gpu[i].pci_busid, w->pci))
+				fail_msg(
+					"%s: GPU %d is %s, want %s (PCI bus order)",
+					real[f].file, i, n->gpu[i].pci_busid,
+					w->pci);
+			assert_string_equal(n->gpu[i].name, w->name);
+			assert_string_equal(n->gpu[i].cores, w->cores);
+			assert_int_equal(n->gpu[i].socket, w->socket);
+			assert_int_equal(n->type.gpu_socket[i], w->socket);
+			assert_int_equal(n->gpu[i].numa, w->numa);
+			for (j = 0; j < real[f].gpus; j++)
+				if (n->type.level[i][j] != real[f].level[i][j])
+					fail_msg(
+						"%s: level[%d][%d] = %d, want %d",
+						real[f].file, i, j,
+						n->type.level[i][j],
+						real[f].level[i][j]);
+		}
+		free(n);
+	}
+}
+
+/*
+ * The placer on a real model: POWER8, GPU 0 busy.  A 2-GPU job must take
+ * the free NVLink pair 2-3, not 1 and 2 (across sockets); a 1-GPU job
+ * must fill the broken pair (GPU 1).
+ */
+static void test_topo_real_power8_placement(void **state)
+{
+	topo_node_t *n = load_fixture("hwloc/power8gpudistances.xml");
+	pol_cluster_t *c = pol_cluster_uniform(1, 4, 0);
+	pol_gpumask_t free_mask = 0xe;
+	pol_place_req_t req;
+	pol_alloc_t a = { NULL, 0 };
+	pol_agora_t *p;
+
+	(void) state;
+	assert_non_null(c);
+	c->types[0] = n->type;
+	p = pol_agora_create(c, NULL);
+	assert_non_null(p);
+	memset(&req, 0, sizeof(req));
+	req.nodes = 1;
+	req.gpus_per_node = 2;
+	assert_int_equal(pol_agora_place(p, c, &free_mask, &req, &a, NULL), 0);
+	assert_int_equal(a.n_parts, 1);
+	assert_int_equal(a.parts[0].gpus, 0xc);
+	assert_int_equal(pol_alloc_level(c, &a), POL_LVL_NVLINK);
+	pol_alloc_free(&a);
+	req.gpus_per_node = 1;
+	assert_int_equal(pol_agora_place(p, c, &free_mask, &req, &a, NULL), 0);
+	assert_int_equal(a.parts[0].gpus, 0x2);
+	pol_alloc_free(&a);
+	pol_agora_destroy(&p);
+	pol_cluster_destroy(&c);
+	free(n);
 }
 
 static void test_topo_nvswitch_and_vga_are_not_gpus(void **state)
@@ -493,6 +622,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_topo_fixture_levels_every_gpu_pair),
+		cmocka_unit_test(test_topo_real_hwloc_topologies),
+		cmocka_unit_test(test_topo_real_power8_placement),
 		cmocka_unit_test(test_topo_nvswitch_and_vga_are_not_gpus),
 		cmocka_unit_test(test_topo_islands_override),
 		cmocka_unit_test(test_topo_bad_xml_names_the_file),
