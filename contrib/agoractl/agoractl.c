@@ -11,13 +11,30 @@
  * slurmctld/agora plugin publishes, so it works from any host with the
  * cluster's slurm.conf (SLURM_CONF), as scontrol does.  Needs
  * SlurmctldPlugstack=slurmctld/agora on the controller.
+ *
+ * PrivateData: slurmctld does not tell the plugin who asks, so with
+ * PrivateData containing usage, accounts, users or jobs the RPC carries no
+ * per-account rows for anyone, and with jobs no lease job ids (see
+ * plugins/slurmctld/agora).  Run as root or SlurmUser, agoractl then reads
+ * StateSaveLocation/agora_view.json itself when it can (on the controller)
+ * and shows everything; elsewhere it prints what is hidden and why.
+ *
+ * Whatever it prints passes through the name sanitiser again (control
+ * characters as \xHH), so a plugin of another version cannot make it
+ * print raw control characters or extra lines.
  */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+
+#include "agora_view.h"
 
 /*
  * Layout of the list items slurmctld returns in slurmctld_plugstack_conf
@@ -35,19 +52,100 @@ typedef struct {
 } agoractl_plugin_params_t;
 
 typedef struct {
-	char account[128];
+	char account[AGORA_NAME_SIZE];
 	double credit, quota, usage, rho;
 	int has_rho;
 } credit_row_t;
 
+/* The pairs shown: from the RPC or from the view file. */
+typedef struct {
+	char **names, **values;
+	size_t n, size;
+} pairs_t;
+
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: agoractl credits | leases | show\n"
-		   "  credits  accounts: credit, quota, usage (GPU-h), rho\n"
-		   "  leases   running jobs' GPU leases\n"
-		   "  show     all key=value pairs slurmctld/agora publishes\n"
-		   "The cluster is the one of SLURM_CONF (as for scontrol).\n");
+	fprintf(f,
+		"usage: agoractl credits | leases | show\n"
+		"  credits  accounts: credit, quota, usage (GPU-h), rho\n"
+		"  leases   running jobs' GPU leases\n"
+		"  show     all key=value pairs slurmctld/agora publishes\n"
+		"The cluster is the one of SLURM_CONF (as for scontrol).\n"
+		"\n"
+		"PrivateData (slurm.conf) applies to every caller, since slurmctld\n"
+		"does not tell the plugin who asks:\n"
+		"  usage, accounts, users or jobs: no per-account rows (credit,\n"
+		"    quota, usage, rho), only the number of apps and a notice;\n"
+		"  jobs: leases without job ids (numbered #1, #2, ...).\n"
+		"root and SlurmUser see everything when they run agoractl where\n"
+		"StateSaveLocation/agora_view.json is readable (the controller).\n"
+		"Names are printed sanitised: bytes other than [A-Za-z0-9._+@:/-]\n"
+		"as \\xHH, at most 64 bytes (longer ones end in ~<hash>).\n");
 	return f == stderr ? 2 : 0;
+}
+
+static void pairs_add(void *arg, const char *name, const char *value)
+{
+	pairs_t *p = arg;
+
+	if (p->n == p->size) {
+		p->size = p->size ? 2 * p->size : 32;
+		p->names = realloc(p->names, p->size * sizeof(char *));
+		p->values = realloc(p->values, p->size * sizeof(char *));
+		if (!p->names || !p->values) {
+			perror("agoractl");
+			exit(1);
+		}
+	}
+	p->names[p->n] = strdup(name ? name : "");
+	p->values[p->n] = strdup(value ? value : "");
+	if (!p->names[p->n] || !p->values[p->n]) {
+		perror("agoractl");
+		exit(1);
+	}
+	p->n++;
+}
+
+static void pairs_free(pairs_t *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		free(p->names[i]);
+		free(p->values[i]);
+	}
+	free(p->names);
+	free(p->values);
+	memset(p, 0, sizeof(*p));
+}
+
+static const char *pairs_get(const pairs_t *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (!strcmp(p->names[i], name))
+			return p->values[i];
+	return NULL;
+}
+
+/* Print s with control characters (and DEL) as \xHH: one line at most. */
+static void put_safe(const char *s, int width)
+{
+	int n = 0;
+
+	for (; *s; s++, n++) {
+		unsigned char c = (unsigned char) *s;
+
+		if (c < 0x20 || c == 0x7f) {
+			printf("\\x%02x", c);
+			n += 3;
+		} else {
+			putchar(c);
+		}
+	}
+	for (; n < width; n++)
+		putchar(' ');
 }
 
 static int cmp_credit(const void *a, const void *b)
@@ -60,25 +158,124 @@ static int cmp_credit(const void *a, const void *b)
 }
 
 /* Parse "Credit[acct]" = "credit=C quota=Q usage=U GPU-h rho=R". */
-static int parse_credit(const agoractl_pair_t *kp, credit_row_t *r)
+static int parse_credit(const char *name, const char *value, credit_row_t *r)
 {
-	const char *lb = strchr(kp->name, '['), *rb = strrchr(kp->name, ']');
+	const char *lb = strchr(name, '['), *rb = strrchr(name, ']');
 	const char *rho;
 	size_t n;
 
-	if (!lb || !rb || rb <= lb + 1 || !kp->value)
+	if (!lb || !rb || rb <= lb + 1)
 		return -1;
 	n = (size_t) (rb - lb - 1);
 	if (n >= sizeof(r->account))
 		n = sizeof(r->account) - 1;
 	memcpy(r->account, lb + 1, n);
 	r->account[n] = '\0';
-	if (sscanf(kp->value, "credit=%lf quota=%lf usage=%lf", &r->credit,
+	if (sscanf(value, "credit=%lf quota=%lf usage=%lf", &r->credit,
 		   &r->quota, &r->usage) != 3)
 		return -1;
-	rho = strstr(kp->value, "rho=");
+	rho = strstr(value, "rho=");
 	r->has_rho = rho && sscanf(rho, "rho=%lf", &r->rho) == 1;
 	return 0;
+}
+
+static void fmt_time(int64_t t, char *buf, size_t size)
+{
+	time_t tt = (time_t) t;
+	struct tm tm;
+
+	if (!localtime_r(&tt, &tm) || !strftime(buf, size, "%FT%T", &tm))
+		snprintf(buf, size, "%lld", (long long) t);
+}
+
+/*
+ * The caller may read the whole view (root or SlurmUser) and the RPC hid
+ * some of it: read the file where slurmctld keeps it.  Returns 1 if *full
+ * holds the full view, 0 if not (why: a notice printed).
+ */
+static int read_full_view(const slurm_conf_t *conf, pairs_t *full)
+{
+	agora_err_t err = { { 0 } };
+	agora_view_t v;
+	char path[4096];
+	uid_t uid = getuid();
+
+	if (uid != 0 && uid != conf->slurm_user_id)
+		return 0;
+	snprintf(path, sizeof(path), "%s/agora_view.json",
+		 conf->state_save_location ? conf->state_save_location : ".");
+	if (agora_view_load(path, &v, NULL, &err)) {
+		printf("# PrivateData hides parts of the view; the full one is not readable here (");
+		put_safe(err.text, 0);
+		printf(")\n");
+		return 0;
+	}
+	agora_view_render(&v, NULL, fmt_time, pairs_add, full);
+	agora_view_free(&v);
+	printf("# full view read from %s (PrivateData hides parts of it from other users)\n",
+	       path);
+	return 1;
+}
+
+static int show_credits(const pairs_t *p)
+{
+	credit_row_t *rows = NULL, r;
+	size_t i, n_rows = 0;
+	const char *hidden = pairs_get(p, "Credit");
+
+	printf("%-24s %12s %12s %12s %8s\n", "ACCOUNT", "CREDIT_GPUH",
+	       "QUOTA_GPUH", "USAGE_GPUH", "RHO");
+	for (i = 0; i < p->n; i++) {
+		if (strncmp(p->names[i], "Credit[", 7) ||
+		    parse_credit(p->names[i], p->values[i], &r))
+			continue;
+		rows = realloc(rows, (n_rows + 1) * sizeof(*rows));
+		if (!rows) {
+			perror("agoractl");
+			return 1;
+		}
+		rows[n_rows++] = r;
+	}
+	qsort(rows, n_rows, sizeof(*rows), cmp_credit);
+	for (i = 0; i < n_rows; i++) {
+		put_safe(rows[i].account, 24);
+		printf(" %12.2f %12.2f %12.2f ", rows[i].credit, rows[i].quota,
+		       rows[i].usage);
+		if (rows[i].has_rho)
+			printf("%8.2f\n", rows[i].rho);
+		else
+			printf("%8s\n", "-");
+	}
+	if (hidden) {
+		printf("# per-account rows ");
+		put_safe(hidden, 0);
+		printf("\n");
+	}
+	free(rows);
+	return 0;
+}
+
+static void show_leases(const pairs_t *p)
+{
+	size_t i;
+	const char *hidden = pairs_get(p, "LeaseJobs");
+
+	printf("%-14s %s\n", "JOBID", "LEASE");
+	for (i = 0; i < p->n; i++) {
+		const char *k = p->names[i];
+		size_t len = strlen(k);
+
+		if (strncmp(k, "Lease[", 6) || len < 7 || k[len - 1] != ']')
+			continue;
+		printf("%-14.*s ", (int) (len - 7), k + 6);
+		put_safe(p->values[i], 0);
+		printf("\n");
+	}
+	if (hidden) {
+		printf("# job ids ");
+		put_safe(hidden, 0);
+		printf("\n");
+	}
 }
 
 int main(int argc, char **argv)
@@ -87,9 +284,10 @@ int main(int argc, char **argv)
 	ListIterator it, kit;
 	agoractl_plugin_params_t *pp;
 	agoractl_pair_t *kp;
-	const char *cmd;
-	int found = 0, n_rows = 0, i;
-	credit_row_t *rows = NULL;
+	pairs_t rpc = { 0 }, full = { 0 }, *p = &rpc;
+	const char *cmd, *view;
+	int found = 0, rc = 0;
+	size_t i;
 
 	if (argc != 2)
 		return usage(stderr);
@@ -115,36 +313,8 @@ int main(int argc, char **argv)
 				continue;
 			found = 1;
 			kit = slurm_list_iterator_create(pp->key_pairs);
-			while ((kp = slurm_list_next(kit))) {
-				if (!strcmp(cmd, "show")) {
-					printf("%s=%s\n", kp->name,
-					       kp->value ? kp->value : "");
-				} else if (!strcmp(cmd, "leases")) {
-					if (!strncmp(kp->name, "Lease[", 6))
-						printf("%-14.*s %s\n",
-						       (int) strlen(kp->name) -
-							       7,
-						       kp->name + 6, kp->value);
-					else if (!strcmp(kp->name, "View"))
-						printf("# view of %s\n",
-						       kp->value);
-				} else if (!strncmp(kp->name, "Credit[", 7)) {
-					credit_row_t r;
-
-					if (parse_credit(kp, &r))
-						continue;
-					rows = realloc(rows,
-						       (size_t) (n_rows + 1) *
-							       sizeof(*rows));
-					if (!rows) {
-						perror("agoractl");
-						return 1;
-					}
-					rows[n_rows++] = r;
-				} else if (!strcmp(kp->name, "View")) {
-					printf("# view of %s\n", kp->value);
-				}
-			}
+			while ((kp = slurm_list_next(kit)))
+				pairs_add(&rpc, kp->name, kp->value);
 			slurm_list_iterator_destroy(kit);
 		}
 		slurm_list_iterator_destroy(it);
@@ -156,21 +326,29 @@ int main(int argc, char **argv)
 		slurm_fini();
 		return 1;
 	}
-	if (!strcmp(cmd, "credits")) {
-		qsort(rows, (size_t) n_rows, sizeof(*rows), cmp_credit);
-		printf("%-24s %12s %12s %12s %8s\n", "ACCOUNT", "CREDIT_GPUH",
-		       "QUOTA_GPUH", "USAGE_GPUH", "RHO");
-		for (i = 0; i < n_rows; i++) {
-			printf("%-24s %12.2f %12.2f %12.2f ", rows[i].account,
-			       rows[i].credit, rows[i].quota, rows[i].usage);
-			if (rows[i].has_rho)
-				printf("%8.2f\n", rows[i].rho);
-			else
-				printf("%8s\n", "-");
-		}
+	if ((pairs_get(&rpc, "Credit") || pairs_get(&rpc, "LeaseJobs")) &&
+	    read_full_view(conf, &full))
+		p = &full;
+	if ((view = pairs_get(p, "View"))) {
+		printf("# view of ");
+		put_safe(view, 0);
+		printf("\n");
 	}
-	free(rows);
+	if (!strcmp(cmd, "show")) {
+		for (i = 0; i < p->n; i++) {
+			put_safe(p->names[i], 0);
+			putchar('=');
+			put_safe(p->values[i], 0);
+			putchar('\n');
+		}
+	} else if (!strcmp(cmd, "leases")) {
+		show_leases(p);
+	} else {
+		rc = show_credits(p);
+	}
+	pairs_free(&rpc);
+	pairs_free(&full);
 	slurm_free_ctl_conf(conf);
 	slurm_fini();
-	return 0;
+	return rc;
 }
