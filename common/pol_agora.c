@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "pol_agora_int.h"
+#include "pol_app.h"
 
 int pol_ag_grow(void **p, int *cap, int need, size_t sz)
 {
@@ -188,7 +189,11 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 	pol_work_free(&a->w);
 	pol_freemap_destroy(&a->offer);
 	pol_freemap_destroy(&a->tent);
-	free(a->ten);
+	free(a->app);
+	free(a->slot);
+	free(a->tname);
+	free(a->tmap);
+	free(a->papp);
 	free(a->keys);
 	free(a->reord);
 	free(a->tpend);
@@ -199,46 +204,131 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 	*ap = NULL;
 }
 
-static int ensure_tenants(pol_agora_policy_t *a, int n)
-{
-	ag_tenant_t *nt;
-	int i;
+/* Apps by name ---------------------------------------------------------- */
 
-	if (n <= a->n_ten)
-		return 0;
-	if (!(nt = realloc(a->ten, (size_t) n * sizeof(*nt)))) {
-		errno = ENOMEM;
+/* Index of the app with key name, or -1. */
+static int app_find(const pol_agora_policy_t *a, const char *key)
+{
+	unsigned long long h;
+	int m, k;
+
+	if (!a->n_slot)
 		return -1;
+	m = a->n_slot - 1;
+	h = pol_app_hash(key);
+	for (k = (int) (h & (unsigned) m); a->slot[k]; k = (k + 1) & m)
+		if (!strcmp(a->app[a->slot[k] - 1].name, key))
+			return a->slot[k] - 1;
+	return -1;
+}
+
+/* Put app index i into slot table s of size n (a power of two). */
+static void slot_put(const pol_agora_policy_t *a, int *s, int n, int i)
+{
+	int m = n - 1, k;
+
+	k = (int) (pol_app_hash(a->app[i].name) & (unsigned) m);
+	while (s[k])
+		k = (k + 1) & m;
+	s[k] = i + 1;
+}
+
+/* Index of the app with key name, created (zeroed) if new; -1/ENOMEM. */
+static int app_get(pol_agora_policy_t *a, const char *key)
+{
+	int i = app_find(a, key);
+
+	if (i >= 0)
+		return i;
+	/* keep the table at most half full */
+	if (2 * (a->n_app + 1) > a->n_slot) {
+		int n = a->n_slot ? 2 * a->n_slot : 32, *ns, k;
+
+		if (!(ns = calloc((size_t) n, sizeof(*ns)))) {
+			errno = ENOMEM;
+			return -1;
+		}
+		for (k = 0; k < a->n_app; k++)
+			slot_put(a, ns, n, k);
+		free(a->slot);
+		a->slot = ns;
+		a->n_slot = n;
 	}
-	for (i = a->n_ten; i < n; i++) {
-		memset(&nt[i], 0, sizeof(nt[i]));
-		snprintf(nt[i].name, sizeof(nt[i].name), "t%d", i);
+	if (pol_ag_grow((void **) &a->app, &a->app_cap, a->n_app + 1,
+			sizeof(*a->app)) < 0)
+		return -1;
+	i = a->n_app++;
+	memset(&a->app[i], 0, sizeof(a->app[i]));
+	snprintf(a->app[i].name, sizeof(a->app[i].name), "%s", key);
+	slot_put(a, a->slot, a->n_slot, i);
+	return i;
+}
+
+/* Key of tenant index t: its name, or "t<t>" without one. */
+static void tenant_key(const pol_agora_policy_t *a, int t,
+		       char key[POL_CREDIT_NAME_LEN])
+{
+	if (t >= 0 && t < a->n_tname)
+		memcpy(key, a->tname[t], POL_CREDIT_NAME_LEN);
+	else
+		snprintf(key, POL_CREDIT_NAME_LEN, "t%d", t);
+}
+
+/*
+ * Map tenant indices 0..n-1 of this pass to apps by name (tmap) and list
+ * their distinct apps (papp) in tenant order.  Kept from the last pass
+ * while the names and n stay the same.  0 or -1/ENOMEM.
+ */
+static int map_tenants(pol_agora_policy_t *a, int n)
+{
+	char key[POL_CREDIT_NAME_LEN];
+	int t, i, k;
+
+	if (a->tmap_ok && a->n_tmap == n)
+		return 0;
+	a->tmap_ok = false;
+	if (pol_ag_grow((void **) &a->tmap, &a->tmap_cap, n, sizeof(*a->tmap)) <
+		    0 ||
+	    pol_ag_grow((void **) &a->papp, &a->papp_cap, n, sizeof(*a->papp)) <
+		    0)
+		return -1;
+	a->n_papp = 0;
+	for (t = 0; t < n; t++) {
+		tenant_key(a, t, key);
+		if ((i = app_get(a, key)) < 0)
+			return -1;
+		a->tmap[t] = i;
+		/* two tenants of one name are one app (names are few) */
+		for (k = 0; k < a->n_papp && a->papp[k] != i; k++)
+			;
+		if (k == a->n_papp)
+			a->papp[a->n_papp++] = i;
 	}
-	a->ten = nt;
-	a->n_ten = n;
+	a->n_tmap = n;
+	a->tmap_ok = true;
 	return 0;
 }
 
 int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
 				      const char *const *names, int n)
 {
+	char(*nn)[POL_CREDIT_NAME_LEN] = NULL;
 	int i;
 
 	if (!a || n < 0 || (n > 0 && !names)) {
 		errno = EINVAL;
 		return -1;
 	}
-	for (i = 0; i < n; i++)
-		if (!names[i] || !*names[i] ||
-		    strlen(names[i]) >= POL_CREDIT_NAME_LEN) {
-			errno = EINVAL;
-			return -1;
-		}
-	if (ensure_tenants(a, n) < 0)
+	if (n && !(nn = calloc((size_t) n, sizeof(*nn)))) {
+		errno = ENOMEM;
 		return -1;
+	}
 	for (i = 0; i < n; i++)
-		snprintf(a->ten[i].name, sizeof(a->ten[i].name), "%s",
-			 names[i]);
+		pol_app_key(names[i], nn[i]);
+	free(a->tname);
+	a->tname = nn;
+	a->n_tname = n;
+	a->tmap_ok = false;
 	return 0;
 }
 
@@ -264,11 +354,22 @@ int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)
 	dst->cont = src->cont;
 	dst->charged = src->charged;
 	dst->last_charge = src->last_charge;
-	free(dst->ten);
-	dst->ten = src->ten;
-	dst->n_ten = src->n_ten;
-	src->ten = NULL;
-	src->n_ten = 0;
+	/* the apps and the tenant names move; dst's (unused) go */
+	free(dst->app);
+	free(dst->slot);
+	free(dst->tname);
+	dst->app = src->app;
+	dst->n_app = src->n_app;
+	dst->app_cap = src->app_cap;
+	dst->slot = src->slot;
+	dst->n_slot = src->n_slot;
+	dst->tname = src->tname;
+	dst->n_tname = src->n_tname;
+	dst->tmap_ok = src->tmap_ok = false;
+	src->app = NULL;
+	src->slot = NULL;
+	src->tname = NULL;
+	src->n_app = src->app_cap = src->n_slot = src->n_tname = 0;
 	return 0;
 }
 
@@ -289,20 +390,49 @@ int pol_agora_policy_restore_lease(pol_agora_policy_t *a, const pol_lease_t *l)
 	return 0;
 }
 
-int pol_agora_policy_tenant(const pol_agora_policy_t *a, int tenant,
-			    double *rho, double *credit)
+static void app_values(const ag_tenant_t *t, double *rho, double *credit)
 {
-	const ag_tenant_t *t;
-
-	if (!a || tenant < 0 || tenant >= a->n_ten) {
-		errno = ENOENT;
-		return -1;
-	}
-	t = &a->ten[tenant];
 	if (rho)
 		*rho = t->n_jobs ? t->rho_sum / t->n_jobs : 1.0;
 	if (credit)
 		*credit = t->credit;
+}
+
+int pol_agora_policy_tenant(const pol_agora_policy_t *a, int tenant,
+			    double *rho, double *credit)
+{
+	char key[POL_CREDIT_NAME_LEN];
+	int i;
+
+	if (!a || tenant < 0 || (tenant >= a->n_tname && tenant >= a->n_tmap)) {
+		errno = ENOENT;
+		return -1;
+	}
+	tenant_key(a, tenant, key);
+	if ((i = app_find(a, key)) < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	app_values(&a->app[i], rho, credit);
+	return 0;
+}
+
+int pol_agora_policy_app(const pol_agora_policy_t *a, const char *name,
+			 double *rho, double *credit)
+{
+	char key[POL_CREDIT_NAME_LEN];
+	int i;
+
+	if (!a) {
+		errno = ENOENT;
+		return -1;
+	}
+	pol_app_key(name, key);
+	if ((i = app_find(a, key)) < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	app_values(&a->app[i], rho, credit);
 	return 0;
 }
 
@@ -367,17 +497,20 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 {
 	int i, n_ten = snap->n_tenants, active = 0;
 
-	for (i = 0; i < snap->n_pending; i++)
-		if (snap->pending[i].tenant >= n_ten)
-			n_ten = snap->pending[i].tenant + 1;
-	for (i = 0; i < snap->n_running; i++)
-		if (snap->running[i].tenant >= n_ten)
-			n_ten = snap->running[i].tenant + 1;
-	if (ensure_tenants(a, n_ten) < 0)
-		return -1;
-	for (i = 0; i < snap->n_pending; i++)
+	for (i = 0; i < snap->n_pending; i++) {
 		if (snap->pending[i].tenant < 0)
 			goto inval;
+		if (snap->pending[i].tenant >= n_ten)
+			n_ten = snap->pending[i].tenant + 1;
+	}
+	for (i = 0; i < snap->n_running; i++) {
+		if (snap->running[i].tenant < 0)
+			goto inval;
+		if (snap->running[i].tenant >= n_ten)
+			n_ten = snap->running[i].tenant + 1;
+	}
+	if (map_tenants(a, n_ten) < 0)
+		return -1;
 	/* 1. charge GPU-seconds since the last pass (none for the time
 	 * before the first pass: after a restart we under-charge the gap
 	 * rather than charge twice what the saved ledger already holds) */
@@ -385,13 +518,11 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		const pol_job_t *j = &snap->running[i];
 		int64_t from;
 
-		if (j->tenant < 0)
-			goto inval;
 		from = a->charged ? (j->start > a->last_charge ? j->start
 							       : a->last_charge)
 				  : now;
 		if (now > from &&
-		    pol_credit_charge(a->ledger, a->ten[j->tenant].name,
+		    pol_credit_charge(a->ledger, AG_TEN(a, j->tenant)->name,
 				      (double) pol_ag_job_gpus(j) *
 					      (double) (now - from),
 				      now, NULL) < 0)
@@ -399,18 +530,20 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	}
 	a->charged = true;
 	a->last_charge = now;
-	/* 2. per-tenant aggregates */
-	for (i = 0; i < a->n_ten; i++) {
-		ag_tenant_t *t = &a->ten[i];
+	/* 2. per-app aggregates (every app: one without jobs now has none) */
+	for (i = 0; i < a->n_app; i++) {
+		ag_tenant_t *t = &a->app[i];
 
 		memset(&t->app, 0, sizeof(t->app));
 		t->held = 0;
 		t->n = 0;
+		t->rho_sum = 0;
+		t->n_jobs = 0;
 		t->credit = pol_credit_get(a->ledger, t->name, now);
 	}
 	for (i = 0; i < snap->n_running; i++) {
 		const pol_job_t *j = &snap->running[i];
-		ag_tenant_t *t = &a->ten[j->tenant];
+		ag_tenant_t *t = AG_TEN(a, j->tenant);
 		int g = pol_ag_job_gpus(j);
 
 		add_work(a, t, j, g);
@@ -418,17 +551,18 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	}
 	for (i = 0; i < snap->n_pending; i++) {
 		const pol_job_t *j = &snap->pending[i];
+		ag_tenant_t *t = AG_TEN(a, j->tenant);
 
-		add_work(a, &a->ten[j->tenant], j, j->total_gpus);
-		a->ten[j->tenant].n++;
+		add_work(a, t, j, j->total_gpus);
+		t->n++;
 	}
 	/* 3. contention: apps with jobs */
-	for (i = 0; i < a->n_ten; i++)
-		if (a->ten[i].app.demand > 0)
+	for (i = 0; i < a->n_app; i++)
+		if (a->app[i].app.demand > 0)
 			active++;
 	pol_ftf_contention_update(&a->cont, now, active);
-	for (i = 0; i < a->n_ten; i++) {
-		ag_tenant_t *t = &a->ten[i];
+	for (i = 0; i < a->n_app; i++) {
+		ag_tenant_t *t = &a->app[i];
 		bool now_active = t->app.demand > 0;
 
 		if (now_active && !t->active) {
@@ -452,7 +586,7 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 
 		a->keys[i] = (pol_credit_key_t){
 			.band = j->band,
-			.credit = a->ten[j->tenant].credit,
+			.credit = AG_TEN(a, j->tenant)->credit,
 			.submit = j->submit,
 			.id = j->id,
 			.index = i,

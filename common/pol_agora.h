@@ -18,7 +18,7 @@
  * The plugin is a thin adapter: it creates the state with
  * pol_agora_policy_create_conf() (agora.conf), names the tenants
  * (pol_agora_policy_set_tenant_names(): snapshot tenant index ->
- * account), calls pol_agora_policy_decide() on each snapshot and applies
+ * account; the policy keeps per-app state by name), calls pol_agora_policy_decide() on each snapshot and applies
  * the actions, and keeps the credit ledger across restarts with
  * pol_credit_save_file() / pol_credit_load_file() on
  * pol_agora_policy_ledger().  The simulator reaches the same code through
@@ -90,16 +90,22 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap);
 
 /*
  * Account names of the snapshot's tenant indices (names[t] for tenant t;
- * copied).  Without names a tenant t is charged as "t<t>".  Call again
- * when the mapping changes.  0, -1/EINVAL|ENOMEM.
+ * copied, each keyed with pol_app_key(): NULL, empty or over-long names
+ * get their fallback key and never fail).  Without a name a tenant t is
+ * the app "t<t>".  Call again whenever the mapping changes: the policy
+ * keeps every app's history (contention since it became active, credit,
+ * rho) by NAME, so indices may shift between passes (an app drained, a
+ * new one came) without one app's history landing on another.
+ * 0, -1/EINVAL (a NULL policy, n < 0, names NULL with n > 0) or ENOMEM
+ * (the previous names stay).
  */
 int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
 				      const char *const *names, int n);
 
 /*
  * After a reconfigure: move the running state of src (leases, waiting
- * winners, contention history, tenant names and arrivals, the time of the
- * last charge) into the freshly created dst, so that no lease is reset and
+ * winners, contention history, the app table and tenant names, the time
+ * of the last charge) into the freshly created dst, so that no lease is reset and
  * no GPU-second is charged twice or missed.  The ledger is not moved: copy
  * it with pol_credit_save() / pol_credit_load() (dst keeps its own
  * quotas).  Leases move only between two "agora" states.  src stays valid
@@ -116,13 +122,25 @@ int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src);
 int pol_agora_policy_restore_lease(pol_agora_policy_t *a, const pol_lease_t *l);
 
 /*
- * What the last pass computed for tenant index t of its snapshot: the
- * app's finish-time fairness estimate rho (1 if it had no jobs) and its
- * credit (GPU-hours).  For the adapter's "why does it wait" messages.
- * 0, or -1/ENOENT (unknown tenant).
+ * What the last pass computed for the app of tenant index t (named by the
+ * current pol_agora_policy_set_tenant_names()): its finish-time fairness
+ * estimate rho (1 if it had no jobs) and its credit (GPU-hours).  For the
+ * adapter's "why does it wait" messages.  rho/credit may be NULL.
+ * 0, or -1/ENOENT (t < 0, t beyond the names and the last pass, or an
+ * app no pass has seen yet); rho and credit are untouched then.
  */
 int pol_agora_policy_tenant(const pol_agora_policy_t *a, int tenant,
 			    double *rho, double *credit);
+
+/*
+ * The same by app name (keyed with pol_app_key(), so the raw account
+ * name, "" or an over-long name work as for the ledger).  Every app a
+ * pass has seen stays known (rho 1 once it has no jobs; credit as of the
+ * last pass).  0, or -1/ENOENT (NULL policy, or no pass has seen the
+ * app); rho and credit are untouched then.
+ */
+int pol_agora_policy_app(const pol_agora_policy_t *a, const char *name,
+			 double *rho, double *credit);
 
 /* The credit ledger (borrowed): save/load it, absorb peers' records. */
 pol_credit_t *pol_agora_policy_ledger(pol_agora_policy_t *a);

@@ -20,8 +20,8 @@ static int start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,
 		     pol_actions_t *out)
 {
 	char text[POL_REASON_LEN];
-	const ag_tenant_t *t = (j->tenant >= 0 && j->tenant < a->n_ten)
-				       ? &a->ten[j->tenant]
+	const ag_tenant_t *t = (j->tenant >= 0 && j->tenant < a->n_tmap)
+				       ? AG_TEN(a, j->tenant)
 				       : NULL;
 
 	/* what the adapter shows users: why it started and on what terms */
@@ -219,15 +219,15 @@ static int tenant_rho_base(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	int i;
 	double r;
 
-	for (i = 0; i < a->n_ten; i++) {
-		a->ten[i].rho_sum = 0;
-		a->ten[i].n_jobs = 0;
+	for (i = 0; i < a->n_app; i++) {
+		a->app[i].rho_sum = 0;
+		a->app[i].n_jobs = 0;
 	}
 	if (a->p.app_model != AG_APP_MEAN)
 		return 0;
 	for (i = 0; i < snap->n_running; i++) {
 		const pol_job_t *j = &snap->running[i];
-		ag_tenant_t *t = &a->ten[j->tenant];
+		ag_tenant_t *t = AG_TEN(a, j->tenant);
 		int g = pol_ag_job_gpus(j);
 
 		if (job_rho(a, t, j, g, cgpus, now, g, 1.0, &r) < 0)
@@ -237,7 +237,7 @@ static int tenant_rho_base(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	}
 	for (i = 0; i < snap->n_pending; i++) {
 		const pol_job_t *j = &snap->pending[i];
-		ag_tenant_t *t = &a->ten[j->tenant];
+		ag_tenant_t *t = AG_TEN(a, j->tenant);
 
 		if (job_rho(a, t, j, j->total_gpus, cgpus, now, 0, 1.0, &r) < 0)
 			return -1;
@@ -272,7 +272,7 @@ static int build_bid(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		     int64_t now, pol_pool_t pool, int t, int cgpus,
 		     pol_bid_t *b, pol_bid_opt_t *opts)
 {
-	ag_tenant_t *tn = &a->ten[t];
+	ag_tenant_t *tn = &a->app[t];
 	bool mean = a->p.app_model == AG_APP_MEAN;
 	int ig = 0, other, k = 0, i, g;
 	double wslow, rho, lose = 0, gain = 0, r0, r1;
@@ -284,7 +284,7 @@ static int build_bid(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		const pol_job_t *j = &snap->running[i];
 		int jg;
 
-		if (!(a->rflag[i] & RF_INCUMBENT) || j->tenant != t)
+		if (!(a->rflag[i] & RF_INCUMBENT) || a->tmap[j->tenant] != t)
 			continue;
 		jg = pol_ag_job_gpus(j);
 		ig += jg;
@@ -468,9 +468,9 @@ static int auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		if (a->rflag[i] & RF_INCUMBENT)
 			cap += pol_ag_job_gpus(&snap->running[i]);
 	/* interested apps: wanted pending jobs in this pool, or incumbents */
-	x.apps = malloc((size_t) (a->n_ten ? a->n_ten : 1) * sizeof(int));
-	x.rho = malloc((size_t) (a->n_ten ? a->n_ten : 1) * sizeof(double));
-	x.sel = malloc((size_t) (a->n_ten ? a->n_ten : 1) * sizeof(int));
+	x.apps = malloc((size_t) (a->n_papp ? a->n_papp : 1) * sizeof(int));
+	x.rho = malloc((size_t) (a->n_papp ? a->n_papp : 1) * sizeof(double));
+	x.sel = malloc((size_t) (a->n_papp ? a->n_papp : 1) * sizeof(int));
 	x.loser = malloc((size_t) (snap->n_running ? snap->n_running : 1) *
 			 sizeof(int));
 	x.lfit = calloc((size_t) (snap->n_running ? snap->n_running : 1), 1);
@@ -482,8 +482,8 @@ static int auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	if (!x.apps || !x.rho || !x.sel || !x.loser || !x.lfit || !x.wait ||
 	    !x.wkeep || !x.wfit)
 		goto out;
-	for (i = 0; i < a->n_ten; i++) {
-		ag_tenant_t *t = &a->ten[i];
+	for (i = 0; i < a->n_papp; i++) {
+		ag_tenant_t *t = &a->app[a->papp[i]];
 		bool in = false;
 		int k;
 
@@ -493,7 +493,7 @@ static int auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			continue;
 		if (app_rho_now(a, t, cgpus, now, &x.rho[n_app]) < 0)
 			goto out;
-		x.apps[n_app++] = i;
+		x.apps[n_app++] = a->papp[i];
 	}
 	if (n_app == 0 || cap == 0) {
 		/* nobody wants GPUs here (or none are offered): incumbents
@@ -534,7 +534,7 @@ static int auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		int t = x.apps[x.sel[i]], ch = res.choice[i], k, started = 0;
 		int64_t full = pol_ag_full_lease(a, now);
 		int64_t dur = (int64_t) llround(res.keep[i] * (double) full);
-		ag_tenant_t *tn = &a->ten[t];
+		ag_tenant_t *tn = &a->app[t];
 		int r, want;
 
 		if (ch < 0)
@@ -545,7 +545,7 @@ static int auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			dur = full;
 		for (r = 0; r < snap->n_running; r++)
 			if ((a->rflag[r] & RF_INCUMBENT) &&
-			    snap->running[r].tenant == t) {
+			    a->tmap[snap->running[r].tenant] == t) {
 				a->rflag[r] |= RF_KEPT;
 				if (pol_lease_settle(
 					    a->leases, snap->running[r].id,
@@ -591,8 +591,8 @@ static int auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 
 		while (k >= 0) {
 			const pol_job_t *jk = &snap->running[x.loser[k]];
-			double ck = a->ten[jk->tenant].credit,
-			       cv = a->ten[jv->tenant].credit;
+			double ck = AG_TEN(a, jk->tenant)->credit,
+			       cv = AG_TEN(a, jv->tenant)->credit;
 			int gk = pol_ag_job_gpus(jk), gv = pol_ag_job_gpus(jv);
 
 			if (a->p.small_victims && gk != gv) {
@@ -685,14 +685,16 @@ static int group_pending(pol_agora_policy_t *a, const pol_snapshot_t *snap)
 	if (pol_ag_grow((void **) &a->tpend, &a->tpend_cap, snap->n_pending,
 			sizeof(*a->tpend)) < 0)
 		return -1;
-	for (i = 0; i < a->n_ten; i++) {
-		a->ten[i].first = pos;
-		pos += a->ten[i].n;
-		a->ten[i].n = 0;
+	for (i = 0; i < a->n_papp; i++) {
+		ag_tenant_t *t = &a->app[a->papp[i]];
+
+		t->first = pos;
+		pos += t->n;
+		t->n = 0;
 	}
 	for (i = 0; i < snap->n_pending; i++) {
 		int p = a->keys[i].index;
-		ag_tenant_t *t = &a->ten[snap->pending[p].tenant];
+		ag_tenant_t *t = AG_TEN(a, snap->pending[p].tenant);
 
 		a->tpend[t->first + t->n++] = p;
 	}

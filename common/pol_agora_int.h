@@ -10,6 +10,10 @@
 #include "pol_agora.h"
 #include "pol_policy.h"
 
+/*
+ * One app, keyed by its name (pol_app_key()): its history lives here, in
+ * the policy's app table, whatever tenant index the snapshot gives it.
+ */
 typedef struct ag_tenant {
 	char name[POL_CREDIT_NAME_LEN];
 	bool active;  /* had jobs at the last pass */
@@ -62,8 +66,20 @@ struct pol_agora_policy {
 	pol_credit_t *ledger;
 	pol_lease_table_t *leases;
 	pol_ftf_contention_t cont;
-	ag_tenant_t *ten;
-	int n_ten;
+	/* apps by name: entries app[0..n_app) (never removed, so an index
+	 * stays valid), found through slot[] (open addressing, linear
+	 * probing, n_slot a power of two, app index + 1, 0 = empty) */
+	ag_tenant_t *app;
+	int n_app, app_cap;
+	int *slot, n_slot;
+	/* keys of the snapshot's tenant indices (set_tenant_names()) */
+	char (*tname)[POL_CREDIT_NAME_LEN];
+	int n_tname;
+	/* this pass: tenant index -> app index (tmap[0..n_tmap)), and the
+	 * distinct apps of those tenants in tenant order (papp[0..n_papp)) */
+	int *tmap, n_tmap, tmap_cap;
+	int *papp, n_papp, papp_cap;
+	bool tmap_ok; /* tmap/papp still match the names */
 	bool charged;
 	int64_t last_charge;
 	void *bf; /* agora-order: a pol_backfill state */
@@ -88,6 +104,9 @@ struct pol_agora_policy {
 #define RF_LEAVING   1
 #define RF_INCUMBENT 2
 #define RF_KEPT      4
+
+/* The app of tenant index t of the current pass (t checked by the pass). */
+#define AG_TEN(a, t) (&(a)->app[(a)->tmap[(t)]])
 
 /* Grow *p (elements of sz bytes) to at least need; 0 or -1/ENOMEM. */
 int pol_ag_grow(void **p, int *cap, int need, size_t sz);

@@ -17,6 +17,7 @@
 
 #include <json-c/json.h>
 
+#include "pol_app.h"
 #include "pol_credit.h"
 
 typedef struct credit_acct {
@@ -193,14 +194,15 @@ static int src_reserve(pol_credit_t *l)
 
 int pol_credit_set_quota(pol_credit_t *l, const char *account, double gpu_hours)
 {
+	char key[POL_APP_KEY_LEN];
 	credit_acct_t *a;
 
-	if (!l || !name_ok(account) || !(gpu_hours >= 0) ||
-	    !isfinite(gpu_hours)) {
+	if (!l || !account || !(gpu_hours >= 0) || !isfinite(gpu_hours)) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (!(a = acct_get(l, account)))
+	pol_app_key(account, key);
+	if (!(a = acct_get(l, key)))
 		return -1;
 	a->has_quota = true;
 	a->quota = gpu_hours;
@@ -209,12 +211,14 @@ int pol_credit_set_quota(pol_credit_t *l, const char *account, double gpu_hours)
 
 double pol_credit_quota(const pol_credit_t *l, const char *account)
 {
+	char key[POL_APP_KEY_LEN];
 	long i;
 
 	if (!l)
 		return 0;
-	if (!account || (i = acct_find(l, account)) < 0 ||
-	    !l->acct[i].has_quota)
+	if (account)
+		pol_app_key(account, key);
+	if (!account || (i = acct_find(l, key)) < 0 || !l->acct[i].has_quota)
 		return l->default_quota;
 	return l->acct[i].quota;
 }
@@ -250,13 +254,15 @@ static bool amount_ok(double gs)
 int pol_credit_charge(pol_credit_t *l, const char *account, double gpu_seconds,
 		      int64_t t, pol_credit_record_t *rec)
 {
+	char key[POL_APP_KEY_LEN];
 	credit_acct_t *a;
 
-	if (!l || !name_ok(account) || !amount_ok(gpu_seconds)) {
+	if (!l || !account || !amount_ok(gpu_seconds)) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (!(a = acct_get(l, account)))
+	pol_app_key(account, key);
+	if (!(a = acct_get(l, key)))
 		return -1;
 	acct_add(l, a, gpu_seconds, t);
 	l->seq++;
@@ -264,7 +270,7 @@ int pol_credit_charge(pol_credit_t *l, const char *account, double gpu_seconds,
 		memset(rec, 0, sizeof(*rec));
 		snprintf(rec->cluster, sizeof(rec->cluster), "%s", l->cluster);
 		rec->seq = l->seq;
-		snprintf(rec->account, sizeof(rec->account), "%s", account);
+		snprintf(rec->account, sizeof(rec->account), "%s", key);
 		rec->gpu_seconds = gpu_seconds;
 		rec->t = t;
 	}
@@ -317,11 +323,15 @@ uint64_t pol_credit_hwm(const pol_credit_t *l, const char *cluster)
 
 double pol_credit_usage(const pol_credit_t *l, const char *account, int64_t t)
 {
+	char key[POL_APP_KEY_LEN];
 	const credit_acct_t *a;
 	double dt;
 	long i;
 
-	if (!l || !account || (i = acct_find(l, account)) < 0)
+	if (!l || !account)
+		return 0;
+	pol_app_key(account, key);
+	if ((i = acct_find(l, key)) < 0)
 		return 0;
 	a = &l->acct[i];
 	if (!a->has_usage)

@@ -29,6 +29,12 @@
  * Pure: time is a parameter (int64_t seconds, any epoch), no I/O except
  * the explicit *_file() functions, no logging, no global state.
  *
+ * Account names: every function that takes an account name keys it with
+ * pol_app_key() (pol_app.h) first, so any name works (an empty one is
+ * "(none)", one of 64+ bytes a prefix plus a hash) and the ledger, the
+ * auction and the adapters agree on one entry per app.  Names handed out
+ * (pol_credit_account(), records) are keys; a key is its own key.
+ *
  * Ownership: a pol_credit_t is owned by its creator; free it with
  * pol_credit_destroy().  Strings passed in are copied.  Strings handed
  * out (pol_credit_save()) are owned by the caller (free()).
@@ -42,8 +48,10 @@
 
 #include "agora_conf.h"
 #include "agora_err.h"
+#include "pol_app.h"
 
-#define POL_CREDIT_NAME_LEN 64
+/* Names of clusters and account keys, NUL included (pol_app.h). */
+#define POL_CREDIT_NAME_LEN POL_APP_KEY_LEN
 
 typedef struct pol_credit pol_credit_t;
 
@@ -75,7 +83,8 @@ pol_credit_t *pol_credit_from_conf(const char *cluster,
 /* Free; *lp = NULL.  NULL or *lp == NULL: nothing happens. */
 void pol_credit_destroy(pol_credit_t **lp);
 
-/* Quota of one account (GPU-hours per period).  0 or -1/EINVAL|ENOMEM. */
+/* Quota of one account (GPU-hours per period; account keyed, NULL is
+ * EINVAL).  0 or -1/EINVAL|ENOMEM. */
 int pol_credit_set_quota(pol_credit_t *l, const char *account,
 			 double gpu_hours);
 /* The account's quota (default quota if never set). */
@@ -84,8 +93,9 @@ double pol_credit_quota(const pol_credit_t *l, const char *account);
 /*
  * Charge gpu_seconds (>= 0, finite) of usage at time t to account, as a
  * new local record (the ledger's cluster, next seq).  If rec is not NULL
- * the record is copied there for the federation helper to ship.
- * 0, or -1 with errno EINVAL (bad name/amount) or ENOMEM; on failure the
+ * the record is copied there for the federation helper to ship (its
+ * account is the key).  0, or -1 with errno EINVAL (NULL account, bad
+ * amount) or ENOMEM; on failure the
  * ledger is unchanged.
  */
 int pol_credit_charge(pol_credit_t *l, const char *account, double gpu_seconds,

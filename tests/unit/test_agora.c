@@ -435,6 +435,131 @@ static void test_agora_leftover_drain(void **state)
 	}
 }
 
+/*
+ * Per-app history follows the app's NAME, not its tenant index.  1 x 8
+ * GPUs; alpha runs 2 GPUs from t=0, beta 6 GPUs from t=1000; at t=2000
+ * alpha has drained.  The adapter numbers tenants by first appearance,
+ * so beta becomes tenant 0 (alpha's old index).  Beta's contention
+ * average must be its own: (area(2000) - area(1000)) / 1000 = 2, not
+ * alpha's area(2000) / 2000 = 1.5; its rho (which scales with that
+ * average once demand x n_avg exceeds the cluster) must equal that of a
+ * reference run where beta kept index 1 throughout.
+ */
+static void test_agora_history_by_name(void **state)
+{
+	static const char *const both[] = { "alpha", "beta" };
+	static const char *const only_alpha[] = { "alpha" };
+	static const char *const only_beta[] = { "beta" };
+	agora_err_t err = { { 0 } };
+	agora_conf_t conf;
+	pol_agora_policy_t *sh, *ref;
+	double rho_sh = 0, rho_ref = 0, rho_app = 0, cr_sh = 0, cr_ref = 0;
+	int v;
+
+	(void) state;
+	agora_conf_defaults(&conf);
+	sh = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	ref = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	assert_non_null(sh);
+	assert_non_null(ref);
+	for (v = 0; v < 2; v++) {
+		pol_agora_policy_t *a = v ? ref : sh;
+		pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+		pol_job_t run[2] = { job(1, 0, 2, 0), job(2, 1, 6, 1000) };
+		pol_alloc_part_t part[2];
+		pol_snapshot_t s = { c, NULL, 0, run, 1, 1 };
+		pol_actions_t out = { 0 };
+
+		run_on(c, &run[0], &part[0], 0x03, 0);
+		run_on(c, &run[1], &part[1], 0xfc, 1000);
+		assert_int_equal(
+			pol_agora_policy_set_tenant_names(a, only_alpha, 1), 0);
+		assert_int_equal(pol_agora_policy_decide(a, &s, 0, &out), 0);
+		assert_int_equal(pol_agora_policy_set_tenant_names(a, both, 2),
+				 0);
+		s.n_running = 2;
+		s.n_tenants = 2;
+		assert_int_equal(pol_agora_policy_decide(a, &s, 1000, &out), 0);
+		/* alpha drained */
+		run[0] = run[1];
+		s.running = v ? &run[1] : &run[0];
+		s.n_running = 1;
+		if (!v) {
+			run[0].tenant = 0;
+			s.n_tenants = 1;
+			assert_int_equal(pol_agora_policy_set_tenant_names(
+						 a, only_beta, 1),
+					 0);
+		}
+		assert_int_equal(pol_agora_policy_decide(a, &s, 2000, &out), 0);
+		pol_actions_free(&out);
+		pol_cluster_destroy(&c);
+	}
+	assert_int_equal(pol_agora_policy_tenant(sh, 0, &rho_sh, &cr_sh), 0);
+	assert_int_equal(pol_agora_policy_tenant(ref, 1, &rho_ref, &cr_ref), 0);
+	/* beta's job: T_id = 3600 s x (6 GPUs x n_avg 2 / 8 GPUs = 1.5);
+	 * 1000 s waited/run + 3600 s left: rho = 4600 / 5400 (with
+	 * alpha's history n_avg would be 1.5: rho = 4600 / 4050) */
+	assert_true(fabs(rho_ref - 4600.0 / 5400.0) < 1e-9);
+	assert_true(fabs(rho_sh - rho_ref) < 1e-12);
+	assert_true(fabs(cr_sh - cr_ref) < 1e-12);
+	/* by name: the same numbers; the drained app has rho 1 */
+	assert_int_equal(pol_agora_policy_app(sh, "beta", &rho_app, NULL), 0);
+	assert_true(fabs(rho_app - rho_ref) < 1e-12);
+	assert_int_equal(pol_agora_policy_app(sh, "alpha", &rho_app, NULL), 0);
+	assert_true(rho_app == 1.0);
+	assert_int_equal(pol_agora_policy_app(sh, "gamma", NULL, NULL), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(pol_agora_policy_tenant(sh, 5, NULL, NULL), -1);
+	pol_agora_policy_destroy(&sh);
+	pol_agora_policy_destroy(&ref);
+	agora_conf_free(&conf);
+}
+
+/*
+ * A reconfigure carries the app table: an app's history survives into
+ * the new policy under its name.
+ */
+static void test_agora_carry_keeps_apps(void **state)
+{
+	static const char *const names[] = { "vision" };
+	agora_err_t err = { { 0 } };
+	agora_conf_t conf;
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_job_t run[1] = { job(1, 0, 8, 0) };
+	pol_alloc_part_t part;
+	pol_snapshot_t s = { c, NULL, 0, run, 1, 1 };
+	pol_actions_t out = { 0 };
+	pol_agora_policy_t *old, *nw, *fresh;
+	double r_nw = 0, r_fresh = 0;
+
+	(void) state;
+	agora_conf_defaults(&conf);
+	old = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	nw = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	fresh = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	run_on(c, &run[0], &part, 0xff, 0);
+	assert_int_equal(pol_agora_policy_set_tenant_names(old, names, 1), 0);
+	assert_int_equal(pol_agora_policy_set_tenant_names(fresh, names, 1), 0);
+	assert_int_equal(pol_agora_policy_decide(old, &s, 100, &out), 0);
+	assert_int_equal(pol_agora_policy_carry(nw, old), 0);
+	assert_int_equal(pol_agora_policy_app(old, "vision", NULL, NULL), -1);
+	pol_agora_policy_destroy(&old);
+	/* the names came along: the same app, not "t0" */
+	assert_int_equal(pol_agora_policy_decide(nw, &s, 5000, &out), 0);
+	assert_int_equal(pol_agora_policy_app(nw, "t0", NULL, NULL), -1);
+	assert_int_equal(pol_agora_policy_app(nw, "vision", &r_nw, NULL), 0);
+	assert_int_equal(pol_agora_policy_decide(fresh, &s, 5000, &out), 0);
+	assert_int_equal(pol_agora_policy_app(fresh, "vision", &r_fresh, NULL),
+			 0);
+	assert_true(r_nw > 0 && r_fresh > 0);
+	pol_actions_free(&out);
+	pol_agora_policy_destroy(&nw);
+	pol_agora_policy_destroy(&fresh);
+	agora_conf_free(&conf);
+	pol_cluster_destroy(&c);
+}
+
 static void test_agora_bad_params(void **state)
 {
 	static const char *const bad[] = {
@@ -468,6 +593,8 @@ int main(void)
 		cmocka_unit_test(test_agora_victims_smallest_first),
 		cmocka_unit_test(test_agora_leftover_drain),
 		cmocka_unit_test(test_agora_bad_params),
+		cmocka_unit_test(test_agora_history_by_name),
+		cmocka_unit_test(test_agora_carry_keeps_apps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

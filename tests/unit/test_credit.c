@@ -107,12 +107,16 @@ static void test_credit_bad_arguments(void **state)
 	l = pol_credit_create("c", H, H, 1);
 	memset(long_name, 'a', sizeof(long_name) - 1);
 	long_name[sizeof(long_name) - 1] = '\0';
-	assert_int_equal(pol_credit_charge(l, long_name, 1, 0, NULL), -1);
+	/* an over-long name is keyed (pol_app.h), never refused */
+	assert_int_equal(pol_credit_charge(l, NULL, 1, 0, NULL), -1);
 	assert_int_equal(errno, EINVAL);
 	assert_int_equal(pol_credit_charge(l, "a", -1, 0, NULL), -1);
 	assert_int_equal(pol_credit_charge(l, "a", INFINITY, 0, NULL), -1);
 	assert_int_equal(pol_credit_count(l), 0); /* no side effect */
 	assert_int_equal(pol_credit_hwm(l, "c"), 0);
+	assert_int_equal(pol_credit_charge(l, long_name, 1, 0, NULL), 0);
+	assert_int_equal(pol_credit_count(l), 1);
+	assert_int_equal(strlen(pol_credit_account(l, 0)), 63);
 	pol_credit_destroy(&l);
 }
 

@@ -1,0 +1,216 @@
+/* Unit tests of app keys (common/pol_app.c) and their use by the credit
+ * ledger and the agora policy: one app identity everywhere. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pol_agora.h"
+#include "pol_app.h"
+#include "pol_credit.h"
+
+#define H (7 * 86400.0)
+
+static void assert_near(double got, double want, double tol)
+{
+	if (fabs(got - want) > tol)
+		fail_msg("got %.12g, want %.12g (tol %g)", got, want, tol);
+}
+
+/* A name of n bytes: prefix, then filler up to n. */
+static void long_name(char *buf, size_t n, const char *prefix, char fill)
+{
+	size_t k = strlen(prefix);
+
+	memcpy(buf, prefix, k);
+	memset(buf + k, fill, n - k);
+	buf[n] = '\0';
+}
+
+/* Names of 1..63 bytes are their own key. */
+static void test_app_key_as_is(void **state)
+{
+	char key[POL_APP_KEY_LEN], n63[64];
+
+	(void) state;
+	assert_int_equal(pol_app_key("vision", key), 0);
+	assert_string_equal(key, "vision");
+	assert_int_equal(pol_app_key("x", key), 0);
+	assert_string_equal(key, "x");
+	long_name(n63, 63, "", 'a');
+	assert_int_equal(pol_app_key(n63, key), 0);
+	assert_string_equal(key, n63);
+}
+
+/* Empty and NULL: the fixed key "(none)". */
+static void test_app_key_empty(void **state)
+{
+	char key[POL_APP_KEY_LEN];
+
+	(void) state;
+	memset(key, 'z', sizeof(key));
+	assert_int_equal(pol_app_key("", key), 1);
+	assert_string_equal(key, POL_APP_NONE);
+	assert_int_equal(pol_app_key(NULL, key), 1);
+	assert_string_equal(key, "(none)");
+}
+
+/*
+ * 64+ bytes: 46-byte prefix + '~' + 16 hex digits of the whole name's
+ * hash.  Two long names sharing far more than the prefix differ; the key
+ * of a key is the key itself.
+ */
+static void test_app_key_long(void **state)
+{
+	char a[200], b[200], c[65], ka[POL_APP_KEY_LEN], kb[POL_APP_KEY_LEN];
+	char kc[POL_APP_KEY_LEN], kk[POL_APP_KEY_LEN], want[80];
+
+	(void) state;
+	long_name(a, 150, "team-research-", 'q');
+	memcpy(b, a, sizeof(b));
+	b[149] = 'r'; /* differs only in the last byte */
+	assert_int_equal(pol_app_key(a, ka), 1);
+	assert_int_equal(pol_app_key(b, kb), 1);
+	assert_string_not_equal(ka, kb);
+	assert_int_equal(strlen(ka), 63);
+	assert_memory_equal(ka, a, POL_APP_PREFIX_LEN);
+	assert_int_equal(ka[POL_APP_PREFIX_LEN], '~');
+	snprintf(want, sizeof(want), "%.46s~%016llx", a, pol_app_hash(a));
+	assert_string_equal(ka, want);
+	/* exactly 64 bytes is already too long */
+	long_name(c, 64, "", 'c');
+	assert_int_equal(pol_app_key(c, kc), 1);
+	assert_int_equal(strlen(kc), 63);
+	/* idempotent */
+	assert_int_equal(pol_app_key(ka, kk), 0);
+	assert_string_equal(kk, ka);
+	/* no collision with the empty name's key or the prefix alone */
+	assert_string_not_equal(ka, POL_APP_NONE);
+	assert_int_equal(pol_app_key("team-research-", kk), 0);
+	assert_string_not_equal(kk, ka);
+}
+
+/* The prefix never ends inside a UTF-8 sequence. */
+static void test_app_key_utf8(void **state)
+{
+	char name[120], key[POL_APP_KEY_LEN];
+
+	(void) state;
+	/* 45 ASCII bytes, then 2-byte characters (U+00E9) from byte 45:
+	 * byte 46 is a continuation byte, the cut goes back to 45 */
+	long_name(name, 45, "", 'a');
+	while (strlen(name) < 100)
+		strcat(name, "\xc3\xa9");
+	assert_int_equal(pol_app_key(name, key), 1);
+	assert_int_equal(key[45], '~');
+	assert_int_equal(strlen(key), 62);
+	assert_memory_equal(key, name, 45);
+}
+
+/* The ledger keys every account name: long names get separate entries
+ * that every reader (by name or by key) finds. */
+static void test_app_ledger_keys(void **state)
+{
+	pol_credit_t *l = pol_credit_create("c", H, H, 10);
+	char a[120], b[120], ka[POL_APP_KEY_LEN];
+	pol_credit_record_t rec;
+	size_t i;
+
+	(void) state;
+	long_name(a, 100, "analytics-", 'x');
+	memcpy(b, a, sizeof(b));
+	b[99] = 'y';
+	pol_app_key(a, ka);
+	assert_int_equal(pol_credit_charge(l, a, 3600, 0, &rec), 0);
+	assert_string_equal(rec.account, ka);
+	assert_int_equal(pol_credit_charge(l, b, 7200, 0, NULL), 0);
+	assert_int_equal(pol_credit_charge(l, "", 1800, 0, NULL), 0);
+	assert_int_equal(pol_credit_count(l), 3);
+	for (i = 0; i < pol_credit_count(l); i++)
+		assert_true(strlen(pol_credit_account(l, i)) <= 63);
+	assert_near(pol_credit_usage(l, a, 0), M_LN2, 1e-12);
+	assert_near(pol_credit_usage(l, ka, 0), M_LN2, 1e-12);
+	assert_near(pol_credit_usage(l, b, 0), 2 * M_LN2, 1e-12);
+	assert_near(pol_credit_usage(l, "(none)", 0), M_LN2 / 2, 1e-12);
+	assert_int_equal(pol_credit_set_quota(l, b, 50), 0);
+	assert_near(pol_credit_quota(l, b), 50, 0);
+	assert_near(pol_credit_quota(l, a), 10, 0);
+	assert_int_equal(pol_credit_charge(l, NULL, 1, 0, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	pol_credit_destroy(&l);
+}
+
+/*
+ * An AccountQuota name the agora.conf parser accepts (here 70 bytes)
+ * never breaks the policy: it is created, the quota lands on the app's
+ * key, and the auction charges that app's jobs to the same entry.
+ */
+static void test_app_long_account_quota(void **state)
+{
+	char name[80], text[128];
+	const char *names[1];
+	agora_conf_t conf;
+	agora_err_t err = { { 0 } };
+	pol_agora_policy_t *a;
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_job_t run;
+	pol_alloc_part_t part = { 0, 0xff };
+	pol_snapshot_t s = { c, NULL, 0, &run, 1, 1 };
+	pol_actions_t out = { 0 };
+	pol_credit_t *l;
+	double credit = 0;
+
+	(void) state;
+	long_name(name, 70, "very-long-account-", 'n');
+	snprintf(text, sizeof(text), "AccountQuota=%s:50\n", name);
+	agora_conf_defaults(&conf);
+	assert_int_equal(agora_conf_parse_string(text, "t.conf", &conf, &err),
+			 0);
+	a = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	if (!a)
+		fail_msg("policy not created: %s", err.text);
+	l = pol_agora_policy_ledger(a);
+	assert_near(pol_credit_quota(l, name), 50, 0);
+	names[0] = name;
+	assert_int_equal(pol_agora_policy_set_tenant_names(a, names, 1), 0);
+	memset(&run, 0, sizeof(run));
+	run.id = 1;
+	run.total_gpus = run.min_gpus = run.max_gpus = 8;
+	run.time_limit = 3600;
+	run.requeueable = true;
+	run.state = POL_JOB_RUNNING;
+	run.alloc.parts = &part;
+	run.alloc.n_parts = 1;
+	c->nodes[0].free = 0;
+	assert_int_equal(pol_agora_policy_decide(a, &s, 0, &out), 0);
+	assert_int_equal(pol_agora_policy_decide(a, &s, 3600, &out), 0);
+	/* 8 GPU-hours charged to the quota's entry: one account */
+	assert_int_equal(pol_credit_count(l), 1);
+	assert_near(pol_credit_usage(l, name, 3600), 8 * M_LN2, 1e-9);
+	assert_int_equal(pol_agora_policy_app(a, name, NULL, &credit), 0);
+	assert_near(credit, 50 - 8 * M_LN2, 1e-9);
+	pol_actions_free(&out);
+	pol_agora_policy_destroy(&a);
+	agora_conf_free(&conf);
+	pol_cluster_destroy(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_app_key_as_is),
+		cmocka_unit_test(test_app_key_empty),
+		cmocka_unit_test(test_app_key_long),
+		cmocka_unit_test(test_app_key_utf8),
+		cmocka_unit_test(test_app_ledger_keys),
+		cmocka_unit_test(test_app_long_account_quota),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
