@@ -176,7 +176,8 @@ int pol_award_job(pol_award_t *a, int64_t job_id, int app, unsigned flags,
 int pol_award_build(pol_award_t *a, const pol_snapshot_t *snap,
 		    const pol_actions_t *acts, const pol_lease_table_t *leases,
 		    const char *const *app_names, const double *rho,
-		    const double *credit, const double *quota, int n_apps)
+		    const double *credit, const double *quota, int n_apps,
+		    const pol_award_t *prev, int64_t now, int64_t keep_s)
 {
 	int *idx = NULL, i, k;
 
@@ -200,7 +201,9 @@ int pol_award_build(pol_award_t *a, const pol_snapshot_t *snap,
 	}
 	for (i = 0; i < snap->n_pending; i++) {
 		const pol_job_t *j = &snap->pending[i];
+		const pol_award_job_t *pj = lookup(prev, j->id);
 		unsigned flags = 0;
+		int64_t won_at = 0;
 
 		if (j->tenant < 0 || j->tenant >= n_apps || j->id <= 0)
 			continue;
@@ -209,11 +212,20 @@ int pol_award_build(pol_award_t *a, const pol_snapshot_t *snap,
 			    (acts->v[k].type == POL_ACT_START ||
 			     acts->v[k].type == POL_ACT_HOLD))
 				flags |= POL_AWARD_WON;
+		if (pj && (pj->flags & POL_AWARD_WON) &&
+		    !(pj->flags & POL_AWARD_RUNNING) &&
+		    now - pj->won_at < keep_s) {
+			flags |= POL_AWARD_WON; /* still waiting to start */
+			won_at = pj->won_at;
+		} else if (flags & POL_AWARD_WON) {
+			won_at = now;
+		}
 		if (pol_award_job(a, j->id, idx[j->tenant], flags,
 				  j->total_gpus, 0)) {
 			free(idx);
 			return -1;
 		}
+		lookup(a, j->id)->won_at = won_at;
 	}
 	for (i = 0; i < snap->n_running; i++) {
 		const pol_job_t *j = &snap->running[i];

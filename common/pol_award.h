@@ -38,6 +38,7 @@ typedef struct pol_award_job {
 	unsigned flags;
 	int gpus;
 	int64_t lease_end; /* running jobs with a lease, else 0 */
+	int64_t won_at;    /* WON: when the auction first awarded it */
 } pol_award_job_t;
 
 typedef struct pol_award_app {
@@ -68,7 +69,10 @@ int pol_award_job(pol_award_t *a, int64_t job_id, int app, unsigned flags,
  * Build from one pass of the "agora" policy: every pending job of snap
  * is entered (WON if acts has a START or a HOLD for it: HOLD is a winner
  * waiting for a loser's GPUs), every running job with its lease from
- * leases (LOST when the lease is in GRACE).  app_names[t], rho[t],
+ * leases (LOST when the lease is in GRACE).  An award outlives the pass
+ * that made it: a pending job WON in prev stays WON until Slurm starts it
+ * or keep_s seconds after it was won (the policy announces a winner once;
+ * Slurm starts it when the losers' GPUs are free).  app_names[t], rho[t],
  * credit[t], quota[t] describe tenant t of the snapshot (n_apps of them).
  * Jobs with an out-of-range tenant are skipped, never fatal.
  * 0, -1/EINVAL|ENOMEM.
@@ -76,7 +80,8 @@ int pol_award_job(pol_award_t *a, int64_t job_id, int app, unsigned flags,
 int pol_award_build(pol_award_t *a, const pol_snapshot_t *snap,
 		    const pol_actions_t *acts, const pol_lease_table_t *leases,
 		    const char *const *app_names, const double *rho,
-		    const double *credit, const double *quota, int n_apps);
+		    const double *credit, const double *quota, int n_apps,
+		    const pol_award_t *prev, int64_t now, int64_t keep_s);
 
 /* Lookups (borrowed; NULL when unknown). */
 const pol_award_job_t *pol_award_find(const pol_award_t *a, int64_t job_id);

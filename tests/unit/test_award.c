@@ -152,7 +152,7 @@ static void test_build_from_decision(void **state)
 	assert_true(pol_actions_add(&acts, POL_ACT_HOLD, 1, NULL, 0, "won") >=
 		    0);
 	assert_int_equal(pol_award_build(a, &snap, &acts, lt, names, rho,
-					 credit, quota, 2),
+					 credit, quota, 2, NULL, 100, 60),
 			 0);
 	assert_int_equal(pol_award_n_jobs(a), 4);
 	assert_true(pol_award_find(a, 1)->flags & POL_AWARD_WON);
@@ -165,6 +165,28 @@ static void test_build_from_decision(void **state)
 	assert_true(pol_award_preemptable(a, 7, 1));
 	assert_false(pol_award_preemptable(a, 8, 1));
 	assert_false(pol_award_preemptable(a, 7, 2));
+
+	/* the next pass announces nothing new: job 1's award holds while
+	 * it waits for the loser's GPUs, until keep_s after it was won */
+	{
+		pol_award_t *b = pol_award_create(), *c = pol_award_create();
+
+		pol_actions_clear(&acts);
+		assert_int_equal(pol_award_build(b, &snap, &acts, lt, names,
+						 rho, credit, quota, 2, a, 130,
+						 60),
+				 0);
+		assert_true(pol_award_find(b, 1)->flags & POL_AWARD_WON);
+		assert_int_equal(pol_award_find(b, 1)->won_at, 100);
+		assert_true(pol_award_preemptable(b, 7, 1));
+		assert_int_equal(pol_award_build(c, &snap, &acts, lt, names,
+						 rho, credit, quota, 2, b, 161,
+						 60),
+				 0);
+		assert_false(pol_award_find(c, 1)->flags & POL_AWARD_WON);
+		pol_award_destroy(&b);
+		pol_award_destroy(&c);
+	}
 	pol_actions_free(&acts);
 	pol_lease_table_destroy(&lt);
 	pol_award_destroy(&a);

@@ -368,7 +368,7 @@ extern void agora_policy_reset(void)
 	if (old_placer != new_placer)
 		pol_agora_destroy(&old_placer);
 	placer_state = new_placer;
-	info("site_factor/agora: %d node agora_types (%d from TopologyModel), placement %s",
+	info("site_factor/agora: %d node types (%d from TopologyModel), placement %s",
 	     agora_types.n_types, agora_types.n_model, new_placer ? "agora" : "stock");
 }
 

@@ -190,11 +190,15 @@ static pol_award_t *build_award(const agora_snapshot_t *snap,
 			(void) pol_agora_policy_tenant(agora_policy, t, &rho[t],
 						       NULL);
 	}
+	/* a winner waits at most a lease plus a grace for its GPUs: by then
+	 * the next auction decides again */
 	rc = pol_award_build(a, &snap->pol, acts,
 			     agora_policy ? pol_agora_policy_leases(agora_policy)
 					  : NULL,
 			     (const char *const *) snap->tenants, rho, credit,
-			     quota, n);
+			     quota, n, award_current, now,
+			     (int64_t) agora_conf.lease_s + agora_conf.grace_s +
+				     2 * MAX(agora_conf.sched_interval_s, 1));
 	for (i = 0; !rc && l && i < pol_credit_count(l); i++) {
 		const char *name = pol_credit_account(l, i);
 
@@ -286,15 +290,15 @@ static void apply_award(const agora_snapshot_t *snap, const pol_award_t *a,
 			*job_changed = true;
 		}
 		aj = a ? pol_award_find(a, job_ptr->job_id) : NULL;
-		if (IS_JOB_PENDING(job_ptr)) {
-			want = aj && (aj->flags & POL_AWARD_WON);
-			has = job_ptr->site_factor >=
-			      NICE_OFFSET + AGORA_AWARD_BOOST / 2;
-			if (want != has && job_ptr->priority != 0 &&
-			    !job_ptr->direct_set_prio) {
-				set_job_prio(job_ptr);
-				(*applied)++;
-			}
+		want = IS_JOB_PENDING(job_ptr) && aj &&
+		       (aj->flags & POL_AWARD_WON);
+		has = job_ptr->site_factor >= NICE_OFFSET + AGORA_AWARD_BOOST / 2;
+		/* a started winner loses its boost at once, so that a requeue
+		 * does not put it first again */
+		if (want != has && job_ptr->priority != 0 &&
+		    !job_ptr->direct_set_prio) {
+			set_job_prio(job_ptr);
+			(*applied)++;
 		}
 		if (aj && note_job(job_ptr, job_note(a, aj)))
 			*job_changed = true;
@@ -320,7 +324,7 @@ static void annotate_nodes(const agora_snapshot_t *snap, const pol_award_t *a)
 	char **text = xcalloc(MAX(snap->cluster.n_nodes, 1), sizeof(char *));
 	int i, k;
 	bool changed = false;
-	char t1[32];
+	char t1[32], id[48];
 
 	for (k = 0; a && k < snap->n_running; k++) {
 		const pol_job_t *pj = &snap->running[k];
@@ -333,15 +337,17 @@ static void annotate_nodes(const agora_snapshot_t *snap, const pol_award_t *a)
 
 			if (n < 0 || n >= snap->cluster.n_nodes)
 				continue;
+			/* PrivateData=jobs: no job ids on nodes */
+			if (slurm_conf.private_data & PRIVATE_DATA_JOBS)
+				snprintf(id, sizeof(id), "a job");
+			else
+				snprintf(id, sizeof(id), "job %" PRId64,
+					 pj->id);
 			if (aj->flags & POL_AWARD_LOST)
-				xstrfmtcat(text[n],
-					   "; job %" PRId64 " lost its lease",
-					   pj->id);
+				xstrfmtcat(text[n], "; %s lost its lease", id);
 			else if (aj->lease_end)
 				xstrfmtcat(text[n],
-					   "; lease job %" PRId64
-					   " (%d GPUs) until %s",
-					   pj->id,
+					   "; lease %s (%d GPUs) until %s", id,
 					   pol_popcount(pj->alloc.parts[i].gpus),
 					   tstr(aj->lease_end, t1));
 		}
