@@ -1,21 +1,30 @@
 #!/bin/bash
-# tests/integration/test_auction.sh - sched/agora's priority+credit order and
-# finish-time-fair auctions with leases, on a real local Slurm cluster.
+# tests/integration/test_auction.sh - Agora's priority+credit order and
+# finish-time-fair auctions with leases, on a real local Slurm cluster, with
+# Slurm's own schedulers starting every job ("Agora decides, Slurm acts").
 #
-# One cluster of 2 nodes x 8 fake GPUs (contrib/harness/agora-dc) with
-# sched/agora, site_factor/agora under priority/multifactor, the partition
-# "batch" auction-managed, LeaseTime=30 s, GraceTime=10 s.  Account acct_a
-# floods the queue with four 8-GPU jobs; acct_b then submits two.  Plain
-# sbatch throughout.  Checks, each able to fail:
-#   - the auction (not the main scheduler or backfill) starts the jobs, and
-#     records its decision (SystemComment: auction winner, rho, lease)
-#   - pending jobs say why they wait in Agora's words (rho, credit)
+# One cluster of 2 nodes x 8 fake GPUs (contrib/harness/agora-dc) with all of
+# Agora (contrib/harness/agora-all.conf: site_factor/agora under
+# priority/multifactor, preempt/agora, slurmctld/agora; SchedulerType is the
+# stock sched/backfill), the partition "batch" auction-managed,
+# LeaseTime=30 s, GraceTime=10 s.  Account acct_a floods the queue with four
+# 8-GPU jobs; acct_b then submits two.  Plain sbatch throughout.  Checks,
+# each able to fail:
+#   - a CPU-only job in the auction partition runs, and does not stop the
+#     auction: GPU jobs submitted after it start too
+#   - Slurm starts acct_a's jobs; Agora records their lease (SystemComment,
+#     node Comment)
+#   - an afterok dependency is kept: the dependent job starts only after its
+#     parent completed
+#   - pending jobs say what Agora decided (SystemComment: app, rho, credit)
 #   - slurmctld restarted mid-lease: running jobs keep running, the credit
-#     ledger is recovered, held jobs stay held
-#   - acct_b's jobs start within one lease + grace of submission although
-#     acct_a still has jobs queued (fair share)
-#   - acct_a's job that lost its lease got its --signal (B:USR1) during the
-#     grace, was requeued, and later completes
+#     ledger and the lease are recovered
+#   - acct_b wins the auction at the lease end: its jobs rank first (sprio
+#     SITE above the award boost) and start within one lease + grace of
+#     submission although acct_a still has jobs queued (fair share)
+#   - acct_a's job that lost its lease got its --signal (B:USR1) at the
+#     preemption (SlurmctldParameters=preempt_send_user_signal), was
+#     requeued by Slurm's preemption, and later completes
 #   - sprio shows the credit term: acct_a, which used GPU-hours, has a lower
 #     SITE factor than its quota allows at start (10000)
 # Prints TAP and a final "N passed, M failed" line.
@@ -49,7 +58,7 @@ finish() {
 	exit $?
 }
 
-if [ ! -f "$PLUGIN_DIR/sched_agora.so" ] || [ ! -f "$PLUGIN_DIR/site_factor_agora.so" ]; then
+if [ ! -f "$PLUGIN_DIR/preempt_agora.so" ] || [ ! -f "$PLUGIN_DIR/site_factor_agora.so" ]; then
 	echo "ok 1 - auction tests # SKIP plugins not built in $PLUGIN_DIR"
 	echo "1 passed, 0 failed"
 	exit 0
@@ -58,7 +67,7 @@ fi
 IN=${W}.in
 mkdir -p "$IN"
 cat >"$IN/agora.conf" <<'EOF'
-# sched/agora for the auction test: short leases so a test sees several
+# Agora for the auction test: short leases so a test sees several
 SchedulerInterval=2
 AuctionPartitions=batch
 LeaseTime=30
@@ -67,28 +76,24 @@ DefaultQuota=0.5
 CreditHalfLife=24
 CreditPeriod=24
 EOF
-cat >"$IN/extra.conf" <<'EOF'
-PriorityType=priority/multifactor
-PrioritySiteFactorPlugin=site_factor/agora
-PriorityCalcPeriod=1
-PriorityWeightAge=0
-PriorityWeightFairshare=0
-SlurmctldPlugstack=slurmctld/agora
-EOF
+{
+	cat "$repo/contrib/harness/agora-all.conf"
+	printf 'PriorityWeightAge=0\nPriorityWeightFairshare=0\n'
+} >"$IN/extra.conf"
 
 "$HARNESS" --workdir "$W" stop >/dev/null 2>&1
 # whatever happens (even a crash of this script), stop what we started
 trap '[ "${AGORA_IT_KEEP:-0}" = 1 ] || "$HARNESS" --workdir "$W" stop >/dev/null 2>&1' EXIT
 t_start=$(date +%s)
 if ! "$HARNESS" --workdir "$W" --fresh --clusters 1 --nodes 2 --gpus 8 \
-	--base-port "$BASE_PORT" --plugin-dir "$PLUGIN_DIR" --sched sched/agora \
+	--base-port "$BASE_PORT" --plugin-dir "$PLUGIN_DIR" \
 	--agora-conf "$IN/agora.conf" --conf-extra "$IN/extra.conf" \
 	--cred-expire 10 start >"$IN/harness.out" 2>&1; then
-	notok "harness starts one cluster with sched/agora and site_factor/agora"
+	notok "harness starts one cluster with all of Agora (stock sched/backfill)"
 	tail -30 "$IN/harness.out" | diag
 	finish
 fi
-ok "harness starts one cluster with sched/agora and site_factor/agora ($(($(date +%s) - t_start)) s)"
+ok "harness starts one cluster with all of Agora (stock sched/backfill) ($(($(date +%s) - t_start)) s)"
 
 export SLURM_CONF=$W/c1/etc/slurm.conf
 LOG=$W/log/c1/slurmctld.log
@@ -127,6 +132,11 @@ is_state() { [ "$(state "$1")" = "$2" ]; }
 # completed jobs leave slurmctld after MinJobAge: ask the accounting
 completed() { [ "$(sacct -n -X -P -j "$1" -o State 2>/dev/null | tail -1)" = COMPLETED ]; }
 
+# 0. A CPU-only job in the auction partition: the auction has nothing to
+#    sell it, Slurm runs it, and the auction keeps working after it.
+cpu=$(sbatch --parsable -p batch -t 5 -o "$OUT/out.%j" --wrap 'sleep 2' | cut -d';' -f1)
+check "a CPU-only job in the auction partition completes" wait_for 30 completed "$cpu"
+
 # 1. acct_a floods: four 8-GPU jobs of 100 s work, longer than the first
 #    lease (at most 2 x LeaseTime: leases end on a grid) plus the grace
 A=()
@@ -136,17 +146,18 @@ running_a() {
 	for j in "${A[@]}"; do is_state "$j" RUNNING && c=$((c + 1)); done
 	[ "$c" = 2 ]
 }
-check "the auction starts two of acct_a's jobs on the empty cluster" wait_for 20 running_a
+check "Slurm starts two of acct_a's jobs on the empty cluster (after a CPU-only job)" wait_for 20 running_a
 
 first_run=""
 for j in "${A[@]}"; do is_state "$j" RUNNING && { first_run=$j; break; }; done
-sc=$(field "$first_run" SystemComment)
-sc_all=$(scontrol show job "$first_run" | sed -n 's/.*SystemComment=//p')
-if [[ $sc_all == *"auction winner"* && $sc_all == *"rho="* && $sc_all == *"lease"* ]]; then
-	ok "a started job records its auction: $sc_all"
+has_lease_note() {
+	[[ $(scontrol show job "$first_run" | sed -n 's/.*SystemComment=//p') == "Agora: lease of 8 GPUs until "* ]]
+}
+if wait_for 10 has_lease_note; then
+	ok "a started job records its lease: $(scontrol show job "$first_run" | sed -n 's/.*SystemComment=//p')"
 else
-	notok "a started job records its auction (SystemComment: '$sc_all')"
-	grep "sched/agora" "$LOG" | tail -5 | diag
+	notok "a started job records its lease (SystemComment: '$(scontrol show job "$first_run" | sed -n 's/.*SystemComment=//p')')"
+	grep "site_factor/agora" "$LOG" | tail -5 | diag
 fi
 
 node_of_first=$(field "$first_run" NodeList)
@@ -157,27 +168,26 @@ else
 	notok "scontrol show node says what Agora decided there (Comment: '$ncomment')"
 fi
 
+# 1b. an afterok dependency on a running job: never started before its parent
+dep=$(sbatch --parsable -A acct_a -p batch --gres=gpu:1 -t 5 -o "$OUT/out.%j" \
+	--dependency=afterok:"$first_run" --wrap 'sleep 1' | cut -d';' -f1)
+
 # 2. acct_b arrives
 t_b=$(date +%s)
 B=("$(submit acct_b 20)" "$(submit acct_b 20)")
 sleep 4
-reason=$(squeue -h -j "${B[0]}" -o '%r')
-if [[ $reason == Agora:* && $reason == *rho=* && $reason == *credit=* ]]; then
-	ok "a waiting job says why in Agora's words: $reason"
+note=$(scontrol show job "${B[0]}" | sed -n 's/.*SystemComment=//p')
+if [[ $note == Agora:* && $note == *"app acct_b"* && $note == *rho* && $note == *credit* ]]; then
+	ok "a waiting job says what Agora decided: $note"
 else
-	notok "a waiting job says why in Agora's words (got '$reason')"
+	notok "a waiting job says what Agora decided (SystemComment '$note')"
 fi
-held_by_agora() {
-	local j r
-	for j in "$@"; do
-		is_state "$j" PENDING || continue
-		r=$(squeue -h -j "$j" -o '%r')
-		[[ $r == Agora:* ]] || return 1
-	done
-	return 0
-}
-check "no auction-managed job waits under a Slurm reason (main scheduler and backfill keep off)" \
-	held_by_agora "${A[@]}" "${B[@]}"
+reason=$(squeue -h -j "$dep" -o '%r')
+if [ "$reason" = Dependency ] && is_state "$dep" PENDING; then
+	ok "the afterok job waits with Slurm's own reason (Dependency)"
+else
+	notok "the afterok job waits with Slurm's own reason (state $(state "$dep"), reason '$reason')"
+fi
 
 # 3. restart slurmctld mid-lease
 lease_of() { scontrol show job "$1" | sed -n 's/.*lease of [0-9]* GPUs until \([^ ;]*\).*/\1/p' | head -1; }
@@ -191,31 +201,46 @@ if "$HARNESS" --workdir "$W" restart-ctld 1 >"$IN/restart.out" 2>&1; then
 	else
 		notok "slurmctld restart mid-lease: running jobs keep running (before '$before', after '$after')"
 	fi
-	if grep -q "sched/agora: credit state recovered" "$LOG"; then
+	if grep -q "site_factor/agora: credit state recovered" "$LOG"; then
 		ok "slurmctld restart: the credit ledger is recovered from StateSaveLocation"
 	else
 		notok "slurmctld restart: the credit ledger is recovered from StateSaveLocation"
-		grep "sched/agora" "$LOG" | tail -5 | diag
+		grep "site_factor/agora" "$LOG" | tail -5 | diag
 	fi
 	sleep 3
-	check "slurmctld restart: waiting jobs are still held for the auction" \
-		held_by_agora "${A[@]}" "${B[@]}"
 	lease_after=$(lease_of "$first_run")
-	if grep -q "sched/agora: [0-9]* leases restored" "$LOG" &&
+	if grep -q "site_factor/agora: [0-9]* leases restored" "$LOG" &&
 		[ -n "$lease_before" ] && [ "$lease_before" = "$lease_after" ]; then
 		ok "slurmctld restart: the running job keeps its lease (until $lease_after)"
 	else
 		notok "slurmctld restart: the running job keeps its lease (before '$lease_before', after '$lease_after')"
-		grep "sched/agora" "$LOG" | grep -i "lease" | tail -3 | diag
+		grep "site_factor/agora" "$LOG" | grep -i "lease" | tail -3 | diag
 	fi
 else
 	notok "slurmctld restart mid-lease"
 	tail -20 "$IN/restart.out" | diag
 fi
 
-# 4. fair share: acct_b starts within a lease + grace, while acct_a waits
+# 4. fair share: acct_b wins at the lease end (ranks first), and starts
+#    within a lease + grace while acct_a waits
+b_won() {
+	local s
+	s=$(sprio -h -j "${B[0]}" -o '%S' 2>/dev/null | head -1)
+	[ -n "$s" ] && [ "${s%.*}" -ge 1000000000 ]
+}
 b_started() { is_state "${B[0]}" RUNNING || completed "${B[0]}" ||
 	is_state "${B[1]}" RUNNING || completed "${B[1]}"; }
+won_or_started() { b_won || b_started; }
+if wait_for 70 won_or_started; then
+	if b_started; then
+		ok "acct_b's job ranks first after winning the auction (it already started)"
+	else
+		ok "acct_b's job ranks first after winning the auction: sprio SITE $(sprio -h -j "${B[0]}" -o '%S')"
+	fi
+else
+	notok "acct_b's job ranks first after winning the auction (sprio SITE above the award boost)"
+	sprio -o '%i %a %Y %S' | diag
+fi
 if wait_for 110 b_started; then
 	waited=$(($(date +%s) - t_b))
 	a_pending=0
@@ -228,27 +253,34 @@ if wait_for 110 b_started; then
 else
 	notok "acct_b starts within a lease + grace of submitting"
 	squeue -o '%i %a %t %M %r' | diag
-	grep "sched/agora" "$LOG" | tail -10 | diag
+	grep "site_factor/agora" "$LOG" | tail -10 | diag
 fi
 
-# 5. the loser: signalled in its grace, requeued, later completes
+# 5. the loser: signalled by Slurm's preemption, requeued, later completes
 loser=""
 for j in "${A[@]}"; do
 	[ -s "$OUT/sig.$j" ] && { loser=$j; break; }
 done
 if [ -n "$loser" ]; then
-	ok "job $loser lost its lease and got its --signal USR1 during the grace"
+	ok "job $loser lost its lease and got its --signal USR1 at the preemption"
 else
-	notok "a job that lost its lease got its --signal USR1 during the grace"
-	grep -E "sched/agora: .*(lease|requeue)" "$LOG" | tail -5 | diag
+	notok "a job that lost its lease got its --signal USR1 at the preemption"
+	grep -E "preempt|requeue" "$LOG" | tail -5 | diag
 fi
 restarts=$( [ -n "$loser" ] && field "$loser" Restarts)
-if [ -n "$loser" ] && grep -q "sched/agora: requeue JobId=$loser" "$LOG" &&
+if [ -n "$loser" ] && grep -q "preempted JobId=$loser has been requeued" "$LOG" &&
 	[ "${restarts:-0}" -ge 1 ]; then
-	ok "job $loser was requeued by sched/agora after the grace (Restarts=$restarts)"
+	ok "job $loser was requeued by Slurm's preemption (preempt/agora; Restarts=$restarts)"
 else
-	notok "the job that lost its lease was requeued by sched/agora"
+	notok "the job that lost its lease was requeued by Slurm's preemption"
 fi
+dep_after_parent() {
+	local pend dstart
+	completed "$dep" || return 1
+	pend=$(sacct -n -X -P -j "$first_run" -o End | tail -1)
+	dstart=$(sacct -n -X -P -j "$dep" -o Start | tail -1)
+	[[ "$dstart" > "$pend" || "$dstart" == "$pend" ]]
+}
 
 # 6. sprio shows the credit term
 # sprio's SITE column (%S) is the site factor: 10000 * credit/quota
@@ -302,5 +334,12 @@ else
 fi
 b_done() { completed "${B[0]}" && completed "${B[1]}"; }
 check "acct_b's jobs complete" wait_for 60 b_done
+first_done() { completed "$first_run"; }
+if wait_for 300 first_done && wait_for 60 dep_after_parent; then
+	ok "the afterok job started only after its parent completed"
+else
+	notok "the afterok job started only after its parent completed (parent $(state "$first_run"), dependent $(state "$dep"))"
+	sacct -X -j "$first_run,$dep" -o JobID,State,Start,End | diag
+fi
 
 finish
