@@ -22,6 +22,13 @@ HARNESS=$repo/contrib/harness/agora-dc
 W=${AGORA_IT_WORKDIR:-/tmp/agora-it}
 BASE_PORT=${AGORA_IT_BASE_PORT:-27000}
 read -r -a HARGS <<<"${AGORA_IT_HARNESS_ARGS:-}"
+# With Agora's plugins built, switch all of Agora on (as an admin would:
+# contrib/harness/agora-all.conf) unless the caller chose its own options.
+if [ -z "${AGORA_IT_HARNESS_ARGS:-}" ] &&
+	[ -f "${AGORA_PLUGIN_DIR:-$repo/_build/stage/plugins}/site_factor_agora.so" ]; then
+	HARGS=(--plugin-dir "${AGORA_PLUGIN_DIR:-$repo/_build/stage/plugins}"
+		--conf-extra "$repo/contrib/harness/agora-all.conf")
+fi
 ONLY=${AGORA_IT_ONLY:-}
 
 n_run=0
@@ -273,19 +280,19 @@ t_ctld_restart() {
 	wait_completed c1 "$id" 40
 }
 
-uses_agora_sched() {
-	[ "$(on 1 scontrol show config | awk '$1 == "SchedulerType" {print $3}')" = sched/agora ]
+uses_agora() {
+	[ "$(on 1 scontrol show config | awk '$1 == "PrioritySiteFactorPlugin" {print $3}')" = site_factor/agora ]
 }
 plugin_dir() { sed -n "s/^PLUGIN_DIR='\(.*\)'$/\1/p" "$W/harness.env"; }
 
 t_bad_agora_conf() {
 	local log=$W/log/c1/slurmctld.log live=$W/c1/etc/agora.conf off out id
-	if ! [ -f "$(plugin_dir)/sched_agora.so" ]; then
-		note "no sched_agora.so in the plugin dir"
+	if ! [ -f "$(plugin_dir)/site_factor_agora.so" ]; then
+		note "no site_factor_agora.so in the plugin dir"
 		return 77
 	fi
-	uses_agora_sched ||
-		fail "sched_agora.so is in $(plugin_dir) but SchedulerType is not sched/agora" || return 1
+	uses_agora ||
+		fail "site_factor_agora.so is in $(plugin_dir) but PrioritySiteFactorPlugin is not site_factor/agora" || return 1
 	cp "$live" "$W/agora.conf.good"
 	off=$(stat -c %s "$log")
 	printf 'BogusKey=1\n' >"$live"
