@@ -80,10 +80,57 @@ pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
  * One pass (see pol_policy_ops_t.decide): appends PREEMPT (lease lost,
  * grace over), START (auction winners, leftovers; "agora-order": backfill
  * starts), HOLD (a winner waiting for a loser's GPUs) and lowers
- * out->wakeup to the next lease end or grace end.  0, or -1 with errno.
+ * out->wakeup to the next lease end or grace end.
+ *
+ * No single job fails a pass: a job pol_agora_job_check() refuses (a
+ * CPU-only job, an unknown tenant, an impossible shape), or a running
+ * job whose GPUs are free in the cluster or held by an earlier running
+ * job of the snapshot, is left out of this pass (no action, no charge,
+ * no lease) and counted in pol_agora_policy_stats(); the rest is decided
+ * as if it were not there.
+ *
+ * 0, or -1 with errno: EINVAL only for a broken snapshot as a whole (a
+ * NULL policy, snapshot, cluster or out; negative counts; NULL job
+ * arrays with jobs; a node with an unknown type; |now| >= 2^53), ENOMEM.
  */
 int pol_agora_policy_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			    int64_t now, pol_actions_t *out);
+
+/*
+ * Why the policy cannot use job j of a snapshot of cluster c with
+ * n_tenants tenants (running: j is in the running array), as a static
+ * string for a log line or a job's reason, or NULL if it can:
+ *   both:    tenant outside 0..n_tenants-1; pool other than training or
+ *            inference; no GPUs (a CPU-only job); submit/start/time
+ *            limit/attained beyond +-2^53 s
+ *   pending: negative node count; more GPUs than the cluster has; a gang
+ *            (nodes > 0) without GPUs per node, with more GPUs per node
+ *            than any node has, with more nodes than the cluster, or
+ *            whose total is not nodes x GPUs per node; min_gpus < 0,
+ *            max_gpus < 0 or min_gpus > max_gpus
+ *   running: a bad allocation (negative part count, parts NULL, a node
+ *            outside the cluster, no GPUs or GPUs the node lacks)
+ * c must be a valid cluster (node types in range).  O(nodes) per call:
+ * decide() uses a cached form.
+ */
+const char *pol_agora_job_check(const pol_cluster_t *c, const pol_job_t *j,
+				bool running, int n_tenants);
+
+/* What the last pol_agora_policy_decide() left out. */
+typedef struct pol_agora_stats {
+	int skipped_pending; /* pending jobs left out of the last pass */
+	int skipped_running; /* running jobs left out of the last pass */
+	int64_t first_id;    /* the first one left out (pending first), or 0 */
+	const char *first_why; /* why (static string), NULL if none */
+} pol_agora_stats_t;
+
+/*
+ * Copy the counts of the last pass into *st (all zero before the first
+ * pass or after a pass that used every job).  For the adapter to log
+ * once per change, e.g. "N pending jobs not scheduled by Agora: job ID:
+ * WHY".  0, or -1/EINVAL (a or st NULL).
+ */
+int pol_agora_policy_stats(const pol_agora_policy_t *a, pol_agora_stats_t *st);
 
 /* Free; *ap = NULL.  NULL or *ap == NULL: nothing happens. */
 void pol_agora_policy_destroy(pol_agora_policy_t **ap);

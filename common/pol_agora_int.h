@@ -95,6 +95,13 @@ struct pol_agora_policy {
 	int pflag_cap, rflag_cap;
 	ag_resv_t *resv;
 	int n_resv, resv_cap;
+	/* jobs a pass leaves out (pol_agora_policy_stats()), and the
+	 * snapshot of the usable ones when there are any such */
+	pol_agora_stats_t stats;
+	pol_job_t *fpend, *frun;
+	int fpend_cap, frun_cap;
+	pol_gpumask_t *claimed; /* per node: GPUs of running jobs so far */
+	int claimed_cap;
 };
 
 /* pending flags */
