@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -26,6 +27,20 @@
 
 /* The policy and its state across passes (leases, contention, ledger). */
 pol_agora_policy_t *agora_policy = NULL;
+char *agora_state_dir = NULL;
+char *agora_cluster_name = NULL;
+
+extern void agora_conf_strings_copy(void)
+{
+	if (xstrcmp(agora_state_dir, slurm_conf.state_save_location)) {
+		xfree(agora_state_dir);
+		agora_state_dir = xstrdup(slurm_conf.state_save_location);
+	}
+	if (xstrcmp(agora_cluster_name, slurm_conf.cluster_name)) {
+		xfree(agora_cluster_name);
+		agora_cluster_name = xstrdup(slurm_conf.cluster_name);
+	}
+}
 char **agora_tenant_names = NULL; /* names last given to the policy */
 int agora_n_tenant_names = 0;
 
@@ -33,7 +48,7 @@ static char *state_file(void)
 {
 	char *path = NULL;
 
-	xstrfmtcat(path, "%s/%s", slurm_conf.state_save_location,
+	xstrfmtcat(path, "%s/%s", agora_state_dir,
 		   AGORA_CREDIT_FILE);
 	return path;
 }
@@ -71,15 +86,14 @@ extern void agora_view_write(const agora_snapshot_t *snap, time_t now,
 	char *path = NULL, *tmp = NULL;
 	const char *text;
 	size_t i;
-	int t, k;
-	FILE *f;
+	int t, k, fd;
+	FILE *f = NULL;
 
 	json_object_object_add(root, "time", json_object_new_int64(now));
 	json_object_object_add(
 		root, "cluster",
-		json_object_new_string(slurm_conf.cluster_name
-					       ? slurm_conf.cluster_name
-					       : ""));
+		json_object_new_string(agora_cluster_name ? agora_cluster_name
+							  : ""));
 	json_object_object_add(root, "pass",
 			       json_object_new_int64((int64_t) pass_count));
 	apps = json_object_new_array();
@@ -160,13 +174,18 @@ extern void agora_view_write(const agora_snapshot_t *snap, time_t now,
 	json_object_object_add(root, "leases", leases);
 
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
-	xstrfmtcat(path, "%s/%s", slurm_conf.state_save_location,
+	xstrfmtcat(path, "%s/%s", agora_state_dir,
 		   AGORA_VIEW_FILE);
 	xstrfmtcat(tmp, "%s.tmp", path);
 	lock_state_files();
-	if ((f = fopen(tmp, "w"))) {
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd >= 0 && !(f = fdopen(fd, "w")))
+		(void) close(fd);
+	if (fd >= 0 && f) {
 		bool ok = fputs(text, f) >= 0;
 
+		ok = (fflush(f) == 0) && (fsync(fileno(f)) == 0) && ok;
 		ok = (fclose(f) == 0) && ok;
 		if (!ok || rename(tmp, path))
 			error("site_factor/agora: cannot write %s: %m", path);
@@ -253,7 +272,7 @@ static void restore_leases(pol_agora_policy_t *np)
 	size_t i, n;
 	int restored = 0;
 
-	xstrfmtcat(path, "%s/%s", slurm_conf.state_save_location,
+	xstrfmtcat(path, "%s/%s", agora_state_dir,
 		   AGORA_VIEW_FILE);
 	root = json_object_from_file(path);
 	if (!root) {
@@ -323,7 +342,7 @@ extern void agora_policy_reset(void)
 	}
 	np = pol_agora_policy_create_conf(
 		&agora_conf, agora_conf.n_auction_partitions > 0,
-		slurm_conf.cluster_name ? slurm_conf.cluster_name : "cluster",
+		agora_cluster_name ? agora_cluster_name : "cluster",
 		use, &err);
 	if (!np) {
 		error("site_factor/agora: cannot create the policy: %s; keeping the previous one",
@@ -384,5 +403,7 @@ extern void agora_policy_fini(void)
 		xfree(agora_tenant_names[i]);
 	xfree(agora_tenant_names);
 	agora_n_tenant_names = 0;
+	xfree(agora_state_dir);
+	xfree(agora_cluster_name);
 }
 

@@ -63,6 +63,10 @@ extern int agora_n_tenant_names;
  * history over (or recovering them from StateSaveLocation at start-up).
  * Reads the node table: slurmctld read locks (node) held or not needed. */
 extern void agora_policy_reset(void);
+/* Copies of slurm_conf strings that a reconfigure may free: taken by the
+ * thread under the config read lock, used without it. */
+extern char *agora_state_dir, *agora_cluster_name;
+extern void agora_conf_strings_copy(void);
 extern void agora_policy_fini(void);
 extern void agora_ledger_save(void);
 struct agora_snapshot;
@@ -87,6 +91,8 @@ typedef struct agora_snapshot {
 	int n_cpu_only;   /* managed jobs without GPUs: Slurm runs them */
 	int n_not_ready;  /* pending, but Slurm would not start them now */
 	int n_uncovered;  /* nodes no node type covers (skipped) */
+	uint32_t *het;    /* pending het job components: left to Slurm */
+	int n_het;
 	/* GPU usage outside the auction, charged to the credit ledger by the
 	 * adapter (the auction's own jobs are charged by the core) */
 	struct agora_charge {

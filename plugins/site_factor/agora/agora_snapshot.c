@@ -349,7 +349,7 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 	if (snap->cluster.n_leaves == 0)
 		snap->cluster.n_leaves = 1;
 	strlcpy(snap->cluster.name,
-		slurm_conf.cluster_name ? slurm_conf.cluster_name : "",
+		agora_cluster_name ? agora_cluster_name : "",
 		sizeof(snap->cluster.name));
 
 	/* Auction-managed GPU jobs: pending ones that Slurm would start now,
@@ -368,6 +368,12 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 								 ->min_nodes
 						       : 1)) {
 				snap->n_cpu_only++;
+				continue;
+			}
+			if (job_ptr->het_job_id) {
+				xrecalloc(snap->het, snap->n_het + 1,
+					  sizeof(uint32_t));
+				snap->het[snap->n_het++] = job_ptr->job_id;
 				continue;
 			}
 			if (!agora_job_ready(job_ptr, now)) {
@@ -430,6 +436,7 @@ extern void agora_snapshot_free(agora_snapshot_t *snap)
 		xfree(snap->tenants[i]);
 	xfree(snap->tenants);
 	xfree(snap->pending);
+	xfree(snap->het);
 	xfree(snap->cluster.nodes);
 	xfree(snap->pol_index);
 	xfree(snap->slurm_index);

@@ -304,6 +304,16 @@ static void apply_award(const agora_snapshot_t *snap, const pol_award_t *a,
 			*job_changed = true;
 	}
 	list_iterator_destroy(it);
+	/* heterogeneous jobs: every component must start together, which the
+	 * auction does not model; Slurm schedules them as it always does */
+	for (i = 0; i < snap->n_het; i++) {
+		job_record_t *j = find_job_record(snap->het[i]);
+
+		if (j && IS_JOB_PENDING(j) &&
+		    note_job(j, xstrdup(AGORA_DESC_PREFIX
+					"heterogeneous job: scheduled by Slurm, outside the auction")))
+			*job_changed = true;
+	}
 	/* jobs the decision was about that changed state since the snapshot */
 	for (i = 0; i < snap->n_pending; i++) {
 		job_record_t *j = find_job_record((uint32_t) snap->pending[i].id);
@@ -410,6 +420,7 @@ static void agora_pass(void)
 	gettimeofday(&t0, NULL);
 	lock_slurmctld(read_locks);
 	slurm_mutex_lock(&agora_state_lock);
+	agora_conf_strings_copy();
 	take_offer();
 	if (agora_snapshot_build(&snap, &agora_conf, &agora_types, now,
 				 last_pass) != SLURM_SUCCESS) {
