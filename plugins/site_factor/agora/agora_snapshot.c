@@ -24,6 +24,7 @@
 
 #include "agora_hold.h"
 #include "agora_leaves.h"
+#include "pol_app.h"
 #include "topo_model.h"
 #include "agora_sched.h"
 
@@ -100,20 +101,38 @@ static int job_gpus(job_record_t *job_ptr, int nodes)
 /* The app a job belongs to, per AppDefinition.  Caller xfree()s. */
 extern char *agora_job_app(job_record_t *job_ptr, const agora_conf_t *conf)
 {
-	char *p;
+	char *p, key[POL_APP_KEY_LEN];
 
 	switch (conf->app_def) {
 	case AGORA_APP_USER:
-		return xstrdup_printf("user:%u", job_ptr->user_id);
+		p = xstrdup_printf("user:%u", job_ptr->user_id);
+		break;
 	case AGORA_APP_NAME_PREFIX:
 		p = xstrdup(job_ptr->name ? job_ptr->name : "");
 		if (strchr(p, conf->app_separator))
 			*strchr(p, conf->app_separator) = '\0';
-		return p;
+		break;
 	case AGORA_APP_ACCOUNT:
 	default:
-		return xstrdup(job_ptr->account ? job_ptr->account : "");
+		p = xstrdup(job_ptr->account ? job_ptr->account : "");
+		break;
 	}
+	/* one identity for credit, auction and site factor: empty and
+	 * over-long names get a collision-free key (pol_app.h) */
+	if (pol_app_key(p, key)) {
+		static time_t last_log;
+		time_t now = time(NULL);
+
+		if (now - last_log >= 300) {
+			info("site_factor/agora: %pJ: app name '%.40s%s' (%zu bytes) is empty or too long; using the key '%s'",
+			     job_ptr, p, strlen(p) > 40 ? "..." : "",
+			     strlen(p), key);
+			last_log = now;
+		}
+		xfree(p);
+		p = xstrdup(key);
+	}
+	return p;
 }
 
 static int tenant_index(agora_snapshot_t *snap, char *name)
