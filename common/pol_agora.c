@@ -510,6 +510,10 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			n_ten = snap->running[i].tenant + 1;
 	if (map_tenants(a, n_ten) < 0)
 		return -1;
+	/* usage recorded in the future (the clock stepped back, a peer's
+	 * clock runs ahead) would not decay until then: read it as now */
+	if (pol_credit_clamp_future(a->ledger, now) < 0)
+		return -1;
 	/* 1. charge GPU-seconds since the last pass (none for the time
 	 * before the first pass: after a restart we under-charge the gap
 	 * rather than charge twice what the saved ledger already holds) */

@@ -17,6 +17,7 @@
 
 #include <json-c/json.h>
 
+#include "agora_file.h"
 #include "pol_app.h"
 #include "pol_credit.h"
 
@@ -724,109 +725,118 @@ out:
 int pol_credit_save_file(const pol_credit_t *l, const char *path,
 			 agora_err_t *err)
 {
-	char *text = NULL, tmp[4096];
-	FILE *f = NULL;
-	int rc = -1, e;
-
-	if (!l || !path) {
-		errno = EINVAL;
-		return -1;
-	}
-	if ((size_t) snprintf(tmp, sizeof(tmp), "%s.tmp", path) >=
-	    sizeof(tmp)) {
-		agora_err_set(err, "%s: path too long", path);
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if (pol_credit_save(l, &text) < 0) {
-		agora_err_set(err, "%s: out of memory", path);
-		return -1;
-	}
-	if (!(f = fopen(tmp, "w")) || fputs(text, f) == EOF ||
-	    fputc('\n', f) == EOF || fflush(f) == EOF || fsync(fileno(f)) < 0)
-		goto io;
-	if (fclose(f) == EOF) {
-		f = NULL;
-		goto io;
-	}
-	f = NULL;
-	if (rename(tmp, path) < 0)
-		goto io;
-	rc = 0;
-	goto out;
-io:
-	e = errno;
-	agora_err_set(err, "%s: %s", tmp, strerror(e));
-	if (f)
-		fclose(f);
-	unlink(tmp);
-	errno = e;
-out:
-	free(text);
-	return rc;
-}
-
-int pol_credit_load_file(pol_credit_t *l, const char *path, agora_err_t *err)
-{
-	FILE *f;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	char *text = NULL;
+	size_t n;
 	int rc, e;
 
 	if (!l || !path) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (!(f = fopen(path, "r"))) {
-		e = errno;
-		agora_err_set(err, "%s: %s", path, strerror(e));
-		errno = e;
+	if (pol_credit_save(l, &text) < 0) {
+		agora_err_set(err, "%s: out of memory", path);
 		return -1;
 	}
-	for (;;) {
-		size_t got;
+	n = strlen(text);
+	text[n] = '\n'; /* replaces the NUL: written as n + 1 bytes */
+	rc = agora_file_write_atomic(path, text, n + 1, err);
+	e = errno;
+	free(text);
+	errno = e;
+	return rc;
+}
 
-		if (len + 4096 + 1 > cap) {
-			char *nb;
+/* Read and load one file; -1 with err and errno. */
+static int load_one(pol_credit_t *l, const char *path, agora_err_t *err)
+{
+	char *buf = NULL;
+	size_t len;
+	int rc, e;
 
-			cap = cap ? cap * 2 : 8192;
-			if (cap > ((size_t) 64 << 20)) {
-				agora_err_set(err, "%s: larger than 64 MiB",
-					      path);
-				free(buf);
-				fclose(f);
-				errno = EFBIG;
-				return -1;
-			}
-			if (!(nb = realloc(buf, cap))) {
-				free(buf);
-				fclose(f);
-				agora_err_set(err, "%s: out of memory", path);
-				errno = ENOMEM;
-				return -1;
-			}
-			buf = nb;
-		}
-		got = fread(buf + len, 1, cap - len - 1, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		e = errno ? errno : EIO;
-		agora_err_set(err, "%s: read error", path);
-		free(buf);
-		fclose(f);
-		errno = e;
+	if (agora_file_read(path, POL_CREDIT_FILE_MAX, &buf, &len, err) < 0)
 		return -1;
-	}
-	fclose(f);
-	buf[len] = '\0';
 	rc = pol_credit_load(l, buf, path, err);
 	e = errno;
 	free(buf);
 	errno = e;
 	return rc;
+}
+
+int pol_credit_load_file(pol_credit_t *l, const char *path, agora_err_t *err)
+{
+	agora_err_t e_main = { { 0 } }, e_prev = { { 0 } };
+	char prev[4096];
+	int e;
+
+	if (!l || !path) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (load_one(l, path, &e_main) == 0)
+		return 0;
+	e = errno;
+	if ((size_t) snprintf(prev, sizeof(prev), "%s%s", path,
+			      AGORA_FILE_PREV) >= sizeof(prev)) {
+		agora_err_set(err, "%s", e_main.text);
+		errno = e;
+		return -1;
+	}
+	if (load_one(l, prev, &e_prev) < 0) {
+		/* neither: the main file's error counts; a bad .prev is
+		 * worth a mention, a missing one is not */
+		if (errno == ENOENT)
+			agora_err_set(err, "%s", e_main.text);
+		else
+			agora_err_set(err, "%s; %s", e_main.text, e_prev.text);
+		errno = e;
+		return -1;
+	}
+	agora_err_set(err, "%s; loaded %s instead", e_main.text, prev);
+	return 1;
+}
+
+int pol_credit_clamp_future(pol_credit_t *l, int64_t now)
+{
+	size_t i;
+	int n = 0;
+
+	if (!l) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < l->n_acct; i++)
+		if (l->acct[i].has_usage && l->acct[i].t_ref > now) {
+			l->acct[i].t_ref = now;
+			n++;
+		}
+	return n;
+}
+
+int pol_credit_prune(pol_credit_t *l, int64_t now, double n_half_lives)
+{
+	size_t i, k = 0;
+	int n = 0;
+
+	if (!l || !(n_half_lives > 0) || !isfinite(n_half_lives)) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < l->n_acct; i++) {
+		credit_acct_t *a = &l->acct[i];
+
+		if (a->has_usage && (double) now - (double) a->t_ref >
+					    n_half_lives * l->half_life_s) {
+			n++;
+			if (!a->has_quota)
+				continue;     /* dropped */
+			a->has_usage = false; /* keep its configured quota */
+			a->raw = 0;
+			a->t_ref = 0;
+		}
+		l->acct[k++] = *a;
+	}
+	l->n_acct = k;
+	return n;
 }
 
 /* Queue order ---------------------------------------------------------- */

@@ -144,10 +144,53 @@ int pol_credit_save(const pol_credit_t *l, char **json);
 int pol_credit_load(pol_credit_t *l, const char *json, const char *name,
 		    agora_err_t *err);
 
-/* save/load through a file; save writes path.tmp then renames it. */
+/* Largest state file pol_credit_load_file() reads (64 MiB). */
+#define POL_CREDIT_FILE_MAX ((size_t) 64 << 20)
+
+/*
+ * Save the state to path with agora_file_write_atomic() (agora_file.h):
+ * path.new (mode 0600, O_NOFOLLOW) fsynced, the previous file kept as
+ * path.prev, renamed into place, directory fsynced; a symbolic link at
+ * path is refused.  0, or -1 with errno and err naming the file.
+ */
 int pol_credit_save_file(const pol_credit_t *l, const char *path,
 			 agora_err_t *err);
+
+/*
+ * Load the state from path (agora_file_read(): no symbolic link, a
+ * regular file of at most POL_CREDIT_FILE_MAX bytes, no NUL), falling
+ * back to path.prev when path is missing, unreadable or corrupt, so one
+ * bad write never resets everyone's usage.
+ * Returns 0: loaded from path.
+ *         1: loaded from path.prev; err says why path was not used
+ *            ("PATH:FIELD: why; loaded PATH.prev instead") for the log.
+ *        -1: neither loaded (ledger unchanged); errno and err are those
+ *            of path (ENOENT: no state at all, the first start), plus
+ *            path.prev's error when it exists but is bad too.
+ * Then call pol_credit_clamp_future() and pol_credit_prune() with the
+ * current time (see there): loading does not look at a clock.
+ */
 int pol_credit_load_file(pol_credit_t *l, const char *path, agora_err_t *err);
+
+/*
+ * Clamp every account whose latest usage time is later than now to now,
+ * so that after the clock stepped back (or a peer's clock runs ahead)
+ * decay resumes at once instead of freezing until the clock catches up.
+ * The usage recorded is kept (read as at now).  Idempotent; the policy
+ * calls it at every pass.  Number of accounts clamped, or -1/EINVAL.
+ */
+int pol_credit_clamp_future(pol_credit_t *l, int64_t now);
+
+/*
+ * Drop the usage of accounts idle (no usage recorded) for more than
+ * n_half_lives half-lives before now: it has decayed to at most
+ * 2^-n_half_lives of what it was (20: one millionth), and the ledger
+ * and its state file would otherwise grow with every app ever seen.  An
+ * account with a configured quota keeps its quota entry.  Peers'
+ * high-water marks are kept.  Number of accounts pruned, or -1/EINVAL
+ * (n_half_lives not a finite number > 0).
+ */
+int pol_credit_prune(pol_credit_t *l, int64_t now, double n_half_lives);
 
 /* Queue order ---------------------------------------------------------- */
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "pol_credit.h"
@@ -389,6 +390,120 @@ static void test_credit_file_round_trip(void **state)
 	pol_credit_destroy(&b);
 }
 
+/*
+ * One bad write never resets everyone's usage: after two saves the main
+ * file is corrupted; loading falls back to .prev (the first save),
+ * returns 1 and names both files.  Both bad: -1, ledger unchanged.
+ * Neither there: -1/ENOENT.  The saved file has mode 0600.
+ */
+static void test_credit_file_prev_fallback(void **state)
+{
+	char dir[64], path[128], prev[140];
+	pol_credit_t *a = pol_credit_create("c", H, H, 10);
+	pol_credit_t *b = pol_credit_create("c", H, H, 10);
+	agora_err_t err = { { 0 } };
+	struct stat st;
+	FILE *f;
+
+	(void) state;
+	snprintf(dir, sizeof(dir), "%s", "/tmp/agora-credit-");
+	memset(dir + strlen(dir), 'X', 6);
+	dir[strlen("/tmp/agora-credit-") + 6] = '\0';
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/credit.json", dir);
+	snprintf(prev, sizeof(prev), "%s.prev", path);
+	assert_int_equal(pol_credit_charge(a, "x", 3600, 0, NULL), 0);
+	assert_int_equal(pol_credit_save_file(a, path, &err), 0);
+	assert_int_equal(pol_credit_charge(a, "x", 3600, 0, NULL), 0);
+	assert_int_equal(pol_credit_save_file(a, path, &err), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(pol_credit_load_file(b, path, &err), 0);
+	assert_near(pol_credit_usage(b, "x", 0), 2 * M_LN2, 1e-12);
+	/* a torn write */
+	assert_non_null(f = fopen(path, "w"));
+	fputs("{\"version\":1,\"clus", f);
+	fclose(f);
+	pol_credit_destroy(&b);
+	b = pol_credit_create("c", H, H, 10);
+	assert_int_equal(pol_credit_load_file(b, path, &err), 1);
+	assert_near(pol_credit_usage(b, "x", 0), M_LN2, 1e-12);
+	assert_non_null(strstr(err.text, "credit.json:"));
+	assert_non_null(strstr(err.text, "credit.json.prev instead"));
+	/* the main file missing: .prev too */
+	unlink(path);
+	assert_int_equal(pol_credit_load_file(b, path, &err), 1);
+	/* both bad: nothing changes */
+	assert_non_null(f = fopen(path, "w"));
+	fputs("[]", f);
+	fclose(f);
+	assert_non_null(f = fopen(prev, "w"));
+	fputs("{}", f);
+	fclose(f);
+	assert_int_equal(pol_credit_load_file(b, path, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err.text, "credit.json.prev"));
+	assert_near(pol_credit_usage(b, "x", 0), M_LN2, 1e-12);
+	/* no state at all: the first start */
+	unlink(path);
+	unlink(prev);
+	assert_int_equal(pol_credit_load_file(b, path, &err), -1);
+	assert_int_equal(errno, ENOENT);
+	rmdir(dir);
+	pol_credit_destroy(&a);
+	pol_credit_destroy(&b);
+}
+
+/* Usage recorded after now (the clock stepped back) decays from now on
+ * once clamped, instead of staying frozen until the clock catches up. */
+static void test_credit_clamp_future(void **state)
+{
+	pol_credit_t *l = pol_credit_create("c", H, H, 10);
+	double u0;
+
+	(void) state;
+	assert_int_equal(pol_credit_charge(l, "x", 3600, 100000, NULL), 0);
+	assert_int_equal(pol_credit_charge(l, "y", 3600, 1000, NULL), 0);
+	u0 = pol_credit_usage(l, "x", 50000);
+	/* frozen: one half-life later it still reads the same */
+	assert_near(pol_credit_usage(l, "x", 50000 + 3600), u0, 1e-12);
+	assert_int_equal(pol_credit_clamp_future(l, 50000), 1);
+	assert_near(pol_credit_usage(l, "x", 50000), u0, 1e-12);
+	assert_near(pol_credit_usage(l, "x", 50000 + 3600), u0 / 2, 1e-12);
+	assert_int_equal(pol_credit_clamp_future(l, 50000), 0);
+	assert_int_equal(pol_credit_clamp_future(NULL, 0), -1);
+	pol_credit_destroy(&l);
+}
+
+/* Accounts idle for more than N half-lives go; a configured quota
+ * stays; active accounts are untouched. */
+static void test_credit_prune(void **state)
+{
+	pol_credit_t *l = pol_credit_create("c", H, H, 10);
+
+	(void) state;
+	assert_int_equal(pol_credit_set_quota(l, "q", 50), 0);
+	assert_int_equal(pol_credit_charge(l, "old", 3600, 0, NULL), 0);
+	assert_int_equal(pol_credit_charge(l, "q", 3600, 0, NULL), 0);
+	assert_int_equal(pol_credit_charge(l, "new", 3600, 20 * 3600, NULL), 0);
+	assert_int_equal(pol_credit_count(l), 3);
+	assert_int_equal(pol_credit_prune(l, 20 * 3600, 20), 0); /* = 20 */
+	assert_int_equal(pol_credit_prune(l, 21 * 3600, 20), 2);
+	assert_int_equal(pol_credit_count(l), 2);
+	assert_string_equal(pol_credit_account(l, 0), "new");
+	assert_string_equal(pol_credit_account(l, 1), "q");
+	assert_near(pol_credit_quota(l, "q"), 50, 0);
+	assert_near(pol_credit_usage(l, "q", 21 * 3600), 0, 0);
+	assert_near(pol_credit_usage(l, "old", 21 * 3600), 0, 0);
+	assert_true(pol_credit_usage(l, "new", 21 * 3600) > 0);
+	/* a charge after pruning starts afresh */
+	assert_int_equal(pol_credit_charge(l, "old", 3600, 21 * 3600, NULL), 0);
+	assert_near(pol_credit_usage(l, "old", 21 * 3600), M_LN2, 1e-12);
+	assert_int_equal(pol_credit_prune(l, 0, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	pol_credit_destroy(&l);
+}
+
 /* band desc, credit desc, submit asc, id asc */
 static void test_credit_order(void **state)
 {
@@ -424,6 +539,9 @@ int main(void)
 		cmocka_unit_test(test_credit_load_renamed_cluster),
 		cmocka_unit_test(test_credit_json_bad_input),
 		cmocka_unit_test(test_credit_file_round_trip),
+		cmocka_unit_test(test_credit_file_prev_fallback),
+		cmocka_unit_test(test_credit_clamp_future),
+		cmocka_unit_test(test_credit_prune),
 		cmocka_unit_test(test_credit_order),
 	};
 

@@ -1,0 +1,168 @@
+/* Unit tests of safe state files (common/agora_file.c). */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "agora_file.h"
+
+/* A fresh directory under /tmp (mkdtemp template: prefix + six X). */
+static void make_dir(char *dir, size_t n)
+{
+	snprintf(dir, n, "%s", "/tmp/agora-file-");
+	memset(dir + strlen(dir), 'X', 6);
+	dir[strlen("/tmp/agora-file-") + 6] = '\0';
+	assert_non_null(mkdtemp(dir));
+}
+
+static void put(const char *path, const char *text, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void expect_text(const char *path, const char *want)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	agora_err_t err = { { 0 } };
+
+	if (agora_file_read(path, 1 << 20, &buf, &len, &err) < 0)
+		fail_msg("%s", err.text);
+	assert_int_equal(len, strlen(want));
+	assert_string_equal(buf, want);
+	free(buf);
+}
+
+static void cleanup(const char *dir)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Mode 0600 whatever the umask or an old .new; .prev keeps the previous
+ * version; no .new is left behind. */
+static void test_file_write_atomic(void **state)
+{
+	char dir[64], path[128], prev[140], tmp[140];
+	agora_err_t err = { { 0 } };
+	struct stat st;
+	mode_t old = umask(0);
+
+	(void) state;
+	make_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	snprintf(prev, sizeof(prev), "%s.prev", path);
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	/* a stale .new with a wide mode */
+	put(tmp, "junk", 4);
+	assert_int_equal(chmod(tmp, 0666), 0);
+	assert_int_equal(agora_file_write_atomic(path, "one\n", 4, &err), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(access(tmp, F_OK), -1);
+	assert_int_equal(access(prev, F_OK), -1); /* nothing before */
+	expect_text(path, "one\n");
+	assert_int_equal(agora_file_write_atomic(path, "two\n", 4, &err), 0);
+	expect_text(path, "two\n");
+	expect_text(prev, "one\n");
+	assert_int_equal(stat(prev, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(agora_file_write_atomic(path, "", 0, &err), 0);
+	expect_text(path, "");
+	expect_text(prev, "two\n");
+	umask(old);
+	cleanup(dir);
+}
+
+/* A symbolic link at the path, or at path.new, is refused; what it
+ * points to is never written. */
+static void test_file_symlinks_refused(void **state)
+{
+	char dir[64], path[128], target[128], tmp[140];
+	agora_err_t err = { { 0 } };
+	char *buf = NULL;
+	size_t len;
+
+	(void) state;
+	make_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	snprintf(target, sizeof(target), "%s/victim", dir);
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	put(target, "keep", 4);
+	assert_int_equal(symlink(target, path), 0);
+	errno = 0;
+	assert_int_equal(agora_file_write_atomic(path, "evil", 4, &err), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_non_null(strstr(err.text, "state.json"));
+	assert_non_null(strstr(err.text, "symbolic link"));
+	expect_text(target, "keep");
+	assert_int_equal(agora_file_read(path, 100, &buf, &len, &err), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_null(buf);
+	/* the temporary file: O_NOFOLLOW */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(target, tmp), 0);
+	assert_int_equal(agora_file_write_atomic(path, "evil", 4, &err), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_non_null(strstr(err.text, "state.json.new"));
+	expect_text(target, "keep");
+	assert_int_equal(access(path, F_OK), -1);
+	cleanup(dir);
+}
+
+/* The reader: missing file, size cap, NUL byte, a directory. */
+static void test_file_read_errors(void **state)
+{
+	char dir[64], path[128];
+	agora_err_t err = { { 0 } };
+	char *buf = NULL;
+	size_t len = 0;
+
+	(void) state;
+	make_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/f.txt", dir);
+	assert_int_equal(agora_file_read(path, 100, &buf, &len, &err), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(err.text, "f.txt"));
+	put(path, "0123456789", 10);
+	assert_int_equal(agora_file_read(path, 10, &buf, &len, &err), 0);
+	assert_int_equal(len, 10);
+	free(buf);
+	assert_int_equal(agora_file_read(path, 9, &buf, &len, &err), -1);
+	assert_int_equal(errno, EFBIG);
+	assert_null(buf);
+	assert_non_null(strstr(err.text, "larger than 9 bytes"));
+	put(path, "ab\0cd", 5);
+	assert_int_equal(agora_file_read(path, 100, &buf, &len, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err.text, "NUL byte at offset 2"));
+	assert_int_equal(agora_file_read(dir, 100, &buf, &len, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err.text, "not a regular file"));
+	cleanup(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_file_write_atomic),
+		cmocka_unit_test(test_file_symlinks_refused),
+		cmocka_unit_test(test_file_read_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
