@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -19,6 +20,7 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "agora_file.h"
 #include "agora_hold.h"
 #include "agora_sched.h"
 #include "pol_agora.h"
@@ -72,7 +74,7 @@ extern void agora_ledger_save(void)
 
 /*
  * Write what the last pass decided to StateSaveLocation/agora_view.json
- * (atomically: .tmp then rename), for slurmctld/agora, which shows it in
+ * (agora_file_write_atomic: mode 0600, fsynced, .prev kept), for slurmctld/agora, which shows it in
  * "scontrol show config", and for agoractl.  Per app: credit, quota and
  * decayed usage (GPU-hours), rho; per lease: job, GPUs, end, state.
  * Caller holds agora_state_lock.
@@ -83,11 +85,11 @@ extern void agora_view_write(const agora_snapshot_t *snap, time_t now,
 	json_object *root = json_object_new_object(), *apps, *leases;
 	pol_credit_t *l = pol_agora_policy_ledger(agora_policy);
 	const pol_lease_table_t *lt = pol_agora_policy_leases(agora_policy);
-	char *path = NULL, *tmp = NULL;
+	char *path = NULL;
 	const char *text;
 	size_t i;
-	int t, k, fd;
-	FILE *f = NULL;
+	int t, k;
+	agora_err_t err = { { 0 } };
 
 	json_object_object_add(root, "time", json_object_new_int64(now));
 	json_object_object_add(
@@ -176,25 +178,11 @@ extern void agora_view_write(const agora_snapshot_t *snap, time_t now,
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
 	xstrfmtcat(path, "%s/%s", agora_state_dir,
 		   AGORA_VIEW_FILE);
-	xstrfmtcat(tmp, "%s.tmp", path);
 	lock_state_files();
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd >= 0 && !(f = fdopen(fd, "w")))
-		(void) close(fd);
-	if (fd >= 0 && f) {
-		bool ok = fputs(text, f) >= 0;
-
-		ok = (fflush(f) == 0) && (fsync(fileno(f)) == 0) && ok;
-		ok = (fclose(f) == 0) && ok;
-		if (!ok || rename(tmp, path))
-			error("site_factor/agora: cannot write %s: %m", path);
-	} else {
-		error("site_factor/agora: cannot write %s: %m", tmp);
-	}
+	if (agora_file_write_atomic(path, text, strlen(text), &err))
+		error("site_factor/agora: cannot write the view: %s", err.text);
 	unlock_state_files();
 	xfree(path);
-	xfree(tmp);
 	json_object_put(root);
 }
 
@@ -362,22 +350,42 @@ extern void agora_policy_reset(void)
 			error("site_factor/agora: policy state not carried over: %m");
 		pol_agora_policy_destroy(&agora_policy);
 	} else {
+		char prev[PATH_MAX];
+		int rc;
+		time_t now = time(NULL);
+		pol_credit_t *l = pol_agora_policy_ledger(np);
+
 		path = state_file();
-		if (!access(path, F_OK) &&
-		    pol_credit_load_file(pol_agora_policy_ledger(np), path,
-					 &err)) {
-			/* Never lose the old state: set it aside. */
+		snprintf(prev, sizeof(prev), "%s.prev", path);
+		if (access(path, F_OK) && access(prev, F_OK)) {
+			rc = 0; /* nothing recorded yet */
+		} else if ((rc = pol_credit_load_file(l, path, &err)) < 0) {
+			/* Neither the file nor its .prev copy: never lose
+			 * them, set the main file aside. */
 			char *aside = NULL;
 
-			xstrfmtcat(aside, "%s.bad.%ld", path,
-				   (long) time(NULL));
+			xstrfmtcat(aside, "%s.bad.%ld", path, (long) now);
 			(void) rename(path, aside);
 			error("site_factor/agora: credit state unreadable (%s); moved to %s, starting with empty usage",
 			      err.text, aside);
 			xfree(aside);
-		} else if (!access(path, F_OK)) {
+		} else if (rc == 1) {
+			error("site_factor/agora: credit state recovered from the previous copy: %s",
+			      err.text);
+		} else {
 			info("site_factor/agora: credit state recovered from %s",
 			     path);
+		}
+		if (rc >= 0) {
+			int c = pol_credit_clamp_future(l, now);
+			int p = pol_credit_prune(l, now, 20);
+
+			if (c > 0)
+				info("site_factor/agora: %d ledger times were in the future (clock stepped back?); clamped to now",
+				     c);
+			if (p > 0)
+				info("site_factor/agora: %d accounts idle for more than 20 half-lives dropped from the ledger",
+				     p);
 		}
 		xfree(path);
 		restore_leases(np);

@@ -391,6 +391,25 @@ static void annotate_nodes(const agora_snapshot_t *snap, const pol_award_t *a)
 		last_node_update = time(NULL);
 }
 
+/* Jobs the core left out of a pass (invalid requests): logged when the
+ * count changes, not every pass. */
+static void log_skipped(void)
+{
+	static int last_skipped = 0;
+	pol_agora_stats_t st;
+	int n;
+
+	if (pol_agora_policy_stats(agora_policy, &st))
+		return;
+	n = st.skipped_pending + st.skipped_running;
+	if (n != last_skipped && n > 0)
+		info("%s: %d pending and %d running jobs left out of the auction (first: JobId=%" PRId64
+		     ": %s)",
+		     LOG_PREFIX, st.skipped_pending, st.skipped_running,
+		     st.first_id, st.first_why ? st.first_why : "?");
+	last_skipped = n;
+}
+
 /* Log a failed pass once per cause; a recovery once too. */
 static void pass_failed(int cause, const char *what)
 {
@@ -454,6 +473,8 @@ static void agora_pass(void)
 			pass_failed(errno ? errno : EINVAL,
 				    "auction decision failed");
 			pol_actions_free(&acts);
+		} else {
+			log_skipped();
 		}
 	} else if (!agora_policy && agora_conf.n_auction_partitions) {
 		rc = -1;
