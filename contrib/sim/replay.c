@@ -21,7 +21,7 @@
  *                   [--scale F]
  *       Reads a per-job CSV in the format of --jobs-csv (the columns
  *       jct, queue, first_wait and rho are recomputed, not trusted) and
- *       summarises it with sim_summarize() (common/sim_metrics.c), the
+ *       summarises it with sim_summarize() (common/sim/sim_metrics.c), the
  *       metric code of every simulation; prints the same table and JSON.
  *       A job with finish < 0 did not finish (a FAILED or CANCELLED
  *       replay job): it is counted as "unfinished", not in the metrics.

@@ -1,7 +1,7 @@
 /*
  * place-bench - time gang placement decisions on a large fragmented
- * cluster: the "agora" strategy (common/pol_place_agora.c) next to the
- * "stock" best fit (common/pol_place_basic.c), same requests, same state.
+ * cluster: the "agora" strategy (common/place/pol_place_agora.c) next to the
+ * "stock" best fit (common/place/pol_place_basic.c), same requests, same state.
  *
  *   place-bench [--nodes 10000] [--per-leaf 32] [--busy 0.6] [--iters 200]
  *               [--model MODEL.json [--type-name N]] [--seed 1]

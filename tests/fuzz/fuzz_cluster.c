@@ -1,4 +1,4 @@
-/* Fuzz target: agora-sim cluster files (common/sim_cluster.c). */
+/* Fuzz target: agora-sim cluster files (common/sim/sim_cluster.c). */
 #include <stdlib.h>
 
 #include "sim_cluster.h"

@@ -1,4 +1,4 @@
-/* Fuzz target: agora.conf (common/agora_conf.c). */
+/* Fuzz target: agora.conf (common/base/agora_conf.c). */
 #include <stdlib.h>
 
 #include "agora_conf.h"

@@ -1,4 +1,4 @@
-/* Fuzz target: the credit ledger's state JSON (common/pol_credit.c). */
+/* Fuzz target: the credit ledger's state JSON (common/policy/pol_credit.c). */
 #include <stdlib.h>
 
 #include "pol_credit.h"

@@ -1,6 +1,6 @@
 /*
  * Fuzz target: a decision pass of the agora policies on an arbitrary
- * snapshot (common/pol_agora.c).  The input drives a small cluster and
+ * snapshot (common/policy/pol_agora.c).  The input drives a small cluster and
  * up to four passes of pending and running jobs whose every field may be
  * anything; the policy must never fail a pass (only a broken snapshot as
  * a whole may), whatever the jobs say.

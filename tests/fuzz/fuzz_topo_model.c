@@ -1,4 +1,4 @@
-/* Fuzz target: agora-topo's model file (common/topo_model.c). */
+/* Fuzz target: agora-topo's model file (common/place/topo_model.c). */
 #include <stdlib.h>
 
 #include "topo_model.h"

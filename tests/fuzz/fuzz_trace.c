@@ -1,4 +1,4 @@
-/* Fuzz target: trace files, Philly and generic CSV (common/trace_*.c). */
+/* Fuzz target: trace files, Philly and generic CSV (common/sim/trace_*.c). */
 #include <stdlib.h>
 
 #include "trace.h"

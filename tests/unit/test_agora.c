@@ -1,4 +1,4 @@
-/* Unit tests of the agora and agora-order policies (common/pol_agora.c). */
+/* Unit tests of the agora and agora-order policies (common/policy/pol_agora.c). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Unit tests of app keys (common/pol_app.c) and their use by the credit
+/* Unit tests of app keys (common/base/pol_app.c) and their use by the credit
  * ledger and the agora policy: one app identity everywhere. */
 #include <errno.h>
 #include <math.h>

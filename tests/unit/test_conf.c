@@ -1,4 +1,4 @@
-/* Unit tests of the agora.conf parser (common/agora_conf.c). */
+/* Unit tests of the agora.conf parser (common/base/agora_conf.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

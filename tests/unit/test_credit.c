@@ -1,4 +1,4 @@
-/* Unit tests of the credit ledger (common/pol_credit.c). */
+/* Unit tests of the credit ledger (common/policy/pol_credit.c). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>

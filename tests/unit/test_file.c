@@ -1,4 +1,4 @@
-/* Unit tests of safe state files (common/agora_file.c). */
+/* Unit tests of safe state files (common/base/agora_file.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the agora placement strategy (common/pol_place_agora.c):
+ * Unit tests of the agora placement strategy (common/place/pol_place_agora.c):
  * the choice on hand-built free maps, determinism, weights, features,
  * pools, the score, the pol_place_f adapter, bad input.
  */

@@ -1,5 +1,5 @@
 /* Unit tests of finish-time fairness, the PA auction and leases
- * (common/pol_themis.c). */
+ * (common/policy/pol_themis.c). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 /*
  * Unit tests of the topology core: hwloc XML -> locality model
- * (common/topo_hwloc.c), the model file (topo_model.c), hostlists and the
+ * (common/topo/topo_hwloc.c), the model file (topo_model.c), hostlists and the
  * gres.conf / topology.conf writers (topo_hostlist.c, topo_conf.c).
  * Fixtures: the XML files in $AGORA_FIXTURES/topo (tests/fixtures/topo/README.md).
  */

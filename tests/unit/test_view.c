@@ -1,6 +1,6 @@
 /*
- * Unit tests of the name sanitiser (common/agora_sanitize.c) and of the
- * view file reader/renderer (common/agora_view.c): nothing a user puts in
+ * Unit tests of the name sanitiser (common/base/agora_sanitize.c) and of the
+ * view file reader/renderer (common/base/agora_view.c): nothing a user puts in
  * an app name may add a line or a key to the rendered key=value pairs.
  */
 #include <errno.h>

@@ -5,7 +5,7 @@
  *
  * Enabled with SlurmctldPlugstack=slurmctld/agora.  Each call reads the
  * view file Agora's scheduler writes after its passes
- * (StateSaveLocation/agora_view.json, common/agora_view.h) and turns it
+ * (StateSaveLocation/agora_view.json, common/base/agora_view.h) and turns it
  * into key=value pairs:
  *   View=<time of the pass>  Apps=N
  *   Credit[<app>]=credit=C quota=Q usage=U GPU-h rho=R      (per app)
@@ -20,7 +20,7 @@
  *
  * Injection-proof: app names come from users (an account, a user name,
  * or with AppDefinition=name_prefix the prefix of a job name).  They are
- * printed only sanitised (common/agora_sanitize.h): bytes outside
+ * printed only sanitised (common/base/agora_sanitize.h): bytes outside
  * [A-Za-z0-9._+@:/-] as \xHH, at most 64 bytes (longer names are cut and
  * end in ~<hash>), so no name can add a line or a key to the output.
  *
