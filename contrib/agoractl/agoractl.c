@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agora_config.h"
+
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
@@ -66,7 +68,7 @@ typedef struct {
 static int usage(FILE *f)
 {
 	fprintf(f,
-		"usage: agoractl credits | leases | show\n"
+		"usage: agoractl credits | leases | show | --help | --version\n"
 		"  credits  accounts: credit, quota, usage (GPU-h), rho\n"
 		"  leases   running jobs' GPU leases\n"
 		"  show     all key=value pairs slurmctld/agora publishes\n"
@@ -294,6 +296,14 @@ int main(int argc, char **argv)
 	cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))
 		return usage(stdout);
+	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+		printf("agoractl %s (built against Slurm %d.%d.%d)\n",
+		       PACKAGE_VERSION,
+		       SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+		       SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
+		       SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+		return 0;
+	}
 	if (strcmp(cmd, "credits") && strcmp(cmd, "leases") &&
 	    strcmp(cmd, "show")) {
 		fprintf(stderr, "agoractl: unknown command '%s'\n", cmd);

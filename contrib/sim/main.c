@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agora_config.h"
 #include "sim_cli.h"
 #include "pol_place_agora.h"
 #include "sim_cluster.h"
@@ -44,6 +45,7 @@ static void usage(FILE *f)
 	      "  agora-sim list\n"
 	      "  agora-sim slice --trace FILE --jobs N --speedup F [--start ROW] [--filter F] (--help)\n"
 	      "  agora-sim score --jobs FILE --cluster SPEC [--json OUT] [--label L] [--scale F]\n"
+	      "  agora-sim --help | --version\n"
 	      "SPEC: a cluster file, or NODESxGPUS (e.g. 80x8: one leaf switch per 16 nodes)\n"
 	      "policies: a name from 'agora-sim list', or LABEL=NAME to run one policy twice\n"
 	      "options:\n"
@@ -634,6 +636,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("agora-sim %s\n", PACKAGE_VERSION);
 		return 0;
 	}
 	fprintf(stderr, "agora-sim: unknown command '%s'\n", argv[1]);

@@ -1,0 +1,300 @@
+#!/bin/bash
+# tests/deb/test-deb.sh - the Debian packages, as an admin gets them.
+#
+# Builds slurm-agora-plugins and agora-tools with dpkg-buildpackage from a
+# copy of the source tree under /tmp (dpkg-buildpackage writes ../*.deb:
+# nothing is left in the source tree), runs lintian, installs both packages
+# with apt-get, starts a one-cluster agora-dc (the packaged command) with
+# the packaged plugins and all of Agora switched on, runs one GPU job, and
+# purges the packages again.  TAP output ("ok N - ..." / "not ok N - ..."),
+# then "N passed, M failed"; exit status non-zero if a test failed.
+#
+# Must run as root (installs packages, starts daemons).  Installs what it
+# needs first: contrib/bin/agora-deps --deb.  Environment:
+#   AGORA_DEB_WORKDIR    harness work dir     [/tmp/agora-dc-deb]
+#   AGORA_DEB_BASE_PORT  harness base port    [41000]
+#   AGORA_DEB_KEEP=1     keep the build dir and the installed packages
+set -uo pipefail
+
+here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+W=${AGORA_DEB_WORKDIR:-/tmp/agora-dc-deb}
+BASE_PORT=${AGORA_DEB_BASE_PORT:-41000}
+KEEP=${AGORA_DEB_KEEP:-0}
+PLUGDIR=/usr/lib/x86_64-linux-gnu/agora
+PKGS=(agora-tools slurm-agora-plugins)
+
+n_run=0
+n_pass=0
+n_fail=0
+DIAG_FILE=$(mktemp /tmp/agora-deb-diag.XXXXXX)
+BUILD_ROOT=""
+HARNESS_UP=0
+
+now_ms() { date +%s%3N; }
+secs() { # START_MS -> "1.2"
+	local d=$(($(now_ms) - $1))
+	printf '%d.%d' $((d / 1000)) $((d % 1000 / 100))
+}
+note() { printf '%s\n' "$*" >>"$DIAG_FILE"; }
+fail() {
+	note "$*"
+	return 1
+}
+# t NAME FUNC: run one test, print its TAP line (and its notes on failure)
+t() {
+	local name=$1 t0
+	shift
+	n_run=$((n_run + 1))
+	: >"$DIAG_FILE"
+	t0=$(now_ms)
+	if "$@"; then
+		n_pass=$((n_pass + 1))
+		echo "ok $n_run - $name ($(secs "$t0") s)"
+	else
+		n_fail=$((n_fail + 1))
+		echo "not ok $n_run - $name ($(secs "$t0") s)"
+		sed 's/^/# /' "$DIAG_FILE"
+	fi
+}
+
+installed() { # PKG: dpkg knows it in any state but purged
+	local st
+	st=$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "${st##* }" != not-installed ]
+}
+# dpkg has no lock timeout: retry while another apt/dpkg holds the lock
+dpkg_purge() {
+	local i out
+	for i in $(seq 1 60); do
+		out=$(dpkg --purge "$@" 2>&1) && return 0
+		grep -q 'lock' <<<"$out" || { note "dpkg --purge $*: $out"; return 1; }
+		sleep 2
+	done
+	note "dpkg --purge $*: $out"
+	return 1
+}
+harness() { /usr/bin/agora-dc --workdir "$W" "$@"; }
+
+cleanup() {
+	if [ "$HARNESS_UP" = 1 ] && [ -x /usr/bin/agora-dc ]; then
+		harness stop >/dev/null 2>&1
+	fi
+	if [ "$KEEP" != 1 ]; then
+		for p in "${PKGS[@]}"; do
+			installed "$p" && dpkg_purge "$p" >/dev/null 2>&1
+		done
+		[ -n "$BUILD_ROOT" ] && rm -rf "$BUILD_ROOT"
+	else
+		echo "# kept: build dir $BUILD_ROOT, packages installed"
+	fi
+	rm -f "$DIAG_FILE"
+}
+trap cleanup EXIT
+
+if [ "$(id -u)" != 0 ]; then
+	echo "test-deb.sh: run as root (installs packages, starts daemons)" >&2
+	exit 2
+fi
+
+# ---- tests ------------------------------------------------------------------
+t_deps() {
+	local out
+	out=$("$repo/contrib/bin/agora-deps" --deb 2>&1) || fail "agora-deps --deb: $out" || return 1
+	out=$("$repo/contrib/slurm-src/agora-slurm-src" 2>&1) ||
+		fail "agora-slurm-src: $out" || return 1
+	# leftovers of an interrupted run: start from no package installed
+	for p in "${PKGS[@]}"; do
+		if installed "$p"; then
+			dpkg_purge "$p" || return 1
+		fi
+	done
+}
+
+VERSION=""
+t_build() {
+	local src f
+	VERSION=$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Version) ||
+		fail "cannot read debian/changelog" || return 1
+	BUILD_ROOT=$(mktemp -d /tmp/agora-deb.XXXXXX)
+	src=$BUILD_ROOT/agora-$VERSION
+	mkdir -p "$src"
+	# the working tree as git sees it (tracked and new files, not ignored
+	# ones: no build directory, no generated configure)
+	(cd "$repo" && git ls-files -z --cached --others --exclude-standard |
+		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+		tar --null -T - -cf -) | tar -C "$src" -xf - ||
+		fail "cannot copy the source tree to $src" || return 1
+	(cd "$src" && dpkg-buildpackage -us -uc -b) >"$BUILD_ROOT/build.log" 2>&1 ||
+		fail "dpkg-buildpackage failed: $(grep -iE 'error|fail' "$BUILD_ROOT/build.log" | tail -8 | tr '\n' ';')" || return 1
+	note "build log: $BUILD_ROOT/build.log"
+	for p in slurm-agora-plugins agora-tools; do
+		[ -f "$BUILD_ROOT/${p}_${VERSION}_amd64.deb" ] ||
+			fail "no $BUILD_ROOT/${p}_${VERSION}_amd64.deb" || return 1
+	done
+	# nothing written into the source tree or beside it
+	for f in "$repo"/../agora_"$VERSION"_* "$repo"/../slurm-agora-plugins_* \
+		"$repo"/../agora-tools_* "$repo"/debian/.debhelper "$repo"/debian/tmp \
+		"$repo"/debian/files "$repo"/debian/debhelper-build-stamp \
+		"$repo"/debian/slurm-agora-plugins "$repo"/debian/agora-tools \
+		"$repo"/debian/*.substvars "$repo"/debian/*.debhelper.log; do
+		[ ! -e "$f" ] || fail "build product in the source tree: $f" || return 1
+	done
+}
+
+t_lintian() {
+	local out rc
+	out=$(lintian --fail-on error,warning "$BUILD_ROOT/agora_${VERSION}_amd64.changes" 2>&1)
+	rc=$?
+	# lintian says so when run as root; that is not a finding
+	out=$(grep -v 'running with root privileges' <<<"$out")
+	[ -z "$out" ] && [ "$rc" = 0 ] || fail "lintian (rc $rc): $out"
+}
+
+deb() { echo "$BUILD_ROOT/${1}_${VERSION}_amd64.deb"; }
+t_plugins_pkg() {
+	local files dep want
+	files=$(dpkg-deb -c "$(deb slurm-agora-plugins)" | awk '{print $6}')
+	for f in site_factor_agora.so preempt_agora.so slurmctld_agora.so select_cons_tres.so; do
+		grep -qx "\\.$PLUGDIR/$f" <<<"$files" || fail "no $PLUGDIR/$f in slurm-agora-plugins" || return 1
+	done
+	for f in examples/agora.conf examples/slurm.conf.agora; do
+		grep -qx "\\./usr/share/doc/slurm-agora-plugins/$f" <<<"$files" ||
+			fail "no /usr/share/doc/slurm-agora-plugins/$f" || return 1
+	done
+	grep -qx '\./usr/share/man/man5/agora\.conf\.5\.gz' <<<"$files" || fail "no agora.conf.5" || return 1
+	grep -q '\.la$' <<<"$files" && fail "libtool archives packaged" && return 1
+	want=$(dpkg-query -W -f='${Version}' slurmctld)
+	dep=$(dpkg-deb -f "$(deb slurm-agora-plugins)" Depends)
+	grep -qF "slurmctld (= $want)" <<<"$dep" ||
+		fail "Depends '$dep' lacks slurmctld (= $want)" || return 1
+	dpkg-deb --fsys-tarfile "$(deb slurm-agora-plugins)" |
+		tar -xOf - ./usr/share/doc/slurm-agora-plugins/examples/slurm.conf.agora |
+		grep -q "^PluginDir=$PLUGDIR:" || fail "example slurm.conf.agora does not list $PLUGDIR first"
+}
+
+t_tools_pkg() {
+	local files
+	files=$(dpkg-deb -c "$(deb agora-tools)" | awk '{print $6}')
+	for c in agora-sim agora-topo agoractl agora-dc; do
+		grep -qx "\\./usr/bin/$c" <<<"$files" || fail "no /usr/bin/$c in agora-tools" || return 1
+		grep -qx "\\./usr/share/man/man1/$c\\.1\\.gz" <<<"$files" || fail "no $c.1 in agora-tools" || return 1
+	done
+}
+
+t_install() {
+	local out
+	out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		-o DPkg::Lock::Timeout=120 "$(deb slurm-agora-plugins)" "$(deb agora-tools)" 2>&1) ||
+		fail "apt-get install: $(tail -5 <<<"$out")" || return 1
+	for p in "${PKGS[@]}"; do
+		[ "$(dpkg-query -W -f='${Status} ${Version}' "$p")" = "install ok installed $VERSION" ] ||
+			fail "$p is not installed at $VERSION" || return 1
+	done
+	[ -f "$PLUGDIR/site_factor_agora.so" ] || fail "no $PLUGDIR/site_factor_agora.so after install"
+}
+
+t_versions() {
+	local c out
+	for c in agora-sim agora-topo agoractl agora-dc; do
+		out=$("/usr/bin/$c" --version 2>&1) || fail "$c --version failed: $out" || return 1
+		grep -q "^$c $VERSION\\b" <<<"$out" || fail "$c --version: '$out', expected '$c $VERSION'" || return 1
+		out=$("/usr/bin/$c" --help 2>&1) || fail "$c --help failed: $out" || return 1
+		grep -qi 'usage' <<<"$out" || fail "$c --help prints no usage" || return 1
+	done
+}
+
+t_manpages() {
+	local p out
+	for p in agora-sim agora-topo agoractl agora-dc agora.conf; do
+		out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 "$p" 2>&1 >/dev/null) ||
+			fail "man $p failed: $out" || return 1
+		[ -z "$out" ] || fail "man $p: warnings: $out" || return 1
+		man -w "$p" | grep -q '^/usr/share/man/' || fail "man $p is not the installed page" || return 1
+	done
+}
+
+t_harness() {
+	local out
+	[ -d "$W/run" ] && harness stop >/dev/null 2>&1
+	HARNESS_UP=1
+	out=$(harness --base-port "$BASE_PORT" --clusters 1 --nodes 2 --gpus 4 \
+		--plugin-dir "$PLUGDIR" --conf-extra "$repo/contrib/harness/agora-all.conf" \
+		--fresh start 2>&1) || fail "agora-dc start: $(tail -8 <<<"$out")"
+}
+
+JOB=""
+t_gpu_job() {
+	local conf=$W/c1/etc/slurm.conf st="" i
+	JOB=$(SLURM_CONF=$conf sbatch --parsable -A acct_a --gres=gpu:2 -t 2 \
+		-o /dev/null --wrap 'sleep 1' 2>&1) ||
+		fail "sbatch: $JOB" || return 1
+	JOB=${JOB%%;*}
+	for i in $(seq 1 120); do
+		st=$(SLURM_CONF=$conf sacct -X -n -P -j "$JOB" -o State,ExitCode,AllocTRES 2>/dev/null | head -1)
+		case $st in
+		COMPLETED\|0:0\|*) break ;;
+		FAILED* | CANCELLED* | TIMEOUT* | NODE_FAIL* | OUT_OF_MEMORY*) break ;;
+		esac
+		sleep 0.5
+	done
+	note "sacct: $st"
+	grep -q '^COMPLETED|0:0|' <<<"$st" || fail "job $JOB did not complete" || return 1
+	grep -q 'gres/gpu=2' <<<"$st" || fail "job $JOB had no 2 GPUs allocated"
+}
+
+t_ctld_log() {
+	local log=$W/log/c1/slurmctld.log
+	[ -f "$log" ] || fail "no $log" || return 1
+	grep -q 'site_factor/agora' "$log" || fail "$log does not name site_factor/agora" || return 1
+	grep -q "select/cons_tres.*Agora wrapper loaded" "$log" ||
+		fail "$log does not name Agora's select wrapper: $(grep -m3 'select/cons_tres' "$log")" || return 1
+	grep -q "PluginDir *= *$PLUGDIR:" <(SLURM_CONF=$W/c1/etc/slurm.conf scontrol show config) ||
+		fail "PluginDir does not start with $PLUGDIR"
+}
+
+t_stop() {
+	local out
+	out=$(harness stop 2>&1) || fail "agora-dc stop: $out" || return 1
+	HARNESS_UP=0
+}
+
+t_purge() {
+	local p left
+	dpkg_purge "${PKGS[@]}" || return 1
+	for p in "${PKGS[@]}"; do
+		! installed "$p" ||
+			fail "$p still known to dpkg: $(dpkg-query -W -f='${Status}' "$p")" || return 1
+	done
+	if [ -d "$PLUGDIR" ]; then
+		left=$(find "$PLUGDIR" -mindepth 1 | head -5)
+		fail "$PLUGDIR left after purge${left:+: $left}" || return 1
+	fi
+	for c in agora-sim agora-topo agoractl agora-dc; do
+		[ ! -e "/usr/bin/$c" ] || fail "/usr/bin/$c left after purge" || return 1
+	done
+}
+
+t0_all=$(now_ms)
+t "agora-deps --deb and the Slurm source tree" t_deps
+t "dpkg-buildpackage -us -uc -b from a copy under /tmp" t_build
+if [ -n "$VERSION" ] && [ -f "$(deb agora-tools)" ]; then
+	t "lintian: no error, no warning" t_lintian
+	t "slurm-agora-plugins: plugins, examples, agora.conf(5), exact slurmctld dependency" t_plugins_pkg
+	t "agora-tools: four commands and their man pages" t_tools_pkg
+	t "apt-get install of both packages" t_install
+	if installed slurm-agora-plugins && installed agora-tools; then
+		t "--version and --help of every command" t_versions
+		t "man pages render without warnings" t_manpages
+		t "agora-dc (packaged) starts with the packaged plugins" t_harness
+		if [ "$HARNESS_UP" = 1 ] && harness status >/dev/null 2>&1; then
+			t "GPU job COMPLETED" t_gpu_job
+			t "slurmctld.log names site_factor/agora and the select wrapper" t_ctld_log
+		fi
+		t "agora-dc stop" t_stop
+		[ "$KEEP" = 1 ] || t "dpkg --purge leaves nothing in $PLUGDIR" t_purge
+	fi
+fi
+echo "# total $(secs "$t0_all") s"
+echo "$n_pass passed, $n_fail failed"
+[ "$n_fail" = 0 ]
