@@ -51,7 +51,7 @@ PER=$((JOBS / CLUSTERS))
 # generous: the GPU-seconds of one cluster's share on 64 GPUs, four times over
 TIMEOUT=${TIMEOUT:-$((300 + PER * MAX_SLEEP / 8))}
 IN=$W.in
-STOCK_C2=1
+STOCK_CLUSTERS=2
 OUT=$IN/burst
 rm -rf "$OUT"
 mkdir -p "$OUT"

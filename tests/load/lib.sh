@@ -51,12 +51,13 @@ CONF
 	} >"$IN/extra.conf"
 }
 
+# load_stock_conf N: rewrite cluster N's slurm.conf as stock Slurm (below)
 # load_stock_cluster N: turn cluster N into stock Slurm (the baseline in the
 # same run): PluginDir without Agora's directory, every line that names an
 # Agora plugin dropped, SchedulerType sched/backfill; then restart its
 # slurmctld.  Its slurmds keep their configuration (same plugin names and
 # ids, so nothing they do differs).
-load_stock_cluster() {
+load_stock_conf() {
 	local c=$1 f
 	f=$(conf_of "$c")
 	cp "$f" "$f.agora"
@@ -75,11 +76,16 @@ load_stock_cluster() {
 		sed -i 's/^Preempt[A-Za-z]*=.*/# stock baseline: dropped &/' "$f.tmp"
 	fi
 	mv "$f.tmp" "$f"
+}
+load_stock_cluster() {
+	local c=$1
+	load_stock_conf "$c"
 	"$HARNESS" --workdir "$W" restart-ctld "$c" >"$IN/restart-stock.out" 2>&1 ||
 		{ tail -20 "$IN/restart-stock.out"; die "c$c: restart as stock Slurm failed"; }
 }
 
-# load_start: a fresh harness, c1 with Agora, c2.. stock if STOCK_C2=1
+# load_start: a fresh harness with Agora; the clusters in STOCK_CLUSTERS
+# (e.g. "2") then run stock Slurm
 load_start() {
 	local c try
 	[ -f "$PLUGIN_DIR/site_factor_agora.so" ] || die "no Agora plugins in $PLUGIN_DIR (build first)"
@@ -97,9 +103,7 @@ load_start() {
 		say "agora-dc start failed; trying once more"
 		sleep 5
 	done
-	if [ "${STOCK_C2:-0}" = 1 ]; then
-		for ((c = 2; c <= CLUSTERS; c++)); do load_stock_cluster "$c"; done
-	fi
+	for c in ${STOCK_CLUSTERS:-}; do load_stock_cluster "$c"; done
 	say "harness up: $(grep -m1 'SchedulerType=' "$IN/harness.out" | sed 's/^[^S]*//')"
 }
 
