@@ -203,7 +203,7 @@ int pol_award_build(pol_award_t *a, const pol_snapshot_t *snap,
 		const pol_job_t *j = &snap->pending[i];
 		const pol_award_job_t *pj = lookup(prev, j->id);
 		unsigned flags = 0;
-		int64_t won_at = 0;
+		int64_t since = 0;
 
 		if (j->tenant < 0 || j->tenant >= n_apps || j->id <= 0)
 			continue;
@@ -214,29 +214,43 @@ int pol_award_build(pol_award_t *a, const pol_snapshot_t *snap,
 				flags |= POL_AWARD_WON;
 		if (pj && (pj->flags & POL_AWARD_WON) &&
 		    !(pj->flags & POL_AWARD_RUNNING) &&
-		    now - pj->won_at < keep_s) {
+		    now - pj->since < keep_s) {
 			flags |= POL_AWARD_WON; /* still waiting to start */
-			won_at = pj->won_at;
+			since = pj->since;
 		} else if (flags & POL_AWARD_WON) {
-			won_at = now;
+			since = now;
 		}
 		if (pol_award_job(a, j->id, idx[j->tenant], flags,
 				  j->total_gpus, 0)) {
 			free(idx);
 			return -1;
 		}
-		lookup(a, j->id)->won_at = won_at;
+		lookup(a, j->id)->since = since;
 	}
 	for (i = 0; i < snap->n_running; i++) {
 		const pol_job_t *j = &snap->running[i];
 		const pol_lease_t *l = leases ? pol_lease_get(leases, j->id)
 					      : NULL;
+		const pol_award_job_t *pj = lookup(prev, j->id);
 		unsigned flags = POL_AWARD_RUNNING;
+		int64_t since = 0;
 
 		if (j->tenant < 0 || j->tenant >= n_apps || j->id <= 0)
 			continue;
 		if (l && l->state == POL_LEASE_GRACE)
 			flags |= POL_AWARD_LOST;
+		for (k = 0; acts && k < acts->n; k++)
+			if (acts->v[k].job_id == j->id &&
+			    acts->v[k].type == POL_ACT_PREEMPT)
+				flags |= POL_AWARD_LOST;
+		if (pj && (pj->flags & POL_AWARD_LOST) &&
+		    (pj->flags & POL_AWARD_RUNNING) &&
+		    now - pj->since < keep_s) {
+			flags |= POL_AWARD_LOST; /* not preempted yet */
+			since = pj->since;
+		} else if (flags & POL_AWARD_LOST) {
+			since = now;
+		}
 		if (!j->requeueable)
 			flags |= POL_AWARD_NOREQUEUE;
 		if (pol_award_job(a, j->id, idx[j->tenant], flags,
@@ -244,6 +258,7 @@ int pol_award_build(pol_award_t *a, const pol_snapshot_t *snap,
 			free(idx);
 			return -1;
 		}
+		lookup(a, j->id)->since = since;
 	}
 	free(idx);
 	return 0;

@@ -38,7 +38,7 @@ typedef struct pol_award_job {
 	unsigned flags;
 	int gpus;
 	int64_t lease_end; /* running jobs with a lease, else 0 */
-	int64_t won_at;    /* WON: when the auction first awarded it */
+	int64_t since;     /* WON or LOST: when the auction first said so */
 } pol_award_job_t;
 
 typedef struct pol_award_app {
@@ -69,10 +69,12 @@ int pol_award_job(pol_award_t *a, int64_t job_id, int app, unsigned flags,
  * Build from one pass of the "agora" policy: every pending job of snap
  * is entered (WON if acts has a START or a HOLD for it: HOLD is a winner
  * waiting for a loser's GPUs), every running job with its lease from
- * leases (LOST when the lease is in GRACE).  An award outlives the pass
- * that made it: a pending job WON in prev stays WON until Slurm starts it
- * or keep_s seconds after it was won (the policy announces a winner once;
- * Slurm starts it when the losers' GPUs are free).  app_names[t], rho[t],
+ * leases (LOST when the lease is in GRACE, or acts requeues it: PREEMPT).
+ * A decision outlives the pass that made it: a pending job WON in prev
+ * stays WON until Slurm starts it, and a running job LOST in prev stays
+ * LOST while it runs, each for at most keep_s seconds after the auction
+ * said so (the policy announces a winner and a loser once; Slurm starts
+ * the winner and preempts the loser when its schedulers next run).  app_names[t], rho[t],
  * credit[t], quota[t] describe tenant t of the snapshot (n_apps of them).
  * Jobs with an out-of-range tenant are skipped, never fatal.
  * 0, -1/EINVAL|ENOMEM.

@@ -177,7 +177,7 @@ static void test_build_from_decision(void **state)
 						 60),
 				 0);
 		assert_true(pol_award_find(b, 1)->flags & POL_AWARD_WON);
-		assert_int_equal(pol_award_find(b, 1)->won_at, 100);
+		assert_int_equal(pol_award_find(b, 1)->since, 100);
 		assert_true(pol_award_preemptable(b, 7, 1));
 		assert_int_equal(pol_award_build(c, &snap, &acts, lt, names,
 						 rho, credit, quota, 2, b, 161,
@@ -186,6 +186,39 @@ static void test_build_from_decision(void **state)
 		assert_false(pol_award_find(c, 1)->flags & POL_AWARD_WON);
 		pol_award_destroy(&b);
 		pol_award_destroy(&c);
+	}
+
+	/* a loser the policy requeues (PREEMPT, lease dropped) stays LOST
+	 * while it runs, until keep_s: Slurm preempts it when a winner is
+	 * scheduled, not in the same instant */
+	{
+		pol_award_t *b = pol_award_create(), *c = pol_award_create(),
+			    *d = pol_award_create();
+
+		pol_actions_clear(&acts);
+		assert_true(pol_actions_add(&acts, POL_ACT_PREEMPT, 8, NULL, 0,
+					    "lease lost") >= 0);
+		assert_int_equal(pol_award_build(b, &snap, &acts, lt, names,
+						 rho, credit, quota, 2, NULL,
+						 200, 60),
+				 0);
+		assert_true(pol_award_find(b, 8)->flags & POL_AWARD_LOST);
+		pol_actions_clear(&acts);
+		assert_int_equal(pol_lease_drop(lt, 8), 0);
+		assert_int_equal(pol_lease_grant(lt, 8, 8, 201, 100), 0);
+		assert_int_equal(pol_award_build(c, &snap, &acts, lt, names,
+						 rho, credit, quota, 2, b, 230,
+						 60),
+				 0);
+		assert_true(pol_award_find(c, 8)->flags & POL_AWARD_LOST);
+		assert_int_equal(pol_award_build(d, &snap, &acts, lt, names,
+						 rho, credit, quota, 2, c, 260,
+						 60),
+				 0);
+		assert_false(pol_award_find(d, 8)->flags & POL_AWARD_LOST);
+		pol_award_destroy(&b);
+		pol_award_destroy(&c);
+		pol_award_destroy(&d);
 	}
 	pol_actions_free(&acts);
 	pol_lease_table_destroy(&lt);
