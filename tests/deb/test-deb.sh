@@ -120,11 +120,16 @@ t_build() {
 	src=$BUILD_ROOT/agora-$VERSION
 	mkdir -p "$src"
 	# the working tree as git sees it (tracked and new files, not ignored
-	# ones: no build directory, no generated configure)
-	(cd "$repo" && git ls-files -z --cached --others --exclude-standard |
-		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-		tar --null -T - -cf -) | tar -C "$src" -xf - ||
-		fail "cannot copy the source tree to $src" || return 1
+	# ones: no build directory, no generated configure); outside git (an
+	# unpacked tarball) all of it but build directories
+	if git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$repo" && git ls-files -z --cached --others --exclude-standard |
+			while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+			tar --null -T - -cf -) | tar -C "$src" -xf -
+	else
+		tar -C "$repo" --exclude='./_build*' --exclude=./autom4te.cache -cf - . |
+			tar -C "$src" -xf -
+	fi || fail "cannot copy the source tree to $src" || return 1
 	(cd "$src" && dpkg-buildpackage -us -uc -b) >"$BUILD_ROOT/build.log" 2>&1 ||
 		fail "dpkg-buildpackage failed: $(grep -iE 'error|fail' "$BUILD_ROOT/build.log" | tail -8 | tr '\n' ';')" || return 1
 	note "build log: $BUILD_ROOT/build.log"
