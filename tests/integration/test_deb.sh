@@ -1,5 +1,9 @@
 #!/bin/bash
 # The Debian packages, built, installed, run on a harness cluster and
 # purged: tests/deb/test-deb.sh (run here by contrib/bin/agora-test's
-# integration phase, which runs the scripts of this directory).
+# integration phase, which runs the scripts of this directory).  The unit
+# tests already ran in agora-test's earlier phases, so the package build
+# skips its own "make check" (DEB_BUILD_OPTIONS=nocheck) unless the caller
+# set DEB_BUILD_OPTIONS.
+export DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS-nocheck}
 exec "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../deb/test-deb.sh" "$@"
