@@ -28,7 +28,7 @@ typedef enum agora_app_def {
 
 /* Placement=: who picks the nodes of a GPU job in select/cons_tres. */
 typedef enum agora_placement {
-	AGORA_PLACEMENT_AGORA = 0, /* pol_agora_place narrows, stock picks */
+	AGORA_PLACEMENT_AGORA = 0, /* pol_topo_place_req narrows, stock picks */
 	AGORA_PLACEMENT_STOCK,     /* stock cons_tres only (the A/B baseline) */
 } agora_placement_t;
 

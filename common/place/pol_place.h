@@ -19,6 +19,7 @@
 #ifndef POL_PLACE_H
 #define POL_PLACE_H
 
+#include "agora_err.h"
 #include "pol_model.h"
 
 typedef struct pol_freemap pol_freemap_t;
@@ -91,7 +92,22 @@ typedef struct pol_placer {
 	const char *name; /* "stock", "agora", ... */
 	pol_place_f place;
 	void *arg;
+	void (*release)(void *arg); /* frees arg; NULL: arg is not owned */
 } pol_placer_t;
+
+/*
+ * The placer registered as name (agora.conf's Placement=, agora-sim's
+ * --placement): "stock" (pol_place_basic, no context; c may be NULL) or
+ * "agora" (the topology-aware placer of pol_topo_place.h, default
+ * weights, built for c's node types; arg is its pol_topo_place_t *).
+ * On success *out is filled, the caller owns it (pol_placer_release())
+ * and 0 is returned; else -1 with err set and errno ENOENT (unknown name,
+ * the message lists the known ones), EINVAL or ENOMEM.
+ */
+int pol_placer_find(const char *name, const pol_cluster_t *c, pol_placer_t *out,
+		    agora_err_t *err);
+/* Free what pol_placer_find() built and zero *pl; NULL or zeroed: no-op. */
+void pol_placer_release(pol_placer_t *pl);
 
 /*
  * The baseline strategy ("stock", pol_place_basic.c), a stand-in for what

@@ -9,7 +9,8 @@
 
 #include "pol_place.h"
 
-const pol_placer_t pol_placer_stock = { "stock", pol_place_basic, NULL };
+const pol_placer_t pol_placer_stock = { .name = "stock",
+					.place = pol_place_basic };
 
 /* k GPUs out of free on a node of type t: one NVLink island if one has
  * room (the island with the fewest free GPUs that fits), else the lowest

@@ -165,7 +165,7 @@ int pol_place_type_init(pol_place_type_t *a, const pol_node_type_t *t)
 			if (k == a->n_groups)
 				a->groups[a->n_groups++] = g;
 		}
-	if (n <= POL_AGORA_MEMO_GPUS) {
+	if (n <= POL_TOPO_MEMO_GPUS) {
 		size_t masks = (size_t) 1 << n;
 
 		a->memo = malloc(masks * (size_t) (n + 1) *

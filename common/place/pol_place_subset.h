@@ -1,13 +1,13 @@
 /*
  * pol_place_subset.h - per node type GPU subset choice for the agora
- * placement (pol_place_agora.c); internal to the core.
+ * placement (pol_topo_place.c); internal to the core.
  *
  * For one node type: near[i][L] (GPUs within level L of GPU i), the list
  * of locality groups (NVLink islands, PCIe switches, sockets, the node;
  * duplicates removed, singletons dropped), and the best k-subset of any
  * free mask: lowest worst level, then least fragmentation change (partly
  * free groups after - before), then the smallest mask.  Memoised lazily
- * per (free mask, k) for types of up to POL_AGORA_MEMO_GPUS GPUs, greedy
+ * per (free mask, k) for types of up to POL_TOPO_MEMO_GPUS GPUs, greedy
  * beyond.
  *
  * Ownership: a pol_place_type_t is embedded by its user;
@@ -20,7 +20,7 @@
 
 #include "pol_model.h"
 
-#define POL_AGORA_MEMO_GPUS 12
+#define POL_TOPO_MEMO_GPUS 12
 
 #define POL_PLACE_NODE_LEVELS 4 /* NVLINK..NODE: levels inside one node */
 

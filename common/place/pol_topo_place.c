@@ -1,6 +1,6 @@
 /*
- * pol_place_agora.c - topology-aware gang placement; the rule and the
- * score are stated in pol_place_agora.h, the reasoning in doc/topology.md.
+ * pol_topo_place.c - topology-aware gang placement; the rule and the
+ * score are stated in pol_topo_place.h, the reasoning in doc/topology.md.
  *
  * Structure: per node type, near[i][L] = GPUs within level L of GPU i and
  * the list of locality groups (islands, PCIe switches, sockets, the node);
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pol_place_agora.h"
+#include "pol_topo_place.h"
 #include "pol_place_subset.h"
 
 typedef struct cand {
@@ -23,7 +23,7 @@ typedef struct cand {
 	double cost, w;
 } cand_t;
 
-struct pol_agora {
+struct pol_topo_place {
 	pol_place_weights_t w;
 	pol_place_type_t *types;
 	int n_types;
@@ -57,10 +57,10 @@ void pol_place_weights_default(pol_place_weights_t *w)
 	w->split_small = false;
 }
 
-pol_agora_t *pol_agora_create(const pol_cluster_t *c,
-			      const pol_place_weights_t *w)
+pol_topo_place_t *pol_topo_place_create(const pol_cluster_t *c,
+					const pol_place_weights_t *w)
 {
-	pol_agora_t *a;
+	pol_topo_place_t *a;
 	int i;
 
 	if (!c || c->n_types < 0 || (c->n_types && !c->types)) {
@@ -97,14 +97,14 @@ pol_agora_t *pol_agora_create(const pol_cluster_t *c,
 	}
 	return a;
 nomem:
-	pol_agora_destroy(&a);
+	pol_topo_place_destroy(&a);
 	errno = ENOMEM;
 	return NULL;
 }
 
-void pol_agora_destroy(pol_agora_t **ap)
+void pol_topo_place_destroy(pol_topo_place_t **ap)
 {
-	pol_agora_t *a;
+	pol_topo_place_t *a;
 	int i;
 
 	if (!ap || !*ap)
@@ -125,13 +125,13 @@ void pol_agora_destroy(pol_agora_t **ap)
 	*ap = NULL;
 }
 
-double pol_agora_last_score(const pol_agora_t *a)
+double pol_topo_place_last_score(const pol_topo_place_t *a)
 {
 	return a ? a->last_score : 0.0;
 }
 
 /* the cluster must have the node types the placer was made for */
-static int types_match(const pol_agora_t *a, const pol_cluster_t *c)
+static int types_match(const pol_topo_place_t *a, const pol_cluster_t *c)
 {
 	int i;
 
@@ -144,7 +144,7 @@ static int types_match(const pol_agora_t *a, const pol_cluster_t *c)
 	return 1;
 }
 
-static int scratch(pol_agora_t *a, const pol_cluster_t *c)
+static int scratch(pol_topo_place_t *a, const pol_cluster_t *c)
 {
 	int nl = c->n_leaves > 0 ? c->n_leaves : 1;
 
@@ -191,7 +191,7 @@ static int partial(int free, int cap)
  * Score of a chosen set of candidates (each with take/sel/level/dfrag
  * set).  leaf sums are those of the pass.
  */
-static double score_parts(pol_agora_t *a, const cand_t *const *p, int np,
+static double score_parts(pol_topo_place_t *a, const cand_t *const *p, int np,
 			  const int *leaf_free, const int *leaf_cap,
 			  int n_leaves, double maxw)
 {
@@ -281,7 +281,7 @@ typedef struct pass {
  * at least kmin free GPUs (eligible: up, pool, features, type known).
  * With k > 0 each candidate gets its best k-subset, else the whole mask.
  */
-static void node_pass(pol_agora_t *a, const fsrc_t *src,
+static void node_pass(pol_topo_place_t *a, const fsrc_t *src,
 		      const pol_place_req_t *req, int kmin, int k, pass_t *ps)
 {
 	const pol_cluster_t *c = src->c;
@@ -331,7 +331,7 @@ static void node_pass(pol_agora_t *a, const fsrc_t *src,
 }
 
 /* per-candidate sort key (a separable proxy of the job score) */
-static void set_costs(pol_agora_t *a, pass_t *ps, double level_div)
+static void set_costs(pol_topo_place_t *a, pass_t *ps, double level_div)
 {
 	int i;
 
@@ -346,7 +346,7 @@ static void set_costs(pol_agora_t *a, pass_t *ps, double level_div)
 }
 
 /* bucket candidates by leaf into a->tmp (stable: node order kept) */
-static void by_leaf(pol_agora_t *a, const pass_t *ps)
+static void by_leaf(pol_topo_place_t *a, const pass_t *ps)
 {
 	int i, nl = ps->n_leaves, off = 0;
 
@@ -383,7 +383,7 @@ static int emit(const cand_t *const *p, int np, pol_alloc_t *out)
 	return 0;
 }
 
-static int place_one(pol_agora_t *a, const fsrc_t *src,
+static int place_one(pol_topo_place_t *a, const fsrc_t *src,
 		     const pol_place_req_t *req, int k, pol_alloc_t *out,
 		     double *score)
 {
@@ -414,7 +414,7 @@ static int place_one(pol_agora_t *a, const fsrc_t *src,
 }
 
 /* gang of n nodes x k GPUs */
-static int place_gang(pol_agora_t *a, const fsrc_t *src,
+static int place_gang(pol_topo_place_t *a, const fsrc_t *src,
 		      const pol_place_req_t *req, int n, int k,
 		      pol_alloc_t *out, double *score)
 {
@@ -507,8 +507,8 @@ out:
  * that still covers it (best fit).  Returns parts used, or -1 if the
  * segment has too few.  Rewrites take/sel/level/dfrag of the last part.
  */
-static int split_take(pol_agora_t *a, const fsrc_t *src, cand_t *seg, int cnt,
-		      int total, const cand_t **p, int np0)
+static int split_take(pol_topo_place_t *a, const fsrc_t *src, cand_t *seg,
+		      int cnt, int total, const cand_t **p, int np0)
 {
 	int i = 0, np = np0, rem = total;
 
@@ -546,7 +546,7 @@ static int split_take(pol_agora_t *a, const fsrc_t *src, cand_t *seg, int cnt,
 	return rem > 0 ? -1 : np - np0;
 }
 
-static int place_split(pol_agora_t *a, const fsrc_t *src,
+static int place_split(pol_topo_place_t *a, const fsrc_t *src,
 		       const pol_place_req_t *req, int total, pol_alloc_t *out,
 		       double *score)
 {
@@ -640,8 +640,8 @@ out:
 	return rc;
 }
 
-static int place(pol_agora_t *a, const fsrc_t *src, const pol_place_req_t *req,
-		 pol_alloc_t *out, double *score)
+static int place(pol_topo_place_t *a, const fsrc_t *src,
+		 const pol_place_req_t *req, pol_alloc_t *out, double *score)
 {
 	const pol_cluster_t *c = src->c;
 	double sc = 0;
@@ -702,19 +702,20 @@ static int place(pol_agora_t *a, const fsrc_t *src, const pol_place_req_t *req,
 	return rc;
 }
 
-int pol_agora_place(pol_agora_t *a, const pol_cluster_t *c,
-		    const pol_gpumask_t *free_masks, const pol_place_req_t *req,
-		    pol_alloc_t *out, double *score)
+int pol_topo_place_req(pol_topo_place_t *a, const pol_cluster_t *c,
+		       const pol_gpumask_t *free_masks,
+		       const pol_place_req_t *req, pol_alloc_t *out,
+		       double *score)
 {
 	fsrc_t src = { c, free_masks, NULL };
 
 	return place(a, &src, req, out, score);
 }
 
-int pol_place_agora(void *arg, const pol_freemap_t *fm, const pol_job_t *job,
-		    pol_alloc_t *out)
+int pol_topo_place_job(void *arg, const pol_freemap_t *fm, const pol_job_t *job,
+		       pol_alloc_t *out)
 {
-	pol_agora_t *a = arg;
+	pol_topo_place_t *a = arg;
 	pol_place_req_t req;
 	fsrc_t src;
 
@@ -748,9 +749,9 @@ int pol_place_agora(void *arg, const pol_freemap_t *fm, const pol_job_t *job,
 	return place(a, &src, &req, out, NULL);
 }
 
-double pol_agora_score(pol_agora_t *a, const pol_cluster_t *c,
-		       const pol_gpumask_t *free_masks,
-		       const pol_alloc_t *alloc)
+double pol_topo_place_score(pol_topo_place_t *a, const pol_cluster_t *c,
+			    const pol_gpumask_t *free_masks,
+			    const pol_alloc_t *alloc)
 {
 	fsrc_t src = { c, free_masks, NULL };
 	const cand_t **p = NULL;

@@ -1,5 +1,5 @@
 /*
- * pol_place_agora.h - topology-aware gang placement ("agora" strategy).
+ * pol_topo_place.h - topology-aware gang placement ("agora" strategy).
  *
  * For a request (nodes x GPUs per node, or a total GPU count) on a cluster
  * with free GPU masks, choose nodes and GPUs that, in this order (each
@@ -38,27 +38,27 @@
  *
  * Speed: the best k-subset of a node's free mask (level first, then
  * fragmentation, then the smallest mask) is memoised per (node type, free
- * mask, k) for node types of up to POL_AGORA_MEMO_GPUS GPUs (256 masks for
+ * mask, k) for node types of up to POL_TOPO_MEMO_GPUS GPUs (256 masks for
  * 8 GPUs, filled lazily), so a decision is one O(nodes) pass plus a sort
  * of the candidates of the feasible leaves.  contrib/topo/place-bench
  * measures it (doc/topology.md).
  *
- * Ownership: a pol_agora_t is owned by its creator (pol_agora_destroy()).
+ * Ownership: a pol_topo_place_t is owned by its creator (pol_topo_place_destroy()).
  * It is bound to the node types of the cluster it was created for (it
  * copies them); recreate it when the types change.  Not thread-safe: it
  * keeps memo tables and scratch space.  Allocations are owned by the
  * caller (pol_alloc_free()).
  */
-#ifndef POL_PLACE_AGORA_H
-#define POL_PLACE_AGORA_H
+#ifndef POL_TOPO_PLACE_H
+#define POL_TOPO_PLACE_H
 
 #include <stdint.h>
 
 #include "pol_model.h"
 #include "pol_place.h"
-#include "pol_place_subset.h" /* POL_AGORA_MEMO_GPUS */
+#include "pol_place_subset.h" /* POL_TOPO_MEMO_GPUS */
 
-typedef struct pol_agora pol_agora_t;
+typedef struct pol_topo_place pol_topo_place_t;
 
 typedef struct pol_place_weights {
 	double level;  /* W_level, default 1000 */
@@ -89,9 +89,9 @@ void pol_place_weights_default(pol_place_weights_t *w);
  * Create a placer for cluster c's node types.  w NULL = defaults; weights
  * must be >= 0 and finite.  Caller owns; NULL/EINVAL or ENOMEM.
  */
-pol_agora_t *pol_agora_create(const pol_cluster_t *c,
-			      const pol_place_weights_t *w);
-void pol_agora_destroy(pol_agora_t **ap);
+pol_topo_place_t *pol_topo_place_create(const pol_cluster_t *c,
+					const pol_place_weights_t *w);
+void pol_topo_place_destroy(pol_topo_place_t **ap);
 
 /*
  * Place req on c.  free_masks: per-node free masks (NULL: c->nodes[i].free).
@@ -100,27 +100,28 @@ void pol_agora_destroy(pol_agora_t **ap);
  * bad request or a cluster whose types differ from the placer's, ENOMEM.
  * Nothing is modified.
  */
-int pol_agora_place(pol_agora_t *a, const pol_cluster_t *c,
-		    const pol_gpumask_t *free_masks, const pol_place_req_t *req,
-		    pol_alloc_t *out, double *score);
+int pol_topo_place_req(pol_topo_place_t *a, const pol_cluster_t *c,
+		       const pol_gpumask_t *free_masks,
+		       const pol_place_req_t *req, pol_alloc_t *out,
+		       double *score);
 
 /*
  * Score an allocation as if it were placed on free masks free (NULL:
  * c->nodes[i].free), with the formula above.  Every GPU of alloc must be
  * free; else -1.0 with errno EINVAL.
  */
-double pol_agora_score(pol_agora_t *a, const pol_cluster_t *c,
-		       const pol_gpumask_t *free_masks,
-		       const pol_alloc_t *alloc);
+double pol_topo_place_score(pol_topo_place_t *a, const pol_cluster_t *c,
+			    const pol_gpumask_t *free_masks,
+			    const pol_alloc_t *alloc);
 
 /*
- * The pol_place_f adapter (pol_place.h): arg is a pol_agora_t *.  Uses
+ * The pol_place_f adapter (pol_place.h): arg is a pol_topo_place_t *.  Uses
  * job->pool and the gang shape; no required features (pol_job_t has no
  * feature field yet).  Rejects in O(1) with the freemap's counters.
- * The score of the last successful call: pol_agora_last_score().
+ * The score of the last successful call: pol_topo_place_last_score().
  */
-int pol_place_agora(void *arg, const pol_freemap_t *fm, const pol_job_t *job,
-		    pol_alloc_t *out);
-double pol_agora_last_score(const pol_agora_t *a);
+int pol_topo_place_job(void *arg, const pol_freemap_t *fm, const pol_job_t *job,
+		       pol_alloc_t *out);
+double pol_topo_place_last_score(const pol_topo_place_t *a);
 
 #endif

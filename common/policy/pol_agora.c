@@ -916,7 +916,9 @@ static void *create_common(bool auctions, const char *params,
 		p.solver = (pol_pf_solver_t) (int) v[9];
 		if (v[9] != floor(v[9]))
 			p.solver = (pol_pf_solver_t) -1;
-		p.app_model = v[10] == floor(v[10]) ? (int) v[10] : -1;
+		p.app_model = v[10] == floor(v[10])
+				      ? (ag_app_model_t) (int) v[10]
+				      : (ag_app_model_t) -1;
 		p.align = v[11] != 0;
 		p.drain = v[12] != 0;
 		p.small_victims = v[13] != 0;

@@ -33,6 +33,18 @@ typedef struct ag_resv {
 	int64_t until;
 } ag_resv_t;
 
+/*
+ * How an app's rho is made of its jobs' (doc/fairness.md "apps"); the
+ * values are the policy parameter app=0|1.
+ */
+typedef enum ag_app_model {
+	/* the mean of its jobs' rho, each job with its own T_id (a Slurm
+	 * account is many independent jobs, each with a user waiting) */
+	AG_APP_MEAN = 0,
+	/* Themis' app: one pool of work finishing when all of it is done */
+	AG_APP_POOL = 1,
+} ag_app_model_t;
+
 typedef struct ag_params {
 	double half_life_s, period_s, quota;
 	int64_t default_limit;
@@ -43,20 +55,11 @@ typedef struct ag_params {
 	int64_t lease_s, grace_s, min_lease_s;
 	int max_opts;
 	pol_pf_solver_t solver;
-	int app_model;      /* AG_APP_MEAN or AG_APP_POOL */
+	ag_app_model_t app_model;
 	bool align;         /* full leases end on a grid of lease_s */
 	bool drain;         /* leftover pass keeps one EASY reservation */
 	bool small_victims; /* losers in GPU order (fewest first), then credit */
 } ag_params_t;
-
-/*
- * How an app's rho is made of its jobs' (doc/fairness.md "apps"):
- * MEAN: the mean of its jobs' rho, each job with its own T_id (a Slurm
- * account is many independent jobs, each with a user waiting for it);
- * POOL: Themis' app, one pool of work finishing when all of it is done.
- */
-#define AG_APP_MEAN 0
-#define AG_APP_POOL 1
 
 struct pol_agora_policy {
 	bool auctions;

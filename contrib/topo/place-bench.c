@@ -1,6 +1,6 @@
 /*
  * place-bench - time gang placement decisions on a large fragmented
- * cluster: the "agora" strategy (common/place/pol_place_agora.c) next to the
+ * cluster: the "agora" strategy (common/place/pol_topo_place.c) next to the
  * "stock" best fit (common/place/pol_place_basic.c), same requests, same state.
  *
  *   place-bench [--nodes 10000] [--per-leaf 32] [--busy 0.6] [--iters 200]
@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "pol_place.h"
-#include "pol_place_agora.h"
+#include "pol_topo_place.h"
 #include "topo_model.h"
 
 static uint64_t rng_state = 88172645463325252ULL;
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	const char *model = NULL, *type_name = NULL;
 	pol_cluster_t cl;
 	pol_node_type_t type;
-	pol_agora_t *ag;
+	pol_topo_place_t *ag;
 	pol_freemap_t *fm;
 	pol_gpumask_t all;
 
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
 			if ((double) (rng() % 1000) / 1000.0 < busy)
 				nd->free &= ~((pol_gpumask_t) 1 << g);
 	}
-	ag = pol_agora_create(&cl, NULL);
+	ag = pol_topo_place_create(&cl, NULL);
 	fm = pol_freemap_create(&cl);
 	if (!ag || !fm) {
 		fprintf(stderr, "place-bench: create: %s\n", strerror(errno));
@@ -211,18 +211,18 @@ int main(int argc, char **argv)
 		req.gpus_per_node = job.gpus_per_node;
 		req.total_gpus = job.total_gpus;
 		/* warm the memo once (steady state is what slurmctld sees) */
-		pol_agora_place(ag, &cl, NULL, &req, &a1, NULL);
+		pol_topo_place_req(ag, &cl, NULL, &req, &a1, NULL);
 		pol_alloc_free(&a1);
 		t0 = now_ms();
 		for (it = 0; it < iters; it++) {
 			pol_alloc_free(&a1);
-			r1 = pol_agora_place(ag, &cl, NULL, &req, &a1, NULL);
+			r1 = pol_topo_place_req(ag, &cl, NULL, &req, &a1, NULL);
 		}
 		ta = (now_ms() - t0) / iters;
 		t0 = now_ms();
 		for (it = 0; it < iters; it++) {
 			pol_alloc_free(&a3);
-			r3 = pol_place_agora(ag, fm, &job, &a3);
+			r3 = pol_topo_place_job(ag, fm, &job, &a3);
 		}
 		tf = (now_ms() - t0) / iters;
 		t0 = now_ms();
@@ -262,10 +262,10 @@ int main(int argc, char **argv)
 				int r;
 
 				fill_job(&job, sh);
-				r = strat == 0
-					    ? pol_place_agora(ag, f2, &job, &a)
-					    : pol_place_basic(NULL, f2, &job,
-							      &a);
+				r = strat == 0 ? pol_topo_place_job(ag, f2,
+								    &job, &a)
+					       : pol_place_basic(NULL, f2, &job,
+								 &a);
 				if (r < 0) {
 					misses++;
 					continue;
@@ -294,7 +294,7 @@ int main(int argc, char **argv)
 			rng_state = saved;
 		}
 	}
-	pol_agora_destroy(&ag);
+	pol_topo_place_destroy(&ag);
 	pol_freemap_destroy(&fm);
 	free(cl.nodes);
 	return 0;

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the agora placement strategy (common/place/pol_place_agora.c):
+ * Unit tests of the agora placement strategy (common/place/pol_topo_place.c):
  * the choice on hand-built free maps, determinism, weights, features,
  * pools, the score, the pol_place_f adapter, bad input.
  */
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "pol_place.h"
-#include "pol_place_agora.h"
+#include "pol_topo_place.h"
 
 /* 8 GPUs: islands 0-3 / 4-7 (= sockets), no PCIe info */
 static void type_2island(pol_node_type_t *t)
@@ -120,13 +120,13 @@ static void rm(tcl_t *x)
 static int place(tcl_t *x, int nodes, int gpn, int total, pol_alloc_t *a,
 		 double *score)
 {
-	pol_agora_t *ag = pol_agora_create(&x->c, NULL);
+	pol_topo_place_t *ag = pol_topo_place_create(&x->c, NULL);
 	pol_place_req_t r = { nodes, gpn, total, POL_POOL_TRAINING, 0 };
 	int rc;
 
 	assert_non_null(ag);
-	rc = pol_agora_place(ag, &x->c, NULL, &r, a, score);
-	pol_agora_destroy(&ag);
+	rc = pol_topo_place_req(ag, &x->c, NULL, &r, a, score);
+	pol_topo_place_destroy(&ag);
 	assert_null(ag);
 	return rc;
 }
@@ -254,7 +254,7 @@ static void test_place_gang_spans_leaves_only_when_needed(void **state)
 static void test_place_respects_weight_features_pool_and_up(void **state)
 {
 	tcl_t *x = mk(4, 4, type_2island);
-	pol_agora_t *ag;
+	pol_topo_place_t *ag;
 	pol_place_req_t r = { 1, 8, 8, POL_POOL_TRAINING, 0 };
 	pol_alloc_t a = { 0 };
 
@@ -266,34 +266,34 @@ static void test_place_respects_weight_features_pool_and_up(void **state)
 	x->c.nodes[1].up = false;
 	x->c.nodes[2].pool = POL_POOL_INFERENCE;
 	x->c.nodes[3].features = 0x4;
-	ag = pol_agora_create(&x->c, NULL);
+	ag = pol_topo_place_create(&x->c, NULL);
 	assert_non_null(ag);
 	/* node 1 down, 2 other pool: 3 (weight 1) beats 0 (weight 5) */
-	assert_int_equal(pol_agora_place(ag, &x->c, NULL, &r, &a, NULL), 0);
+	assert_int_equal(pol_topo_place_req(ag, &x->c, NULL, &r, &a, NULL), 0);
 	assert_int_equal(a.parts[0].node, 3);
 	pol_alloc_free(&a);
 	/* a feature only node 3 lacks... none has 0x2: ENOSPC */
 	r.features = 0x2;
-	assert_int_equal(pol_agora_place(ag, &x->c, NULL, &r, &a, NULL), -1);
+	assert_int_equal(pol_topo_place_req(ag, &x->c, NULL, &r, &a, NULL), -1);
 	assert_int_equal(errno, ENOSPC);
 	r.features = 0x4;
 	x->c.nodes[0].weight = 0;
-	assert_int_equal(pol_agora_place(ag, &x->c, NULL, &r, &a, NULL), 0);
+	assert_int_equal(pol_topo_place_req(ag, &x->c, NULL, &r, &a, NULL), 0);
 	assert_int_equal(a.parts[0].node, 3);
 	pol_alloc_free(&a);
 	r.features = 0;
 	r.pool = POL_POOL_INFERENCE;
-	assert_int_equal(pol_agora_place(ag, &x->c, NULL, &r, &a, NULL), 0);
+	assert_int_equal(pol_topo_place_req(ag, &x->c, NULL, &r, &a, NULL), 0);
 	assert_int_equal(a.parts[0].node, 2);
 	pol_alloc_free(&a);
-	pol_agora_destroy(&ag);
+	pol_topo_place_destroy(&ag);
 	rm(x);
 }
 
 static void test_place_is_deterministic_ties_by_index(void **state)
 {
 	tcl_t *x = mk(64, 16, type_2island);
-	pol_agora_t *ag;
+	pol_topo_place_t *ag;
 	pol_place_req_t r = { 0, 0, 3, POL_POOL_TRAINING, 0 };
 	pol_alloc_t a = { 0 }, b = { 0 };
 	uint64_t rs = 7;
@@ -306,11 +306,11 @@ static void test_place_is_deterministic_ties_by_index(void **state)
 		rs ^= rs << 17;
 		x->c.nodes[i].free = rs & 0xff;
 	}
-	ag = pol_agora_create(&x->c, NULL);
+	ag = pol_topo_place_create(&x->c, NULL);
 	for (k = 1; k <= 40; k++) {
 		r.total_gpus = k;
 		r.nodes = 0;
-		if (pol_agora_place(ag, &x->c, NULL, &r, &a, NULL) < 0)
+		if (pol_topo_place_req(ag, &x->c, NULL, &r, &a, NULL) < 0)
 			continue;
 		/* a fresh placer (empty memo) gives the same answer */
 		assert_int_equal(place(x, 0, 0, k, &b, NULL), 0);
@@ -318,7 +318,7 @@ static void test_place_is_deterministic_ties_by_index(void **state)
 		pol_alloc_free(&a);
 		pol_alloc_free(&b);
 	}
-	pol_agora_destroy(&ag);
+	pol_topo_place_destroy(&ag);
 	/* identical nodes: the lowest index wins */
 	for (i = 0; i < 64; i++)
 		x->c.nodes[i].free = 0xff;
@@ -331,45 +331,45 @@ static void test_place_is_deterministic_ties_by_index(void **state)
 static void test_place_score_ranks_better_placements_lower(void **state)
 {
 	tcl_t *x = mk(2, 2, type_2island);
-	pol_agora_t *ag;
+	pol_topo_place_t *ag;
 	pol_alloc_t a = { 0 }, worse = { 0 };
 	pol_alloc_part_t wp = { 1, 0x11 };
 	double s1 = -1, s2;
 
 	(void) state;
 	x->c.nodes[0].free = 0x0f;
-	ag = pol_agora_create(&x->c, NULL);
+	ag = pol_topo_place_create(&x->c, NULL);
 	{
 		pol_place_req_t r = { 0, 0, 2, POL_POOL_TRAINING, 0 };
 
-		assert_int_equal(pol_agora_place(ag, &x->c, NULL, &r, &a, &s1),
-				 0);
+		assert_int_equal(
+			pol_topo_place_req(ag, &x->c, NULL, &r, &a, &s1), 0);
 	}
 	assert_int_equal(a.parts[0].node, 0);
 	/* its own score is reproducible */
-	s2 = pol_agora_score(ag, &x->c, NULL, &a);
+	s2 = pol_topo_place_score(ag, &x->c, NULL, &a);
 	assert_true(s2 > s1 - 1e-9 && s2 < s1 + 1e-9);
-	assert_true(pol_agora_last_score(ag) == s1);
+	assert_true(pol_topo_place_last_score(ag) == s1);
 	/* 2 GPUs across islands of a whole node: level NODE, and breaks
 	 * a whole node: much worse */
 	worse.parts = &wp;
 	worse.n_parts = 1;
-	s2 = pol_agora_score(ag, &x->c, NULL, &worse);
+	s2 = pol_topo_place_score(ag, &x->c, NULL, &worse);
 	assert_true(s2 > s1 + 2000.0);
 	/* scoring busy GPUs is an error */
 	wp.node = 0;
 	wp.gpus = 0x10;
-	assert_true(pol_agora_score(ag, &x->c, NULL, &worse) < 0);
+	assert_true(pol_topo_place_score(ag, &x->c, NULL, &worse) < 0);
 	assert_int_equal(errno, EINVAL);
 	pol_alloc_free(&a);
-	pol_agora_destroy(&ag);
+	pol_topo_place_destroy(&ag);
 	rm(x);
 }
 
 static void test_place_adapter_matches_core_and_rejects_cheaply(void **s)
 {
 	tcl_t *x = mk(32, 8, type_2island);
-	pol_agora_t *ag;
+	pol_topo_place_t *ag;
 	pol_freemap_t *fm;
 	pol_job_t job;
 	pol_alloc_t a = { 0 }, b = { 0 };
@@ -378,19 +378,19 @@ static void test_place_adapter_matches_core_and_rejects_cheaply(void **s)
 	(void) s;
 	for (i = 0; i < 32; i++)
 		x->c.nodes[i].free = (pol_gpumask_t) (0xff >> (i % 5));
-	ag = pol_agora_create(&x->c, NULL);
+	ag = pol_topo_place_create(&x->c, NULL);
 	fm = pol_freemap_create(&x->c);
 	assert_non_null(fm);
 	memset(&job, 0, sizeof(job));
 	job.nodes = 2;
 	job.gpus_per_node = 4;
 	job.total_gpus = 8;
-	assert_int_equal(pol_place_agora(ag, fm, &job, &a), 0);
+	assert_int_equal(pol_topo_place_job(ag, fm, &job, &a), 0);
 	{
 		pol_place_req_t r = { 2, 4, 8, POL_POOL_TRAINING, 0 };
 
-		assert_int_equal(pol_agora_place(ag, &x->c, NULL, &r, &b, NULL),
-				 0);
+		assert_int_equal(
+			pol_topo_place_req(ag, &x->c, NULL, &r, &b, NULL), 0);
 	}
 	assert_alloc_equal(&a, &b);
 	assert_true(pol_freemap_fits(fm, &a));
@@ -398,10 +398,10 @@ static void test_place_adapter_matches_core_and_rejects_cheaply(void **s)
 	pol_alloc_free(&b);
 	job.nodes = 0;
 	job.total_gpus = 100000;
-	assert_int_equal(pol_place_agora(ag, fm, &job, &a), -1);
+	assert_int_equal(pol_topo_place_job(ag, fm, &job, &a), -1);
 	assert_int_equal(errno, ENOSPC);
 	pol_freemap_destroy(&fm);
-	pol_agora_destroy(&ag);
+	pol_topo_place_destroy(&ag);
 	rm(x);
 }
 
@@ -428,63 +428,114 @@ static void test_place_free_masks_array_and_split_small(void **state)
 	pol_gpumask_t fm[4] = { 0x03, 0x30, 0x01, 0x00 };
 	pol_place_weights_t w;
 	pol_place_req_t r = { 0, 0, 4, POL_POOL_TRAINING, 0 };
-	pol_agora_t *ag = pol_agora_create(&x->c, NULL);
+	pol_topo_place_t *ag = pol_topo_place_create(&x->c, NULL);
 	pol_alloc_t a = { 0 };
 
 	(void) state;
 	/* the array overrides c->nodes[i].free (all free there) */
-	assert_int_equal(pol_agora_place(ag, &x->c, fm, &r, &a, NULL), -1);
+	assert_int_equal(pol_topo_place_req(ag, &x->c, fm, &r, &a, NULL), -1);
 	assert_int_equal(errno, ENOSPC); /* no node has 4, no split */
 	r.total_gpus = 2;
-	assert_int_equal(pol_agora_place(ag, &x->c, fm, &r, &a, NULL), 0);
+	assert_int_equal(pol_topo_place_req(ag, &x->c, fm, &r, &a, NULL), 0);
 	assert_int_equal(a.parts[0].node, 0); /* ties: lowest index */
 	assert_int_equal(a.parts[0].gpus, 0x03);
 	pol_alloc_free(&a);
-	pol_agora_destroy(&ag);
+	pol_topo_place_destroy(&ag);
 	/* split_small: 4 GPUs over nodes 0 and 1 (2 + 2, fewest nodes) */
 	pol_place_weights_default(&w);
 	w.split_small = true;
-	ag = pol_agora_create(&x->c, &w);
+	ag = pol_topo_place_create(&x->c, &w);
 	r.total_gpus = 4;
-	assert_int_equal(pol_agora_place(ag, &x->c, fm, &r, &a, NULL), 0);
+	assert_int_equal(pol_topo_place_req(ag, &x->c, fm, &r, &a, NULL), 0);
 	assert_int_equal(a.n_parts, 2);
 	assert_int_equal(pol_alloc_gpus(&a), 4);
 	assert_int_equal(pol_alloc_level(&x->c, &a), POL_LVL_LEAF);
 	pol_alloc_free(&a);
-	pol_agora_destroy(&ag);
+	pol_topo_place_destroy(&ag);
 	rm(x);
 }
 
 static void test_place_bad_input(void **state)
 {
 	tcl_t *x = mk(2, 2, type_2island);
-	pol_agora_t *ag = pol_agora_create(&x->c, NULL);
+	pol_topo_place_t *ag = pol_topo_place_create(&x->c, NULL);
 	pol_place_weights_t w;
 	pol_place_req_t r = { 0, 0, 0, POL_POOL_TRAINING, 0 };
 	pol_alloc_t a = { 0 };
 	pol_node_type_t other;
 
 	(void) state;
-	assert_int_equal(pol_agora_place(ag, &x->c, NULL, &r, &a, NULL), -1);
+	assert_int_equal(pol_topo_place_req(ag, &x->c, NULL, &r, &a, NULL), -1);
 	assert_int_equal(errno, EINVAL);
 	r.nodes = 2;
-	assert_int_equal(pol_agora_place(ag, &x->c, NULL, &r, &a, NULL), -1);
+	assert_int_equal(pol_topo_place_req(ag, &x->c, NULL, &r, &a, NULL), -1);
 	assert_int_equal(errno, EINVAL);
 	r.gpus_per_node = 9;
-	assert_int_equal(pol_agora_place(ag, &x->c, NULL, &r, &a, NULL), -1);
+	assert_int_equal(pol_topo_place_req(ag, &x->c, NULL, &r, &a, NULL), -1);
 	assert_int_equal(errno, ENOSPC);
 	/* a cluster with other node types than the placer's */
 	type_pcie(&other);
 	x->c.types = &other;
 	r.gpus_per_node = 1;
-	assert_int_equal(pol_agora_place(ag, &x->c, NULL, &r, &a, NULL), -1);
+	assert_int_equal(pol_topo_place_req(ag, &x->c, NULL, &r, &a, NULL), -1);
 	assert_int_equal(errno, EINVAL);
 	pol_place_weights_default(&w);
 	w.frag = -1;
-	assert_null(pol_agora_create(&x->c, &w));
+	assert_null(pol_topo_place_create(&x->c, &w));
 	assert_int_equal(errno, EINVAL);
-	pol_agora_destroy(&ag);
-	pol_agora_destroy(&ag); /* NULL: no-op */
+	pol_topo_place_destroy(&ag);
+	pol_topo_place_destroy(&ag); /* NULL: no-op */
+	rm(x);
+}
+
+/* pol_placer_find: the two placers by name; an unknown name lists them. */
+static void test_place_placer_find_by_name(void **state)
+{
+	tcl_t *x = mk(2, 2, type_2island);
+	agora_err_t err = { { 0 } };
+	pol_placer_t pl;
+	pol_freemap_t *fm = pol_freemap_create(&x->c);
+	pol_job_t job = { 0 };
+	pol_alloc_t a = { 0 }, b = { 0 };
+	pol_place_req_t r = { 0, 0, 4, POL_POOL_TRAINING, 0 };
+
+	(void) state;
+	assert_non_null(fm);
+	job.total_gpus = job.min_gpus = job.max_gpus = 4;
+	job.pool = POL_POOL_TRAINING;
+
+	assert_int_equal(pol_placer_find("stock", NULL, &pl, &err), 0);
+	assert_string_equal(pl.name, "stock");
+	assert_true(pl.place == pol_place_basic);
+	assert_null(pl.arg);
+	pol_placer_release(&pl);
+
+	assert_int_equal(pol_placer_find("agora", &x->c, &pl, &err), 0);
+	assert_string_equal(pl.name, "agora");
+	assert_non_null(pl.arg);
+	/* the same decision as the placer built by hand */
+	assert_int_equal(pl.place(pl.arg, fm, &job, &a), 0);
+	assert_int_equal(pol_topo_place_req(pl.arg, &x->c, NULL, &r, &b, NULL),
+			 0);
+	assert_int_equal(a.n_parts, b.n_parts);
+	assert_int_equal(a.parts[0].node, b.parts[0].node);
+	assert_true(a.parts[0].gpus == b.parts[0].gpus);
+	pol_placer_release(&pl);
+	assert_null(pl.arg);
+	assert_null(pl.release);
+	pol_placer_release(&pl); /* zeroed: no-op */
+
+	assert_int_equal(pol_placer_find("agora", NULL, &pl, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(pol_placer_find("best", &x->c, &pl, &err), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_string_equal(err.text,
+			    "unknown placement strategy 'best' (stock, agora)");
+	assert_null(pl.place);
+
+	pol_alloc_free(&a);
+	pol_alloc_free(&b);
+	pol_freemap_destroy(&fm);
 	rm(x);
 }
 
@@ -508,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_place_large_node_type_uses_greedy),
 		cmocka_unit_test(test_place_free_masks_array_and_split_small),
 		cmocka_unit_test(test_place_bad_input),
+		cmocka_unit_test(test_place_placer_find_by_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

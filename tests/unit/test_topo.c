@@ -18,7 +18,7 @@
 #include "topo_hostlist.h"
 #include "topo_hwloc.h"
 #include "topo_model.h"
-#include "pol_place_agora.h"
+#include "pol_topo_place.h"
 
 static void fixture_path(char *buf, size_t len, const char *file)
 {
@@ -229,26 +229,28 @@ static void test_topo_real_power8_placement(void **state)
 	pol_gpumask_t free_mask = 0xe;
 	pol_place_req_t req;
 	pol_alloc_t a = { NULL, 0 };
-	pol_agora_t *p;
+	pol_topo_place_t *p;
 
 	(void) state;
 	assert_non_null(c);
 	c->types[0] = n->type;
-	p = pol_agora_create(c, NULL);
+	p = pol_topo_place_create(c, NULL);
 	assert_non_null(p);
 	memset(&req, 0, sizeof(req));
 	req.nodes = 1;
 	req.gpus_per_node = 2;
-	assert_int_equal(pol_agora_place(p, c, &free_mask, &req, &a, NULL), 0);
+	assert_int_equal(pol_topo_place_req(p, c, &free_mask, &req, &a, NULL),
+			 0);
 	assert_int_equal(a.n_parts, 1);
 	assert_int_equal(a.parts[0].gpus, 0xc);
 	assert_int_equal(pol_alloc_level(c, &a), POL_LVL_NVLINK);
 	pol_alloc_free(&a);
 	req.gpus_per_node = 1;
-	assert_int_equal(pol_agora_place(p, c, &free_mask, &req, &a, NULL), 0);
+	assert_int_equal(pol_topo_place_req(p, c, &free_mask, &req, &a, NULL),
+			 0);
 	assert_int_equal(a.parts[0].gpus, 0x2);
 	pol_alloc_free(&a);
-	pol_agora_destroy(&p);
+	pol_topo_place_destroy(&p);
 	pol_cluster_destroy(&c);
 	free(n);
 }

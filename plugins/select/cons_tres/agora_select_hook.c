@@ -235,7 +235,7 @@ extern int agora_select_choose_nodes(agora_choose_nodes_f orig,
 	}
 
 	/*
-	 * Agora placement: narrow node_map to the nodes pol_agora_place
+	 * Agora placement: narrow node_map to the nodes pol_topo_place_req
 	 * chose, let stock pick cores and GPUs there, and fall back to the
 	 * full map if stock cannot use the narrowed one.  Deterministic
 	 * for equal inputs, so RUN_NOW, WILL_RUN and backfill agree.

@@ -39,7 +39,7 @@ extern void agora_hook_remove(void);
 /*
  * The hook point.  Same arguments as choose_nodes plus the original
  * routine.  Unless agora.conf says Placement=stock, it narrows node_map to
- * the nodes pol_agora_place() chooses (agora_select_place.h), calls orig,
+ * the nodes pol_topo_place_req() chooses (agora_select_place.h), calls orig,
  * and if orig fails on the narrowed map, restores node_map, avail_core and
  * avail_cpus and calls orig again on all candidates.  DebugFlags=SelectType
  * logs the view, the decision (score, level, nodes and GPU masks) and the

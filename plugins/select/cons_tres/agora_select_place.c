@@ -3,7 +3,7 @@
  * See agora_select_place.h; the reasoning is in doc/select.md section 4.
  *
  * Memory: the core (pol_*, topo_*) allocates with malloc and frees its own
- * objects (pol_cluster_destroy, pol_agora_destroy, topo_model_free,
+ * objects (pol_cluster_destroy, pol_topo_place_destroy, topo_model_free,
  * pol_alloc_free); this file uses xmalloc only for what it hands to Slurm
  * code (log strings).  Nothing crosses.
  */
@@ -34,7 +34,7 @@
 
 #include "agora_conf.h"
 #include "pol_model.h"
-#include "pol_place_agora.h"
+#include "pol_topo_place.h"
 #include "topo_model.h"
 
 #include "agora_select.h"
@@ -51,7 +51,7 @@ static topo_model_t model = { NULL, 0 }; /* core memory */
 
 /* the cluster as the placer sees it, rebuilt when stale (place_lock) */
 static pol_cluster_t *cluster = NULL;
-static pol_agora_t *placer = NULL;
+static pol_topo_place_t *placer = NULL;
 static pol_gpumask_t *free_masks = NULL; /* malloc, n_nodes */
 static bool cluster_stale = true;
 static int cluster_node_cnt = -1;
@@ -120,7 +120,7 @@ static bool file_id_eq(const file_id_t *a, const file_id_t *b)
 
 static void cluster_drop(void)
 {
-	pol_agora_destroy(&placer);
+	pol_topo_place_destroy(&placer);
 	pol_cluster_destroy(&cluster);
 	free(free_masks);
 	free_masks = NULL;
@@ -407,7 +407,7 @@ static int cluster_build(void)
 				     : 0;
 	}
 	agora_set_leaves(c, NULL);
-	placer = pol_agora_create(c, NULL);
+	placer = pol_topo_place_create(c, NULL);
 	if (!placer)
 		goto nomem;
 	cluster = c;
@@ -631,8 +631,8 @@ extern agora_place_rc_t agora_place_narrow(job_record_t *job_ptr,
 			 "no candidate has a free GPU");
 		goto out;
 	}
-	if (pol_agora_place(placer, cluster, free_masks, &req, &alloc,
-			    &out->score)) {
+	if (pol_topo_place_req(placer, cluster, free_masks, &req, &alloc,
+			       &out->score)) {
 		size_t l = strlen(out->why);
 
 		snprintf(out->why + l, sizeof(out->why) - l,
@@ -813,9 +813,10 @@ extern int agora_place_gpu_indices(job_record_t *job_ptr,
 		req.pool = cluster->nodes[i].pool;
 		part.node = (int) i;
 		part.gpus = stock;
-		s_stock = pol_agora_score(placer, cluster, free_masks, &cur);
-		if (pol_agora_place(placer, cluster, free_masks, &req, &alloc,
-				    &s_best) ||
+		s_stock = pol_topo_place_score(placer, cluster, free_masks,
+					       &cur);
+		if (pol_topo_place_req(placer, cluster, free_masks, &req,
+				       &alloc, &s_best) ||
 		    (alloc.n_parts != 1) || (alloc.parts[0].node != i) ||
 		    (pol_popcount(alloc.parts[0].gpus) != k) ||
 		    ((alloc.parts[0].gpus & fr) != alloc.parts[0].gpus)) {

@@ -1,5 +1,5 @@
 /*
- * agora_select_place.h - apply Agora's GPU placement (pol_agora_place) in
+ * agora_select_place.h - apply Agora's GPU placement (pol_topo_place_req) in
  * the node-choice hook: map a choose_nodes() call into a pol_cluster_t with
  * per-node free GPU masks, ask the core placer, and narrow node_map to the
  * nodes it chose (doc/select.md section 4, doc/topology.md section 7).
@@ -78,7 +78,7 @@ extern agora_place_rc_t agora_place_narrow(job_record_t *job_ptr,
 /*
  * Hook 3 (SLURM-API.md 2.3): before stock's select_p_select_nodeinfo_set()
  * allocates a NEW job's GRES, replace the GPU indices cons_tres picked on
- * each node (gres_bit_select) by pol_agora_place's best subset of the same
+ * each node (gres_bit_select) by pol_topo_place_req's best subset of the same
  * size, when that one scores strictly better.  Same count per node; only
  * free GPUs (gres_bit_alloc) of the job's type; never for
  * --gres-flags=enforce-binding, --exclusive whole-node allocations,

@@ -24,7 +24,7 @@
 #include "agora_hold.h"
 #include "agora_sched.h"
 #include "pol_agora.h"
-#include "pol_place_agora.h"
+#include "pol_place.h"
 #include "topo_model.h"
 
 /* The policy and its state across passes (leases, contention, ledger). */
@@ -189,8 +189,7 @@ extern void agora_view_write(const agora_snapshot_t *snap, time_t now,
 /* Node types and the placer the policy borrows (see agora_types_t). */
 agora_types_t agora_types;
 static topo_model_t tmodel;
-static pol_agora_t *placer_state = NULL;
-static pol_placer_t placer_obj;
+static pol_placer_t placer_obj; /* the one agora_policy borrows */
 
 static void types_free(void)
 {
@@ -309,7 +308,7 @@ extern void agora_policy_reset(void)
 	pol_agora_policy_t *np;
 	agora_err_t err = { { 0 } };
 	char *json = NULL, *path;
-	pol_agora_t *old_placer = placer_state, *new_placer = NULL;
+	pol_placer_t old_placer = placer_obj, new_placer = { 0 };
 	pol_cluster_t shape;
 	const pol_placer_t *use = NULL;
 
@@ -318,14 +317,12 @@ extern void agora_policy_reset(void)
 	if (agora_conf.placement == AGORA_PLACEMENT_AGORA) {
 		shape.types = agora_types.types;
 		shape.n_types = agora_types.n_types;
-		new_placer = pol_agora_create(&shape, NULL);
-		if (!new_placer)
-			error("site_factor/agora: cannot create the topology-aware placer (%m); the auction places like cons_tres");
+		if (pol_placer_find("agora", &shape, &new_placer, &err))
+			error("site_factor/agora: cannot create the topology-aware placer (%s); the auction places like cons_tres",
+			      err.text);
 	}
-	if (new_placer) {
-		placer_obj.name = "agora";
-		placer_obj.place = pol_place_agora;
-		placer_obj.arg = new_placer;
+	if (new_placer.place) {
+		placer_obj = new_placer;
 		use = &placer_obj;
 	}
 	np = pol_agora_policy_create_conf(
@@ -335,7 +332,9 @@ extern void agora_policy_reset(void)
 	if (!np) {
 		error("site_factor/agora: cannot create the policy: %s; keeping the previous one",
 		      err.text);
-		pol_agora_destroy(&new_placer);
+		/* the previous policy still borrows placer_obj */
+		placer_obj = old_placer;
+		pol_placer_release(&new_placer);
 		return;
 	}
 	if (agora_policy) {
@@ -392,11 +391,11 @@ extern void agora_policy_reset(void)
 	}
 	agora_policy = np;
 	/* the old agora_policy borrowed the old placer: free it only now */
-	if (old_placer != new_placer)
-		pol_agora_destroy(&old_placer);
-	placer_state = new_placer;
+	pol_placer_release(&old_placer);
+	placer_obj = new_placer;
 	info("site_factor/agora: %d node types (%d from TopologyModel), placement %s",
-	     agora_types.n_types, agora_types.n_model, new_placer ? "agora" : "stock");
+	     agora_types.n_types, agora_types.n_model,
+	     new_placer.place ? "agora" : "stock");
 }
 
 extern void agora_policy_fini(void)
@@ -405,7 +404,7 @@ extern void agora_policy_fini(void)
 
 	agora_ledger_save();
 	pol_agora_policy_destroy(&agora_policy);
-	pol_agora_destroy(&placer_state);
+	pol_placer_release(&placer_obj);
 	types_free();
 	for (i = 0; i < agora_n_tenant_names; i++)
 		xfree(agora_tenant_names[i]);
