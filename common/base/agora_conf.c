@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "agora_file.h"
 #include "agora_conf.h"
 #include "agora_num.h"
 
@@ -427,55 +428,13 @@ out:
 int agora_conf_parse_file(const char *path, agora_conf_t *conf,
 			  agora_err_t *err)
 {
-	FILE *f;
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	char *buf;
+	size_t len;
 	int rc, saved;
 
-	f = fopen(path, "r");
-	if (!f) {
-		saved = errno;
-		agora_err_set(err, "%s: cannot open: %s", path,
-			      strerror(saved));
-		errno = saved;
+	if (agora_file_read_ex(path, AGORA_CONF_MAX_BYTES, AGORA_FILE_FOLLOW,
+			       &buf, &len, NULL, err) < 0)
 		return -1;
-	}
-	for (;;) {
-		if (cap - len < 4096) {
-			char *nb;
-
-			if (cap > (1u << 24)) {
-				agora_err_set(err, "%s: file too large", path);
-				free(buf);
-				fclose(f);
-				errno = EFBIG;
-				return -1;
-			}
-			nb = realloc(buf, cap + 8192);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				agora_err_set(err, "%s: out of memory", path);
-				errno = ENOMEM;
-				return -1;
-			}
-			buf = nb;
-			cap += 8192;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	buf[len] = '\0';
-	if (ferror(f) || memchr(buf, '\0', len)) {
-		agora_err_set(err, "%s: read error or binary data", path);
-		free(buf);
-		fclose(f);
-		errno = EINVAL;
-		return -1;
-	}
-	fclose(f);
 	rc = agora_conf_parse_string(buf, path, conf, err);
 	saved = errno;
 	free(buf);

@@ -20,6 +20,10 @@
 
 #include "agora_err.h"
 
+/* agora.conf is read whole (agora_file_read_ex(), links followed); larger
+ * files are refused with EFBIG. */
+#define AGORA_CONF_MAX_BYTES ((size_t) 16 << 20)
+
 typedef enum agora_app_def {
 	AGORA_APP_ACCOUNT = 0, /* one app per Slurm account (default) */
 	AGORA_APP_USER,        /* one app per user */

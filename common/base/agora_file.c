@@ -144,6 +144,13 @@ out_tmp:
 int agora_file_read(const char *path, size_t max_bytes, char **buf, size_t *len,
 		    agora_err_t *err)
 {
+	return agora_file_read_ex(path, max_bytes, 0, buf, len, NULL, err);
+}
+
+int agora_file_read_ex(const char *path, size_t max_bytes, int flags,
+		       char **buf, size_t *len, struct stat *stp,
+		       agora_err_t *err)
+{
 	struct stat st;
 	size_t n = 0, cap;
 	char *b, *nul;
@@ -158,9 +165,10 @@ int agora_file_read(const char *path, size_t max_bytes, char **buf, size_t *len,
 		errno = EINVAL;
 		return -1;
 	}
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC |
+				(flags & AGORA_FILE_FOLLOW ? 0 : O_NOFOLLOW));
 	if (fd < 0) {
-		if (errno == ELOOP)
+		if (errno == ELOOP && !(flags & AGORA_FILE_FOLLOW))
 			return fail(err, path, ELOOP,
 				    "is a symbolic link: refused");
 		return fail(err, path, errno, NULL);
@@ -170,6 +178,8 @@ int agora_file_read(const char *path, size_t max_bytes, char **buf, size_t *len,
 		close(fd);
 		return fail(err, path, e, NULL);
 	}
+	if (stp)
+		*stp = st;
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		return fail(err, path, EINVAL, "is not a regular file");

@@ -9,6 +9,7 @@
 #define AGORA_FILE_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "agora_err.h"
 
@@ -45,5 +46,19 @@ int agora_file_write_atomic(const char *path, const void *data, size_t len,
  */
 int agora_file_read(const char *path, size_t max_bytes, char **buf, size_t *len,
 		    agora_err_t *err);
+
+/* Flags of agora_file_read_ex(). */
+#define AGORA_FILE_FOLLOW 1 /* follow a symbolic link (files admins write) */
+
+/*
+ * agora_file_read() for every whole file the core reads.  flags:
+ * AGORA_FILE_FOLLOW opens without O_NOFOLLOW (agora.conf, a topology
+ * model, hwloc XML: admins link those); 0 is agora_file_read().  st, if
+ * not NULL, receives the fstat() of the very file read (whenever it got
+ * that far), so a caller can tell later whether the file changed.
+ */
+int agora_file_read_ex(const char *path, size_t max_bytes, int flags,
+		       char **buf, size_t *len, struct stat *st,
+		       agora_err_t *err);
 
 #endif

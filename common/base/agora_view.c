@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "agora_file.h"
 #include "agora_view.h"
 
 static void skip(agora_view_t *v, const char *what, size_t i, const char *field,
@@ -227,63 +228,15 @@ einval:
 int agora_view_load(const char *path, agora_view_t *v, struct stat *st,
 		    agora_err_t *err)
 {
-	struct stat sb;
 	char *buf;
-	size_t got = 0;
-	ssize_t r;
-	int fd, rc, e;
+	size_t len;
+	int rc, e;
 
 	memset(v, 0, sizeof(*v));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		e = errno;
-		agora_err_set(err, "%s: %s", path, strerror(e));
-		errno = e;
+	if (agora_file_read_ex(path, AGORA_VIEW_MAX_BYTES, AGORA_FILE_FOLLOW,
+			       &buf, &len, st, err) < 0)
 		return -1;
-	}
-	if (fstat(fd, &sb)) {
-		e = errno;
-		agora_err_set(err, "%s: %s", path, strerror(e));
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	if (st)
-		*st = sb;
-	if (!S_ISREG(sb.st_mode)) {
-		agora_err_set(err, "%s: not a regular file", path);
-		close(fd);
-		errno = EINVAL;
-		return -1;
-	}
-	if (sb.st_size > AGORA_VIEW_MAX_BYTES) {
-		agora_err_set(err, "%s: larger than %ld bytes", path,
-			      AGORA_VIEW_MAX_BYTES);
-		close(fd);
-		errno = EFBIG;
-		return -1;
-	}
-	if (!(buf = malloc((size_t) sb.st_size + 1))) {
-		close(fd);
-		errno = ENOMEM;
-		return -1;
-	}
-	while (got < (size_t) sb.st_size &&
-	       (r = read(fd, buf + got, (size_t) sb.st_size - got)) != 0) {
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			e = errno;
-			agora_err_set(err, "%s: %s", path, strerror(e));
-			free(buf);
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		got += (size_t) r;
-	}
-	close(fd);
-	buf[got] = '\0';
-	rc = agora_view_parse(buf, got, path, v, err);
+	rc = agora_view_parse(buf, len, path, v, err);
 	e = errno;
 	free(buf);
 	errno = e;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agora_mem.h"
 #include "pol_model.h"
 
 int pol_actions_add(pol_actions_t *acts, pol_action_type_t type, int64_t job_id,
@@ -20,18 +21,9 @@ int pol_actions_add(pol_actions_t *acts, pol_action_type_t type, int64_t job_id,
 		errno = EINVAL;
 		return -1;
 	}
-	if (acts->n == acts->cap) {
-		int ncap = acts->cap ? acts->cap * 2 : 16;
-		pol_action_t *nv = realloc(acts->v,
-					   (size_t) ncap * sizeof(*nv));
-
-		if (!nv) {
-			errno = ENOMEM;
-			return -1;
-		}
-		acts->v = nv;
-		acts->cap = ncap;
-	}
+	if (agora_grow((void **) &acts->v, &acts->cap, (size_t) acts->n + 1,
+		       sizeof(*acts->v)))
+		return -1;
 	a = &acts->v[acts->n];
 	memset(a, 0, sizeof(*a));
 	if (alloc && alloc->n_parts > 0 && pol_alloc_copy(&a->alloc, alloc))

@@ -160,7 +160,8 @@ typedef struct pol_action {
 
 typedef struct pol_actions {
 	pol_action_t *v;
-	int n, cap;
+	int n;
+	size_t cap;
 	/*
 	 * Optional: the earliest time (s) at which the policy wants to be
 	 * called again even if nothing else happens (LAS: a running job

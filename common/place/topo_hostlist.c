@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agora_mem.h"
 #include "topo_hostlist.h"
 
 typedef struct hbuf {
@@ -23,17 +24,8 @@ static int hbuf_add(hbuf_t *b, const char *name, size_t len)
 		errno = EINVAL;
 		return -1;
 	}
-	if (b->n == b->cap) {
-		size_t nc = b->cap ? b->cap * 2 : 64;
-		char *nv = realloc(b->v, nc * TOPO_HOSTNAME_LEN);
-
-		if (!nv) {
-			errno = ENOMEM;
-			return -1;
-		}
-		b->v = nv;
-		b->cap = nc;
-	}
+	if (agora_grow((void **) &b->v, &b->cap, b->n + 1, TOPO_HOSTNAME_LEN))
+		return -1;
 	memcpy(b->v + b->n * TOPO_HOSTNAME_LEN, name, len);
 	b->v[b->n * TOPO_HOSTNAME_LEN + len] = '\0';
 	b->n++;
@@ -261,16 +253,9 @@ char *topo_hostlist_compress(const char *names, size_t first, size_t n)
 				     (int) pl, a, wa, na, wa, nb);
 		if (w < 0)
 			w = 0;
-		while (off + (size_t) w + 2 > cap) {
-			char *no = realloc(out, cap * 2);
-
-			if (!no) {
-				free(out);
-				errno = ENOMEM;
-				return NULL;
-			}
-			out = no;
-			cap *= 2;
+		if (agora_grow((void **) &out, &cap, off + (size_t) w + 2, 1)) {
+			free(out);
+			return NULL;
 		}
 		off += (size_t) snprintf(out + off, cap - off, "%s%s",
 					 off ? "," : "", item);

@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "agora_file.h"
 #include "topo_hostlist.h"
 #include "topo_model.h"
 
@@ -682,62 +683,20 @@ out:
 
 int topo_model_load(const char *path, topo_model_t *model, agora_err_t *err)
 {
-	FILE *f;
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	int rc = -1, saved;
+	char *buf;
+	size_t len;
+	int rc, saved;
 
 	if (!path) {
 		agora_err_set(err, "(null): no model file given");
 		errno = EINVAL;
 		return -1;
 	}
-	f = fopen(path, "r");
-	if (!f) {
-		saved = errno;
-		agora_err_set(err, "%s: %s", path, strerror(saved));
-		errno = saved;
+	if (agora_file_read_ex(path, TOPO_MODEL_MAX_BYTES, AGORA_FILE_FOLLOW,
+			       &buf, &len, NULL, err) < 0)
 		return -1;
-	}
-	for (;;) {
-		if (len + 1 >= cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 65536;
-			if (cap > (size_t) 64 << 20) {
-				agora_err_set(err, "%s: larger than 64 MiB",
-					      path);
-				errno = EFBIG;
-				goto out;
-			}
-			nb = realloc(buf, cap);
-			if (!nb) {
-				agora_err_set(err, "%s: out of memory", path);
-				errno = ENOMEM;
-				goto out;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		agora_err_set(err, "%s: read error", path);
-		errno = EIO;
-		goto out;
-	}
-	buf[len] = '\0';
-	if (strlen(buf) != len) {
-		agora_err_set(err, "%s: contains a NUL byte", path);
-		errno = EINVAL;
-		goto out;
-	}
 	rc = topo_model_parse_string(buf, path, model, err);
-out:
 	saved = errno;
-	fclose(f);
 	free(buf);
 	errno = saved;
 	return rc;

@@ -36,6 +36,8 @@
 #define TOPO_MODEL_VERSION 1
 #define TOPO_CORES_LEN     512
 #define TOPO_NODES_LEN     1024
+/* A model file is read whole (agora_file_read_ex(), links followed). */
+#define TOPO_MODEL_MAX_BYTES ((size_t) 64 << 20)
 
 typedef struct topo_gpu {
 	char name[32];              /* hwloc osdev name (nvml0, cuda0) or "" */

@@ -33,25 +33,6 @@
 #include "pol_agora_int.h"
 #include "pol_app.h"
 
-int pol_ag_grow(void **p, int *cap, int need, size_t sz)
-{
-	void *np;
-	int c;
-
-	if (need <= *cap)
-		return 0;
-	c = *cap ? *cap : 16;
-	while (c < need)
-		c *= 2;
-	if (!(np = realloc(*p, (size_t) c * sz))) {
-		errno = ENOMEM;
-		return -1;
-	}
-	*p = np;
-	*cap = c;
-	return 0;
-}
-
 /* Construction ------------------------------------------------------------ */
 
 static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
@@ -257,8 +238,8 @@ static int app_get(pol_agora_policy_t *a, const char *key)
 		a->slot = ns;
 		a->n_slot = n;
 	}
-	if (pol_ag_grow((void **) &a->app, &a->app_cap, a->n_app + 1,
-			sizeof(*a->app)) < 0)
+	if (agora_grow((void **) &a->app, &a->app_cap, a->n_app + 1,
+		       sizeof(*a->app)) < 0)
 		return -1;
 	i = a->n_app++;
 	memset(&a->app[i], 0, sizeof(a->app[i]));
@@ -290,9 +271,9 @@ static int map_tenants(pol_agora_policy_t *a, int n)
 	if (a->tmap_ok && a->n_tmap == n)
 		return 0;
 	a->tmap_ok = false;
-	if (pol_ag_grow((void **) &a->tmap, &a->tmap_cap, n, sizeof(*a->tmap)) <
+	if (agora_grow((void **) &a->tmap, &a->tmap_cap, n, sizeof(*a->tmap)) <
 		    0 ||
-	    pol_ag_grow((void **) &a->papp, &a->papp_cap, n, sizeof(*a->papp)) <
+	    agora_grow((void **) &a->papp, &a->papp_cap, n, sizeof(*a->papp)) <
 		    0)
 		return -1;
 	a->n_papp = 0;
@@ -352,7 +333,8 @@ int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)
 		dst->n_resv = src->n_resv;
 		dst->resv_cap = src->resv_cap;
 		src->resv = NULL;
-		src->n_resv = src->resv_cap = 0;
+		src->n_resv = 0;
+		src->resv_cap = 0;
 	}
 	dst->cont = src->cont;
 	dst->charged = src->charged;
@@ -372,7 +354,8 @@ int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)
 	src->app = NULL;
 	src->slot = NULL;
 	src->tname = NULL;
-	src->n_app = src->app_cap = src->n_slot = src->n_tname = 0;
+	src->n_app = src->n_slot = src->n_tname = 0;
+	src->app_cap = 0;
 	return 0;
 }
 
@@ -581,8 +564,8 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		}
 	}
 	/* 4. the credit order */
-	if (pol_ag_grow((void **) &a->keys, &a->keys_cap, snap->n_pending,
-			sizeof(*a->keys)) < 0)
+	if (agora_grow((void **) &a->keys, &a->keys_cap, snap->n_pending,
+		       sizeof(*a->keys)) < 0)
 		return -1;
 	for (i = 0; i < snap->n_pending; i++) {
 		const pol_job_t *j = &snap->pending[i];
@@ -610,8 +593,8 @@ static int order_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	int i, n = snap->n_pending;
 
 	if (pol_ag_prepare(a, snap, now) < 0 ||
-	    pol_ag_grow((void **) &a->reord, &a->reord_cap, n,
-			sizeof(*a->reord)) < 0)
+	    agora_grow((void **) &a->reord, &a->reord_cap, n,
+		       sizeof(*a->reord)) < 0)
 		return -1;
 	/* backfill walks band desc, priority desc: make priority the rank */
 	for (i = 0; i < n; i++) {
@@ -765,8 +748,8 @@ static int filter_jobs(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		errno = EINVAL;
 		return -1;
 	}
-	if (pol_ag_grow((void **) &a->claimed, &a->claimed_cap, c->n_nodes,
-			sizeof(*a->claimed)) < 0)
+	if (agora_grow((void **) &a->claimed, &a->claimed_cap, c->n_nodes,
+		       sizeof(*a->claimed)) < 0)
 		return -1;
 	if (c->n_nodes > 0)
 		memset(a->claimed, 0,
@@ -795,10 +778,10 @@ static int filter_jobs(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	if (c->n_nodes > 0)
 		memset(a->claimed, 0,
 		       (size_t) c->n_nodes * sizeof(*a->claimed));
-	if (pol_ag_grow((void **) &a->fpend, &a->fpend_cap, snap->n_pending,
-			sizeof(*a->fpend)) < 0 ||
-	    pol_ag_grow((void **) &a->frun, &a->frun_cap, snap->n_running,
-			sizeof(*a->frun)) < 0)
+	if (agora_grow((void **) &a->fpend, &a->fpend_cap, snap->n_pending,
+		       sizeof(*a->fpend)) < 0 ||
+	    agora_grow((void **) &a->frun, &a->frun_cap, snap->n_running,
+		       sizeof(*a->frun)) < 0)
 		return -1;
 	for (i = 0; i < snap->n_pending; i++) {
 		const pol_job_t *j = &snap->pending[i];

@@ -67,8 +67,8 @@ static double slowdown_of(const pol_agora_policy_t *a, const pol_cluster_t *c,
 
 static int resv_add(pol_agora_policy_t *a, int64_t id, int64_t until)
 {
-	if (pol_ag_grow((void **) &a->resv, &a->resv_cap, a->n_resv + 1,
-			sizeof(*a->resv)) < 0)
+	if (agora_grow((void **) &a->resv, &a->resv_cap, a->n_resv + 1,
+		       sizeof(*a->resv)) < 0)
 		return -1;
 	a->resv[a->n_resv++] = (ag_resv_t){ id, until };
 	return 0;
@@ -682,8 +682,8 @@ static int group_pending(pol_agora_policy_t *a, const pol_snapshot_t *snap)
 {
 	int i, pos = 0;
 
-	if (pol_ag_grow((void **) &a->tpend, &a->tpend_cap, snap->n_pending,
-			sizeof(*a->tpend)) < 0)
+	if (agora_grow((void **) &a->tpend, &a->tpend_cap, snap->n_pending,
+		       sizeof(*a->tpend)) < 0)
 		return -1;
 	for (i = 0; i < a->n_papp; i++) {
 		ag_tenant_t *t = &a->app[a->papp[i]];
@@ -800,10 +800,10 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	bool dtried = false;
 
 	if (pol_ag_prepare(a, snap, now) < 0 || group_pending(a, snap) < 0 ||
-	    pol_ag_grow((void **) &a->pflag, &a->pflag_cap, snap->n_pending,
-			1) < 0 ||
-	    pol_ag_grow((void **) &a->rflag, &a->rflag_cap, snap->n_running,
-			1) < 0 ||
+	    agora_grow((void **) &a->pflag, &a->pflag_cap, snap->n_pending, 1) <
+		    0 ||
+	    agora_grow((void **) &a->rflag, &a->rflag_cap, snap->n_running, 1) <
+		    0 ||
 	    pol_work_sync(&a->w, snap->cluster, snap->n_pending) < 0)
 		return -1;
 	if (snap->n_pending)

@@ -7,6 +7,7 @@
 #ifndef POL_AGORA_INT_H
 #define POL_AGORA_INT_H
 
+#include "agora_mem.h"
 #include "pol_agora.h"
 #include "pol_policy.h"
 
@@ -73,15 +74,18 @@ struct pol_agora_policy {
 	 * stays valid), found through slot[] (open addressing, linear
 	 * probing, n_slot a power of two, app index + 1, 0 = empty) */
 	ag_tenant_t *app;
-	int n_app, app_cap;
+	int n_app;
+	size_t app_cap;
 	int *slot, n_slot;
 	/* keys of the snapshot's tenant indices (set_tenant_names()) */
 	char (*tname)[POL_CREDIT_NAME_LEN];
 	int n_tname;
 	/* this pass: tenant index -> app index (tmap[0..n_tmap)), and the
 	 * distinct apps of those tenants in tenant order (papp[0..n_papp)) */
-	int *tmap, n_tmap, tmap_cap;
-	int *papp, n_papp, papp_cap;
+	int *tmap, n_tmap;
+	size_t tmap_cap;
+	int *papp, n_papp;
+	size_t papp_cap;
 	bool tmap_ok; /* tmap/papp still match the names */
 	bool charged;
 	int64_t last_charge;
@@ -90,21 +94,23 @@ struct pol_agora_policy {
 	pol_work_t w;
 	pol_freemap_t *offer, *tent;
 	pol_credit_key_t *keys;
-	int keys_cap;
+	size_t keys_cap;
 	pol_job_t *reord;
-	int reord_cap;
-	int *tpend, tpend_cap;
+	size_t reord_cap;
+	int *tpend;
+	size_t tpend_cap;
 	unsigned char *pflag, *rflag; /* per pending / running job */
-	int pflag_cap, rflag_cap;
+	size_t pflag_cap, rflag_cap;
 	ag_resv_t *resv;
-	int n_resv, resv_cap;
+	int n_resv;
+	size_t resv_cap;
 	/* jobs a pass leaves out (pol_agora_policy_stats()), and the
 	 * snapshot of the usable ones when there are any such */
 	pol_agora_stats_t stats;
 	pol_job_t *fpend, *frun;
-	int fpend_cap, frun_cap;
+	size_t fpend_cap, frun_cap;
 	pol_gpumask_t *claimed; /* per node: GPUs of running jobs so far */
-	int claimed_cap;
+	size_t claimed_cap;
 };
 
 /* pending flags */
@@ -118,8 +124,6 @@ struct pol_agora_policy {
 /* The app of tenant index t of the current pass (t checked by the pass). */
 #define AG_TEN(a, t) (&(a)->app[(a)->tmap[(t)]])
 
-/* Grow *p (elements of sz bytes) to at least need; 0 or -1/ENOMEM. */
-int pol_ag_grow(void **p, int *cap, int need, size_t sz);
 /* GPUs a job holds (running) or asks for (pending). */
 int pol_ag_job_gpus(const pol_job_t *j);
 /* The job's service estimate: its time limit, or default_limit. */

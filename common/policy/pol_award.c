@@ -12,13 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agora_mem.h"
 #include "pol_award.h"
 
 struct pol_award {
 	pol_award_job_t *slot; /* job_id 0 = empty */
 	size_t cap, n;
 	pol_award_app_t *apps;
-	int n_apps, cap_apps;
+	int n_apps;
+	size_t cap_apps;
 	int n_won;
 };
 
@@ -70,18 +72,9 @@ int pol_award_app(pol_award_t *a, const char *name, double rho, double credit,
 		if (!strcmp(a->apps[i].name, name))
 			break;
 	if (i == a->n_apps) {
-		if (a->n_apps == a->cap_apps) {
-			int c = a->cap_apps ? a->cap_apps * 2 : 16;
-			pol_award_app_t *np = realloc(a->apps,
-						      (size_t) c * sizeof(*np));
-
-			if (!np) {
-				errno = ENOMEM;
-				return -1;
-			}
-			a->apps = np;
-			a->cap_apps = c;
-		}
+		if (agora_grow((void **) &a->apps, &a->cap_apps,
+			       (size_t) a->n_apps + 1, sizeof(*a->apps)))
+			return -1;
 		ap = &a->apps[a->n_apps];
 		memset(ap, 0, sizeof(*ap));
 		if (!(ap->name = strdup(name))) {
@@ -190,10 +183,9 @@ int pol_award_build(pol_award_t *a, const pol_snapshot_t *snap,
 		return -1;
 	}
 	for (i = 0; i < n_apps; i++) {
-		idx[i] = pol_award_app(a, app_names[i] ? app_names[i] : "",
-				       rho ? rho[i] : 1.0,
-				       credit ? credit[i] : 0.0,
-				       quota ? quota[i] : 0.0);
+		idx[i] = pol_award_app(
+			a, app_names[i] ? app_names[i] : "", rho ? rho[i] : 1.0,
+			credit ? credit[i] : 0.0, quota ? quota[i] : 0.0);
 		if (idx[i] < 0) {
 			free(idx);
 			return -1;

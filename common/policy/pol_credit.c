@@ -17,6 +17,7 @@
 
 #include <json-c/json.h>
 
+#include "agora_mem.h"
 #include "agora_file.h"
 #include "pol_app.h"
 #include "pol_credit.h"
@@ -136,17 +137,8 @@ static long acct_find(const pol_credit_t *l, const char *name)
 
 static int acct_reserve(pol_credit_t *l)
 {
-	credit_acct_t *na;
-	size_t cap;
-
-	if (l->n_acct < l->cap_acct)
-		return 0;
-	cap = l->cap_acct ? l->cap_acct * 2 : 16;
-	if (!(na = realloc(l->acct, cap * sizeof(*na))))
-		return -1;
-	l->acct = na;
-	l->cap_acct = cap;
-	return 0;
+	return agora_grow((void **) &l->acct, &l->cap_acct, l->n_acct + 1,
+			  sizeof(*l->acct));
 }
 
 /* Find or insert (zeroed) account; NULL/ENOMEM with no change. */
@@ -180,17 +172,8 @@ static credit_source_t *src_find(const pol_credit_t *l, const char *cluster)
 
 static int src_reserve(pol_credit_t *l)
 {
-	credit_source_t *ns;
-	size_t cap;
-
-	if (l->n_src < l->cap_src)
-		return 0;
-	cap = l->cap_src ? l->cap_src * 2 : 4;
-	if (!(ns = realloc(l->src, cap * sizeof(*ns))))
-		return -1;
-	l->src = ns;
-	l->cap_src = cap;
-	return 0;
+	return agora_grow((void **) &l->src, &l->cap_src, l->n_src + 1,
+			  sizeof(*l->src));
 }
 
 int pol_credit_set_quota(pol_credit_t *l, const char *account, double gpu_hours)

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agora_mem.h"
 #include "pol_policy.h"
 
 #define LAS_MAX_Q 9
@@ -37,7 +38,7 @@ typedef struct las_state {
 	double thr[LAS_MAX_Q - 1];
 	int n_thr;
 	int *run_idx;
-	int run_cap;
+	size_t run_cap;
 	/* iterator */
 	const pol_snapshot_t *snap;
 	int q, pi, ri;
@@ -163,17 +164,9 @@ static int las_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 	las_state_t *s = state;
 	int i;
 
-	if (snap->n_running > s->run_cap) {
-		int *ni = realloc(s->run_idx,
-				  (size_t) snap->n_running * 2 * sizeof(*ni));
-
-		if (!ni) {
-			errno = ENOMEM;
-			return -1;
-		}
-		s->run_idx = ni;
-		s->run_cap = snap->n_running * 2;
-	}
+	if (agora_grow((void **) &s->run_idx, &s->run_cap,
+		       (size_t) snap->n_running, sizeof(*s->run_idx)))
+		return -1;
 	for (i = 0; i < snap->n_running; i++)
 		s->run_idx[i] = i;
 	if (snap->n_running > 1)

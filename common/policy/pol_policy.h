@@ -89,7 +89,7 @@ typedef struct pol_work {
 	pol_freemap_t *fm;
 	const pol_cluster_t *c;
 	int *idx;
-	int idx_cap;
+	size_t idx_cap;
 } pol_work_t;
 
 int pol_work_sync(pol_work_t *w, const pol_cluster_t *c, int n);
@@ -116,7 +116,7 @@ typedef struct pol_preempt {
 	pol_work_t w;
 	const pol_job_t **cand; /* scratch */
 	unsigned char *flag;
-	int cap;
+	size_t cand_cap, flag_cap;
 	pol_actions_t starts;
 } pol_preempt_t;
 

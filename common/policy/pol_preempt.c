@@ -8,31 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agora_mem.h"
 #include "pol_policy.h"
 
 enum { F_NONE = 0, F_WANT, F_STARTED, F_KEPT };
 
 static int grow(pol_preempt_t *pp, int n)
 {
-	const pol_job_t **nc;
-	unsigned char *nf;
-
-	if (n <= pp->cap)
-		return 0;
-	n += n / 2 + 16;
-	nc = realloc(pp->cand, (size_t) n * sizeof(*nc));
-	if (!nc) {
-		errno = ENOMEM;
+	if (agora_grow((void **) &pp->cand, &pp->cand_cap, (size_t) n,
+		       sizeof(*pp->cand)) ||
+	    agora_grow((void **) &pp->flag, &pp->flag_cap, (size_t) n,
+		       sizeof(*pp->flag)))
 		return -1;
-	}
-	pp->cand = nc;
-	nf = realloc(pp->flag, (size_t) n);
-	if (!nf) {
-		errno = ENOMEM;
-		return -1;
-	}
-	pp->flag = nf;
-	pp->cap = n;
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agora_mem.h"
 #include "agora_num.h"
 #include "pol_policy.h"
 #include "pol_agora.h" /* agora, agora-order (issue 4) */
@@ -249,17 +250,9 @@ int pol_work_sync(pol_work_t *w, const pol_cluster_t *c, int n)
 		w->fm = fm;
 		w->c = c;
 	}
-	if (n > w->idx_cap) {
-		int cap = n + n / 2 + 16;
-		int *ni = realloc(w->idx, (size_t) cap * sizeof(*ni));
-
-		if (!ni) {
-			errno = ENOMEM;
-			return -1;
-		}
-		w->idx = ni;
-		w->idx_cap = cap;
-	}
+	if (agora_grow((void **) &w->idx, &w->idx_cap, (size_t) n,
+		       sizeof(*w->idx)))
+		return -1;
 	return 0;
 }
 

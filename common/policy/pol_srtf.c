@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "agora_mem.h"
 #include "pol_policy.h"
 
 typedef struct srtf_ent {
@@ -23,7 +24,8 @@ typedef struct srtf_state {
 	const pol_placer_t *placer;
 	pol_preempt_t pp;
 	srtf_ent_t *heap;
-	int n, cap;
+	int n;
+	size_t cap;
 } srtf_state_t;
 
 static void *srtf_create(const char *params, const pol_placer_t *placer,
@@ -99,16 +101,9 @@ static int srtf_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 	int i, n = snap->n_pending + snap->n_running;
 
 	(void) now;
-	if (n > s->cap) {
-		srtf_ent_t *nh = realloc(s->heap, (size_t) n * 2 * sizeof(*nh));
-
-		if (!nh) {
-			errno = ENOMEM;
-			return -1;
-		}
-		s->heap = nh;
-		s->cap = n * 2;
-	}
+	if (agora_grow((void **) &s->heap, &s->cap, (size_t) n,
+		       sizeof(*s->heap)))
+		return -1;
 	s->n = 0;
 	for (i = 0; i < snap->n_running; i++) {
 		const pol_job_t *j = &snap->running[i];

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agora_mem.h"
 #include "pol_themis.h"
 
 /* Finish-time fairness ------------------------------------------------- */
@@ -528,7 +529,8 @@ fail:
 
 struct pol_lease_table {
 	pol_lease_t *v;
-	int n, n_sorted, cap;
+	int n, n_sorted;
+	size_t cap;
 	pol_lease_t *tmp; /* LEASE_TAIL + 1 entries, for the merge */
 };
 
@@ -615,15 +617,9 @@ int pol_lease_grant(pol_lease_table_t *t, int64_t job_id, int gpus, int64_t now,
 		return -1;
 	}
 	if (!(l = lease_find(t, job_id))) {
-		if (t->n == t->cap) {
-			int cap = t->cap ? t->cap * 2 : 64;
-			pol_lease_t *nv = realloc(t->v, cap * sizeof(*nv));
-
-			if (!nv)
-				return -1;
-			t->v = nv;
-			t->cap = cap;
-		}
+		if (agora_grow((void **) &t->v, &t->cap, (size_t) t->n + 1,
+			       sizeof(*t->v)))
+			return -1;
 		l = &t->v[t->n++];
 		l->job_id = job_id;
 		/* in order at the end: still sorted */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "agora_mem.h"
 #include "topo_conf.h"
 #include "topo_hostlist.h"
 
@@ -53,19 +54,9 @@ static void sb_add(sbuf_t *b, const char *fmt, ...)
 		return;
 	}
 	need = b->len + (size_t) w + 1;
-	if (need > b->cap) {
-		size_t nc = b->cap ? b->cap * 2 : 1024;
-		char *ns;
-
-		while (nc < need)
-			nc *= 2;
-		ns = realloc(b->s, nc);
-		if (!ns) {
-			b->failed = 1;
-			return;
-		}
-		b->s = ns;
-		b->cap = nc;
+	if (agora_grow((void **) &b->s, &b->cap, need, 1)) {
+		b->failed = 1;
+		return;
 	}
 	va_start(ap, fmt);
 	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);

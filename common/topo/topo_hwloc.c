@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agora_file.h"
 #include "topo_hwloc.h"
 
 int topo_hwloc_set_filters(hwloc_topology_t topo)
@@ -91,10 +92,9 @@ err:
 
 hwloc_topology_t topo_hwloc_load_xml_file(const char *path, agora_err_t *err)
 {
-	FILE *f = NULL;
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	hwloc_topology_t topo = NULL;
+	hwloc_topology_t topo;
+	char *buf;
+	size_t len;
 	int saved;
 
 	if (!path) {
@@ -102,46 +102,11 @@ hwloc_topology_t topo_hwloc_load_xml_file(const char *path, agora_err_t *err)
 		agora_err_set(err, "(null): no XML file given");
 		return NULL;
 	}
-	f = fopen(path, "r");
-	if (!f) {
-		saved = errno;
-		agora_err_set(err, "%s: %s", path, strerror(saved));
-		errno = saved;
+	if (agora_file_read_ex(path, TOPO_HWLOC_XML_MAX_BYTES,
+			       AGORA_FILE_FOLLOW, &buf, &len, NULL, err) < 0)
 		return NULL;
-	}
-	for (;;) {
-		if (len + 4096 > cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 65536;
-			if (cap > (size_t) 256 << 20) {
-				agora_err_set(err, "%s: larger than 256 MiB",
-					      path);
-				errno = EFBIG;
-				goto out;
-			}
-			nb = realloc(buf, cap);
-			if (!nb) {
-				agora_err_set(err, "%s: out of memory", path);
-				errno = ENOMEM;
-				goto out;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		agora_err_set(err, "%s: read error", path);
-		errno = EIO;
-		goto out;
-	}
 	topo = topo_hwloc_load_xml_buffer(buf, len, path, err);
-out:
 	saved = errno;
-	fclose(f);
 	free(buf);
 	errno = saved;
 	return topo;

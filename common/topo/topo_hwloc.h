@@ -25,6 +25,9 @@
 #include "agora_err.h"
 #include "topo_model.h"
 
+/* An hwloc XML file is read whole (agora_file_read_ex(), links followed). */
+#define TOPO_HWLOC_XML_MAX_BYTES ((size_t) 256 << 20)
+
 /*
  * Set the filters we need (keep all bridges, PCI and OS devices) on a
  * topology that has been initialised but not loaded.  0 or -1/errno.

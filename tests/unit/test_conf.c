@@ -163,7 +163,8 @@ static void test_conf_file_missing_and_real(void **state)
 		agora_conf_parse_file("/nonexistent/agora.conf", &c, &err), -1);
 	assert_int_equal(errno, ENOENT);
 	assert_non_null(
-		strstr(err.text, "/nonexistent/agora.conf: cannot open"));
+		strstr(err.text,
+		       "/nonexistent/agora.conf: No such file or directory"));
 
 	/* mkstemp template: a prefix and six X */
 	snprintf(path, sizeof(path), "%s", "/tmp/agora-conf-test-");

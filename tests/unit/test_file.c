@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "agora_file.h"
+#include "agora_mem.h"
 
 /* A fresh directory under /tmp (mkdtemp template: prefix + six X). */
 static void make_dir(char *dir, size_t n)
@@ -156,12 +157,79 @@ static void test_file_read_errors(void **state)
 	cleanup(dir);
 }
 
+/* agora_file_read_ex: AGORA_FILE_FOLLOW reads through a link (plain
+ * agora_file_read refuses it); st is the fstat of the file read. */
+static void test_file_read_ex_follow_and_stat(void **state)
+{
+	char dir[64], path[128], link[128];
+	agora_err_t err = { { 0 } };
+	struct stat st, want;
+	char *buf = NULL;
+	size_t len = 0;
+
+	(void) state;
+	make_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/f.txt", dir);
+	snprintf(link, sizeof(link), "%s/l.txt", dir);
+	put(path, "abc\n", 4);
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(agora_file_read(link, 100, &buf, &len, &err), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(agora_file_read_ex(link, 100, AGORA_FILE_FOLLOW, &buf,
+					    &len, &st, &err),
+			 0);
+	assert_string_equal(buf, "abc\n");
+	assert_int_equal(len, 4);
+	free(buf);
+	assert_int_equal(stat(path, &want), 0);
+	assert_true(st.st_ino == want.st_ino && st.st_dev == want.st_dev);
+	assert_int_equal(agora_file_read_ex(link, 3, AGORA_FILE_FOLLOW, &buf,
+					    &len, NULL, &err),
+			 -1);
+	assert_int_equal(errno, EFBIG);
+	assert_null(buf);
+	cleanup(dir);
+}
+
+/* agora_grow: doubles from 16, keeps the contents, refuses overflow. */
+static void test_mem_grow(void **state)
+{
+	int *v = NULL;
+	size_t cap = 0, i;
+
+	(void) state;
+	assert_int_equal(agora_grow((void **) &v, &cap, 0, sizeof(*v)), 0);
+	assert_null(v);
+	assert_int_equal(agora_grow((void **) &v, &cap, 1, sizeof(*v)), 0);
+	assert_int_equal(cap, 16);
+	for (i = 0; i < 16; i++)
+		v[i] = (int) i;
+	assert_int_equal(agora_grow((void **) &v, &cap, 17, sizeof(*v)), 0);
+	assert_int_equal(cap, 32);
+	assert_int_equal(agora_grow((void **) &v, &cap, 100, sizeof(*v)), 0);
+	assert_int_equal(cap, 128);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(v[i], (int) i);
+	assert_int_equal(agora_grow((void **) &v, &cap, 20, sizeof(*v)), 0);
+	assert_int_equal(cap, 128);
+	assert_int_equal(
+		agora_grow((void **) &v, &cap, SIZE_MAX / 2, sizeof(*v)), -1);
+	assert_int_equal(errno, ENOMEM);
+	assert_int_equal(cap, 128);
+	assert_non_null(v);
+	assert_int_equal(agora_grow((void **) &v, &cap, 200, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_file_write_atomic),
 		cmocka_unit_test(test_file_symlinks_refused),
 		cmocka_unit_test(test_file_read_errors),
+		cmocka_unit_test(test_file_read_ex_follow_and_stat),
+		cmocka_unit_test(test_mem_grow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
