@@ -188,7 +188,8 @@ PY
 ctld_pid() { cat "$W/run/c1-slurmctld.pid" 2>/dev/null; }
 # a node that runs a job now, other than $1
 busy_node() {
-	squeue -h -t R -o '%N' | tr ',' '\n' | grep -v '\[' | grep -vx "${1:-none}" | shuf -n1 --random-source=<(yes "$SEED")
+	scontrol show hostnames "$(squeue -h -t R -o '%N' | paste -sd,)" 2>/dev/null |
+		grep -vx "${1:-none}" | shuf -n1 --random-source=<(yes "$SEED")
 }
 ev_drain=$(((TRIALS + 2) / 4)); [ "$ev_drain" -ge 1 ] || ev_drain=1
 ev_dbd=$(((TRIALS + 1) / 2))
