@@ -17,32 +17,54 @@
  *    slowdown[level], level = pol_alloc_level() of its allocation and
  *    ideal = NVLINK when it fits one node, else LEAF.  A trace duration is
  *    the run time at the ideal placement.
- *  - runtime estimates: a job without a time limit gets
- *    limit = duration x U(1, limit_factor), rounded up to a minute (the
- *    f-model of Mu'alem & Feitelson).  Jobs are never killed at their
- *    limit: the limit only informs backfill.
+ *  - runtime estimates (params.limits, sim_limits.c): the time limit a
+ *    job asks for.  SIM_LIMITS_AUTO (the default): the trace's limit, or
+ *    duration x U(1, b) rounded up to a minute (the f-model of Mu'alem &
+ *    Feitelson); every other regime replaces the trace's limits (see
+ *    sim_limits_t).
+ *  - kill at the limit (params.limit_kill): a run that reaches its time
+ *    limit is killed, as Slurm does.  SIM_KILL_FAIL: the job ends
+ *    failed (finish = -1, killed = 1, its GPU time counts as lost);
+ *    SIM_KILL_RESUBMIT: it loses work like a preemption and is submitted
+ *    again at the kill time with twice the limit (JCT still counts from
+ *    the first submit); SIM_KILL_NONE: limits only inform policies.
  *  - elastic speed-up: on g GPUs a job requesting r runs at
  *    speed(g)/speed(r), speed(g) = g / (1 + serial x (g - 1)).
- *  - preemption: a restarted job redoes restart_s seconds of work
- *    (checkpoint reload).
+ *  - preemption (params.ckpt_s, params.restart_s): a running job writes a
+ *    checkpoint every ckpt_s seconds of wall time since its run started;
+ *    a preempted job keeps the work up to its last checkpoint (of this or
+ *    an earlier run) and loses the rest; every restart first redoes
+ *    restart_s seconds of work (checkpoint reload, at the run's speed).
+ *    ckpt_s = SIM_CKPT_NONE (0): every preemption loses all progress;
+ *    SIM_CKPT_CONTINUOUS (-1): nothing is lost but the restart (the
+ *    model before checkpoints, --restart).
  *
  * Metrics (sim_summarize(); rho is defined only there):
  *  - JCT = finish - submit; queueing delay = JCT - time running, i.e. all
  *    time pending, also after preemptions (first start - submit alone
  *    would call a preemptive policy's waiting zero; the per-job CSV has
  *    both).
- *  - rho of a job = JCT / T_ideal, T_ideal = its duration, i.e. the run
- *    time alone on an ideal consolidated allocation of its requested
- *    size (Themis' finish-time fairness with T_ideal measured alone).
- *    rho of a tenant = MEAN of its jobs' rho.  Reported: max and mean
- *    over tenants, and Jain's index over tenants
- *    (sum x)^2 / (n sum x^2).
+ *  - stretch of a job = JCT / duration (its run time alone on an ideal
+ *    consolidated allocation of its requested size).  stretch of a tenant
+ *    = MEAN of its jobs' stretch.  Reported: max and mean over tenants and
+ *    Jain's index (sum x)^2 / (n sum x^2) (max_rho_stretch, ...).
+ *  - app rho (Themis' finish-time fairness, NSDI'20), per app (apps are
+ *    tenants unless the caller groups jobs otherwise): over the app's
+ *    finished jobs J, s = min submit, f = max finish, T_sh = f - s;
+ *    N(t) = number of apps with a job submitted and not yet ended at t;
+ *    N_avg = max(1, integral_s^f N(t) dt / T_sh); C = GPUs / N_avg;
+ *    T_id = max( max_j (r_j - s + d_j),
+ *                max_k (r_k - s + sum_{j: r_j >= r_k} g_j d_j / C) )
+ *    (r submit, d duration, g GPUs: the fluid finish time of the app's
+ *    jobs alone on C GPUs); rho_app = T_sh / T_id.  Reported: max, mean
+ *    and Jain's index over apps (max_rho_app, jain_rho_app).
  *  - utilization = busy GPU-seconds / (GPUs x window), over the makespan
  *    [first submit, last finish] and over the arrival window [first
  *    submit, last submit]; both are reported, named.
- *    util_arrival_net = util_arrival without the GPU-seconds spent
- *    redoing restart_s after preemptions (the preemption model's rework
- *    counts as busy in util_arrival).
+ *    util_net = util_arrival without the lost GPU-seconds: restart
+ *    overhead, work lost since the last checkpoint, and all GPU time of
+ *    jobs that failed at their limit (useful work only).
+ *    gpu_hours_lost = the same losses over the whole run, in GPU-hours.
  *  - fragmentation = time average, over the makespan, of the fraction of
  *    GPUs that are free while the pending head job (oldest pending) does
  *    not fit although free GPUs >= its size.
@@ -59,6 +81,7 @@
 #define SIM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "agora_err.h"
@@ -88,11 +111,38 @@ typedef struct sim_progress {
 
 typedef void (*sim_progress_f)(void *arg, const sim_progress_t *p);
 
+typedef enum sim_limits_kind {
+	SIM_LIMITS_AUTO = 0,  /* trace limit, else uniform:1:b */
+	SIM_LIMITS_TRACE,     /* the trace's; a job without one is an error */
+	SIM_LIMITS_UNIFORM,   /* duration x U(a, b) */
+	SIM_LIMITS_LOGNORMAL, /* duration x exp(a |Z|), Z ~ N(0, 1) */
+	SIM_LIMITS_CONSTANT,  /* t */
+	SIM_LIMITS_PARTMAX, /* t, or the longest duration rounded up to a day */
+} sim_limits_kind_t;
+
+/* An information regime: how the time limits jobs ask for are drawn.
+ * Drawn limits are rounded up to a minute, at least 60 s. */
+typedef struct sim_limits {
+	sim_limits_kind_t kind;
+	double a, b;
+	int64_t t;
+} sim_limits_t;
+
+enum { SIM_CKPT_CONTINUOUS = -1, SIM_CKPT_NONE = 0 };
+
+typedef enum sim_limit_kill {
+	SIM_KILL_FAIL = 0,
+	SIM_KILL_RESUBMIT,
+	SIM_KILL_NONE,
+} sim_limit_kill_t;
+
 typedef struct sim_params {
 	double slowdown[POL_N_LEVELS];
-	double limit_factor;   /* >= 1 */
+	sim_limits_t limits;
+	sim_limit_kill_t limit_kill;
 	double elastic_serial; /* in [0, 1) */
-	int64_t restart_s;
+	int64_t ckpt_s;        /* > 0, SIM_CKPT_NONE or SIM_CKPT_CONTINUOUS */
+	int64_t restart_s;     /* restart overhead, s of work */
 	uint64_t seed;
 	int64_t bin_s;          /* utilization time series bin */
 	bool check;             /* invariants on every event */
@@ -109,9 +159,12 @@ typedef struct sim_job_out {
 	int64_t finish;      /* -1 if never finished */
 	int64_t limit;       /* the time limit used */
 	int preemptions;
-	int level;     /* worst pol_level_t of its allocations */
-	int gpus;      /* GPUs of its last allocation */
-	int64_t run_s; /* seconds it held GPUs, all runs */
+	int level;         /* worst pol_level_t of its allocations */
+	int gpus;          /* GPUs of its last allocation */
+	int64_t run_s;     /* seconds it held GPUs, all runs */
+	int64_t end;       /* finish, or when it was killed for good; -1 */
+	int killed;        /* times killed at its limit */
+	double lost_gpu_s; /* GPU-seconds of its runs that were lost */
 } sim_job_out_t;
 
 typedef struct sim_result {
@@ -126,7 +179,13 @@ typedef struct sim_result {
 	/* GPU-seconds spent redoing restart_s after preemptions (at the
 	 * restart's speed), all / those inside the arrival window */
 	double rework_gpu_s, rework_gpu_s_arrival;
-	double *util; /* per bin, fraction busy */
+	/* all lost GPU-seconds: rework, work lost since the last checkpoint,
+	 * the runs of jobs that failed at their limit; all / inside the
+	 * arrival window */
+	double lost_gpu_s, lost_gpu_s_arrival;
+	int64_t kills; /* runs killed at their limit */
+	int failed;    /* jobs that ended killed (SIM_KILL_FAIL) */
+	double *util;  /* per bin, fraction busy */
 	int n_bins;
 	int64_t bin_s;
 	int64_t events, decisions, preemptions;
@@ -148,8 +207,12 @@ typedef struct sim_summary {
 	double mean_queue_s, p99_queue_s;
 	double makespan_s;
 	double util_makespan, util_arrival;
-	double util_arrival_net; /* util_arrival less preemption rework */
-	double max_rho, mean_rho, jain_rho;
+	double util_net; /* util_arrival less lost GPU-seconds */
+	double gpu_hours_lost;
+	int64_t killed_at_limit; /* runs killed at their limit */
+	int failed;              /* jobs that ended killed */
+	double max_rho_stretch, mean_rho_stretch, jain_rho_stretch;
+	double max_rho_app, mean_rho_app, jain_rho_app;
 	int64_t preemptions;
 	double fragmentation;
 	/* mean over finished jobs of their worst locality level (pol_level_t
@@ -157,16 +220,42 @@ typedef struct sim_summary {
 	 * finished jobs of more than one GPU only (NaN if none) */
 	double mean_locality_level, mean_locality_level_multi;
 	int n_tenants;
-	double *tenant_rho; /* mean rho per tenant (NaN: no jobs) */
+	double *tenant_stretch; /* mean stretch per tenant (NaN: no jobs) */
 	int *tenant_jobs;
+	int n_apps;
+	double *app_rho; /* rho per app (NaN: no finished job) */
 } sim_summary_t;
 
 /* Percentile p in [0,1] of v[0..n) by nearest rank; sorts v. */
 double sim_percentile(double *v, int n, double p);
-/* The rho of one job (see top). */
-double sim_job_rho(const sim_job_t *j, const sim_job_out_t *o);
+/* The stretch of one job (see top); NaN if it did not finish. */
+double sim_job_stretch(const sim_job_t *j, const sim_job_out_t *o);
+/* Apps = tenants. */
 int sim_summarize(const sim_result_t *res, const sim_job_t *jobs, int n,
 		  int n_tenants, sim_summary_t *s);
+/* app[i] in [0, n_apps) names job i's app (NULL: its tenant). */
+int sim_summarize_apps(const sim_result_t *res, const sim_job_t *jobs, int n,
+		       int n_tenants, const int *app, int n_apps,
+		       sim_summary_t *s);
+/* rho of every app into rho[0..n_apps) (NaN: no finished job), and
+ * N_avg into navg when not NULL; total_gpus from res.  0, or -1/ENOMEM. */
+int sim_app_rho(const sim_result_t *res, const sim_job_t *jobs, int n,
+		const int *app, int n_apps, double *rho, double *navg);
+
+/* The regime of --limits: "trace", "uniform:A:B" (1 <= A <= B),
+ * "lognormal:SIGMA" (0 < SIGMA <= 10), "constant:T", "partmax" or
+ * "partmax:T" (T a duration, sim_duration_parse).  0, or -1/EINVAL with
+ * err = "--limits: 'TEXT': why". */
+int sim_limits_parse(const char *text, sim_limits_t *out, agora_err_t *err);
+/* Writes the canonical text of l (as sim_limits_parse reads it). */
+void sim_limits_format(const sim_limits_t *l, char *buf, size_t len);
+/* A duration: seconds ("604800", "90.5" rounded up) or a number with a
+ * unit s, m, h, d or w ("7d", "1w", "1.5h").  0, or -1/EINVAL. */
+int sim_duration_parse(const char *text, int64_t *out);
+/* The limit job j asks for under l (rng: the run's model RNG, advanced
+ * only by the regimes that draw; partmax: the resolved partmax). */
+int64_t sim_limit_draw(const sim_limits_t *l, const sim_job_t *j,
+		       int64_t partmax, uint64_t *rng);
 void sim_summary_free(sim_summary_t *s);
 
 /* Deterministic RNG (splitmix64) for the models; the state is the

@@ -45,9 +45,13 @@ void sim_params_default(sim_params_t *p)
 
 	memset(p, 0, sizeof(*p));
 	memcpy(p->slowdown, slow, sizeof(slow));
-	p->limit_factor = 2.0;
+	p->limits.kind = SIM_LIMITS_AUTO;
+	p->limits.a = 1.0;
+	p->limits.b = 2.0;
+	p->limit_kill = SIM_KILL_FAIL;
 	p->elastic_serial = 0.05;
-	p->restart_s = 60;
+	p->ckpt_s = 1800;
+	p->restart_s = 120;
 	p->seed = 1;
 	p->bin_s = 3600;
 	p->check = true;
@@ -117,18 +121,10 @@ static void make_pending(sim_t *s, int id, pol_job_t *pj, uint64_t *rng)
 	pj->requeueable = true;
 	pj->state = POL_JOB_PENDING;
 	pj->remaining = in->duration;
-	if (in->time_limit > 0) {
-		pj->time_limit = in->time_limit;
-	} else {
-		double f = 1.0 +
-			   (s->p->limit_factor - 1.0) * sim_rand_unit(rng);
-		int64_t l = (int64_t) ceil((double) in->duration * f);
-
-		pj->time_limit = ((l + 59) / 60) * 60;
-		if (pj->time_limit < 60)
-			pj->time_limit = 60;
-	}
+	pj->time_limit = sim_limit_draw(&s->p->limits, in, s->partmax, rng);
 	o->limit = pj->time_limit;
+	s->sj[id].submit = in->submit;
+	s->sj[id].limit = pj->time_limit;
 }
 
 static int fits_ever(const sim_t *s, const sim_job_t *j)
@@ -169,6 +165,139 @@ static void sim_free(sim_t *s)
 	pol_cluster_destroy(&s->c);
 }
 
+/* the time of the next event, or INT64_MAX; ai: the next arrival */
+static int64_t next_event(sim_t *s, int *ai, int64_t wake)
+{
+	int64_t t = INT64_MAX;
+
+	while (*ai < s->n && s->sj[*ai].state == S_SKIPPED)
+		(*ai)++;
+	if (*ai < s->n)
+		t = s->in[s->order[*ai]].submit;
+	sim_h_clean(s);
+	if (s->heap_n && s->heap[0].t < t)
+		t = s->heap[0].t;
+	if (wake > s->now && wake < t)
+		t = wake;
+	return t;
+}
+
+/* completions and kills at the limit up to now; adds to *done */
+static int completions(sim_t *s, int *done)
+{
+	sim_result_t *r = s->res;
+
+	for (sim_h_clean(s); s->heap_n && s->heap[0].t <= s->now;
+	     sim_h_clean(s)) {
+		int id = s->heap[0].job, k;
+		sjob_t *j = &s->sj[id];
+
+		sim_h_pop(s);
+		if (j->state != S_RUNNING)
+			continue;
+		if (j->finish < j->natural) {
+			k = sim_kill_at_limit(s, id);
+			if (k < 0)
+				return -1;
+			*done += k;
+			continue;
+		}
+		sim_update_work(s, id);
+		if (r->jobs[s->order[id]].finish >= 0)
+			return sim_fail(s, EPROTO, "job ends twice", id);
+		r->jobs[s->order[id]].finish = s->now;
+		r->jobs[s->order[id]].end = s->now;
+		sim_gpus_give(s, &j->alloc);
+		sim_run_remove(s, id);
+		pol_alloc_free(&j->alloc);
+		j->gpus = 0;
+		j->state = S_DONE;
+		(*done)++;
+	}
+	return 0;
+}
+
+static int arrivals(sim_t *s, int *ai, uint64_t *rng)
+{
+	while (*ai < s->n && (s->sj[*ai].state == S_SKIPPED ||
+			      s->in[s->order[*ai]].submit <= s->now)) {
+		pol_job_t pj;
+
+		if (s->sj[*ai].state != S_SKIPPED) {
+			make_pending(s, *ai, &pj, rng);
+			s->sj[*ai].state = S_PENDING;
+			s->sj[*ai].work =
+				(double) s->in[s->order[*ai]].duration;
+			s->sj[*ai].saved = s->sj[*ai].work;
+			if (sim_pend_insert(s, &pj)) {
+				agora_err_set(s->err,
+					      "simulator: out of memory");
+				errno = ENOMEM;
+				return -1;
+			}
+		}
+		(*ai)++;
+	}
+	return 0;
+}
+
+/* refresh the running and requeued jobs' service and remaining work */
+static void refresh(sim_t *s, pol_snapshot_t *snap)
+{
+	int i;
+
+	for (i = 0; i < s->run_n; i++) {
+		int id = (int) s->run[i].id;
+
+		sim_update_work(s, id);
+		s->run[i].attained = (int64_t) s->sj[id].attained;
+		s->run[i].remaining = (int64_t) ceil(s->sj[id].work +
+						     s->sj[id].overhead);
+	}
+	for (i = 0; i < s->pend_n; i++) {
+		pol_job_t *pj = &s->pend_base[s->pend_off + i];
+
+		if (s->sj[pj->id].preempted) {
+			pj->attained = (int64_t) s->sj[pj->id].attained;
+			pj->remaining = (int64_t) ceil(s->sj[pj->id].work +
+						       s->sj[pj->id].carry);
+		}
+	}
+	snap->cluster = s->c;
+	snap->pending = s->pend_base + s->pend_off;
+	snap->n_pending = s->pend_n;
+	snap->running = s->run;
+	snap->n_running = s->run_n;
+	snap->n_tenants = s->n_tenants;
+}
+
+static int apply(sim_t *s, const pol_actions_t *acts)
+{
+	int i;
+
+	for (i = 0; i < acts->n; i++) {
+		const pol_action_t *a = &acts->v[i];
+		int e = 0;
+
+		switch (a->type) {
+		case POL_ACT_START:
+			e = sim_act_start(s, a);
+			break;
+		case POL_ACT_PREEMPT:
+			e = sim_act_preempt(s, a);
+			break;
+		case POL_ACT_RESIZE:
+			e = sim_act_resize(s, a);
+			break;
+		case POL_ACT_HOLD:
+			break;
+		}
+		if (e)
+			return -1;
+	}
+	return 0;
+}
+
 static int sim_loop(sim_t *s)
 {
 	pol_actions_t acts = { 0 };
@@ -182,18 +311,9 @@ static int sim_loop(sim_t *s)
 			live++;
 	s->now = r->t0;
 	while (done < live) {
-		int64_t t = INT64_MAX;
+		int64_t t = next_event(s, &ai, wake);
 		pol_snapshot_t snap;
 
-		while (ai < s->n && s->sj[ai].state == S_SKIPPED)
-			ai++;
-		if (ai < s->n)
-			t = s->in[s->order[ai]].submit;
-		sim_h_clean(s);
-		if (s->heap_n && s->heap[0].t < t)
-			t = s->heap[0].t;
-		if (wake > s->now && wake < t)
-			t = wake;
 		if (t == INT64_MAX) {
 			sim_fail(
 				s, EPROTO,
@@ -205,70 +325,13 @@ static int sim_loop(sim_t *s)
 			goto nomem;
 		s->now = t;
 		r->events++;
-		/* completions */
-		for (sim_h_clean(s); s->heap_n && s->heap[0].t <= t;
-		     sim_h_clean(s)) {
-			int id = s->heap[0].job;
-			sjob_t *j = &s->sj[id];
-
-			sim_h_pop(s);
-			if (j->state != S_RUNNING)
-				continue;
-			sim_update_work(s, id);
-			if (r->jobs[s->order[id]].finish >= 0) {
-				sim_fail(s, EPROTO, "job ends twice", id);
-				goto out;
-			}
-			r->jobs[s->order[id]].finish = t;
-			sim_gpus_give(s, &j->alloc);
-			sim_run_remove(s, id);
-			pol_alloc_free(&j->alloc);
-			j->gpus = 0;
-			j->state = S_DONE;
-			done++;
-		}
-		/* arrivals */
-		while (ai < s->n && (s->sj[ai].state == S_SKIPPED ||
-				     s->in[s->order[ai]].submit <= t)) {
-			pol_job_t pj;
-
-			if (s->sj[ai].state != S_SKIPPED) {
-				make_pending(s, ai, &pj, &rng);
-				s->sj[ai].state = S_PENDING;
-				s->sj[ai].work =
-					(double) s->in[s->order[ai]].duration;
-				if (sim_pend_insert(s, &pj))
-					goto nomem;
-			}
-			ai++;
-		}
+		if (completions(s, &done) || arrivals(s, &ai, &rng))
+			goto out;
 		if (wake && wake <= t)
 			wake = 0;
 		if (done == live)
 			break;
-		/* refresh the running jobs' service and remaining work */
-		for (i = 0; i < s->run_n; i++) {
-			int id = (int) s->run[i].id;
-
-			sim_update_work(s, id);
-			s->run[i].attained = (int64_t) s->sj[id].attained;
-			s->run[i].remaining = (int64_t) ceil(s->sj[id].work);
-		}
-		for (i = 0; i < s->pend_n; i++) {
-			pol_job_t *pj = &s->pend_base[s->pend_off + i];
-
-			if (s->sj[pj->id].preempted) {
-				pj->attained = (int64_t) s->sj[pj->id].attained;
-				pj->remaining = (int64_t) ceil(
-					s->sj[pj->id].work);
-			}
-		}
-		snap.cluster = s->c;
-		snap.pending = s->pend_base + s->pend_off;
-		snap.n_pending = s->pend_n;
-		snap.running = s->run;
-		snap.n_running = s->run_n;
-		snap.n_tenants = s->n_tenants;
+		refresh(s, &snap);
 		pol_actions_clear(&acts);
 		if (pol_policy_decide(s->pol, &snap, t, &acts)) {
 			agora_err_set(s->err,
@@ -277,26 +340,8 @@ static int sim_loop(sim_t *s)
 			goto out;
 		}
 		r->decisions++;
-		for (i = 0; i < acts.n; i++) {
-			const pol_action_t *a = &acts.v[i];
-			int e = 0;
-
-			switch (a->type) {
-			case POL_ACT_START:
-				e = sim_act_start(s, a);
-				break;
-			case POL_ACT_PREEMPT:
-				e = sim_act_preempt(s, a);
-				break;
-			case POL_ACT_RESIZE:
-				e = sim_act_resize(s, a);
-				break;
-			case POL_ACT_HOLD:
-				break;
-			}
-			if (e)
-				goto out;
-		}
+		if (apply(s, &acts))
+			goto out;
 		if (acts.wakeup > t)
 			wake = acts.wakeup;
 		if (s->p->check && sim_check_invariants(s))
@@ -329,6 +374,66 @@ out:
 	return rc;
 }
 
+static int check_params(const sim_params_t *p, agora_err_t *err)
+{
+	const sim_limits_t *l = &p->limits;
+
+	if ((l->kind == SIM_LIMITS_AUTO || l->kind == SIM_LIMITS_UNIFORM) &&
+	    !(l->a >= 1 && l->b >= l->a)) {
+		agora_err_set(err, "simulator: limits: needs 1 <= a <= b");
+		return -1;
+	}
+	if (l->kind == SIM_LIMITS_LOGNORMAL && !(l->a > 0 && l->a <= 10)) {
+		agora_err_set(err, "simulator: limits: needs 0 < sigma <= 10");
+		return -1;
+	}
+	if (l->kind == SIM_LIMITS_CONSTANT && l->t < 1) {
+		agora_err_set(err, "simulator: limits: constant needs t >= 1");
+		return -1;
+	}
+	if (p->ckpt_s < SIM_CKPT_CONTINUOUS || p->restart_s < 0 ||
+	    p->limit_kill < SIM_KILL_FAIL || p->limit_kill > SIM_KILL_NONE) {
+		agora_err_set(err,
+			      "simulator: bad ckpt_s, restart_s or limit_kill");
+		return -1;
+	}
+	return 0;
+}
+
+/* --limits trace needs every job's limit from the trace */
+static int check_trace_limits(const sim_params_t *p, const sim_job_t *jobs,
+			      int n, agora_err_t *err)
+{
+	int i;
+
+	if (p->limits.kind != SIM_LIMITS_TRACE)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (jobs[i].time_limit <= 0) {
+			agora_err_set(
+				err,
+				"--limits trace: job %lld has no time_limit in the trace",
+				(long long) jobs[i].id);
+			return -1;
+		}
+	return 0;
+}
+
+/* partmax: given, or the longest duration rounded up to a day */
+static int64_t resolve_partmax(const sim_limits_t *l, const sim_job_t *jobs,
+			       int n)
+{
+	int64_t m = 0;
+	int i;
+
+	if (l->t > 0)
+		return l->t;
+	for (i = 0; i < n; i++)
+		if (jobs[i].duration > m)
+			m = jobs[i].duration;
+	return (m / 86400 + 1) * 86400;
+}
+
 int sim_run(const pol_cluster_t *cluster, const sim_job_t *jobs, int n,
 	    pol_policy_t *policy, const sim_params_t *params, sim_result_t *res,
 	    agora_err_t *err)
@@ -338,12 +443,18 @@ int sim_run(const pol_cluster_t *cluster, const sim_job_t *jobs, int n,
 
 	memset(res, 0, sizeof(*res));
 	if (!cluster || (!jobs && n) || n < 0 || !policy || !params ||
-	    params->bin_s <= 0 || params->limit_factor < 1) {
+	    params->bin_s <= 0) {
 		agora_err_set(err, "simulator: invalid arguments");
 		errno = EINVAL;
 		return -1;
 	}
+	if (check_params(params, err) ||
+	    check_trace_limits(params, jobs, n, err)) {
+		errno = EINVAL;
+		return -1;
+	}
 	memset(&s, 0, sizeof(s));
+	s.partmax = resolve_partmax(&params->limits, jobs, n);
 	s.in = jobs;
 	s.p = params;
 	s.pol = policy;
@@ -374,6 +485,7 @@ int sim_run(const pol_cluster_t *cluster, const sim_job_t *jobs, int n,
 			s.n_tenants = jobs[i].tenant + 1;
 		s.order[i] = i;
 		res->jobs[i].first_start = res->jobs[i].finish = -1;
+		res->jobs[i].end = -1;
 		res->jobs[i].limit = -1;
 	}
 	qsort_r(s.order, (size_t) n, sizeof(*s.order), cmp_order,

@@ -13,11 +13,20 @@ enum { S_FUTURE = 0, S_PENDING, S_RUNNING, S_DONE, S_SKIPPED };
 
 typedef struct sjob {
 	int state;
-	int preempted; /* has run before: restart cost on next start */
-	double work;   /* remaining, s at ideal speed */
+	int preempted;   /* has run before: restart cost on next start */
+	double work;     /* remaining, s at ideal speed */
+	double overhead; /* restart work left in this run, s at ideal speed */
+	double saved;    /* work remaining at the last checkpoint */
+	double carry;    /* unfinished restart work of a cut-short restart */
 	double rate;
 	int64_t t_upd;
-	int64_t finish;
+	int64_t finish;            /* heap time: completion or kill */
+	int64_t natural;           /* completion time at the current rate */
+	int64_t run_start, ckpt_t; /* ckpt_t: last checkpoint, -1 none */
+	double prog_start;     /* when this run's overhead ended (INFINITY) */
+	int64_t submit, limit; /* queue submit time and limit (resubmits) */
+	double att_win;        /* GPU-seconds held inside the arrival window */
+	double lost_win;       /* of those, counted as lost */
 	uint32_t ver;
 	int run_pos;
 	int gpus;
@@ -54,6 +63,7 @@ typedef struct sim {
 	sim_result_t *res;
 	agora_err_t *err;
 	int64_t now;
+	int64_t partmax; /* the resolved SIM_LIMITS_PARTMAX limit */
 } sim_t;
 
 /* sim_state.c */
@@ -61,6 +71,7 @@ void sim_h_pop(sim_t *s);
 void sim_h_clean(sim_t *s);
 int sim_pend_insert(sim_t *s, const pol_job_t *j);
 void sim_update_work(sim_t *s, int id);
+int sim_kill_at_limit(sim_t *s, int id);
 int sim_fail(sim_t *s, int e, const char *what, int64_t id);
 void sim_gpus_give(sim_t *s, const pol_alloc_t *a);
 void sim_run_remove(sim_t *s, int id);

@@ -32,7 +32,7 @@ double sim_percentile(double *v, int n, double p)
 	return v[k];
 }
 
-double sim_job_rho(const sim_job_t *j, const sim_job_out_t *o)
+double sim_job_stretch(const sim_job_t *j, const sim_job_out_t *o)
 {
 	double ideal = j->duration > 0 ? (double) j->duration : 1.0;
 
@@ -44,6 +44,34 @@ double sim_job_rho(const sim_job_t *j, const sim_job_out_t *o)
 int sim_summarize(const sim_result_t *res, const sim_job_t *jobs, int n,
 		  int n_tenants, sim_summary_t *s)
 {
+	return sim_summarize_apps(res, jobs, n, n_tenants, NULL, 0, s);
+}
+
+static void over_apps(sim_summary_t *s)
+{
+	double sx = 0, sxx = 0;
+	int a, na = 0;
+
+	s->max_rho_app = NAN;
+	for (a = 0; a < s->n_apps; a++) {
+		double r = s->app_rho[a];
+
+		if (isnan(r))
+			continue;
+		if (!na || r > s->max_rho_app)
+			s->max_rho_app = r;
+		sx += r;
+		sxx += r * r;
+		na++;
+	}
+	s->mean_rho_app = na ? sx / na : NAN;
+	s->jain_rho_app = na && sxx > 0 ? sx * sx / (na * sxx) : NAN;
+}
+
+int sim_summarize_apps(const sim_result_t *res, const sim_job_t *jobs, int n,
+		       int n_tenants, const int *app, int n_apps,
+		       sim_summary_t *s)
+{
 	double *jct = NULL, *q = NULL, *rsum = NULL, sum_j = 0, sum_q = 0;
 	int i, m = 0, t, nt = 0;
 	double sx = 0, sxx = 0, win, lvl = 0, lvl_multi = 0;
@@ -54,10 +82,17 @@ int sim_summarize(const sim_result_t *res, const sim_job_t *jobs, int n,
 		n_tenants = 1;
 	jct = malloc((size_t) (n ? n : 1) * sizeof(*jct));
 	q = malloc((size_t) (n ? n : 1) * sizeof(*q));
+	if (!app)
+		n_apps = n_tenants;
 	rsum = calloc((size_t) n_tenants, sizeof(*rsum));
-	s->tenant_rho = calloc((size_t) n_tenants, sizeof(*s->tenant_rho));
+	s->tenant_stretch = calloc((size_t) n_tenants,
+				   sizeof(*s->tenant_stretch));
 	s->tenant_jobs = calloc((size_t) n_tenants, sizeof(*s->tenant_jobs));
-	if (!jct || !q || !rsum || !s->tenant_rho || !s->tenant_jobs) {
+	s->app_rho = calloc((size_t) (n_apps > 0 ? n_apps : 1),
+			    sizeof(*s->app_rho));
+	if (!jct || !q || !rsum || !s->tenant_stretch || !s->tenant_jobs ||
+	    !s->app_rho ||
+	    sim_app_rho(res, jobs, n, app, n_apps, s->app_rho, NULL)) {
 		free(jct);
 		free(q);
 		free(rsum);
@@ -66,6 +101,8 @@ int sim_summarize(const sim_result_t *res, const sim_job_t *jobs, int n,
 		return -1;
 	}
 	s->n_tenants = n_tenants;
+	s->n_apps = n_apps;
+	over_apps(s);
 	for (i = 0; i < n; i++) {
 		const sim_job_out_t *o = &res->jobs[i];
 
@@ -83,7 +120,7 @@ int sim_summarize(const sim_result_t *res, const sim_job_t *jobs, int n,
 		}
 		t = jobs[i].tenant;
 		if (t >= 0 && t < n_tenants) {
-			rsum[t] += sim_job_rho(&jobs[i], o);
+			rsum[t] += sim_job_stretch(&jobs[i], o);
 			s->tenant_jobs[t]++;
 		}
 	}
@@ -98,33 +135,36 @@ int sim_summarize(const sim_result_t *res, const sim_job_t *jobs, int n,
 	s->util_makespan = win > 0 ? res->busy_gpu_s / win : NAN;
 	win = (double) (res->t_last_submit - res->t0) * res->total_gpus;
 	s->util_arrival = win > 0 ? res->busy_gpu_s_arrival / win : NAN;
-	s->util_arrival_net = win > 0 ? (res->busy_gpu_s_arrival -
-					 res->rework_gpu_s_arrival) /
-						win
-				      : NAN;
+	s->util_net = win > 0 ? (res->busy_gpu_s_arrival -
+				 res->lost_gpu_s_arrival) /
+					win
+			      : NAN;
+	s->gpu_hours_lost = res->lost_gpu_s / 3600.0;
+	s->killed_at_limit = res->kills;
+	s->failed = res->failed;
 	win = s->makespan_s * res->total_gpus;
 	s->fragmentation = win > 0 ? res->frag_gpu_s / win : 0;
 	s->preemptions = res->preemptions;
 	s->mean_locality_level = m ? lvl / m : NAN;
 	s->mean_locality_level_multi = n_multi ? lvl_multi / n_multi : NAN;
-	s->max_rho = NAN;
+	s->max_rho_stretch = NAN;
 	for (t = 0; t < n_tenants; t++) {
 		double r;
 
 		if (!s->tenant_jobs[t]) {
-			s->tenant_rho[t] = NAN;
+			s->tenant_stretch[t] = NAN;
 			continue;
 		}
 		r = rsum[t] / s->tenant_jobs[t];
-		s->tenant_rho[t] = r;
-		if (!nt || r > s->max_rho)
-			s->max_rho = r;
+		s->tenant_stretch[t] = r;
+		if (!nt || r > s->max_rho_stretch)
+			s->max_rho_stretch = r;
 		sx += r;
 		sxx += r * r;
 		nt++;
 	}
-	s->mean_rho = nt ? sx / nt : NAN;
-	s->jain_rho = nt && sxx > 0 ? sx * sx / (nt * sxx) : NAN;
+	s->mean_rho_stretch = nt ? sx / nt : NAN;
+	s->jain_rho_stretch = nt && sxx > 0 ? sx * sx / (nt * sxx) : NAN;
 	free(jct);
 	free(q);
 	free(rsum);
@@ -135,7 +175,8 @@ void sim_summary_free(sim_summary_t *s)
 {
 	if (!s)
 		return;
-	free(s->tenant_rho);
+	free(s->tenant_stretch);
 	free(s->tenant_jobs);
+	free(s->app_rho);
 	memset(s, 0, sizeof(*s));
 }

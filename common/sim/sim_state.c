@@ -185,17 +185,85 @@ static double job_rate(const sim_t *s, const pol_job_t *j, int lvl, int gpus)
 	return r;
 }
 
+/* GPU-seconds of [a, b) on g GPUs inside the arrival window */
+static double in_window(const sim_t *s, double a, double b, int g)
+{
+	double lo = (double) s->res->t0, hi = (double) s->res->t_last_submit;
+
+	if (a < lo)
+		a = lo;
+	if (b > hi)
+		b = hi;
+	return b > a ? (b - a) * g : 0;
+}
+
+/* count GPU-seconds [a, b) on g GPUs of job id as lost */
+static void lose(sim_t *s, int id, double a, double b, int g)
+{
+	sim_job_out_t *o = &s->res->jobs[s->order[id]];
+	double w = in_window(s, a, b, g), all = b > a ? (b - a) * g : 0;
+
+	s->res->lost_gpu_s += all;
+	s->res->lost_gpu_s_arrival += w;
+	s->sj[id].lost_win += w;
+	o->lost_gpu_s += all;
+}
+
+/* the run of job id does amount of work (s at ideal speed) from time t:
+ * the restart overhead first, then real work */
+static void consume(sim_t *s, int id, double amount, double t)
+{
+	sjob_t *j = &s->sj[id];
+
+	if (j->overhead > 0 && amount > 0) {
+		double use = amount < j->overhead ? amount : j->overhead;
+		double wall = j->rate > 0 ? use / j->rate : 0;
+
+		j->overhead -= use;
+		amount -= use;
+		s->res->rework_gpu_s += wall * j->gpus;
+		s->res->rework_gpu_s_arrival += in_window(s, t, t + wall,
+							  j->gpus);
+		lose(s, id, t, t + wall, j->gpus);
+		if (j->overhead <= 1e-9) {
+			j->overhead = 0;
+			j->prog_start = t + wall;
+		}
+	}
+	j->work -= amount;
+	if (j->work < 0)
+		j->work = 0;
+}
+
 void sim_update_work(sim_t *s, int id)
 {
 	sjob_t *j = &s->sj[id];
-	int64_t dt = s->now - j->t_upd;
+	int64_t dt = s->now - j->t_upd, c = s->p->ckpt_s;
 
 	if (j->state == S_RUNNING && dt > 0) {
-		j->work -= j->rate * (double) dt;
-		if (j->work < 0)
-			j->work = 0;
 		j->attained += (double) j->gpus * (double) dt;
+		j->att_win += in_window(s, (double) j->t_upd, (double) s->now,
+					j->gpus);
 		s->res->jobs[s->order[id]].run_s += dt;
+		if (c > 0 && (s->now - j->run_start) / c >
+				     (j->t_upd - j->run_start) / c) {
+			/* a checkpoint at tc in (t_upd, now] */
+			int64_t tc = j->run_start +
+				     (s->now - j->run_start) / c * c;
+
+			consume(s, id, j->rate * (double) (tc - j->t_upd),
+				(double) j->t_upd);
+			if (j->overhead == 0)
+				j->saved = j->work;
+			j->ckpt_t = tc;
+			consume(s, id, j->rate * (double) (s->now - tc),
+				(double) tc);
+		} else {
+			consume(s, id, j->rate * (double) dt,
+				(double) j->t_upd);
+		}
+		if (c == SIM_CKPT_CONTINUOUS && j->overhead == 0)
+			j->saved = j->work;
 	}
 	j->t_upd = s->now;
 }
@@ -203,13 +271,18 @@ void sim_update_work(sim_t *s, int id)
 static int schedule_finish(sim_t *s, int id)
 {
 	sjob_t *j = &s->sj[id];
-	double dt = j->rate > 0 ? ceil(j->work / j->rate - 1e-9) : 1e18;
+	double left = j->work + j->overhead;
+	double dt = j->rate > 0 ? ceil(left / j->rate - 1e-9) : 1e18;
 
 	if (dt < 0)
 		dt = 0;
 	if (dt > 4e15)
 		dt = 4e15;
-	j->finish = s->now + (int64_t) dt;
+	j->natural = s->now + (int64_t) dt;
+	j->finish = j->natural;
+	if (s->p->limit_kill != SIM_KILL_NONE && j->limit > 0 &&
+	    j->run_start + j->limit < j->finish)
+		j->finish = j->run_start + j->limit;
 	j->ver++;
 	return h_push(s, j->finish, id, j->ver);
 }
@@ -361,7 +434,7 @@ int sim_act_start(sim_t *s, const pol_action_t *a)
 		return sim_fail(s, EPROTO, "START of a job that is not pending",
 				id);
 	j = &s->sj[id];
-	pos = pend_find(s, s->in[s->order[id]].submit, id);
+	pos = pend_find(s, s->sj[id].submit, id);
 	pj = s->pend_base[s->pend_off + pos];
 	if (pj.id != id)
 		return sim_fail(s, EPROTO, "pending array out of order", id);
@@ -373,8 +446,11 @@ int sim_act_start(sim_t *s, const pol_action_t *a)
 	gpus_take(s, &copy);
 	j->state = S_RUNNING;
 	j->t_upd = s->now;
-	if (j->preempted)
-		j->work += (double) s->p->restart_s;
+	j->run_start = s->now;
+	j->ckpt_t = -1;
+	j->overhead = j->preempted ? (double) s->p->restart_s + j->carry : 0;
+	j->carry = 0;
+	j->prog_start = j->overhead > 0 ? INFINITY : (double) s->now;
 	if (s->res->jobs[s->order[id]].first_start < 0)
 		s->res->jobs[s->order[id]].first_start = s->now;
 	pj.state = POL_JOB_RUNNING;
@@ -386,47 +462,104 @@ int sim_act_start(sim_t *s, const pol_action_t *a)
 		return -1;
 	}
 	set_alloc(s, (int) id, &copy);
-	if (j->preempted && j->rate > 0) {
-		/* GPU-seconds this run spends redoing restart_s of work */
-		double rw = (double) s->p->restart_s * j->gpus / j->rate;
-		double room = (double) (s->res->t_last_submit - s->now) *
-			      j->gpus;
-
-		s->res->rework_gpu_s += rw;
-		if (room > 0)
-			s->res->rework_gpu_s_arrival += rw < room ? rw : room;
-	}
 	return schedule_finish(s, (int) id);
 }
 
-int sim_act_preempt(sim_t *s, const pol_action_t *a)
+/*
+ * Take running job id off its GPUs and back to pending (pj: its running
+ * entry, updated), losing the work since its last checkpoint: the GPU
+ * time from then (or from when this run's restart overhead ended, the
+ * overhead being counted as it ran) to now.
+ */
+static int requeue(sim_t *s, int id, pol_job_t *pj)
 {
-	int64_t id = a->job_id;
-	sjob_t *j;
-	pol_job_t pj;
+	sjob_t *j = &s->sj[id];
+	double from;
 
-	if (id < 0 || id >= s->n || s->sj[id].state != S_RUNNING)
-		return sim_fail(s, EPROTO,
-				"PREEMPT of a job that is not running", id);
-	j = &s->sj[id];
-	pj = s->run[j->run_pos];
-	if (!pj.requeueable)
-		return sim_fail(s, EPROTO, "PREEMPT of a non-requeueable job",
-				id);
-	sim_update_work(s, (int) id);
+	sim_update_work(s, id);
+	if (s->p->ckpt_s != SIM_CKPT_CONTINUOUS) {
+		from = (double) (j->ckpt_t >= 0 ? j->ckpt_t : j->run_start);
+		if (from < j->prog_start)
+			from = j->prog_start;
+		if (from < (double) s->now)
+			lose(s, id, from, (double) s->now, j->gpus);
+		j->work = j->saved;
+	} else {
+		/* a restart cut short is redone in full next time, with
+		 * its unfinished part (the --restart model as it was) */
+		j->carry += j->overhead;
+	}
+	j->overhead = 0;
 	sim_gpus_give(s, &j->alloc);
-	sim_run_remove(s, (int) id);
+	sim_run_remove(s, id);
 	pol_alloc_free(&j->alloc);
 	j->gpus = 0;
 	j->state = S_PENDING;
 	j->preempted = 1;
 	j->ver++;
-	pj.state = POL_JOB_PENDING;
-	pj.alloc.parts = NULL;
-	pj.alloc.n_parts = 0;
+	pj->state = POL_JOB_PENDING;
+	pj->alloc.parts = NULL;
+	pj->alloc.n_parts = 0;
+	return sim_pend_insert(s, pj);
+}
+
+int sim_act_preempt(sim_t *s, const pol_action_t *a)
+{
+	int64_t id = a->job_id;
+	pol_job_t pj;
+
+	if (id < 0 || id >= s->n || s->sj[id].state != S_RUNNING)
+		return sim_fail(s, EPROTO,
+				"PREEMPT of a job that is not running", id);
+	pj = s->run[s->sj[id].run_pos];
+	if (!pj.requeueable)
+		return sim_fail(s, EPROTO, "PREEMPT of a non-requeueable job",
+				id);
 	s->res->jobs[s->order[id]].preemptions++;
 	s->res->preemptions++;
-	return sim_pend_insert(s, &pj);
+	return requeue(s, (int) id, &pj);
+}
+
+/*
+ * Running job id reached its time limit (now = run_start + limit).
+ * SIM_KILL_FAIL: it ends failed and all its GPU time not yet counted as
+ * lost is lost; returns 1.  SIM_KILL_RESUBMIT: requeued like a
+ * preemption, with submit = now and twice the limit; returns 0.
+ */
+int sim_kill_at_limit(sim_t *s, int id)
+{
+	sjob_t *j = &s->sj[id];
+	sim_job_out_t *o = &s->res->jobs[s->order[id]];
+	pol_job_t pj = s->run[j->run_pos];
+
+	o->killed++;
+	s->res->kills++;
+	if (s->p->limit_kill == SIM_KILL_RESUBMIT) {
+		j->limit = j->limit > INT64_MAX / 4 ? j->limit : 2 * j->limit;
+		j->submit = s->now;
+		pj.submit = s->now;
+		pj.time_limit = j->limit;
+		o->limit = j->limit;
+		return requeue(s, id, &pj) ? -1 : 0;
+	}
+	sim_update_work(s, id);
+	{
+		double all = j->attained - o->lost_gpu_s;
+		double win = j->att_win - j->lost_win;
+
+		s->res->lost_gpu_s += all > 0 ? all : 0;
+		s->res->lost_gpu_s_arrival += win > 0 ? win : 0;
+		o->lost_gpu_s = j->attained;
+		j->lost_win = j->att_win;
+	}
+	o->end = s->now;
+	s->res->failed++;
+	sim_gpus_give(s, &j->alloc);
+	sim_run_remove(s, id);
+	pol_alloc_free(&j->alloc);
+	j->gpus = 0;
+	j->state = S_DONE;
+	return 1;
 }
 
 int sim_act_resize(sim_t *s, const pol_action_t *a)

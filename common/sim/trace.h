@@ -10,7 +10,8 @@
  *    the tenant.  ids are the 1-based data row numbers.
  *  - the generic CSV: a header naming columns in any order; required
  *    submit (s), duration (s) and gpus (or nodes + gpus_per_node);
- *    optional id, tenant, nodes, gpus_per_node, min_gpus, max_gpus,
+ *    optional id, tenant, name (the job name), nodes, gpus_per_node,
+ *    min_gpus, max_gpus,
  *    time_limit (s), priority, band, dataset, pool (training|inference).
  *    Unknown columns are an error.
  * In both, blank lines and lines starting with '#' are skipped.
@@ -38,7 +39,12 @@ typedef struct trace {
 	int n;
 	char (*tenants)[POL_NAME_LEN];
 	int n_tenants;
-	int filtered;       /* rows dropped by the filter */
+	int filtered; /* rows dropped by the filter */
+	/* job names (generic "name" column): job_name[i] indexes names;
+	 * NULL when the trace has none */
+	int *job_name;
+	char (*names)[POL_NAME_LEN];
+	int n_names;
 	const char *format; /* "philly" or "generic" (static) */
 } trace_t;
 
@@ -66,5 +72,7 @@ int trace_next_line(trace_line_t *tl);
 int trace_split(char *buf, char **f, int max);
 int trace_tenant(trace_t *t, const char *name);
 int trace_add_job(trace_t *t, const sim_job_t *j);
+/* The name of the job just added (t->n - 1); 0 or -1/ENOMEM. */
+int trace_add_name(trace_t *t, const char *name);
 
 #endif

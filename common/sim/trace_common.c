@@ -69,26 +69,55 @@ int trace_split(char *buf, char **f, int max)
 	return n;
 }
 
-int trace_tenant(trace_t *t, const char *name)
+/* index of name in the table (*tab, *n), added if new */
+static int intern(char (**tab)[POL_NAME_LEN], int *n, const char *name)
 {
 	int i;
 
-	for (i = t->n_tenants - 1; i >= 0; i--)
-		if (!strncmp(t->tenants[i], name, POL_NAME_LEN - 1))
+	for (i = *n - 1; i >= 0; i--)
+		if (!strncmp((*tab)[i], name, POL_NAME_LEN - 1))
 			return i;
-	if ((t->n_tenants & (t->n_tenants - 1)) == 0) {
-		int cap = t->n_tenants ? t->n_tenants * 2 : 1;
-		char(*nt)[POL_NAME_LEN] = realloc(t->tenants,
+	if ((*n & (*n - 1)) == 0) {
+		int cap = *n ? *n * 2 : 1;
+		char(*nt)[POL_NAME_LEN] = realloc(*tab,
 						  (size_t) cap * sizeof(*nt));
 
 		if (!nt) {
 			errno = ENOMEM;
 			return -1;
 		}
-		t->tenants = nt;
+		*tab = nt;
 	}
-	snprintf(t->tenants[t->n_tenants], POL_NAME_LEN, "%s", name);
-	return t->n_tenants++;
+	snprintf((*tab)[*n], POL_NAME_LEN, "%s", name);
+	return (*n)++;
+}
+
+int trace_tenant(trace_t *t, const char *name)
+{
+	return intern(&t->tenants, &t->n_tenants, name);
+}
+
+int trace_add_name(trace_t *t, const char *name)
+{
+	int k = t->n - 1, id;
+
+	if (k < 0)
+		return 0;
+	if ((k & (k - 1)) == 0) {
+		int cap = k ? k * 2 : 1;
+		int *nj = realloc(t->job_name, (size_t) cap * sizeof(*nj));
+
+		if (!nj) {
+			errno = ENOMEM;
+			return -1;
+		}
+		t->job_name = nj;
+	}
+	id = intern(&t->names, &t->n_names, name ? name : "");
+	if (id < 0)
+		return -1;
+	t->job_name[k] = id;
+	return 0;
 }
 
 int trace_add_job(trace_t *t, const sim_job_t *j)
@@ -113,6 +142,8 @@ void trace_free(trace_t *t)
 		return;
 	free(t->jobs);
 	free(t->tenants);
+	free(t->job_name);
+	free(t->names);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -27,14 +27,6 @@
 
 #define MAX_POLICIES 16
 
-double cli_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-}
-
 static void usage(FILE *f)
 {
 	fputs("usage:\n"
@@ -42,21 +34,35 @@ static void usage(FILE *f)
 	      "  agora-sim compare --trace FILE --cluster SPEC --policies p1,p2,...\n"
 	      "                    --baseline p1 --json OUT [--plot DIR] [--seed N] [options]\n"
 	      "  agora-sim bench [--nodes N] [--gpus G] [--jobs J] [--trace FILE --cluster SPEC]\n"
+	      "  agora-sim robustness --trace FILE --cluster SPEC [--policies p1,...] [--regimes r1;r2]\n"
+	      "                    [--ckpts c1,c2] [--json OUT] [--plot DIR] [--threads N] [options]\n"
 	      "  agora-sim list\n"
 	      "  agora-sim slice --trace FILE --jobs N --speedup F [--start ROW] [--filter F] (--help)\n"
 	      "  agora-sim score --jobs FILE --cluster SPEC [--json OUT] [--label L] [--scale F]\n"
 	      "  agora-sim --help | --version\n"
 	      "SPEC: a cluster file, or NODESxGPUS (e.g. 80x8: one leaf switch per 16 nodes)\n"
+	      "durations: seconds or a number with a unit s, m, h, d, w (604800, 7d, 1w)\n"
 	      "policies: a name from 'agora-sim list', or LABEL=NAME to run one policy twice\n"
 	      "options:\n"
 	      "  --params LABEL:k=v,k=v  policy parameters (repeatable)\n"
 	      "  --filter none|pollux    trace filter (default none)\n"
 	      "  --seed N                model seed (default 1)\n"
-	      "  --limit-factor F        time limit = duration x U(1,F) (default 2)\n"
+	      "  --limits REGIME         time limits jobs ask for: trace, uniform:A:B,\n"
+	      "                          lognormal:SIGMA, constant:T, partmax[:T]\n"
+	      "                          (default: the trace's, else uniform:1:2)\n"
+	      "  --limit-factor F        default regime with uniform:1:F\n"
+	      "  --limit-kill fail|resubmit|none  a run reaching its limit is killed:\n"
+	      "                          fails (default), or is resubmitted with twice\n"
+	      "                          the limit; none: limits never kill\n"
+	      "  --ckpt C                checkpoint every C (default 1800 s; 0: never,\n"
+	      "                          a preempted job loses all its work; continuous)\n"
+	      "  --restart-overhead S    work redone on every restart (default 120 s)\n"
+	      "  --app tenant|sweep      apps of the app rho: tenants (default), or\n"
+	      "                          job-name prefixes within a tenant\n"
 	      "  --slowdown a,b,c,d,e,f  relative run time by locality level\n"
 	      "                          nvlink,pcie,socket,node,leaf,cluster\n"
 	      "                          (default 1,1.05,1.10,1.15,1.25,1.40)\n"
-	      "  --restart S             work redone after a preemption, s (default 60)\n"
+	      "  --restart S             deprecated: --ckpt continuous --restart-overhead S\n"
 	      "  --elastic-serial X      elastic speed-up serial fraction (default 0.05)\n"
 	      "  --bin S                 utilization time series bin, s (default 3600)\n"
 	      "  --placement stock|agora placement strategy (default stock)\n"
@@ -66,116 +72,6 @@ static void usage(FILE *f)
 	      "  --progress              progress line on stderr even if not a tty\n"
 	      "  --no-check              skip the per-event invariant checks\n",
 	      f);
-}
-
-static char *read_file(const char *path, agora_err_t *err)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-
-	if (!f) {
-		agora_err_set(err, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		if (cap - len < 65536) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 1 << 20;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				agora_err_set(err, "%s: out of memory", path);
-				return NULL;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		agora_err_set(err, "%s: read error", path);
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	buf[len] = '\0';
-	if (memchr(buf, '\0', len)) {
-		agora_err_set(err, "%s: binary data (NUL byte)", path);
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* load the cluster: shorthand or file (no hwloc loader linked yet) */
-static pol_cluster_t *load_cluster(const char *spec, agora_err_t *err)
-{
-	pol_cluster_t *c = sim_cluster_shorthand(spec);
-	char *text;
-
-	if (c)
-		return c;
-	text = read_file(spec, err);
-	if (!text)
-		return NULL;
-	/* hook: topo_* provides sim_nodetype_load_f for hwloc= node types */
-	c = sim_cluster_parse(text, spec, NULL, NULL, err);
-	free(text);
-	return c;
-}
-
-static void progress_cb(void *arg, const sim_progress_t *p)
-{
-	const char *label = arg;
-
-	fprintf(stderr,
-		"\r%-12s day %6.2f  done %6d/%-6d  pending %6d  running %5d ",
-		label, (double) (p->now - p->t0) / 86400.0, p->done, p->n,
-		p->pending, p->running);
-	fflush(stderr);
-}
-
-static int parse_slowdown(const char *s, double *out)
-{
-	double v[POL_N_LEVELS];
-	int i;
-	char *end;
-
-	for (i = 0; i < POL_N_LEVELS; i++) {
-		errno = 0;
-		v[i] = strtod(s, &end);
-		if (errno || end == s || !isfinite(v[i]) || v[i] <= 0)
-			return -1;
-		s = end;
-		if (i < POL_N_LEVELS - 1) {
-			if (*s != ',')
-				return -1;
-			s++;
-		}
-	}
-	if (*s)
-		return -1;
-	memcpy(out, v, sizeof(v));
-	return 0;
-}
-
-static int parse_double_opt(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(d) || d < lo || d > hi)
-		return -1;
-	*out = d;
-	return 0;
 }
 
 typedef struct cli_opts {
@@ -188,42 +84,28 @@ typedef struct cli_opts {
 static int parse_opts(int argc, char **argv, cli_opts_t *o)
 {
 	static const struct option lo[] = {
-		{ "trace", required_argument, NULL, 't' },
-		{ "cluster", required_argument, NULL, 'c' },
+		CLI_MODEL_OPTIONS,
 		{ "policy", required_argument, NULL, 'p' },
 		{ "policies", required_argument, NULL, 'P' },
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "plot", required_argument, NULL, 'g' },
-		{ "seed", required_argument, NULL, 's' },
 		{ "params", required_argument, NULL, 'a' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "limit-factor", required_argument, NULL, 'L' },
-		{ "slowdown", required_argument, NULL, 'S' },
-		{ "restart", required_argument, NULL, 'R' },
-		{ "elastic-serial", required_argument, NULL, 'E' },
-		{ "bin", required_argument, NULL, 'B' },
-		{ "placement", required_argument, NULL, 'x' },
 		{ "jobs-csv", required_argument, NULL, 'J' },
-		{ "progress", no_argument, NULL, 'r' },
-		{ "no-check", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int ch;
-	double d;
+	int ch, m;
 
-	sim_params_default(&o->ctx.params);
-	o->ctx.filter_name = "none";
-	o->ctx.placement = "stock";
+	cli_ctx_init(&o->ctx);
+	o->ctx.progress = isatty(2);
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		m = cli_model_opt(ch, optarg, &o->ctx);
+		if (m < 0)
+			return -1;
+		if (m == 0)
+			continue;
 		switch (ch) {
-		case 't':
-			o->ctx.trace_path = optarg;
-			break;
-		case 'c':
-			o->ctx.cluster_spec = optarg;
-			break;
 		case 'p':
 			o->policy = optarg;
 			break;
@@ -242,28 +124,6 @@ static int parse_opts(int argc, char **argv, cli_opts_t *o)
 		case 'J':
 			o->jobs_csv = optarg;
 			break;
-		case 'f':
-			o->ctx.filter_name = optarg;
-			break;
-		case 'x':
-			o->ctx.placement = optarg;
-			break;
-		case 'r':
-			o->ctx.progress = true;
-			break;
-		case 'n':
-			o->ctx.params.check = false;
-			break;
-		case 's':
-			if (parse_double_opt(optarg, 0, 1e18, &d) ||
-			    d != floor(d)) {
-				fprintf(stderr,
-					"agora-sim: --seed: '%s' is not a non-negative integer\n",
-					optarg);
-				return -1;
-			}
-			o->ctx.params.seed = (uint64_t) d;
-			break;
 		case 'a':
 			if (o->n_params == MAX_POLICIES ||
 			    !strchr(optarg, ':')) {
@@ -273,50 +133,6 @@ static int parse_opts(int argc, char **argv, cli_opts_t *o)
 				return -1;
 			}
 			o->params[o->n_params++] = optarg;
-			break;
-		case 'L':
-			if (parse_double_opt(optarg, 1, 1000,
-					     &o->ctx.params.limit_factor)) {
-				fprintf(stderr,
-					"agora-sim: --limit-factor: '%s' is not in [1, 1000]\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'S':
-			if (parse_slowdown(optarg, o->ctx.params.slowdown)) {
-				fprintf(stderr,
-					"agora-sim: --slowdown: expected %d positive numbers separated by ','\n",
-					POL_N_LEVELS);
-				return -1;
-			}
-			break;
-		case 'R':
-			if (parse_double_opt(optarg, 0, 1e7, &d)) {
-				fprintf(stderr,
-					"agora-sim: --restart: '%s' is not in [0, 1e7] s\n",
-					optarg);
-				return -1;
-			}
-			o->ctx.params.restart_s = (int64_t) d;
-			break;
-		case 'E':
-			if (parse_double_opt(optarg, 0, 0.999,
-					     &o->ctx.params.elastic_serial)) {
-				fprintf(stderr,
-					"agora-sim: --elastic-serial: '%s' is not in [0, 0.999]\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'B':
-			if (parse_double_opt(optarg, 1, 1e8, &d)) {
-				fprintf(stderr,
-					"agora-sim: --bin: '%s' is not in [1, 1e8] s\n",
-					optarg);
-				return -1;
-			}
-			o->ctx.params.bin_s = (int64_t) d;
 			break;
 		case 'h':
 			usage(stdout);
@@ -333,140 +149,6 @@ static int parse_opts(int argc, char **argv, cli_opts_t *o)
 	}
 	return 0;
 }
-
-/*
- * The placement strategies of --placement, one line each.  A strategy
- * whose context depends on the cluster gets it from make(); the context
- * is released with unmake().
- */
-static void *make_agora(const pol_cluster_t *c)
-{
-	return pol_agora_create(c, NULL);
-}
-
-static void unmake_agora(void *arg)
-{
-	pol_agora_t *a = arg;
-
-	pol_agora_destroy(&a);
-}
-
-static const struct placement {
-	const char *name;
-	pol_place_f place;
-	void *(*make)(const pol_cluster_t *c);
-	void (*unmake)(void *arg);
-} placements[] = {
-	{ "stock", pol_place_basic, NULL, NULL },
-	{ "agora", pol_place_agora, make_agora, unmake_agora },
-};
-
-static const struct placement *find_placement(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(placements) / sizeof(placements[0]); i++)
-		if (!strcmp(placements[i].name, name))
-			return &placements[i];
-	return NULL;
-}
-
-static int load_inputs(cli_ctx_t *ctx)
-{
-	agora_err_t err = { { 0 } };
-	trace_filter_t filter;
-	char *text;
-
-	if (!ctx->trace_path || !ctx->cluster_spec) {
-		fprintf(stderr,
-			"agora-sim: --trace and --cluster are required\n");
-		return -1;
-	}
-	if (trace_filter_parse(ctx->filter_name, &filter)) {
-		fprintf(stderr,
-			"agora-sim: --filter: '%s' is not none or pollux\n",
-			ctx->filter_name);
-		return -1;
-	}
-	ctx->cluster = load_cluster(ctx->cluster_spec, &err);
-	if (!ctx->cluster) {
-		fprintf(stderr, "agora-sim: %s\n", err.text);
-		return -1;
-	}
-	text = read_file(ctx->trace_path, &err);
-	if (!text) {
-		fprintf(stderr, "agora-sim: %s\n", err.text);
-		return -1;
-	}
-	if (trace_parse(text, ctx->trace_path, filter, &ctx->trace, &err)) {
-		fprintf(stderr, "agora-sim: %s\n", err.text);
-		free(text);
-		return -1;
-	}
-	free(text);
-	return 0;
-}
-
-/* Run one labelled policy over the context's trace. */
-static int run_one(cli_ctx_t *ctx, cli_run_t *run)
-{
-	agora_err_t err = { { 0 } };
-	const struct placement *pm = find_placement(ctx->placement);
-	pol_placer_t pl;
-	pol_policy_t *pol;
-	sim_params_t p = ctx->params;
-	double t0;
-	int rc;
-
-	if (!pm) {
-		fprintf(stderr,
-			"agora-sim: --placement: unknown strategy '%s' (stock, agora)\n",
-			ctx->placement);
-		return -1;
-	}
-	pl.name = pm->name;
-	pl.place = pm->place;
-	pl.arg = pm->make ? pm->make(ctx->cluster) : NULL;
-	if (pm->make && !pl.arg) {
-		fprintf(stderr,
-			"agora-sim: --placement %s: cannot build it for this cluster\n",
-			pm->name);
-		return -1;
-	}
-	pol = pol_policy_create(run->policy,
-				run->params[0] ? run->params : NULL, &pl, &err);
-	if (!pol) {
-		fprintf(stderr, "agora-sim: %s\n", err.text);
-		if (pm->unmake)
-			pm->unmake(pl.arg);
-		return -1;
-	}
-	if (ctx->progress) {
-		p.progress = progress_cb;
-		p.progress_arg = run->label;
-	}
-	p.frag_placer = &pl;
-	t0 = cli_now();
-	rc = sim_run(ctx->cluster, ctx->trace.jobs, ctx->trace.n, pol, &p,
-		     &run->res, &err);
-	run->wall_s = cli_now() - t0;
-	if (ctx->progress)
-		fputc('\n', stderr);
-	pol_policy_destroy(&pol);
-	if (pm->unmake)
-		pm->unmake(pl.arg);
-	if (rc) {
-		fprintf(stderr, "agora-sim: %s\n", err.text);
-		return -1;
-	}
-	if (sim_summarize(&run->res, ctx->trace.jobs, ctx->trace.n,
-			  ctx->trace.n_tenants, &run->sum)) {
-		fprintf(stderr, "agora-sim: out of memory\n");
-		return -1;
-	}
-	return 0;
-}
-
 static int setup_runs(cli_opts_t *o, const char *list, cli_run_t *runs)
 {
 	char buf[1024], *save = NULL, *tok;
@@ -544,7 +226,6 @@ static int cmd_simulate(int argc, char **argv, bool compare)
 	int n, i, base = 0, rc = 2;
 
 	memset(&o, 0, sizeof(o));
-	o.ctx.progress = isatty(2);
 	if (parse_opts(argc, argv, &o))
 		return 2;
 	if (compare && (!o.policies || !o.baseline || !o.json)) {
@@ -573,7 +254,7 @@ static int cmd_simulate(int argc, char **argv, bool compare)
 			goto out;
 		}
 	}
-	if (load_inputs(&o.ctx))
+	if (cli_load_inputs(&o.ctx))
 		goto out;
 	fprintf(stderr,
 		"agora-sim: %s: %d jobs, %d tenants (filter %s, %d dropped); cluster %s: %d nodes, %d GPUs\n",
@@ -582,7 +263,7 @@ static int cmd_simulate(int argc, char **argv, bool compare)
 		o.ctx.cluster->n_nodes, pol_cluster_gpus(o.ctx.cluster));
 	rc = 1;
 	for (i = 0; i < n; i++)
-		if (run_one(&o.ctx, &runs[i]))
+		if (cli_run_one(&o.ctx, &runs[i]))
 			goto out;
 	report_table(stdout, &o.ctx, runs, n, compare ? base : -1);
 	if (o.json && report_json(o.json, &o.ctx, runs, n))
@@ -607,6 +288,7 @@ out:
 	}
 	free(runs);
 	trace_free(&o.ctx.trace);
+	cli_apps_free(&o.ctx);
 	pol_cluster_destroy(&o.ctx.cluster);
 	return rc;
 }
@@ -629,6 +311,8 @@ int main(int argc, char **argv)
 		return slice_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "score"))
 		return score_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "robustness"))
+		return robustness_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list")) {
 		for (r = pol_registry(); *r; r++)
 			printf("%s\n", (*r)->name);

@@ -281,7 +281,9 @@ static const char *const s_cols[S_NCOL] = {
 	"first_start", "finish", "run_s",  "preemptions", "level",
 };
 /* columns of --jobs-csv that score recomputes */
-static const char *const s_ignored[] = { "jct", "queue", "first_wait", "rho" };
+static const char *const s_ignored[] = { "jct", "queue",  "first_wait",
+					 "rho", "killed", "lost_gpu_s" };
+#define N_IGNORED ((int) (sizeof(s_ignored) / sizeof(s_ignored[0])))
 
 static int score_load(const char *path, double scale, trace_t *t,
 		      sim_result_t *res, int *unfinished)
@@ -320,10 +322,10 @@ static int score_load(const char *path, double scale, trace_t *t,
 					has[col[i]] = true;
 					continue;
 				}
-				for (c = 0; c < 4; c++)
+				for (c = 0; c < N_IGNORED; c++)
 					if (!strcmp(f[i], s_ignored[c]))
 						break;
-				if (c == 4) {
+				if (c == N_IGNORED) {
 					fprintf(stderr,
 						"agora-sim: %s:%d: %s: unknown column\n",
 						path, lineno, f[i]);
@@ -411,10 +413,12 @@ static int score_load(const char *path, double scale, trace_t *t,
 						 ? -1
 						 : llround(v[S_START] * scale);
 			o->finish = -1;
+			o->end = -1;
 			(*unfinished)++;
 		} else {
 			o->first_start = llround(v[S_START] * scale);
 			o->finish = llround(v[S_FINISH] * scale);
+			o->end = o->finish;
 			o->run_s = llround(v[S_RUN] * scale);
 		}
 	}
@@ -489,9 +493,8 @@ int score_main(int argc, char **argv)
 	agora_err_t err = { { 0 } };
 	int ch, i, rc = 2, unfinished = 0;
 
-	memset(&ctx, 0, sizeof(ctx));
+	cli_ctx_init(&ctx);
 	memset(&run, 0, sizeof(run));
-	sim_params_default(&ctx.params);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (ch) {
@@ -547,8 +550,7 @@ int score_main(int argc, char **argv)
 	run.res.total_gpus = pol_cluster_gpus(ctx.cluster);
 	score_aggregate(&ctx.trace, &run.res);
 	rc = 1;
-	if (sim_summarize(&run.res, ctx.trace.jobs, ctx.trace.n,
-			  ctx.trace.n_tenants, &run.sum)) {
+	if (cli_apps(&ctx) || cli_summarize(&ctx, &run)) {
 		fprintf(stderr, "agora-sim: out of memory\n");
 		goto out;
 	}
@@ -561,6 +563,7 @@ int score_main(int argc, char **argv)
 		    run.res.jobs[i].preemptions > 0 &&
 		    run.res.jobs[i].first_start < run.res.t_last_submit) {
 			run.sum.util_arrival = NAN;
+			run.sum.util_net = NAN;
 			break;
 		}
 	/* a replayed job's allocation level is not known (level -1) */
@@ -609,6 +612,7 @@ out:
 	sim_result_free(&run.res);
 	sim_summary_free(&run.sum);
 	trace_free(&ctx.trace);
+	cli_apps_free(&ctx);
 	pol_cluster_destroy(&ctx.cluster);
 	return rc;
 }

@@ -26,49 +26,61 @@ static double ratio(double v, double b)
 void report_table(FILE *f, const cli_ctx_t *ctx, cli_run_t *runs, int n,
 		  int base)
 {
+	char lim[64];
 	int i;
 
+	sim_limits_format(&ctx->params.limits, lim, sizeof(lim));
 	fprintf(f,
-		"\ntrace %s (filter %s, %d jobs), cluster %s (%d GPUs), seed %llu, placement %s\n",
+		"\ntrace %s (filter %s, %d jobs), cluster %s (%d GPUs), seed %llu, placement %s\n"
+		"limits %s, kill at limit %s, checkpoint %s, restart overhead %llds, apps by %s\n",
 		ctx->trace_path, ctx->filter_name, ctx->trace.n,
 		ctx->cluster_spec, pol_cluster_gpus(ctx->cluster),
-		(unsigned long long) ctx->params.seed, ctx->placement);
+		(unsigned long long) ctx->params.seed, ctx->placement, lim,
+		cli_kill_name(ctx->params.limit_kill),
+		cli_ckpt_name(ctx->params.ckpt_s, lim, sizeof(lim)),
+		(long long) ctx->params.restart_s, ctx->app_mode);
 	fprintf(f,
-		"times in hours; util_arr = utilization over the arrival window, util_mk = over the makespan;\n"
-		"loc = mean locality level (0 nvlink .. 5 cluster) of all jobs, loc_mg = of jobs of >1 GPU\n");
+		"times in hours; util_arr = utilization over the arrival window, util_net = the same, useful work only,\n"
+		"util_mk = over the makespan; rho_app = Themis' app rho (max, Jain); str = per-job stretch by tenant;\n"
+		"lostGPUh = GPU-hours lost (restarts, work since the last checkpoint, jobs killed at their limit);\n"
+		"killed = runs killed at their limit; loc = mean locality level (0 nvlink .. 5 cluster), loc_mg = of >1 GPU\n");
 	fprintf(f,
-		"%-14s %6s %8s %8s %8s %8s %8s %9s %8s %7s %8s %8s %6s %7s %6s %6s %6s %7s\n",
+		"%-14s %6s %8s %8s %8s %8s %8s %9s %8s %8s %7s %8s %6s %8s %8s %6s %7s %8s %6s %6s %6s %6s %7s\n",
 		"policy", "jobs", "meanJCT", "p50JCT", "p99JCT", "meanQ",
-		"p99Q", "makespan", "util_arr", "util_mk", "max_rho",
-		"mean_rho", "jain", "preempt", "frag", "loc", "loc_mg",
-		"wall_s");
+		"p99Q", "makespan", "util_arr", "util_net", "util_mk",
+		"rho_app", "jain_a", "max_str", "mean_str", "jain_s", "preempt",
+		"lostGPUh", "killed", "frag", "loc", "loc_mg", "wall_s");
 	for (i = 0; i < n; i++) {
 		const sim_summary_t *s = &runs[i].sum;
 
 		fprintf(f,
-			"%-14s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %9.1f %8.3f %7.3f %8.2f %8.2f %6.3f %7lld %6.3f %6.3f %6.3f %7.2f\n",
+			"%-14s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %9.1f %8.3f %8.3f %7.3f %8.3f %6.3f %8.2f %8.2f %6.3f %7lld %8.0f %6lld %6.3f %6.3f %6.3f %7.2f\n",
 			runs[i].label, s->jobs, s->mean_jct_s / 3600,
 			s->p50_jct_s / 3600, s->p99_jct_s / 3600,
 			s->mean_queue_s / 3600, s->p99_queue_s / 3600,
-			s->makespan_s / 3600, s->util_arrival, s->util_makespan,
-			s->max_rho, s->mean_rho, s->jain_rho,
-			(long long) s->preemptions, s->fragmentation,
-			s->mean_locality_level, s->mean_locality_level_multi,
-			runs[i].wall_s);
+			s->makespan_s / 3600, s->util_arrival, s->util_net,
+			s->util_makespan, s->max_rho_app, s->jain_rho_app,
+			s->max_rho_stretch, s->mean_rho_stretch,
+			s->jain_rho_stretch, (long long) s->preemptions,
+			s->gpu_hours_lost, (long long) s->killed_at_limit,
+			s->fragmentation, s->mean_locality_level,
+			s->mean_locality_level_multi, runs[i].wall_s);
 	}
 	if (base < 0)
 		return;
 	fprintf(f,
 		"\nratios against %s (lower is better except util and jain)\n",
 		runs[base].label);
-	fprintf(f, "%-14s %8s %8s %8s %8s %8s %9s %8s %8s %8s %6s %6s\n",
+	fprintf(f,
+		"%-14s %8s %8s %8s %8s %8s %9s %8s %8s %8s %8s %8s %6s %6s\n",
 		"policy", "meanJCT", "p50JCT", "p99JCT", "meanQ", "p99Q",
-		"makespan", "util_arr", "max_rho", "mean_rho", "jain", "frag");
+		"makespan", "util_arr", "util_net", "rho_app", "max_str",
+		"mean_str", "jain_s", "frag");
 	for (i = 0; i < n; i++) {
 		const sim_summary_t *s = &runs[i].sum, *b = &runs[base].sum;
 
 		fprintf(f,
-			"%-14s %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %8.3f %8.3f %8.3f %6.3f %6.3f\n",
+			"%-14s %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %8.3f %8.3f %8.3f %8.3f %8.3f %6.3f %6.3f\n",
 			runs[i].label, ratio(s->mean_jct_s, b->mean_jct_s),
 			ratio(s->p50_jct_s, b->p50_jct_s),
 			ratio(s->p99_jct_s, b->p99_jct_s),
@@ -76,9 +88,11 @@ void report_table(FILE *f, const cli_ctx_t *ctx, cli_run_t *runs, int n,
 			ratio(s->p99_queue_s, b->p99_queue_s),
 			ratio(s->makespan_s, b->makespan_s),
 			ratio(s->util_arrival, b->util_arrival),
-			ratio(s->max_rho, b->max_rho),
-			ratio(s->mean_rho, b->mean_rho),
-			ratio(s->jain_rho, b->jain_rho),
+			ratio(s->util_net, b->util_net),
+			ratio(s->max_rho_app, b->max_rho_app),
+			ratio(s->max_rho_stretch, b->max_rho_stretch),
+			ratio(s->mean_rho_stretch, b->mean_rho_stretch),
+			ratio(s->jain_rho_stretch, b->jain_rho_stretch),
 			ratio(s->fragmentation, b->fragmentation));
 	}
 }
@@ -88,14 +102,94 @@ static json_object *num(double v)
 	return isfinite(v) ? json_object_new_double(v) : json_object_new_null();
 }
 
+/* the model settings of a run, into o */
+static void json_model(json_object *o, const cli_ctx_t *ctx)
+{
+	char buf[64];
+
+	sim_limits_format(&ctx->params.limits, buf, sizeof(buf));
+	json_object_object_add(o, "limits", json_object_new_string(buf));
+	json_object_object_add(
+		o, "limit_kill",
+		json_object_new_string(cli_kill_name(ctx->params.limit_kill)));
+	json_object_object_add(o, "ckpt_s",
+			       json_object_new_int64(ctx->params.ckpt_s));
+	json_object_object_add(o, "restart_overhead_s",
+			       json_object_new_int64(ctx->params.restart_s));
+	json_object_object_add(o, "apps",
+			       json_object_new_string(ctx->app_mode));
+}
+
+/* one run's summary keys into o (doc/sim.md "Outputs") */
+void report_json_summary(json_object *o, const cli_ctx_t *ctx,
+			 const cli_run_t *run)
+{
+	const sim_summary_t *s = &run->sum;
+	json_object *tr;
+	int t;
+
+	json_object_object_add(o, "jobs", json_object_new_int(s->jobs));
+	json_object_object_add(o, "skipped",
+			       json_object_new_int(run->res.skipped));
+	json_object_object_add(o, "mean_jct_s", num(s->mean_jct_s));
+	json_object_object_add(o, "p50_jct_s", num(s->p50_jct_s));
+	json_object_object_add(o, "p99_jct_s", num(s->p99_jct_s));
+	json_object_object_add(o, "mean_queue_s", num(s->mean_queue_s));
+	json_object_object_add(o, "p99_queue_s", num(s->p99_queue_s));
+	json_object_object_add(o, "makespan_s", num(s->makespan_s));
+	/* "utilization" is the arrival-window one (doc/sim.md) */
+	json_object_object_add(o, "utilization", num(s->util_arrival));
+	json_object_object_add(o, "utilization_arrival", num(s->util_arrival));
+	json_object_object_add(o, "utilization_makespan",
+			       num(s->util_makespan));
+	json_object_object_add(o, "util_net", num(s->util_net));
+	/* the older name of util_net */
+	json_object_object_add(o, "utilization_arrival_net", num(s->util_net));
+	json_object_object_add(o, "gpu_hours_lost", num(s->gpu_hours_lost));
+	json_object_object_add(o, "rework_gpu_s", num(run->res.rework_gpu_s));
+	json_object_object_add(o, "killed_at_limit",
+			       json_object_new_int64(s->killed_at_limit));
+	json_object_object_add(o, "failed", json_object_new_int(s->failed));
+	json_object_object_add(o, "max_rho_app", num(s->max_rho_app));
+	json_object_object_add(o, "mean_rho_app", num(s->mean_rho_app));
+	json_object_object_add(o, "jain_rho_app", num(s->jain_rho_app));
+	json_object_object_add(o, "max_rho_stretch", num(s->max_rho_stretch));
+	json_object_object_add(o, "mean_rho_stretch", num(s->mean_rho_stretch));
+	json_object_object_add(o, "jain_rho_stretch", num(s->jain_rho_stretch));
+	/* older names of the stretch metrics (contrib/replay reads them) */
+	json_object_object_add(o, "max_rho", num(s->max_rho_stretch));
+	json_object_object_add(o, "mean_rho", num(s->mean_rho_stretch));
+	json_object_object_add(o, "jain_rho", num(s->jain_rho_stretch));
+	json_object_object_add(o, "preemptions",
+			       json_object_new_int64(s->preemptions));
+	json_object_object_add(o, "fragmentation", num(s->fragmentation));
+	json_object_object_add(o, "mean_locality_level",
+			       num(s->mean_locality_level));
+	json_object_object_add(o, "mean_locality_level_multi",
+			       num(s->mean_locality_level_multi));
+	json_object_object_add(o, "decisions",
+			       json_object_new_int64(run->res.decisions));
+	json_object_object_add(o, "wall_s", num(run->wall_s));
+	tr = json_object_new_object();
+	for (t = 0; t < s->n_tenants && t < ctx->trace.n_tenants; t++)
+		json_object_object_add(tr, ctx->trace.tenants[t],
+				       num(s->tenant_stretch[t]));
+	json_object_object_add(o, "tenant_rho_stretch", tr);
+	json_object_object_add(o, "tenant_rho", json_object_get(tr));
+	tr = json_object_new_object();
+	for (t = 0; t < s->n_apps && t < ctx->n_apps; t++)
+		json_object_object_add(tr, ctx->app_names[t],
+				       num(s->app_rho[t]));
+	json_object_object_add(o, "app_rho", tr);
+}
+
 int report_json(const char *path, const cli_ctx_t *ctx, cli_run_t *runs, int n)
 {
 	json_object *root = json_object_new_object();
-	int i, t, rc;
+	int i, rc;
 
 	for (i = 0; i < n; i++) {
-		const sim_summary_t *s = &runs[i].sum;
-		json_object *o = json_object_new_object(), *tr;
+		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "policy",
 				       json_object_new_string(runs[i].policy));
@@ -116,45 +210,8 @@ int report_json(const char *path, const cli_ctx_t *ctx, cli_run_t *runs, int n)
 		json_object_object_add(
 			o, "seed",
 			json_object_new_int64((int64_t) ctx->params.seed));
-		json_object_object_add(o, "jobs", json_object_new_int(s->jobs));
-		json_object_object_add(
-			o, "skipped", json_object_new_int(runs[i].res.skipped));
-		json_object_object_add(o, "mean_jct_s", num(s->mean_jct_s));
-		json_object_object_add(o, "p50_jct_s", num(s->p50_jct_s));
-		json_object_object_add(o, "p99_jct_s", num(s->p99_jct_s));
-		json_object_object_add(o, "mean_queue_s", num(s->mean_queue_s));
-		json_object_object_add(o, "p99_queue_s", num(s->p99_queue_s));
-		json_object_object_add(o, "makespan_s", num(s->makespan_s));
-		/* "utilization" is the arrival-window one (doc/sim.md) */
-		json_object_object_add(o, "utilization", num(s->util_arrival));
-		json_object_object_add(o, "utilization_arrival",
-				       num(s->util_arrival));
-		json_object_object_add(o, "utilization_makespan",
-				       num(s->util_makespan));
-		json_object_object_add(o, "utilization_arrival_net",
-				       num(s->util_arrival_net));
-		json_object_object_add(o, "rework_gpu_s",
-				       num(runs[i].res.rework_gpu_s));
-		json_object_object_add(o, "max_rho", num(s->max_rho));
-		json_object_object_add(o, "mean_rho", num(s->mean_rho));
-		json_object_object_add(o, "jain_rho", num(s->jain_rho));
-		json_object_object_add(o, "preemptions",
-				       json_object_new_int64(s->preemptions));
-		json_object_object_add(o, "fragmentation",
-				       num(s->fragmentation));
-		json_object_object_add(o, "mean_locality_level",
-				       num(s->mean_locality_level));
-		json_object_object_add(o, "mean_locality_level_multi",
-				       num(s->mean_locality_level_multi));
-		json_object_object_add(
-			o, "decisions",
-			json_object_new_int64(runs[i].res.decisions));
-		json_object_object_add(o, "wall_s", num(runs[i].wall_s));
-		tr = json_object_new_object();
-		for (t = 0; t < s->n_tenants && t < ctx->trace.n_tenants; t++)
-			json_object_object_add(tr, ctx->trace.tenants[t],
-					       num(s->tenant_rho[t]));
-		json_object_object_add(o, "tenant_rho", tr);
+		json_model(o, ctx);
+		report_json_summary(o, ctx, &runs[i]);
 		json_object_object_add(root, runs[i].label, o);
 	}
 	rc = json_object_to_file_ext(path, root, JSON_C_TO_STRING_PRETTY);
@@ -178,13 +235,13 @@ int report_jobs_csv(const char *path, const cli_ctx_t *ctx,
 		return -1;
 	}
 	fprintf(f,
-		"id,tenant,submit,duration,gpus,time_limit,first_start,finish,jct,queue,first_wait,run_s,rho,preemptions,level\n");
+		"id,tenant,submit,duration,gpus,time_limit,first_start,finish,jct,queue,first_wait,run_s,rho,preemptions,level,killed,lost_gpu_s\n");
 	for (i = 0; i < ctx->trace.n; i++) {
 		const sim_job_t *j = &ctx->trace.jobs[i];
 		const sim_job_out_t *o = &run->res.jobs[i];
 
 		fprintf(f,
-			"%lld,%s,%lld,%lld,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.4f,%d,%d\n",
+			"%lld,%s,%lld,%lld,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.4f,%d,%d,%d,%.0f\n",
 			(long long) j->id, ctx->trace.tenants[j->tenant],
 			(long long) j->submit, (long long) j->duration, j->gpus,
 			(long long) o->limit, (long long) o->first_start,
@@ -197,8 +254,8 @@ int report_jobs_csv(const char *path, const cli_ctx_t *ctx,
 			(long long) (o->first_start >= 0
 					     ? o->first_start - j->submit
 					     : -1),
-			(long long) o->run_s, sim_job_rho(j, o), o->preemptions,
-			o->level);
+			(long long) o->run_s, sim_job_stretch(j, o),
+			o->preemptions, o->level, o->killed, o->lost_gpu_s);
 	}
 	if (fclose(f)) {
 		fprintf(stderr, "agora-sim: %s: write error\n", path);
@@ -214,7 +271,7 @@ static int cmp_d(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-static int run_gnuplot(const char *script)
+int report_gnuplot(const char *script)
 {
 	char *argv[] = { (char *) "gnuplot", (char *) script, NULL };
 	pid_t pid;
@@ -296,8 +353,8 @@ int report_plots(const char *dir, const cli_ctx_t *ctx, cli_run_t *runs, int n)
 		fprintf(f, "%s", ctx->trace.tenants[t]);
 		for (i = 0; i < n; i++)
 			fprintf(f, " %.4f",
-				isfinite(runs[i].sum.tenant_rho[t])
-					? runs[i].sum.tenant_rho[t]
+				isfinite(runs[i].sum.tenant_stretch[t])
+					? runs[i].sum.tenant_stretch[t]
 					: 0.0);
 		fputc('\n', f);
 	}
@@ -330,15 +387,15 @@ int report_plots(const char *dir, const cli_ctx_t *ctx, cli_run_t *runs, int n)
 			i ? ", " : "", runs[i].label, runs[i].label);
 	fprintf(f, "\nset autoscale y\n");
 	fprintf(f,
-		"set output 'rho_tenant.png'\nset title 'finish-time fairness: mean rho per tenant (log)'\n"
+		"set output 'rho_tenant.png'\nset title 'per-job stretch, mean per tenant (log)'\n"
 		"set style data histogram\nset style histogram cluster gap 1\n"
 		"set style fill solid 0.8 border -1\nset logscale y\nset yrange [1:*]\n"
-		"set xlabel 'tenant'\nset ylabel 'rho = JCT / duration'\nset xtics rotate by -45\n"
+		"set xlabel 'tenant'\nset ylabel 'stretch = JCT / duration'\nset xtics rotate by -45\n"
 		"set key left top\nplot ");
 	for (i = 0; i < n; i++)
 		fprintf(f, "%s'rho.dat' using %d:xtic(1) title columnheader",
 			i ? ", " : "", i + 2);
 	fputc('\n', f);
 	fclose(f);
-	return run_gnuplot(path);
+	return report_gnuplot(path);
 }

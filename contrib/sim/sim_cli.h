@@ -28,19 +28,75 @@ typedef struct cli_ctx {
 	pol_cluster_t *cluster;
 	sim_params_t params;
 	bool progress;
+	/* apps for Themis' rho: "tenant" (app = NULL, names = tenants) or
+	 * "sweep" (job-name prefix within a tenant; cli_apps()) */
+	const char *app_mode;
+	int *app;
+	int n_apps;
+	char (*app_names)[POL_NAME_LEN];
 } cli_ctx_t;
 
 double cli_now(void); /* monotonic seconds */
+/* defaults: sim_params_default(), filter none, placement stock, apps by
+ * tenant */
+void cli_ctx_init(cli_ctx_t *ctx);
+char *cli_read_file(const char *path, agora_err_t *err);
+int cli_parse_double(const char *s, double lo, double hi, double *out);
+int cli_parse_slowdown(const char *s, double *out);
+/* trace and cluster of ctx (and its apps); 0, or -1 with a message */
+int cli_load_inputs(cli_ctx_t *ctx);
+/* run one labelled policy over ctx's trace and summarize it (no
+ * progress line when run->label is empty); 0, or -1 with a message */
+int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run);
+
+/* long options of the model, shared by the subcommands (cli_model_opt) */
+#define CLI_MODEL_OPTIONS                                                      \
+	{ "trace", required_argument, NULL, 't' },                             \
+		{ "cluster", required_argument, NULL, 'c' },                   \
+		{ "filter", required_argument, NULL, 'f' },                    \
+		{ "placement", required_argument, NULL, 'x' },                 \
+		{ "progress", no_argument, NULL, 'r' },                        \
+		{ "no-check", no_argument, NULL, 'n' },                        \
+		{ "app", required_argument, NULL, 'A' },                       \
+		{ "seed", required_argument, NULL, 's' },                      \
+		{ "limit-factor", required_argument, NULL, 'L' },              \
+		{ "limits", required_argument, NULL, 'l' },                    \
+		{ "slowdown", required_argument, NULL, 'S' },                  \
+		{ "restart", required_argument, NULL, 'R' },                   \
+		{ "ckpt", required_argument, NULL, 'K' },                      \
+		{ "restart-overhead", required_argument, NULL, 'O' },          \
+		{ "limit-kill", required_argument, NULL, 'k' },                \
+		{ "elastic-serial", required_argument, NULL, 'E' },            \
+	{                                                                      \
+		"bin", required_argument, NULL, 'B'                            \
+	}
+int cli_model_opt(int ch, const char *arg, cli_ctx_t *ctx);
+void cli_model_opt_error(int ch, const char *arg);
+const char *cli_kill_name(sim_limit_kill_t k);
+/* "none", "continuous" or the interval in seconds, written into buf */
+const char *cli_ckpt_name(int64_t ckpt_s, char *buf, size_t len);
+/* group the loaded trace's jobs into apps by ctx->app_mode; 0 or -1 */
+int cli_apps(cli_ctx_t *ctx);
+void cli_apps_free(cli_ctx_t *ctx);
+/* summarize one finished run with the context's apps; 0 or -1 */
+int cli_summarize(const cli_ctx_t *ctx, cli_run_t *run);
 
 void report_table(FILE *f, const cli_ctx_t *ctx, cli_run_t *runs, int n,
 		  int baseline);
 int report_json(const char *path, const cli_ctx_t *ctx, cli_run_t *runs, int n);
+struct json_object;
+/* one run's summary keys into o */
+void report_json_summary(struct json_object *o, const cli_ctx_t *ctx,
+			 const cli_run_t *run);
 int report_jobs_csv(const char *path, const cli_ctx_t *ctx,
 		    const cli_run_t *run);
 int report_plots(const char *dir, const cli_ctx_t *ctx, cli_run_t *runs, int n);
+/* run gnuplot on script; 0, or -1 with a message */
+int report_gnuplot(const char *script);
 
 int bench_main(int argc, char **argv);
-int slice_main(int argc, char **argv); /* replay.c */
-int score_main(int argc, char **argv); /* replay.c */
+int slice_main(int argc, char **argv);      /* replay.c */
+int score_main(int argc, char **argv);      /* replay.c */
+int robustness_main(int argc, char **argv); /* robustness.c */
 
 #endif

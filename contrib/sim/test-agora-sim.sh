@@ -30,8 +30,10 @@ else
 	ko "compare runs: $(cat "$TMP/err")"
 fi
 for k in mean_jct_s p50_jct_s p99_jct_s mean_queue_s p99_queue_s makespan_s \
-	utilization max_rho mean_rho jain_rho preemptions fragmentation jobs \
-	mean_locality_level mean_locality_level_multi wall_s; do
+	utilization util_net gpu_hours_lost killed_at_limit max_rho_app \
+	jain_rho_app max_rho_stretch mean_rho_stretch jain_rho_stretch \
+	preemptions fragmentation jobs mean_locality_level \
+	mean_locality_level_multi wall_s app_rho tenant_rho_stretch; do
 	grep -q "\"$k\"" "$TMP/a.json" || missing="${missing:-} $k"
 done
 [ -z "${missing:-}" ] && ok "JSON keys" || ko "JSON lacks${missing:-}"
@@ -92,17 +94,20 @@ import json, sys
 a = json.load(open(sys.argv[1]))["backfill"]
 s = json.load(open(sys.argv[2]))["bf"]
 keys = ("jobs", "mean_jct_s", "p50_jct_s", "p99_jct_s", "mean_queue_s",
-        "p99_queue_s", "makespan_s", "utilization_makespan", "max_rho",
-        "mean_rho", "jain_rho")
+        "p99_queue_s", "makespan_s", "utilization_makespan",
+        "max_rho_stretch", "mean_rho_stretch", "jain_rho_stretch",
+        "max_rho_app", "jain_rho_app")
 bad = [k for k in keys if abs(a[k] - s[k]) > 1e-9 * max(1, abs(a[k]))]
-sys.exit(1 if bad or s["unfinished"] != 0 or s["tenant_rho"] != a["tenant_rho"] else 0)
+sys.exit(1 if bad or s["unfinished"] != 0 or
+         s["tenant_rho_stretch"] != a["tenant_rho_stretch"] or
+         s["app_rho"] != a["app_rho"] else 0)
 PY
 then
 	ok "score reproduces the simulation's summary"
 else
 	ko "score reproduces the simulation's summary (rc $rc: $(cat "$TMP/err"))"
 fi
-{ head -1 "$TMP/jobs-backfill.csv"; echo "9,c,5,10,1,60,-1,-1,-1,-1,-1,0,nan,0,-1"; } >"$TMP/unf.csv"
+{ head -1 "$TMP/jobs-backfill.csv"; echo "9,c,5,10,1,60,-1,-1,-1,-1,-1,0,nan,0,-1,0,0"; } >"$TMP/unf.csv"
 "$SIM" score --jobs "$TMP/unf.csv" --cluster 2x4 --json "$TMP/u.json" >/dev/null 2>&1 &&
 	grep -q '"unfinished":1' "$TMP/u.json" && grep -q '"jobs":0' "$TMP/u.json" &&
 	ok "score counts an unfinished job apart" || ko "score unfinished: $(cat "$TMP/u.json" 2>/dev/null | head -3)"
@@ -163,6 +168,124 @@ PY
 else
 	n=$((n + 1)); echo "ok $n - gang-heavy.py # SKIP no python3"
 	n=$((n + 1)); echo "ok $n - gang-heavy replay # SKIP no python3"
+fi
+# information regimes, checkpoints, kill at the limit, apps, robustness
+"$SIM" run --trace "$TMP/five.csv" --cluster 2x4 --policy fifo \
+	--limits bogus >/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc = 2 ] && grep -q "limits: 'bogus': unknown regime" "$TMP/err"; } &&
+	ok "bad --limits names the option and the value" || ko "bad --limits (rc $rc: $(cat "$TMP/err"))"
+"$SIM" run --trace "$TMP/five.csv" --cluster 2x4 --policy fifo \
+	--limits uniform:2:1 >/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc = 2 ] && grep -q "uniform:2:1': needs 1 <= A <= B" "$TMP/err"; } &&
+	ok "bad --limits range" || ko "bad --limits range (rc $rc: $(cat "$TMP/err"))"
+"$SIM" run --trace "$TMP/five.csv" --cluster 2x4 --policy fifo --ckpt 7x \
+	>/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc = 2 ] && grep -q -- "--ckpt: '7x'" "$TMP/err"; } &&
+	ok "bad --ckpt" || ko "bad --ckpt (rc $rc: $(cat "$TMP/err"))"
+"$SIM" run --trace "$TMP/five.csv" --cluster 2x4 --policy backfill \
+	--limits constant:1w --jobs-csv "$TMP/cw" --json "$TMP/cw.json" \
+	>/dev/null 2>"$TMP/err" &&
+	awk -F, 'NR > 1 && $6 != 604800 {exit 1}' "$TMP/cw-backfill.csv" &&
+	grep -q '"limits":"constant:604800"' "$TMP/cw.json" &&
+	ok "--limits constant:1w" || ko "--limits constant:1w: $(cat "$TMP/err")"
+"$SIM" run --trace "$TMP/five.csv" --cluster 2x4 --policy fifo \
+	--limits trace --json "$TMP/tr.json" >/dev/null 2>&1 &&
+	grep -q '"limits":"trace"' "$TMP/tr.json" && ok "--limits trace" ||
+	ko "--limits trace"
+"$SIM" run --trace "$TMP/sl.csv" --cluster 4x8 --policy fifo --limits trace \
+	>/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc = 1 ] && grep -q "limits trace: job 7 has no time_limit" "$TMP/err"; } &&
+	ok "--limits trace without limits in the trace" || ko "--limits trace missing (rc $rc: $(cat "$TMP/err"))"
+# J1 asks for 100 s but runs 300 s; J2 waits behind it on the one GPU
+printf 'id,submit,duration,gpus,time_limit,tenant\n1,0,300,1,100,a\n2,0,50,1,60,b\n' >"$TMP/kill.csv"
+"$SIM" run --trace "$TMP/kill.csv" --cluster 1x1 --policy fifo \
+	--json "$TMP/k1.json" --jobs-csv "$TMP/k1" >/dev/null 2>&1 &&
+	python3 - "$TMP/k1.json" <<'PY' && grep -q '^1,a,0,300,1,100,0,-1,' "$TMP/k1-fifo.csv" &&
+import json, sys
+r = json.load(open(sys.argv[1]))["fifo"]
+assert r["killed_at_limit"] == 1 and r["failed"] == 1 and r["jobs"] == 1, r
+assert abs(r["gpu_hours_lost"] - 100 / 3600) < 1e-9, r
+PY
+	ok "kill at the limit: failed by default" || ko "kill at the limit (fail)"
+"$SIM" run --trace "$TMP/kill.csv" --cluster 1x1 --policy fifo \
+	--limit-kill resubmit --json "$TMP/k2.json" --jobs-csv "$TMP/k2" >/dev/null 2>&1 &&
+	python3 - "$TMP/k2.json" <<'PY' &&
+import json, sys
+r = json.load(open(sys.argv[1]))["fifo"]
+# killed at 100, 200 and 400 (300 s + 120 s restart > 400), done at 800
+assert r["killed_at_limit"] == 3 and r["failed"] == 0 and r["jobs"] == 2, r
+PY
+	grep -q '^1,a,0,300,1,800,0,1170,' "$TMP/k2-fifo.csv" &&
+	ok "kill at the limit: resubmitted with twice the limit" || ko "kill at the limit (resubmit): $(cat "$TMP/k2-fifo.csv")"
+# LAS preempts: no checkpoint loses more than checkpoints; --restart is
+# the old model, announced as deprecated
+for c in 0 60 continuous; do
+	"$SIM" run --trace "$TMP/five.csv" --cluster 2x4 --policy las \
+		--params las:thresholds=200 --ckpt $c --restart-overhead 10 \
+		--json "$TMP/ck$c.json" >/dev/null 2>&1 || ko "--ckpt $c"
+done
+python3 - "$TMP/ck0.json" "$TMP/ck60.json" "$TMP/ckcontinuous.json" <<'PY' &&
+import json, sys
+a, b, c = (json.load(open(f))["las"] for f in sys.argv[1:])
+assert a["preemptions"] > 0 and a["ckpt_s"] == 0 and b["ckpt_s"] == 60, a
+assert a["gpu_hours_lost"] > b["gpu_hours_lost"] >= c["gpu_hours_lost"] > 0, (a, b, c)
+assert c["util_net"] <= c["utilization"]
+PY
+	ok "--ckpt: the less often, the more GPU-hours lost" || ko "--ckpt losses"
+"$SIM" run --trace "$TMP/five.csv" --cluster 2x4 --policy las --restart 60 \
+	--json "$TMP/rs.json" >/dev/null 2>"$TMP/err" &&
+	grep -q -- "--restart is deprecated: it means --ckpt continuous --restart-overhead 60" "$TMP/err" &&
+	grep -q '"ckpt_s":-1' "$TMP/rs.json" && grep -q '"restart_overhead_s":60' "$TMP/rs.json" &&
+	ok "--restart maps onto the checkpoint model" || ko "--restart: $(cat "$TMP/err")"
+# apps by job-name prefix
+printf 'id,submit,duration,gpus,tenant,name\n1,0,100,4,a,lr-sweep-1\n2,0,100,4,a,lr-sweep-2\n3,0,100,4,b,bert_7\n4,10,100,4,a,other\n' >"$TMP/named.csv"
+"$SIM" run --trace "$TMP/named.csv" --cluster 2x4 --policy fifo --app sweep \
+	--json "$TMP/sw.json" >/dev/null 2>&1 &&
+	python3 - "$TMP/sw.json" <<'PY' && ok "--app sweep groups by name prefix" || ko "--app sweep"
+import json, sys
+r = json.load(open(sys.argv[1]))["fifo"]
+assert sorted(r["app_rho"]) == ["a/lr-sweep", "a/other", "b/bert"], r["app_rho"]
+assert r["apps"] == "sweep"
+PY
+"$SIM" robustness --trace "$TMP/five.csv" --cluster 2x4 \
+	--policies fifo,backfill,las,agora --regimes uniform:1:2,constant:1w \
+	--ckpts continuous,1800,0 --threads 2 --json "$TMP/rob.json" \
+	>"$TMP/rob.txt" 2>"$TMP/err" &&
+	python3 - "$TMP/rob.json" <<'PY' && grep -q '^goals:' "$TMP/rob.txt" &&
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r) == 2 * 3 * 4, len(r)
+k = {(e["regime"], e["ckpt"], e["label"]) for e in r}
+assert len(k) == 24 and ("constant:1w", "none", "agora") in k, k
+assert all("max_rho_app" in e and "util_net" in e and "gpu_hours_lost" in e for e in r)
+PY
+	ok "robustness: one JSON entry per (regime, ckpt, policy)" || ko "robustness: $(cat "$TMP/err")"
+"$SIM" robustness --trace "$TMP/five.csv" --cluster 2x4 --policies fifo \
+	--regimes uniform:1:2 --ckpts 1800 --threads 1 --json "$TMP/rob1.json" >/dev/null 2>&1 &&
+	python3 - "$TMP/rob.json" "$TMP/rob1.json" <<'PY' && ok "robustness: results do not depend on --threads" || ko "robustness threads"
+import json, sys
+a = [e for e in json.load(open(sys.argv[1])) if e["label"] == "fifo" and e["regime"] == "uniform:1:2" and e["ckpt"] == "every 1800s"]
+b = json.load(open(sys.argv[2]))
+strip = lambda e: {k: v for k, v in e.items() if k != "wall_s"}
+assert len(a) == 1 and strip(a[0]) == strip(b[0]), (a, b)
+PY
+"$SIM" robustness --trace "$TMP/five.csv" --cluster 2x4 --regimes nope \
+	>/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc = 2 ] && grep -q "regimes: --limits: 'nope': unknown regime" "$TMP/err"; } &&
+	ok "robustness: bad regime" || ko "robustness bad regime (rc $rc: $(cat "$TMP/err"))"
+if command -v gnuplot >/dev/null 2>&1; then
+	"$SIM" robustness --trace "$TMP/five.csv" --cluster 2x4 \
+		--policies fifo,las --regimes uniform:1:2,partmax --ckpts 1800 \
+		--plot "$TMP/rplot" >/dev/null 2>"$TMP/err" &&
+		[ -s "$TMP/rplot/robustness.png" ] &&
+		ok "robustness heat map PNG" || ko "robustness PNG: $(cat "$TMP/err")"
+else
+	n=$((n + 1)); echo "ok $n - robustness PNG # SKIP gnuplot not installed"
 fi
 echo "1..$n"
 exit $fail

@@ -105,6 +105,7 @@ static void test_policies_five_job_trace_hand_computed(void **state)
 		assert_non_null(p);
 		sim_params_default(&prm);
 		prm.restart_s = 0;
+		prm.ckpt_s = SIM_CKPT_CONTINUOUS; /* progress is never lost */
 		if (sim_run(c, five, 5, p, &prm, &res, &err))
 			fail_msg("%s: %s", five_expect[i].policy, err.text);
 		for (k = 0; k < 5; k++) {

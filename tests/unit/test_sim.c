@@ -163,12 +163,22 @@ static void test_sim_metrics_by_hand(void **state)
 	assert_true(fabs(res.util[0] - 1.0) < 1e-9);
 	assert_true(fabs(res.util[1] - 0.75) < 1e-9);
 	/* rho: tenant 0 = 1; tenant 1 = mean(150/50, 190/100) = 2.45 */
-	assert_true(fabs(s.tenant_rho[0] - 1.0) < 1e-9);
-	assert_true(fabs(s.tenant_rho[1] - 2.45) < 1e-9);
-	assert_true(fabs(s.max_rho - 2.45) < 1e-9);
-	assert_true(fabs(s.mean_rho - 1.725) < 1e-9);
+	assert_true(fabs(s.tenant_stretch[0] - 1.0) < 1e-9);
+	assert_true(fabs(s.tenant_stretch[1] - 2.45) < 1e-9);
+	assert_true(fabs(s.max_rho_stretch - 2.45) < 1e-9);
+	assert_true(fabs(s.mean_rho_stretch - 1.725) < 1e-9);
 	/* Jain: (3.45)^2 / (2 x (1 + 6.0025)) */
-	assert_true(fabs(s.jain_rho - 3.45 * 3.45 / (2 * 7.0025)) < 1e-9);
+	assert_true(fabs(s.jain_rho_stretch - 3.45 * 3.45 / (2 * 7.0025)) <
+		    1e-9);
+	/* app rho (apps = tenants), N(t) = 2 on [0, 100), 1 on [100, 200).
+	 * Tenant 0: T_sh 100, N_avg 2, C = 1 GPU: T_id = 2 x 100 / 1 =
+	 * 200, rho 0.5.  Tenant 1: T_sh 200, N_avg 300/200 = 1.5, C = 4/3:
+	 * T_id = max(10 + 100, 0 + (50 + 100) / (4/3) = 112.5) = 112.5,
+	 * rho = 200 / 112.5 */
+	assert_int_equal(s.n_apps, 2);
+	assert_true(fabs(s.app_rho[0] - 0.5) < 1e-9);
+	assert_true(fabs(s.app_rho[1] - 200 / 112.5) < 1e-9);
+	assert_true(fabs(s.max_rho_app - 200 / 112.5) < 1e-9);
 	assert_int_equal(s.jobs, 3);
 	/* one node, one island: every job at level 0 (NVLINK) */
 	assert_true(s.mean_locality_level == 0);
@@ -282,6 +292,8 @@ static void test_sim_restart_cost_on_preemption(void **state)
 
 	(void) state;
 	sim_params_default(&prm);
+	prm.ckpt_s = SIM_CKPT_CONTINUOUS; /* the model of --restart 60 */
+	prm.restart_s = 60;
 	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), 0);
 	assert_int_equal(res.jobs[1].first_start, 100);
 	assert_int_equal(res.jobs[1].finish, 140);
@@ -297,7 +309,8 @@ static void test_sim_restart_cost_on_preemption(void **state)
 		sim_summary_t s;
 
 		assert_int_equal(sim_summarize(&res, j, 2, 1, &s), 0);
-		assert_true(s.util_arrival_net == s.util_arrival);
+		assert_true(s.util_net == s.util_arrival);
+		assert_true(fabs(s.gpu_hours_lost - 240 / 3600.0) < 1e-12);
 		sim_summary_free(&s);
 	}
 	sim_result_free(&res);
@@ -336,8 +349,13 @@ static void test_sim_deterministic_and_every_job_ends_once(void **state)
 		assert_int_equal(sim_run(c, j, 600, p, &prm, &b, &err), 0);
 		assert_int_equal(a.skipped, 1);
 		for (i = 0; i < 599; i++) {
-			assert_true(a.jobs[i].finish >=
-				    j[i].submit + j[i].duration);
+			/* finished, or failed at its limit; ended once */
+			if (a.jobs[i].finish >= 0)
+				assert_true(a.jobs[i].finish >=
+					    j[i].submit + j[i].duration);
+			else
+				assert_true(a.jobs[i].killed == 1);
+			assert_true(a.jobs[i].end >= j[i].submit);
 			assert_true(a.jobs[i].first_start >= j[i].submit);
 			assert_int_equal(a.jobs[i].finish, b.jobs[i].finish);
 		}
@@ -351,6 +369,362 @@ static void test_sim_deterministic_and_every_job_ends_once(void **state)
 	pol_cluster_destroy(&c);
 }
 
+/* the 3-app case of doc/evaluation.md, by hand */
+static void test_sim_app_rho_three_apps_by_hand(void **state)
+{
+	/* 4 GPUs.  App 0: A (2 GPUs, 100 s) 0 -> 100.  App 1: B (4 GPUs,
+	 * 100 s) 0 -> 300 and C (1 GPU, 50 s) at 50 -> 400.  App 2: D (2
+	 * GPUs, 100 s) at 200 -> 400.  N(t) = 2 on [0, 100), 1 on
+	 * [100, 200), 2 on [200, 400). */
+	static const sim_job_t j[] = {
+		{ .submit = 0, .duration = 100, .gpus = 2, .tenant = 0 },
+		{ .submit = 0, .duration = 100, .gpus = 4, .tenant = 0 },
+		{ .submit = 50, .duration = 50, .gpus = 1, .tenant = 0 },
+		{ .submit = 200, .duration = 100, .gpus = 2, .tenant = 0 },
+	};
+	sim_job_out_t o[] = {
+		{ .first_start = 0, .finish = 100, .end = 100, .run_s = 100 },
+		{ .first_start = 100, .finish = 300, .end = 300, .run_s = 100 },
+		{ .first_start = 350, .finish = 400, .end = 400, .run_s = 50 },
+		{ .first_start = 300, .finish = 400, .end = 400, .run_s = 100 },
+	};
+	static const int app[] = { 0, 1, 1, 2 };
+	double rho[3], navg[3];
+	/* app 1: N_avg = (200 + 100 + 400) / 400 = 1.75, C = 4 / 1.75;
+	 * T_id = max(100, 50 + 50 / C, 0 + 450 / C = 196.875) */
+	double r1 = 400 / 196.875, sum = 1 + r1 + 2;
+	sim_result_t res;
+	sim_summary_t s;
+
+	(void) state;
+	memset(&res, 0, sizeof(res));
+	res.jobs = o;
+	res.n = 4;
+	res.total_gpus = 4;
+	res.t_end = 400;
+	assert_int_equal(sim_app_rho(&res, j, 4, app, 3, rho, navg), 0);
+	/* app 0: N_avg 2, C 2: T_id = max(100, 200 / 2) = 100, rho 1 */
+	assert_true(fabs(navg[0] - 2) < 1e-12);
+	assert_true(fabs(rho[0] - 1) < 1e-12);
+	assert_true(fabs(navg[1] - 1.75) < 1e-12);
+	assert_true(fabs(rho[1] - r1) < 1e-12);
+	/* app 2: [200, 400], N_avg 2, C 2: T_id 100, T_sh 200 */
+	assert_true(fabs(navg[2] - 2) < 1e-12);
+	assert_true(fabs(rho[2] - 2) < 1e-12);
+	assert_int_equal(sim_summarize_apps(&res, j, 4, 1, app, 3, &s), 0);
+	assert_true(fabs(s.max_rho_app - r1) < 1e-12);
+	assert_true(fabs(s.mean_rho_app - sum / 3) < 1e-12);
+	assert_true(fabs(s.jain_rho_app - sum * sum / (3 * (1 + r1 * r1 + 4))) <
+		    1e-12);
+	sim_summary_free(&s);
+	/* a job that never ran does not count; an app of it alone is NaN */
+	o[3].finish = o[3].end = -1;
+	assert_int_equal(sim_app_rho(&res, j, 4, app, 3, rho, NULL), 0);
+	assert_true(isnan(rho[2]));
+	/* N(t) = 2 on [0, 100), 1 on [100, 400): app 1's N_avg is 1.25 */
+	assert_int_equal(sim_app_rho(&res, j, 4, app, 3, rho, navg), 0);
+	assert_true(fabs(navg[1] - 1.25) < 1e-12);
+}
+
+/* LAS preempts J1 (4 GPUs, 5000 s) at 2000 for J2 (4 GPUs, 100 s) */
+static void ckpt_case(int64_t ckpt, int64_t overhead, int64_t fin1, double lost,
+		      double lost_arr)
+{
+	static const sim_job_t j[] = {
+		{ .id = 1,
+		  .submit = 0,
+		  .duration = 5000,
+		  .gpus = 4,
+		  .time_limit = 20000,
+		  .dataset = -1 },
+		{ .id = 2,
+		  .submit = 2000,
+		  .duration = 100,
+		  .gpus = 4,
+		  .time_limit = 20000,
+		  .dataset = -1 },
+	};
+	pol_cluster_t *c = pol_cluster_uniform(1, 4, 16);
+	pol_policy_t *p = pol_policy_create("las", NULL, NULL, NULL);
+	sim_params_t prm;
+	sim_result_t res;
+	sim_summary_t s;
+
+	sim_params_default(&prm);
+	prm.ckpt_s = ckpt;
+	prm.restart_s = overhead;
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), 0);
+	assert_int_equal(res.jobs[0].preemptions, 1);
+	assert_int_equal(res.jobs[1].finish, 2100);
+	if (res.jobs[0].finish != fin1 || fabs(res.lost_gpu_s - lost) > 1e-6)
+		fail_msg(
+			"ckpt %lld: J1 finished %lld (want %lld), lost %g (want %g)",
+			(long long) ckpt, (long long) res.jobs[0].finish,
+			(long long) fin1, res.lost_gpu_s, lost);
+	assert_true(fabs(res.lost_gpu_s_arrival - lost_arr) < 1e-6);
+	assert_true(fabs(res.jobs[0].lost_gpu_s - lost) < 1e-6);
+	assert_int_equal(sim_summarize(&res, j, 2, 1, &s), 0);
+	/* arrival window [0, 2000]: J1 busy on 4 GPUs throughout */
+	assert_true(fabs(s.util_arrival - 1) < 1e-12);
+	assert_true(fabs(s.util_net - (8000 - lost_arr) / 8000) < 1e-12);
+	assert_true(fabs(s.gpu_hours_lost - lost / 3600) < 1e-12);
+	sim_summary_free(&s);
+	sim_result_free(&res);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+}
+
+static void test_sim_checkpoint_loss_by_hand(void **state)
+{
+	(void) state;
+	/* checkpoint at 1800: 3200 s left, [1800, 2000) on 4 GPUs lost
+	 * (800 GPU-s, inside the arrival window); restart at 2100 redoes
+	 * 120 s (480 GPU-s, after the window): 2100 + 120 + 3200 */
+	ckpt_case(1800, 120, 5420, 800 + 480, 800);
+	/* no checkpoint: all 2000 s lost, 5000 s again */
+	ckpt_case(SIM_CKPT_NONE, 120, 7220, 8000 + 480, 8000);
+	/* a checkpoint every 600 s: the last at 1800 as well */
+	ckpt_case(600, 120, 5420, 800 + 480, 800);
+	/* checkpoint at 1500 of 1500, 3000: the last at 1500, 500 s lost */
+	ckpt_case(1500, 0, 2100 + 3500, 2000, 2000);
+	/* continuous: nothing lost but the overhead (the --restart model) */
+	ckpt_case(SIM_CKPT_CONTINUOUS, 60, 2100 + 60 + 3000, 240, 0);
+}
+
+static void test_sim_kill_at_limit(void **state)
+{
+	/* 1 GPU, fifo.  J1 (1000 s) asks for 600 s; J2 (100 s) for 200 s */
+	static const sim_job_t j[] = {
+		{ .id = 1,
+		  .submit = 0,
+		  .duration = 1000,
+		  .gpus = 1,
+		  .time_limit = 600,
+		  .dataset = -1 },
+		{ .id = 2,
+		  .submit = 0,
+		  .duration = 100,
+		  .gpus = 1,
+		  .time_limit = 200,
+		  .dataset = -1 },
+	};
+	pol_cluster_t *c = pol_cluster_uniform(1, 1, 16);
+	pol_policy_t *p = pol_policy_create("fifo", NULL, NULL, NULL);
+	sim_params_t prm;
+	sim_result_t res;
+	sim_summary_t s;
+
+	(void) state;
+	sim_params_default(&prm);
+	/* fail (default): J1 killed at 600, its 600 GPU-s lost */
+	assert_int_equal(prm.limit_kill, SIM_KILL_FAIL);
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), 0);
+	assert_int_equal(res.jobs[0].finish, -1);
+	assert_int_equal(res.jobs[0].end, 600);
+	assert_int_equal(res.jobs[0].killed, 1);
+	assert_int_equal(res.jobs[1].first_start, 600);
+	assert_int_equal(res.jobs[1].finish, 700);
+	assert_int_equal(res.kills, 1);
+	assert_int_equal(res.failed, 1);
+	assert_true(fabs(res.lost_gpu_s - 600) < 1e-9);
+	assert_int_equal(sim_summarize(&res, j, 2, 1, &s), 0);
+	assert_int_equal(s.jobs, 1); /* a failed job has no JCT */
+	assert_int_equal(s.killed_at_limit, 1);
+	assert_int_equal(s.failed, 1);
+	sim_summary_free(&s);
+	sim_result_free(&res);
+	/* resubmit: at 600 with limit 1200 and submit 600, behind J2; no
+	 * checkpoint yet, so 1000 s again + 120 s restart: 700 -> 1820 */
+	prm.limit_kill = SIM_KILL_RESUBMIT;
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), 0);
+	assert_int_equal(res.jobs[1].finish, 700);
+	assert_int_equal(res.jobs[0].finish, 1820);
+	assert_int_equal(res.jobs[0].limit, 1200);
+	assert_int_equal(res.jobs[0].killed, 1);
+	assert_int_equal(res.kills, 1);
+	assert_int_equal(res.failed, 0);
+	assert_true(fabs(res.lost_gpu_s - 720) < 1e-9);
+	assert_int_equal(sim_summarize(&res, j, 2, 1, &s), 0);
+	assert_true(fabs(s.mean_jct_s - (1820 + 700) / 2.0) < 1e-9);
+	sim_summary_free(&s);
+	sim_result_free(&res);
+	/* none: limits never kill */
+	prm.limit_kill = SIM_KILL_NONE;
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), 0);
+	assert_int_equal(res.jobs[0].finish, 1000);
+	assert_int_equal(res.jobs[1].finish, 1100);
+	assert_int_equal(res.kills, 0);
+	sim_result_free(&res);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+}
+
+static void test_sim_duration_parse(void **state)
+{
+	static const struct {
+		const char *s;
+		int64_t v;
+	} ok[] = { { "604800", 604800 }, { "7d", 604800 }, { "1w", 604800 },
+		   { "1.5h", 5400 },     { "90s", 90 },    { "2m", 120 },
+		   { "0", 0 },           { "90.2", 91 } };
+	static const char *const bad[] = { "",    "-1", "1y",   "1dd",
+					   "abc", "d",  "1e40", "nan" };
+	size_t i;
+	int64_t v;
+
+	(void) state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		if (sim_duration_parse(ok[i].s, &v) || v != ok[i].v)
+			fail_msg("'%s' -> %lld", ok[i].s, (long long) v);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		if (!sim_duration_parse(bad[i], &v) || errno != EINVAL)
+			fail_msg("'%s' accepted", bad[i]);
+	}
+}
+
+static void test_sim_limits_parse(void **state)
+{
+	static const struct {
+		const char *s;
+		sim_limits_kind_t k;
+		double a, b;
+		int64_t t;
+	} ok[] = {
+		{ "trace", SIM_LIMITS_TRACE, 0, 0, 0 },
+		{ "uniform:1:2", SIM_LIMITS_UNIFORM, 1, 2, 0 },
+		{ "uniform:1.5:1.5", SIM_LIMITS_UNIFORM, 1.5, 1.5, 0 },
+		{ "lognormal:1.5", SIM_LIMITS_LOGNORMAL, 1.5, 0, 0 },
+		{ "constant:604800", SIM_LIMITS_CONSTANT, 0, 0, 604800 },
+		{ "constant:7d", SIM_LIMITS_CONSTANT, 0, 0, 604800 },
+		{ "constant:1w", SIM_LIMITS_CONSTANT, 0, 0, 604800 },
+		{ "partmax", SIM_LIMITS_PARTMAX, 0, 0, 0 },
+		{ "partmax:2w", SIM_LIMITS_PARTMAX, 0, 0, 1209600 },
+	};
+	static const struct {
+		const char *s, *why;
+	} bad[] = {
+		{ "bogus",
+		  "--limits: 'bogus': unknown regime (trace, uniform" },
+		{ "uniform:2:1", "--limits: 'uniform:2:1': needs 1 <= A <= B" },
+		{ "uniform:0.5:2", "needs 1 <= A <= B" },
+		{ "uniform:1", "'uniform:1': expected uniform:A:B" },
+		{ "uniform:1:x", "expected uniform:A:B" },
+		{ "lognormal", "expected lognormal:SIGMA" },
+		{ "lognormal:0", "needs 0 < SIGMA <= 10" },
+		{ "constant:7x", "'constant:7x': expected constant:T" },
+		{ "constant:", "expected constant:T" },
+		{ "constant:0", "T must be at least 1 s" },
+		{ "partmax:soon", "expected partmax or partmax:T" },
+		{ "trace:3", "trace takes no argument" },
+	};
+	sim_limits_t l;
+	agora_err_t err;
+	char buf[64];
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		if (sim_limits_parse(ok[i].s, &l, &err) || l.kind != ok[i].k ||
+		    l.a != ok[i].a || l.b != ok[i].b || l.t != ok[i].t)
+			fail_msg("'%s': %s", ok[i].s, err.text);
+		/* the canonical text reads back the same */
+		sim_limits_format(&l, buf, sizeof(buf));
+		{
+			sim_limits_t m;
+
+			assert_int_equal(sim_limits_parse(buf, &m, NULL), 0);
+			assert_memory_equal(&l, &m, sizeof(l));
+		}
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		errno = 0;
+		if (!sim_limits_parse(bad[i].s, &l, &err) || errno != EINVAL ||
+		    !strstr(err.text, bad[i].why))
+			fail_msg("'%s': '%s'", bad[i].s, err.text);
+	}
+}
+
+static void test_sim_limits_regimes(void **state)
+{
+	static const sim_job_t j[] = {
+		{ .id = 1,
+		  .submit = 0,
+		  .duration = 100,
+		  .gpus = 1,
+		  .dataset = -1 },
+		{ .id = 2,
+		  .submit = 0,
+		  .duration = 90000,
+		  .gpus = 1,
+		  .time_limit = 95000,
+		  .dataset = -1 },
+	};
+	pol_cluster_t *c = pol_cluster_uniform(1, 2, 16);
+	pol_policy_t *p = pol_policy_create("fifo", NULL, NULL, NULL);
+	agora_err_t err = { { 0 } };
+	sim_params_t prm;
+	sim_result_t res;
+	int i;
+
+	(void) state;
+	sim_params_default(&prm);
+	/* auto: J2 keeps its trace limit, J1 draws in [100, 200] */
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), 0);
+	assert_int_equal(res.jobs[1].limit, 95000);
+	assert_true(res.jobs[0].limit >= 120 && res.jobs[0].limit <= 240);
+	sim_result_free(&res);
+	/* uniform replaces the trace's limits: uniform:1:1 = d, to a minute */
+	prm.limits = (sim_limits_t){ SIM_LIMITS_UNIFORM, 1, 1, 0 };
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), 0);
+	assert_int_equal(res.jobs[0].limit, 120);
+	assert_int_equal(res.jobs[1].limit, 90000);
+	sim_result_free(&res);
+	/* constant:1w for everyone */
+	prm.limits = (sim_limits_t){ SIM_LIMITS_CONSTANT, 0, 0, 604800 };
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(res.jobs[i].limit, 604800);
+	sim_result_free(&res);
+	/* partmax: the longest duration (90000) rounded up to a day */
+	prm.limits = (sim_limits_t){ SIM_LIMITS_PARTMAX, 0, 0, 0 };
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(res.jobs[i].limit, 172800);
+	sim_result_free(&res);
+	/* lognormal: never below the duration, deterministic per seed */
+	prm.limits = (sim_limits_t){ SIM_LIMITS_LOGNORMAL, 1.5, 0, 0 };
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), 0);
+	assert_true(res.jobs[0].limit >= 120);
+	assert_true(res.jobs[1].limit >= 90000);
+	{
+		int64_t l0 = res.jobs[0].limit;
+
+		sim_result_free(&res);
+		assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), 0);
+		assert_int_equal(res.jobs[0].limit, l0);
+	}
+	sim_result_free(&res);
+	/* trace: J1 has none, an error naming it */
+	prm.limits = (sim_limits_t){ SIM_LIMITS_TRACE, 0, 0, 0 };
+	errno = 0;
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(
+		strstr(err.text, "--limits trace: job 1 has no time_limit"));
+	/* bad parameters are refused */
+	prm.limits = (sim_limits_t){ SIM_LIMITS_UNIFORM, 2, 1, 0 };
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, &err), -1);
+	sim_params_default(&prm);
+	prm.ckpt_s = -2;
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, &err), -1);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +735,12 @@ int main(void)
 		cmocka_unit_test(test_sim_restart_cost_on_preemption),
 		cmocka_unit_test(
 			test_sim_deterministic_and_every_job_ends_once),
+		cmocka_unit_test(test_sim_app_rho_three_apps_by_hand),
+		cmocka_unit_test(test_sim_checkpoint_loss_by_hand),
+		cmocka_unit_test(test_sim_kill_at_limit),
+		cmocka_unit_test(test_sim_duration_parse),
+		cmocka_unit_test(test_sim_limits_parse),
+		cmocka_unit_test(test_sim_limits_regimes),
 	};
 
 	return cmocka_run_group_tests_name("sim", tests, NULL, NULL);

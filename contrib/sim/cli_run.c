@@ -1,0 +1,505 @@
+/*
+ * cli_run.c - what every agora-sim subcommand that simulates shares:
+ * loading the trace and cluster, the model options (--limits, --ckpt,
+ * ...), the placement strategies, running one policy and summarizing it
+ * with the run's apps (sim_cli.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim_cli.h"
+#include "pol_place_agora.h"
+#include "sim_cluster.h"
+
+double cli_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
+char *cli_read_file(const char *path, agora_err_t *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f) {
+		agora_err_set(err, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		if (cap - len < 65536) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 1 << 20;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				agora_err_set(err, "%s: out of memory", path);
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		agora_err_set(err, "%s: read error", path);
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	if (memchr(buf, '\0', len)) {
+		agora_err_set(err, "%s: binary data (NUL byte)", path);
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* load the cluster: shorthand or file (no hwloc loader linked yet) */
+static pol_cluster_t *load_cluster(const char *spec, agora_err_t *err)
+{
+	pol_cluster_t *c = sim_cluster_shorthand(spec);
+	char *text;
+
+	if (c)
+		return c;
+	text = cli_read_file(spec, err);
+	if (!text)
+		return NULL;
+	/* hook: topo_* provides sim_nodetype_load_f for hwloc= node types */
+	c = sim_cluster_parse(text, spec, NULL, NULL, err);
+	free(text);
+	return c;
+}
+
+static void progress_cb(void *arg, const sim_progress_t *p)
+{
+	const char *label = arg;
+
+	fprintf(stderr,
+		"\r%-12s day %6.2f  done %6d/%-6d  pending %6d  running %5d ",
+		label, (double) (p->now - p->t0) / 86400.0, p->done, p->n,
+		p->pending, p->running);
+	fflush(stderr);
+}
+
+int cli_parse_slowdown(const char *s, double *out)
+{
+	double v[POL_N_LEVELS];
+	int i;
+	char *end;
+
+	for (i = 0; i < POL_N_LEVELS; i++) {
+		errno = 0;
+		v[i] = strtod(s, &end);
+		if (errno || end == s || !isfinite(v[i]) || v[i] <= 0)
+			return -1;
+		s = end;
+		if (i < POL_N_LEVELS - 1) {
+			if (*s != ',')
+				return -1;
+			s++;
+		}
+	}
+	if (*s)
+		return -1;
+	memcpy(out, v, sizeof(v));
+	return 0;
+}
+
+int cli_parse_double(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(d) || d < lo || d > hi)
+		return -1;
+	*out = d;
+	return 0;
+}
+
+/*
+ * The placement strategies of --placement, one line each.  A strategy
+ * whose context depends on the cluster gets it from make(); the context
+ * is released with unmake().
+ */
+static void *make_agora(const pol_cluster_t *c)
+{
+	return pol_agora_create(c, NULL);
+}
+
+static void unmake_agora(void *arg)
+{
+	pol_agora_t *a = arg;
+
+	pol_agora_destroy(&a);
+}
+
+static const struct placement {
+	const char *name;
+	pol_place_f place;
+	void *(*make)(const pol_cluster_t *c);
+	void (*unmake)(void *arg);
+} placements[] = {
+	{ "stock", pol_place_basic, NULL, NULL },
+	{ "agora", pol_place_agora, make_agora, unmake_agora },
+};
+
+static const struct placement *find_placement(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(placements) / sizeof(placements[0]); i++)
+		if (!strcmp(placements[i].name, name))
+			return &placements[i];
+	return NULL;
+}
+
+int cli_load_inputs(cli_ctx_t *ctx)
+{
+	agora_err_t err = { { 0 } };
+	trace_filter_t filter;
+	char *text;
+
+	if (!ctx->trace_path || !ctx->cluster_spec) {
+		fprintf(stderr,
+			"agora-sim: --trace and --cluster are required\n");
+		return -1;
+	}
+	if (trace_filter_parse(ctx->filter_name, &filter)) {
+		fprintf(stderr,
+			"agora-sim: --filter: '%s' is not none or pollux\n",
+			ctx->filter_name);
+		return -1;
+	}
+	ctx->cluster = load_cluster(ctx->cluster_spec, &err);
+	if (!ctx->cluster) {
+		fprintf(stderr, "agora-sim: %s\n", err.text);
+		return -1;
+	}
+	text = cli_read_file(ctx->trace_path, &err);
+	if (!text) {
+		fprintf(stderr, "agora-sim: %s\n", err.text);
+		return -1;
+	}
+	if (trace_parse(text, ctx->trace_path, filter, &ctx->trace, &err)) {
+		fprintf(stderr, "agora-sim: %s\n", err.text);
+		free(text);
+		return -1;
+	}
+	free(text);
+	return cli_apps(ctx);
+}
+
+/* Run one labelled policy over the context's trace. */
+int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run)
+{
+	agora_err_t err = { { 0 } };
+	const struct placement *pm = find_placement(ctx->placement);
+	pol_placer_t pl;
+	pol_policy_t *pol;
+	sim_params_t p = ctx->params;
+	double t0;
+	int rc;
+
+	if (!pm) {
+		fprintf(stderr,
+			"agora-sim: --placement: unknown strategy '%s' (stock, agora)\n",
+			ctx->placement);
+		return -1;
+	}
+	pl.name = pm->name;
+	pl.place = pm->place;
+	pl.arg = pm->make ? pm->make(ctx->cluster) : NULL;
+	if (pm->make && !pl.arg) {
+		fprintf(stderr,
+			"agora-sim: --placement %s: cannot build it for this cluster\n",
+			pm->name);
+		return -1;
+	}
+	pol = pol_policy_create(run->policy,
+				run->params[0] ? run->params : NULL, &pl, &err);
+	if (!pol) {
+		fprintf(stderr, "agora-sim: %s\n", err.text);
+		if (pm->unmake)
+			pm->unmake(pl.arg);
+		return -1;
+	}
+	if (ctx->progress && run->label[0]) {
+		p.progress = progress_cb;
+		p.progress_arg = run->label;
+	}
+	p.frag_placer = &pl;
+	t0 = cli_now();
+	rc = sim_run(ctx->cluster, ctx->trace.jobs, ctx->trace.n, pol, &p,
+		     &run->res, &err);
+	run->wall_s = cli_now() - t0;
+	if (p.progress)
+		fputc('\n', stderr);
+	pol_policy_destroy(&pol);
+	if (pm->unmake)
+		pm->unmake(pl.arg);
+	if (rc) {
+		fprintf(stderr, "agora-sim: %s\n", err.text);
+		return -1;
+	}
+	if (cli_summarize(ctx, run)) {
+		fprintf(stderr, "agora-sim: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
+int cli_summarize(const cli_ctx_t *ctx, cli_run_t *run)
+{
+	return sim_summarize_apps(&run->res, ctx->trace.jobs, ctx->trace.n,
+				  ctx->trace.n_tenants, ctx->app, ctx->n_apps,
+				  &run->sum);
+}
+
+const char *cli_kill_name(sim_limit_kill_t k)
+{
+	return k == SIM_KILL_FAIL       ? "fail"
+	       : k == SIM_KILL_RESUBMIT ? "resubmit"
+					: "none";
+}
+
+const char *cli_ckpt_name(int64_t ckpt_s, char *buf, size_t len)
+{
+	if (ckpt_s == SIM_CKPT_CONTINUOUS)
+		snprintf(buf, len, "continuous");
+	else if (ckpt_s == SIM_CKPT_NONE)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "every %llds", (long long) ckpt_s);
+	return buf;
+}
+
+/* the sweep prefix of a job name: the name less its trailing run of
+ * digits and separators (lr-sweep-03 -> lr-sweep, bert_7 -> bert) */
+static void sweep_prefix(const char *name, char *out, size_t len)
+{
+	size_t n = strlen(name);
+
+	while (n > 0 && strchr("0123456789-_.:", name[n - 1]))
+		n--;
+	if (n == 0) /* all digits: the name is its own app */
+		n = strlen(name);
+	snprintf(out, len, "%.*s", (int) n, name);
+}
+
+int cli_apps(cli_ctx_t *ctx)
+{
+	const trace_t *t = &ctx->trace;
+	int i, k;
+
+	cli_apps_free(ctx);
+	if (!ctx->app_mode)
+		ctx->app_mode = "tenant";
+	if (!strcmp(ctx->app_mode, "tenant") || !t->job_name) {
+		if (strcmp(ctx->app_mode, "tenant"))
+			fprintf(stderr,
+				"agora-sim: --app %s: the trace has no job names (column name): apps are tenants\n",
+				ctx->app_mode);
+		ctx->app_names = malloc(
+			(size_t) (t->n_tenants ? t->n_tenants : 1) *
+			sizeof(*ctx->app_names));
+		if (!ctx->app_names)
+			return -1;
+		memcpy(ctx->app_names, t->tenants,
+		       (size_t) t->n_tenants * sizeof(*ctx->app_names));
+		ctx->n_apps = t->n_tenants;
+		return 0;
+	}
+	ctx->app = malloc((size_t) (t->n ? t->n : 1) * sizeof(*ctx->app));
+	ctx->app_names = malloc((size_t) (t->n ? t->n : 1) *
+				sizeof(*ctx->app_names));
+	if (!ctx->app || !ctx->app_names)
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		char key[POL_NAME_LEN], pre[POL_NAME_LEN];
+
+		sweep_prefix(t->names[t->job_name[i]], pre, sizeof(pre));
+		snprintf(key, sizeof(key), "%.30s/%.32s",
+			 t->tenants[t->jobs[i].tenant], pre);
+		for (k = ctx->n_apps - 1; k >= 0; k--)
+			if (!strcmp(ctx->app_names[k], key))
+				break;
+		if (k < 0) {
+			k = ctx->n_apps++;
+			memcpy(ctx->app_names[k], key, sizeof(key));
+		}
+		ctx->app[i] = k;
+	}
+	return 0;
+}
+
+void cli_apps_free(cli_ctx_t *ctx)
+{
+	free(ctx->app);
+	free(ctx->app_names);
+	ctx->app = NULL;
+	ctx->app_names = NULL;
+	ctx->n_apps = 0;
+}
+
+/*
+ * The model options shared by run, compare and robustness (long option
+ * table: CLI_MODEL_OPTIONS in sim_cli.h).  Returns 0 if ch was one and
+ * is applied, 1 if ch is not a model option, -1 on a bad value (message
+ * printed).
+ */
+int cli_model_opt(int ch, const char *arg, cli_ctx_t *ctx)
+{
+	sim_params_t *p = &ctx->params;
+	agora_err_t err = { { 0 } };
+	double d;
+	int64_t v;
+
+	switch (ch) {
+	case 't':
+		ctx->trace_path = arg;
+		return 0;
+	case 'c':
+		ctx->cluster_spec = arg;
+		return 0;
+	case 'f':
+		ctx->filter_name = arg;
+		return 0;
+	case 'x':
+		ctx->placement = arg;
+		return 0;
+	case 'r':
+		ctx->progress = true;
+		return 0;
+	case 'n':
+		p->check = false;
+		return 0;
+	case 'A':
+		if (strcmp(arg, "tenant") && strcmp(arg, "sweep"))
+			break;
+		ctx->app_mode = arg;
+		return 0;
+	case 's':
+		if (cli_parse_double(arg, 0, 1e18, &d) || d != floor(d))
+			break;
+		p->seed = (uint64_t) d;
+		return 0;
+	case 'L':
+		if (cli_parse_double(arg, 1, 1000, &d))
+			break;
+		p->limits.kind = SIM_LIMITS_AUTO;
+		p->limits.a = 1;
+		p->limits.b = d;
+		return 0;
+	case 'l':
+		if (sim_limits_parse(arg, &p->limits, &err)) {
+			fprintf(stderr, "agora-sim: %s\n", err.text);
+			return -1;
+		}
+		return 0;
+	case 'S':
+		if (cli_parse_slowdown(arg, p->slowdown))
+			break;
+		return 0;
+	case 'R':
+		if (cli_parse_double(arg, 0, 1e7, &d))
+			break;
+		fprintf(stderr,
+			"agora-sim: --restart is deprecated: it means --ckpt continuous --restart-overhead %s (no work lost but the overhead)\n",
+			arg);
+		p->ckpt_s = SIM_CKPT_CONTINUOUS;
+		p->restart_s = (int64_t) d;
+		return 0;
+	case 'K':
+		if (!strcmp(arg, "continuous")) {
+			p->ckpt_s = SIM_CKPT_CONTINUOUS;
+			return 0;
+		}
+		if (sim_duration_parse(arg, &v))
+			break;
+		p->ckpt_s = v;
+		return 0;
+	case 'O':
+		if (sim_duration_parse(arg, &v))
+			break;
+		p->restart_s = v;
+		return 0;
+	case 'k':
+		if (!strcmp(arg, "fail"))
+			p->limit_kill = SIM_KILL_FAIL;
+		else if (!strcmp(arg, "resubmit"))
+			p->limit_kill = SIM_KILL_RESUBMIT;
+		else if (!strcmp(arg, "none"))
+			p->limit_kill = SIM_KILL_NONE;
+		else
+			break;
+		return 0;
+	case 'E':
+		if (cli_parse_double(arg, 0, 0.999, &p->elastic_serial))
+			break;
+		return 0;
+	case 'B':
+		if (cli_parse_double(arg, 1, 1e8, &d))
+			break;
+		p->bin_s = (int64_t) d;
+		return 0;
+	default:
+		return 1;
+	}
+	cli_model_opt_error(ch, arg);
+	return -1;
+}
+
+void cli_model_opt_error(int ch, const char *arg)
+{
+	static const struct {
+		int ch;
+		const char *name, *want;
+	} m[] = {
+		{ 'A', "app", "tenant or sweep" },
+		{ 's', "seed", "a non-negative integer" },
+		{ 'L', "limit-factor", "a number in [1, 1000]" },
+		{ 'S', "slowdown", "6 positive numbers separated by ','" },
+		{ 'R', "restart", "a number in [0, 1e7] s" },
+		{ 'K', "ckpt",
+		  "a duration (1800, 30m, 0 = none) or continuous" },
+		{ 'O', "restart-overhead", "a duration (120, 2m)" },
+		{ 'k', "limit-kill", "fail, resubmit or none" },
+		{ 'E', "elastic-serial", "a number in [0, 0.999]" },
+		{ 'B', "bin", "a number in [1, 1e8] s" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (m[i].ch == ch) {
+			fprintf(stderr, "agora-sim: --%s: '%s': expected %s\n",
+				m[i].name, arg, m[i].want);
+			return;
+		}
+}
+
+void cli_ctx_init(cli_ctx_t *ctx)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	sim_params_default(&ctx->params);
+	ctx->filter_name = "none";
+	ctx->placement = "stock";
+	ctx->app_mode = "tenant";
+}

@@ -1,0 +1,669 @@
+/*
+ * robustness.c - agora-sim robustness: every policy under every
+ * information regime (--limits) and checkpoint cost (--ckpt), one table,
+ * one JSON entry per (regime, ckpt, policy) and a PNG heat map
+ * (doc/sim.md "robustness").
+ *
+ *   agora-sim robustness --trace FILE --cluster SPEC [--policies p1,...]
+ *       [--regimes r1,r2] [--ckpts c1,c2] [--json OUT] [--plot DIR]
+ *       [--threads N] [--params LABEL:k=v] [model options]
+ *
+ * The runs are independent (the core has no global state): they are
+ * spread over --threads worker threads; results do not depend on it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "sim_cli.h"
+
+#define R_MAX_POL  16
+#define R_MAX_REG  8
+#define R_MAX_CKPT 6
+
+typedef struct rob {
+	cli_ctx_t ctx;
+	char pols[R_MAX_POL][64], labels[R_MAX_POL][64], prm[R_MAX_POL][256];
+	int n_pol;
+	char reg_text[R_MAX_REG][64];
+	sim_limits_t reg[R_MAX_REG];
+	int n_reg;
+	int64_t ckpt[R_MAX_CKPT];
+	int n_ckpt;
+	const char *json, *plot;
+	int threads;
+	/* tasks: (regime, ckpt, policy), regime-major */
+	cli_ctx_t *tctx; /* per (regime, ckpt) */
+	cli_run_t *runs;
+	int n_tasks, next, failed;
+	pthread_mutex_t mu;
+} rob_t;
+
+static const char *const default_pols[] = {
+	"fifo", "backfill",    "backfill-fs", "tiresias", "las",
+	"srtf", "agora-order", "agora",       NULL,
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: agora-sim robustness --trace FILE --cluster SPEC [--policies p1,...]\n"
+	      "         [--regimes r1,r2,...] [--ckpts c1,c2,...] [--json OUT] [--plot DIR]\n"
+	      "         [--threads N] [--params LABEL:k=v,...] [model options of compare]\n"
+	      "  --policies  default: fifo,backfill,backfill-fs,tiresias,las,srtf,agora-order,agora\n"
+	      "              (those registered)\n"
+	      "  --regimes   --limits regimes, default trace (when every job has a limit),\n"
+	      "              uniform:1:2,lognormal:1.5,constant:1w,partmax\n"
+	      "  --ckpts     checkpoint intervals, default continuous,1800 (0 = none)\n"
+	      "  --plot DIR  DIR/robustness.png: heat maps of max_rho_app, mean JCT, util_net\n",
+	      f);
+}
+
+static int add_list(const char *list, char (*out)[64], int max, int *n,
+		    const char *what)
+{
+	char buf[1024], *save = NULL, *tok;
+
+	if (snprintf(buf, sizeof(buf), "%s", list) >= (int) sizeof(buf)) {
+		fprintf(stderr, "agora-sim robustness: --%s: too long\n", what);
+		return -1;
+	}
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*n == max) {
+			fprintf(stderr,
+				"agora-sim robustness: --%s: at most %d\n",
+				what, max);
+			return -1;
+		}
+		snprintf(out[(*n)++], 64, "%.63s", tok);
+	}
+	if (!*n) {
+		fprintf(stderr, "agora-sim robustness: --%s: empty\n", what);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_policies(rob_t *r, const char *list)
+{
+	int i;
+
+	if (list) {
+		if (add_list(list, r->labels, R_MAX_POL, &r->n_pol, "policies"))
+			return -1;
+	} else {
+		for (i = 0; default_pols[i]; i++)
+			if (pol_registry_find(default_pols[i]))
+				snprintf(r->labels[r->n_pol++], 64, "%s",
+					 default_pols[i]);
+	}
+	for (i = 0; i < r->n_pol; i++) {
+		char *eq = strchr(r->labels[i], '=');
+
+		snprintf(r->pols[i], 64, "%s", eq ? eq + 1 : r->labels[i]);
+		if (eq)
+			*eq = '\0';
+		if (!pol_registry_find(r->pols[i])) {
+			fprintf(stderr,
+				"agora-sim: unknown policy '%s' (see agora-sim list)\n",
+				r->pols[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int set_regimes(rob_t *r, const char *list)
+{
+	static const char *const def =
+		"uniform:1:2,lognormal:1.5,constant:1w,partmax";
+	agora_err_t err = { { 0 } };
+	char text[R_MAX_REG][64];
+	int i, n, k = 0, all = 1;
+
+	for (i = 0; i < r->ctx.trace.n; i++)
+		if (r->ctx.trace.jobs[i].time_limit <= 0)
+			all = 0;
+	if (!list && all)
+		snprintf(r->reg_text[k++], 64, "trace");
+	if (add_list(list ? list : def, text, R_MAX_REG - k, &n, "regimes"))
+		return -1;
+	for (i = 0; i < n; i++)
+		memcpy(r->reg_text[k++], text[i], 64);
+	r->n_reg = k;
+	for (i = 0; i < k; i++)
+		if (sim_limits_parse(r->reg_text[i], &r->reg[i], &err)) {
+			fprintf(stderr, "agora-sim robustness: --regimes: %s\n",
+				err.text);
+			return -1;
+		}
+	return 0;
+}
+
+static int set_ckpts(rob_t *r, const char *list)
+{
+	char text[R_MAX_CKPT][64];
+	int i;
+
+	if (add_list(list ? list : "continuous,1800", text, R_MAX_CKPT,
+		     &r->n_ckpt, "ckpts"))
+		return -1;
+	for (i = 0; i < r->n_ckpt; i++) {
+		if (!strcmp(text[i], "continuous")) {
+			r->ckpt[i] = SIM_CKPT_CONTINUOUS;
+		} else if (sim_duration_parse(text[i], &r->ckpt[i])) {
+			fprintf(stderr,
+				"agora-sim robustness: --ckpts: '%s': expected a duration or continuous\n",
+				text[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int set_params(rob_t *r, char **params, int n_params)
+{
+	int i, k;
+
+	for (i = 0; i < n_params; i++) {
+		const char *c = strchr(params[i], ':');
+		size_t ll = c ? (size_t) (c - params[i]) : 0;
+		int found = 0;
+
+		for (k = 0; c && k < r->n_pol; k++)
+			if (strlen(r->labels[k]) == ll &&
+			    !strncmp(r->labels[k], params[i], ll)) {
+				snprintf(r->prm[k], 256, "%.255s", c + 1);
+				found = 1;
+			}
+		if (!found) {
+			fprintf(stderr,
+				"agora-sim robustness: --params %s: no such policy label\n",
+				params[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, rob_t *r)
+{
+	static const struct option lo[] = {
+		CLI_MODEL_OPTIONS,
+		{ "policies", required_argument, NULL, 'P' },
+		{ "regimes", required_argument, NULL, 'G' },
+		{ "ckpts", required_argument, NULL, 'C' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "plot", required_argument, NULL, 'g' },
+		{ "threads", required_argument, NULL, 'T' },
+		{ "params", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *pols = NULL, *regs = NULL, *ckpts = NULL;
+	char *params[R_MAX_POL];
+	int ch, m, n_params = 0;
+	double d;
+
+	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		m = cli_model_opt(ch, optarg, &r->ctx);
+		if (m < 0)
+			return -1;
+		if (m == 0)
+			continue;
+		switch (ch) {
+		case 'P':
+			pols = optarg;
+			break;
+		case 'G':
+			regs = optarg;
+			break;
+		case 'C':
+			ckpts = optarg;
+			break;
+		case 'j':
+			r->json = optarg;
+			break;
+		case 'g':
+			r->plot = optarg;
+			break;
+		case 'T':
+			if (cli_parse_double(optarg, 1, 256, &d) ||
+			    d != floor(d)) {
+				fprintf(stderr,
+					"agora-sim robustness: --threads: '%s' is not in [1, 256]\n",
+					optarg);
+				return -1;
+			}
+			r->threads = (int) d;
+			break;
+		case 'a':
+			if (n_params == R_MAX_POL) {
+				fprintf(stderr,
+					"agora-sim robustness: --params: at most %d\n",
+					R_MAX_POL);
+				return -1;
+			}
+			params[n_params++] = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "agora-sim: unexpected argument '%s'\n",
+			argv[optind]);
+		return -1;
+	}
+	if (set_policies(r, pols) || set_params(r, params, n_params) ||
+	    set_ckpts(r, ckpts) || cli_load_inputs(&r->ctx))
+		return -1;
+	return set_regimes(r, regs);
+}
+
+static void *worker(void *arg)
+{
+	rob_t *r = arg;
+
+	for (;;) {
+		int k, per = r->n_pol;
+		cli_run_t *run;
+
+		pthread_mutex_lock(&r->mu);
+		k = r->failed ? r->n_tasks : r->next++;
+		pthread_mutex_unlock(&r->mu);
+		if (k >= r->n_tasks)
+			return NULL;
+		run = &r->runs[k];
+		if (cli_run_one(&r->tctx[k / per], run)) {
+			pthread_mutex_lock(&r->mu);
+			r->failed = 1;
+			pthread_mutex_unlock(&r->mu);
+			return NULL;
+		}
+		/* keep the scalars, drop the per-job arrays */
+		free(run->res.jobs);
+		free(run->res.util);
+		run->res.jobs = NULL;
+		run->res.util = NULL;
+		run->res.n_bins = 0;
+	}
+}
+
+static int run_all(rob_t *r)
+{
+	pthread_t th[256];
+	int i, k, nt, started = 0;
+
+	r->tctx = calloc((size_t) (r->n_reg * r->n_ckpt), sizeof(*r->tctx));
+	r->n_tasks = r->n_reg * r->n_ckpt * r->n_pol;
+	r->runs = calloc((size_t) r->n_tasks, sizeof(*r->runs));
+	if (!r->tctx || !r->runs)
+		return -1;
+	for (i = 0; i < r->n_reg * r->n_ckpt; i++) {
+		r->tctx[i] = r->ctx;
+		r->tctx[i].progress = false;
+		r->tctx[i].params.limits = r->reg[i / r->n_ckpt];
+		r->tctx[i].params.ckpt_s = r->ckpt[i % r->n_ckpt];
+		for (k = 0; k < r->n_pol; k++) {
+			cli_run_t *run = &r->runs[i * r->n_pol + k];
+
+			snprintf(run->policy, sizeof(run->policy), "%s",
+				 r->pols[k]);
+			snprintf(run->params, sizeof(run->params), "%s",
+				 r->prm[k]);
+		}
+	}
+	nt = r->threads > 0 ? r->threads : (int) sysconf(_SC_NPROCESSORS_ONLN);
+	if (nt < 1)
+		nt = 1;
+	if (nt > r->n_tasks)
+		nt = r->n_tasks;
+	if (nt > 256)
+		nt = 256;
+	pthread_mutex_init(&r->mu, NULL);
+	for (i = 0; i < nt; i++)
+		if (!pthread_create(&th[i], NULL, worker, r))
+			started++;
+		else
+			break;
+	if (!started)
+		worker(r);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&r->mu);
+	/* labels only now: an empty label keeps the runs quiet */
+	for (i = 0; i < r->n_tasks; i++)
+		snprintf(r->runs[i].label, sizeof(r->runs[i].label), "%s",
+			 r->labels[i % r->n_pol]);
+	return r->failed ? -1 : 0;
+}
+
+static const char *ckpt_text(int64_t c, char *buf, size_t len)
+{
+	if (c == SIM_CKPT_CONTINUOUS)
+		snprintf(buf, len, "cont");
+	else
+		snprintf(buf, len, "%lld", (long long) c);
+	return buf;
+}
+
+/* the best (lowest) value of metric m over the non-agora, non-oracle
+ * policies of one (regime, ckpt); label of the best in *who */
+static double best_baseline(const rob_t *r, int rc, int fair_only,
+			    double (*m)(const sim_summary_t *),
+			    const char **who)
+{
+	double best = NAN;
+	int k;
+
+	*who = "-";
+	for (k = 0; k < r->n_pol; k++) {
+		const char *p = r->pols[k];
+		double v = m(&r->runs[rc * r->n_pol + k].sum);
+
+		if (!strncmp(p, "agora", 5) || !strcmp(p, "srtf"))
+			continue;
+		if (fair_only && strcmp(p, "backfill-fs") &&
+		    strcmp(p, "tiresias") && strcmp(p, "las"))
+			continue;
+		if (isfinite(v) && (isnan(best) || v < best)) {
+			best = v;
+			*who = r->labels[k];
+		}
+	}
+	return best;
+}
+
+static double m_rho(const sim_summary_t *s)
+{
+	return s->max_rho_app;
+}
+
+static double m_jct(const sim_summary_t *s)
+{
+	return s->mean_jct_s;
+}
+
+static void print_table(FILE *f, const rob_t *r)
+{
+	char lim[64], ck[32];
+	int rc, k;
+
+	fprintf(f,
+		"\nrobustness: trace %s (%d jobs), cluster %s (%d GPUs), seed %llu, placement %s,\n"
+		"kill at limit %s, restart overhead %llds, apps by %s; times in hours; srtf is an oracle\n",
+		r->ctx.trace_path, r->ctx.trace.n, r->ctx.cluster_spec,
+		pol_cluster_gpus(r->ctx.cluster),
+		(unsigned long long) r->ctx.params.seed, r->ctx.placement,
+		cli_kill_name(r->ctx.params.limit_kill),
+		(long long) r->ctx.params.restart_s, r->ctx.app_mode);
+	fprintf(f, "%-16s %5s %-13s %8s %7s %8s %8s %8s %8s %8s %9s %7s %7s\n",
+		"regime", "ckpt", "policy", "rho_app", "jain_a", "max_str",
+		"meanJCT", "p99JCT", "util_arr", "util_net", "lostGPUh",
+		"killed", "preempt");
+	for (rc = 0; rc < r->n_reg * r->n_ckpt; rc++) {
+		sim_limits_format(&r->reg[rc / r->n_ckpt], lim, sizeof(lim));
+		ckpt_text(r->ckpt[rc % r->n_ckpt], ck, sizeof(ck));
+		for (k = 0; k < r->n_pol; k++) {
+			const sim_summary_t *s =
+				&r->runs[rc * r->n_pol + k].sum;
+
+			fprintf(f,
+				"%-16s %5s %-13s %8.3f %7.3f %8.2f %8.2f %8.2f %8.4f %8.4f %9.0f %7lld %7lld\n",
+				r->reg_text[rc / r->n_ckpt], ck, r->labels[k],
+				s->max_rho_app, s->jain_rho_app,
+				s->max_rho_stretch, s->mean_jct_s / 3600,
+				s->p99_jct_s / 3600, s->util_arrival,
+				s->util_net, s->gpu_hours_lost,
+				(long long) s->killed_at_limit,
+				(long long) s->preemptions);
+		}
+	}
+}
+
+/* the goals for every agora* policy of each (regime, ckpt) */
+static void print_goals(FILE *f, const rob_t *r)
+{
+	int rc, k, bf = -1;
+	char ck[32];
+
+	for (k = 0; k < r->n_pol; k++)
+		if (!strcmp(r->pols[k], "backfill-fs") ||
+		    (bf < 0 && !strcmp(r->pols[k], "backfill")))
+			bf = k;
+	fprintf(f,
+		"\ngoals: rho_gain = best max_rho_app of backfill-fs/tiresias/las / the policy's (goal >= 2.25);\n"
+		"jct = mean JCT / the best non-oracle baseline's (goal <= 1.10); dutil = util_net - %s's (goal >= 0)\n",
+		bf >= 0 ? r->labels[bf] : "backfill-fs");
+	fprintf(f, "%-16s %5s %-13s %9s %-12s %7s %-12s %8s\n", "regime",
+		"ckpt", "policy", "rho_gain", "vs", "jct", "vs", "dutil");
+	for (rc = 0; rc < r->n_reg * r->n_ckpt; rc++) {
+		const char *wr, *wj;
+		double br = best_baseline(r, rc, 1, m_rho, &wr);
+		double bj = best_baseline(r, rc, 0, m_jct, &wj);
+
+		ckpt_text(r->ckpt[rc % r->n_ckpt], ck, sizeof(ck));
+		for (k = 0; k < r->n_pol; k++) {
+			const sim_summary_t *s =
+				&r->runs[rc * r->n_pol + k].sum;
+
+			if (strncmp(r->pols[k], "agora", 5))
+				continue;
+			fprintf(f,
+				"%-16s %5s %-13s %9.3f %-12s %7.3f %-12s %+8.4f\n",
+				r->reg_text[rc / r->n_ckpt], ck, r->labels[k],
+				br / s->max_rho_app, wr, s->mean_jct_s / bj, wj,
+				bf >= 0 ? s->util_net -
+						  r->runs[rc * r->n_pol + bf]
+							  .sum.util_net
+					: NAN);
+		}
+	}
+}
+
+static int write_json(const rob_t *r)
+{
+	json_object *root = json_object_new_array();
+	char ck[32];
+	int i, rc;
+
+	for (i = 0; i < r->n_tasks; i++) {
+		const cli_run_t *run = &r->runs[i];
+		const cli_ctx_t *c = &r->tctx[i / r->n_pol];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(
+			o, "regime",
+			json_object_new_string(
+				r->reg_text[i / r->n_pol / r->n_ckpt]));
+		json_object_object_add(
+			o, "ckpt",
+			json_object_new_string(cli_ckpt_name(c->params.ckpt_s,
+							     ck, sizeof(ck))));
+		json_object_object_add(o, "label",
+				       json_object_new_string(run->label));
+		json_object_object_add(o, "policy",
+				       json_object_new_string(run->policy));
+		json_object_object_add(o, "params",
+				       json_object_new_string(run->params));
+		json_object_object_add(o, "trace",
+				       json_object_new_string(c->trace_path));
+		json_object_object_add(o, "cluster",
+				       json_object_new_string(c->cluster_spec));
+		json_object_object_add(o, "placement",
+				       json_object_new_string(c->placement));
+		json_object_object_add(
+			o, "seed",
+			json_object_new_int64((int64_t) c->params.seed));
+		json_object_object_add(o, "ckpt_s",
+				       json_object_new_int64(c->params.ckpt_s));
+		json_object_object_add(
+			o, "restart_overhead_s",
+			json_object_new_int64(c->params.restart_s));
+		json_object_object_add(o, "limit_kill",
+				       json_object_new_string(cli_kill_name(
+					       c->params.limit_kill)));
+		report_json_summary(o, c, run);
+		json_object_array_add(root, o);
+	}
+	rc = json_object_to_file_ext(r->json, root, JSON_C_TO_STRING_PRETTY);
+	json_object_put(root);
+	if (rc) {
+		fprintf(stderr, "agora-sim: %s: cannot write JSON: %s\n",
+			r->json, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static double m_util(const sim_summary_t *s)
+{
+	return s->util_net;
+}
+
+static double m_jct_h(const sim_summary_t *s)
+{
+	return s->mean_jct_s / 3600;
+}
+
+/* one matrix file: a header of policies, a row per (regime, ckpt) */
+static int heat_data(const rob_t *r, const char *path,
+		     double (*m)(const sim_summary_t *))
+{
+	FILE *f = fopen(path, "w");
+	char ck[32];
+	int rc, k;
+
+	if (!f) {
+		fprintf(stderr, "agora-sim: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fputs("x", f);
+	for (k = 0; k < r->n_pol; k++)
+		fprintf(f, " %s", r->labels[k]);
+	fputc('\n', f);
+	for (rc = 0; rc < r->n_reg * r->n_ckpt; rc++) {
+		fprintf(f, "%s/%s", r->reg_text[rc / r->n_ckpt],
+			ckpt_text(r->ckpt[rc % r->n_ckpt], ck, sizeof(ck)));
+		for (k = 0; k < r->n_pol; k++) {
+			double v = m(&r->runs[rc * r->n_pol + k].sum);
+
+			fprintf(f, " %.4f", isfinite(v) ? v : 0.0);
+		}
+		fputc('\n', f);
+	}
+	return fclose(f) ? -1 : 0;
+}
+
+static int write_plot(const rob_t *r)
+{
+	static const char *const panel[][3] = {
+		{ "heat-rho_app.dat", "max rho_app (Themis, lower is better)",
+		  "set logscale cb" },
+		{ "heat-jct.dat", "mean JCT, hours (lower is better)",
+		  "set logscale cb" },
+		{ "heat-util_net.dat", "util_net (higher is better)",
+		  "unset logscale cb" },
+	};
+	double (*const ms[])(const sim_summary_t *) = { m_rho, m_jct_h,
+							m_util };
+	char path[4096];
+	FILE *f;
+	int i, h = 160 + 28 * r->n_reg * r->n_ckpt;
+
+	if (mkdir(r->plot, 0777) && errno != EEXIST) {
+		fprintf(stderr, "agora-sim: %s: %s\n", r->plot,
+			strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", r->plot, panel[i][0]);
+		if (heat_data(r, path, ms[i]))
+			return -1;
+	}
+	snprintf(path, sizeof(path), "%s/robustness.gp", r->plot);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f,
+		"# written by agora-sim robustness; rerun with: gnuplot %s\n",
+		path);
+	fprintf(f,
+		"set terminal pngcairo size %d,%d noenhanced font ',9'\n"
+		"cd '%s'\nset output 'robustness.png'\n"
+		"set multiplot layout 1,3 title 'agora-sim robustness: %s on %s (rows: limits regime / checkpoint)'\n"
+		"set palette defined (0 '#1a9850', 1 '#fee08b', 2 '#d73027')\n"
+		"set xtics rotate by -45 scale 0\nset ytics scale 0\nunset key\n"
+		"set yrange [] reverse\n",
+		360 * 3 + 40 * r->n_pol, h, r->plot, r->ctx.trace_path,
+		r->ctx.cluster_spec);
+	for (i = 0; i < 3; i++) {
+		fprintf(f, "%s\n", panel[i][2]);
+		if (i == 2)
+			fprintf(f, "set palette negative\n");
+		if (i > 0)
+			fprintf(f, "set format y ''\n");
+		fprintf(f,
+			"set title '%s'\n"
+			"plot '%s' matrix rowheaders columnheaders using 1:2:3 with image, \\\n"
+			"     '%s' matrix rowheaders columnheaders using 1:2:(sprintf('%%.%df',$3)) with labels\n",
+			panel[i][1], panel[i][0], panel[i][0], i == 2 ? 3 : 2);
+	}
+	fprintf(f, "unset multiplot\n");
+	fclose(f);
+	return report_gnuplot(path);
+}
+
+int robustness_main(int argc, char **argv)
+{
+	rob_t *r = calloc(1, sizeof(*r));
+	double t0 = cli_now();
+	int i, rc = 2;
+
+	if (!r)
+		return 1;
+	cli_ctx_init(&r->ctx);
+	if (parse(argc, argv, r))
+		goto out;
+	fprintf(stderr,
+		"agora-sim robustness: %d regimes x %d checkpoint costs x %d policies = %d runs\n",
+		r->n_reg, r->n_ckpt, r->n_pol, r->n_reg * r->n_ckpt * r->n_pol);
+	rc = 1;
+	if (run_all(r))
+		goto out;
+	print_table(stdout, r);
+	print_goals(stdout, r);
+	if (r->json && write_json(r))
+		goto out;
+	if (r->plot && write_plot(r))
+		goto out;
+	printf("\nwall time %.1f s (%d runs)\n", cli_now() - t0, r->n_tasks);
+	rc = 0;
+out:
+	for (i = 0; r->runs && i < r->n_tasks; i++) {
+		sim_result_free(&r->runs[i].res);
+		sim_summary_free(&r->runs[i].sum);
+	}
+	free(r->runs);
+	free(r->tctx);
+	trace_free(&r->ctx.trace);
+	cli_apps_free(&r->ctx);
+	pol_cluster_destroy(&r->ctx.cluster);
+	free(r);
+	return rc;
+}
