@@ -27,9 +27,9 @@
 #include "pol_themis.h"
 
 /* Per-job facts.  flags: POL_AWARD_* bits. */
-#define POL_AWARD_WON 0x1      /* pending: won GPUs at this pass */
-#define POL_AWARD_RUNNING 0x2  /* running auction-managed job */
-#define POL_AWARD_LOST 0x4     /* running: lost its lease (preemptable) */
+#define POL_AWARD_WON       0x1 /* pending: won GPUs at this pass */
+#define POL_AWARD_RUNNING   0x2 /* running auction-managed job */
+#define POL_AWARD_LOST      0x4 /* running: lost its lease (preemptable) */
 #define POL_AWARD_NOREQUEUE 0x8 /* running: may not be requeued */
 
 typedef struct pol_award_job {

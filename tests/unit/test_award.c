@@ -100,8 +100,8 @@ static void test_many_jobs_and_replace(void **state)
 	(void) state;
 	for (id = 1; id <= 5000; id++)
 		assert_int_equal(pol_award_job(a, id * 7919, (int) (id & 1),
-					       (id % 3) ? 0 : POL_AWARD_WON,
-					       1, 0),
+					       (id % 3) ? 0 : POL_AWARD_WON, 1,
+					       0),
 				 0);
 	assert_int_equal(pol_award_n_jobs(a), 5000);
 	assert_int_equal(pol_award_n_won(a), 1666);

@@ -32,7 +32,8 @@
 #include "src/slurmctld/preempt.h"
 #include "src/slurmctld/slurmctld.h"
 
-const char plugin_name[] = "Agora: lease losers are preemptable by auction winners";
+const char plugin_name[] =
+	"Agora: lease losers are preemptable by auction winners";
 const char plugin_type[] = "preempt/agora";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 

@@ -50,8 +50,7 @@ static char *state_file(void)
 {
 	char *path = NULL;
 
-	xstrfmtcat(path, "%s/%s", agora_state_dir,
-		   AGORA_CREDIT_FILE);
+	xstrfmtcat(path, "%s/%s", agora_state_dir, AGORA_CREDIT_FILE);
 	return path;
 }
 
@@ -66,8 +65,10 @@ extern void agora_ledger_save(void)
 		return;
 	path = state_file();
 	lock_state_files();
-	if (pol_credit_save_file(pol_agora_policy_ledger(agora_policy), path, &err))
-		error("site_factor/agora: cannot save credit state: %s", err.text);
+	if (pol_credit_save_file(pol_agora_policy_ledger(agora_policy), path,
+				 &err))
+		error("site_factor/agora: cannot save credit state: %s",
+		      err.text);
 	unlock_state_files();
 	xfree(path);
 }
@@ -107,8 +108,8 @@ extern void agora_view_write(const agora_snapshot_t *snap, time_t now,
 
 		for (t = 0; t < snap->n_tenants; t++)
 			if (!xstrcmp(snap->tenants[t], name))
-				(void) pol_agora_policy_tenant(agora_policy, t, &rho,
-							       NULL);
+				(void) pol_agora_policy_tenant(agora_policy, t,
+							       &rho, NULL);
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(
 			o, "quota",
@@ -176,8 +177,7 @@ extern void agora_view_write(const agora_snapshot_t *snap, time_t now,
 	json_object_object_add(root, "leases", leases);
 
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
-	xstrfmtcat(path, "%s/%s", agora_state_dir,
-		   AGORA_VIEW_FILE);
+	xstrfmtcat(path, "%s/%s", agora_state_dir, AGORA_VIEW_FILE);
 	lock_state_files();
 	if (agora_file_write_atomic(path, text, strlen(text), &err))
 		error("site_factor/agora: cannot write the view: %s", err.text);
@@ -220,7 +220,8 @@ static void types_build(void)
 			agora_types.model = &tmodel;
 	}
 	agora_types.n_model = agora_types.model ? tmodel.n_types : 0;
-	agora_types.types = xcalloc(agora_types.n_model + 1, sizeof(pol_node_type_t));
+	agora_types.types = xcalloc(agora_types.n_model + 1,
+				    sizeof(pol_node_type_t));
 	for (k = 0; k < agora_types.n_model; k++)
 		agora_types.types[k] = tmodel.types[k].type;
 	agora_types.n_types = agora_types.n_model;
@@ -259,8 +260,7 @@ static void restore_leases(pol_agora_policy_t *np)
 	size_t i, n;
 	int restored = 0;
 
-	xstrfmtcat(path, "%s/%s", agora_state_dir,
-		   AGORA_VIEW_FILE);
+	xstrfmtcat(path, "%s/%s", agora_state_dir, AGORA_VIEW_FILE);
 	root = json_object_from_file(path);
 	if (!root) {
 		xfree(path);
@@ -296,7 +296,8 @@ static void restore_leases(pol_agora_policy_t *np)
 	}
 	json_object_put(root);
 	if (restored)
-		info("site_factor/agora: %d leases restored from %s", restored, path);
+		info("site_factor/agora: %d leases restored from %s", restored,
+		     path);
 	xfree(path);
 }
 
@@ -327,8 +328,7 @@ extern void agora_policy_reset(void)
 	}
 	np = pol_agora_policy_create_conf(
 		&agora_conf, agora_conf.n_auction_partitions > 0,
-		agora_cluster_name ? agora_cluster_name : "cluster",
-		use, &err);
+		agora_cluster_name ? agora_cluster_name : "cluster", use, &err);
 	if (!np) {
 		error("site_factor/agora: cannot create the policy: %s; keeping the previous one",
 		      err.text);
@@ -338,7 +338,8 @@ extern void agora_policy_reset(void)
 		return;
 	}
 	if (agora_policy) {
-		if (!pol_credit_save(pol_agora_policy_ledger(agora_policy), &json) &&
+		if (!pol_credit_save(pol_agora_policy_ledger(agora_policy),
+				     &json) &&
 		    pol_credit_load(pol_agora_policy_ledger(np), json,
 				    "previous ledger", &err))
 			error("site_factor/agora: credit state not carried over: %s",
@@ -413,4 +414,3 @@ extern void agora_policy_fini(void)
 	xfree(agora_state_dir);
 	xfree(agora_cluster_name);
 }
-

@@ -88,10 +88,10 @@ typedef struct agora_snapshot {
 	int n_pending;
 	pol_job_t *running; /* auction-managed running GPU jobs */
 	int n_running;
-	int n_cpu_only;   /* managed jobs without GPUs: Slurm runs them */
-	int n_not_ready;  /* pending, but Slurm would not start them now */
-	int n_uncovered;  /* nodes no node type covers (skipped) */
-	uint32_t *het;    /* pending het job components: left to Slurm */
+	int n_cpu_only;  /* managed jobs without GPUs: Slurm runs them */
+	int n_not_ready; /* pending, but Slurm would not start them now */
+	int n_uncovered; /* nodes no node type covers (skipped) */
+	uint32_t *het;   /* pending het job components: left to Slurm */
 	int n_het;
 	/* GPU usage outside the auction, charged to the credit ledger by the
 	 * adapter (the auction's own jobs are charged by the core) */

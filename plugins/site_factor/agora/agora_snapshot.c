@@ -125,8 +125,8 @@ extern char *agora_job_app(job_record_t *job_ptr, const agora_conf_t *conf)
 
 		if (now - last_log >= 300) {
 			info("site_factor/agora: %pJ: app name '%.40s%s' (%zu bytes) is empty or too long; using the key '%s'",
-			     job_ptr, p, strlen(p) > 40 ? "..." : "",
-			     strlen(p), key);
+			     job_ptr, p, strlen(p) > 40 ? "..." : "", strlen(p),
+			     key);
 			last_log = now;
 		}
 		xfree(p);
@@ -382,10 +382,11 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 			continue;
 		}
 		if (IS_JOB_PENDING(job_ptr)) {
-			if (!job_gpus(job_ptr, job_ptr->details
-						       ? (int) job_ptr->details
-								 ->min_nodes
-						       : 1)) {
+			if (!job_gpus(
+				    job_ptr,
+				    job_ptr->details
+					    ? (int) job_ptr->details->min_nodes
+					    : 1)) {
 				snap->n_cpu_only++;
 				continue;
 			}
@@ -407,7 +408,8 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 			pj = &snap->pending[snap->n_pending++];
 			job_common(snap, pj, job_ptr, conf);
 			pj->state = POL_JOB_PENDING;
-		} else if (IS_JOB_RUNNING(job_ptr) && !IS_JOB_COMPLETING(job_ptr)) {
+		} else if (IS_JOB_RUNNING(job_ptr) &&
+			   !IS_JOB_COMPLETING(job_ptr)) {
 			if (job_alloc_gpus(job_ptr) <= 0)
 				continue; /* CPU-only: nothing to lease */
 			if (snap->n_running == rcap) {

@@ -192,13 +192,13 @@ static pol_award_t *build_award(const agora_snapshot_t *snap,
 	}
 	/* a winner waits at most a lease plus a grace for its GPUs: by then
 	 * the next auction decides again */
-	rc = pol_award_build(a, &snap->pol, acts,
-			     agora_policy ? pol_agora_policy_leases(agora_policy)
-					  : NULL,
-			     (const char *const *) snap->tenants, rho, credit,
-			     quota, n, award_current, now,
-			     (int64_t) agora_conf.lease_s + agora_conf.grace_s +
-				     2 * MAX(agora_conf.sched_interval_s, 1));
+	rc = pol_award_build(
+		a, &snap->pol, acts,
+		agora_policy ? pol_agora_policy_leases(agora_policy) : NULL,
+		(const char *const *) snap->tenants, rho, credit, quota, n,
+		award_current, now,
+		(int64_t) agora_conf.lease_s + agora_conf.grace_s +
+			2 * MAX(agora_conf.sched_interval_s, 1));
 	for (i = 0; !rc && l && i < pol_credit_count(l); i++) {
 		const char *name = pol_credit_account(l, i);
 
@@ -244,21 +244,23 @@ static char *job_note(const pol_award_t *a, const pol_award_job_t *aj)
 
 	if (aj->flags & POL_AWARD_RUNNING) {
 		if (aj->flags & POL_AWARD_LOST)
-			xstrfmtcat(note,
-				   "%slease lost to a worse-off app: preemptable by auction winners (app %s, rho %.1f)",
-				   AGORA_DESC_PREFIX, app->name, app->rho);
+			xstrfmtcat(
+				note,
+				"%slease lost to a worse-off app: preemptable by auction winners (app %s, rho %.1f)",
+				AGORA_DESC_PREFIX, app->name, app->rho);
 		else if (aj->lease_end)
 			xstrfmtcat(note, "%slease of %d GPUs until %s (app %s)",
 				   AGORA_DESC_PREFIX, aj->gpus,
 				   tstr(aj->lease_end, t1), app->name);
 		return note;
 	}
-	xstrfmtcat(note, "%s%s (app %s, rho %.1f, credit %.0f GPU-h)",
-		   AGORA_DESC_PREFIX,
-		   (aj->flags & POL_AWARD_WON)
-			   ? "won GPUs in the auction: ranks first"
-			   : "no auction win yet: ranks by credit behind winners",
-		   app->name, app->rho, app->credit);
+	xstrfmtcat(
+		note, "%s%s (app %s, rho %.1f, credit %.0f GPU-h)",
+		AGORA_DESC_PREFIX,
+		(aj->flags & POL_AWARD_WON)
+			? "won GPUs in the auction: ranks first"
+			: "no auction win yet: ranks by credit behind winners",
+		app->name, app->rho, app->credit);
 	return note;
 }
 
@@ -292,7 +294,8 @@ static void apply_award(const agora_snapshot_t *snap, const pol_award_t *a,
 		aj = a ? pol_award_find(a, job_ptr->job_id) : NULL;
 		want = IS_JOB_PENDING(job_ptr) && aj &&
 		       (aj->flags & POL_AWARD_WON);
-		has = job_ptr->site_factor >= NICE_OFFSET + AGORA_AWARD_BOOST / 2;
+		has = job_ptr->site_factor >=
+		      NICE_OFFSET + AGORA_AWARD_BOOST / 2;
 		/* a started winner loses its boost at once, so that a requeue
 		 * does not put it first again */
 		if (want != has && job_ptr->priority != 0 &&
@@ -310,13 +313,16 @@ static void apply_award(const agora_snapshot_t *snap, const pol_award_t *a,
 		job_record_t *j = find_job_record(snap->het[i]);
 
 		if (j && IS_JOB_PENDING(j) &&
-		    note_job(j, xstrdup(AGORA_DESC_PREFIX
-					"heterogeneous job: scheduled by Slurm, outside the auction")))
+		    note_job(
+			    j,
+			    xstrdup(AGORA_DESC_PREFIX
+				    "heterogeneous job: scheduled by Slurm, outside the auction")))
 			*job_changed = true;
 	}
 	/* jobs the decision was about that changed state since the snapshot */
 	for (i = 0; i < snap->n_pending; i++) {
-		job_record_t *j = find_job_record((uint32_t) snap->pending[i].id);
+		job_record_t *j = find_job_record(
+			(uint32_t) snap->pending[i].id);
 
 		if (!j || !IS_JOB_PENDING(j))
 			(*dropped)++;
@@ -356,10 +362,11 @@ static void annotate_nodes(const agora_snapshot_t *snap, const pol_award_t *a)
 			if (aj->flags & POL_AWARD_LOST)
 				xstrfmtcat(text[n], "; %s lost its lease", id);
 			else if (aj->lease_end)
-				xstrfmtcat(text[n],
-					   "; lease %s (%d GPUs) until %s", id,
-					   pol_popcount(pj->alloc.parts[i].gpus),
-					   tstr(aj->lease_end, t1));
+				xstrfmtcat(
+					text[n],
+					"; lease %s (%d GPUs) until %s", id,
+					pol_popcount(pj->alloc.parts[i].gpus),
+					tstr(aj->lease_end, t1));
 		}
 	}
 	for (i = 0; i < snap->cluster.n_nodes; i++) {
@@ -573,9 +580,8 @@ static void *agora_agent(void *arg)
 			continue; /* slurmctld still starting */
 		agora_pass();
 	}
-	info("%s: Agora's thread stopped after %" PRIu64
-	     " passes (%" PRIu64 " priority changes applied, %" PRIu64
-	     " dropped)",
+	info("%s: Agora's thread stopped after %" PRIu64 " passes (%" PRIu64
+	     " priority changes applied, %" PRIu64 " dropped)",
 	     LOG_PREFIX, pass_count, stat_applied, stat_dropped);
 	return NULL;
 }

@@ -241,8 +241,7 @@ extern void site_factor_p_update(void)
 		it = list_iterator_create(job_list);
 		while ((job_ptr = list_next(it)))
 			if (IS_JOB_PENDING(job_ptr))
-				job_ptr->site_factor =
-					job_site_factor(job_ptr);
+				job_ptr->site_factor = job_site_factor(job_ptr);
 		list_iterator_destroy(it);
 	}
 	slurm_mutex_unlock(&award_lock);
