@@ -434,16 +434,13 @@ static int pick_victims(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	return 0;
 }
 
-static int auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
-			int64_t now, pol_pool_t pool, int cgpus,
-			pol_actions_t *out)
+/* Mark the incumbents of pool: running requeueable jobs whose lease
+ * expired.  A non-requeueable one keeps its GPUs on a new lease. */
+static int mark_incumbents(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			   int64_t now, pol_pool_t pool)
 {
-	ag_auction_t x = { NULL };
-	pol_auction_t res = { 0 };
-	int i, n_app = 0, n_sel, n_inc = 0, cap, n_lose = 0, n_wait = 0;
-	int rc = -1, free_g;
+	int i;
 
-	/* incumbents: expired leases of requeueable jobs in this pool */
 	for (i = 0; i < snap->n_running; i++) {
 		const pol_job_t *j = &snap->running[i];
 		const pol_lease_t *l = pol_lease_get(a->leases, j->id);
@@ -460,28 +457,40 @@ static int auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			continue;
 		}
 		a->rflag[i] |= RF_INCUMBENT;
-		n_inc++;
 	}
-	free_g = pol_freemap_free_gpus(a->w.fm, pool);
-	cap = free_g;
-	for (i = 0; i < snap->n_running; i++)
-		if (a->rflag[i] & RF_INCUMBENT)
-			cap += pol_ag_job_gpus(&snap->running[i]);
-	/* interested apps: wanted pending jobs in this pool, or incumbents */
-	x.apps = malloc((size_t) (a->n_papp ? a->n_papp : 1) * sizeof(int));
-	x.rho = malloc((size_t) (a->n_papp ? a->n_papp : 1) * sizeof(double));
-	x.sel = malloc((size_t) (a->n_papp ? a->n_papp : 1) * sizeof(int));
-	x.loser = malloc((size_t) (snap->n_running ? snap->n_running : 1) *
-			 sizeof(int));
-	x.lfit = calloc((size_t) (snap->n_running ? snap->n_running : 1), 1);
-	x.wait = malloc((size_t) (snap->n_pending ? snap->n_pending : 1) *
-			sizeof(int));
-	x.wkeep = malloc((size_t) (snap->n_pending ? snap->n_pending : 1) *
-			 sizeof(double));
-	x.wfit = calloc((size_t) (snap->n_pending ? snap->n_pending : 1), 1);
-	if (!x.apps || !x.rho || !x.sel || !x.loser || !x.lfit || !x.wait ||
-	    !x.wkeep || !x.wfit)
-		goto out;
+	return 0;
+}
+
+/* The per-pass arrays of x, sized for the snapshot; 0 or -1. */
+static int auction_alloc(ag_auction_t *x, const pol_agora_policy_t *a,
+			 const pol_snapshot_t *snap)
+{
+	size_t na = (size_t) (a->n_papp ? a->n_papp : 1);
+	size_t nr = (size_t) (snap->n_running ? snap->n_running : 1);
+	size_t np = (size_t) (snap->n_pending ? snap->n_pending : 1);
+
+	x->apps = malloc(na * sizeof(int));
+	x->rho = malloc(na * sizeof(double));
+	x->sel = malloc(na * sizeof(int));
+	x->loser = malloc(nr * sizeof(int));
+	x->lfit = calloc(nr, 1);
+	x->wait = malloc(np * sizeof(int));
+	x->wkeep = malloc(np * sizeof(double));
+	x->wfit = calloc(np, 1);
+	return x->apps && x->rho && x->sel && x->loser && x->lfit && x->wait &&
+			       x->wkeep && x->wfit
+		       ? 0
+		       : -1;
+}
+
+/* The apps with a wanted pending job in pool, and their rho now, into
+ * x->apps and x->rho; their count, or -1. */
+static int interested_apps(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			   ag_auction_t *x, pol_pool_t pool, int cgpus,
+			   int64_t now)
+{
+	int i, n_app = 0;
+
 	for (i = 0; i < a->n_papp; i++) {
 		ag_tenant_t *t = &a->app[a->papp[i]];
 		bool in = false;
@@ -491,21 +500,201 @@ static int auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			in = wants(a, snap, a->tpend[t->first + k], pool);
 		if (!in)
 			continue;
-		if (app_rho_now(a, t, cgpus, now, &x.rho[n_app]) < 0)
-			goto out;
-		x.apps[n_app++] = a->papp[i];
+		if (app_rho_now(a, t, cgpus, now, &x->rho[n_app]) < 0)
+			return -1;
+		x->apps[n_app++] = a->papp[i];
 	}
+	return n_app;
+}
+
+/* The incumbents of app tenant (tenant < 0: every incumbent) keep their
+ * GPUs on a lease of dur; an app's kept ones are marked RF_KEPT. */
+static int keep_incumbents(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			   int64_t now, int64_t dur, int tenant)
+{
+	int r;
+
+	for (r = 0; r < snap->n_running; r++) {
+		if (!(a->rflag[r] & RF_INCUMBENT) ||
+		    (tenant >= 0 && a->tmap[snap->running[r].tenant] != tenant))
+			continue;
+		if (tenant >= 0)
+			a->rflag[r] |= RF_KEPT;
+		if (pol_lease_settle(a->leases, snap->running[r].id, true, now,
+				     dur, a->p.grace_s) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Apply the auction's choice for selected app i: its incumbents keep
+ * their GPUs for c_i * LeaseTime, and the first jobs of its chosen prefix
+ * start where they fit now, or wait (x->wait) for a loser's GPUs.
+ */
+static int apply_winner(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			ag_auction_t *x, const pol_auction_t *res, int i,
+			int64_t now, pol_pool_t pool, int *n_wait,
+			pol_actions_t *out)
+{
+	int t = x->apps[x->sel[i]], ch = res->choice[i], k, started = 0;
+	int64_t full = pol_ag_full_lease(a, now);
+	int64_t dur = (int64_t) llround(res->keep[i] * (double) full);
+	ag_tenant_t *tn = &a->app[t];
+	int want;
+
+	if (ch < 0)
+		return 0;
+	if (dur < a->p.min_lease_s)
+		dur = a->p.min_lease_s;
+	if (dur > full)
+		dur = full;
+	if (keep_incumbents(a, snap, now, dur, t) < 0)
+		return -1;
+	want = x->bids[i].opts[ch].tag; /* prefix length */
+	for (k = 0; k < tn->n && started < want; k++) {
+		int p = a->tpend[tn->first + k], fit;
+		const pol_job_t *j = &snap->pending[p];
+		pol_alloc_t al;
+
+		if (!wants(a, snap, p, pool))
+			continue;
+		started++;
+		fit = try_place(a, a->w.fm, j, &al);
+		if (fit < 0)
+			return -1;
+		if (fit) {
+			int e = start_job(a, j, &al, now, dur, res->keep[i],
+					  "auction winner", out);
+
+			pol_alloc_free(&al);
+			if (e < 0)
+				return -1;
+			a->pflag[p] |= PF_STARTED;
+			continue;
+		}
+		/* needs GPUs a loser still holds */
+		a->pflag[p] |= PF_RESERVED;
+		x->wait[*n_wait] = p;
+		x->wkeep[(*n_wait)++] = res->keep[i];
+	}
+	return 0;
+}
+
+/* Losers (incumbents not kept) into x->loser: fewest GPUs first when
+ * small_victims, else lowest credit first; ties by job id.  Their count. */
+static int order_losers(const pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			ag_auction_t *x)
+{
+	int i, n_lose = 0;
+
+	for (i = 0; i < snap->n_running; i++)
+		if ((a->rflag[i] & RF_INCUMBENT) && !(a->rflag[i] & RF_KEPT))
+			x->loser[n_lose++] = i;
+	for (i = 1; i < n_lose; i++) { /* insertion sort: credit asc, id */
+		int v = x->loser[i], k = i - 1;
+		const pol_job_t *jv = &snap->running[v];
+
+		while (k >= 0) {
+			const pol_job_t *jk = &snap->running[x->loser[k]];
+			double ck = AG_TEN(a, jk->tenant)->credit,
+			       cv = AG_TEN(a, jv->tenant)->credit;
+			int gk = pol_ag_job_gpus(jk), gv = pol_ag_job_gpus(jv);
+
+			if (a->p.small_victims && gk != gv) {
+				if (gk < gv)
+					break;
+			} else if (ck < cv || (ck == cv && jk->id < jv->id)) {
+				break;
+			}
+			x->loser[k + 1] = x->loser[k];
+			k--;
+		}
+		x->loser[k + 1] = v;
+	}
+	return n_lose;
+}
+
+/* Waiting winners that fit with the victims' GPUs hold a reservation;
+ * the others go back to the leftover pass. */
+static int hold_waiting(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			const ag_auction_t *x, int n_wait, int64_t now,
+			pol_actions_t *out)
+{
+	int i;
+
+	for (i = 0; i < n_wait; i++) {
+		int p = x->wait[i];
+
+		if (!x->wfit[i]) {
+			a->pflag[p] &= (unsigned char) ~PF_RESERVED;
+			continue;
+		}
+		if (resv_add(a, snap->pending[p].id,
+			     now + a->p.grace_s + a->p.lease_s) < 0 ||
+		    pol_actions_add(out, POL_ACT_HOLD, snap->pending[p].id,
+				    NULL, x->wkeep[i],
+				    "auction won: waiting for GPUs") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Losers a winner needs go to GRACE (or are requeued at once with no
+ * grace); the others keep their GPUs on a new lease. */
+static int settle_losers(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			 const ag_auction_t *x, int n_lose, int64_t now,
+			 pol_actions_t *out)
+{
+	int i;
+
+	for (i = 0; i < n_lose; i++) {
+		const pol_job_t *j = &snap->running[x->loser[i]];
+		bool lose = x->lfit[i];
+
+		if (pol_lease_settle(a->leases, j->id, !lose, now,
+				     pol_ag_full_lease(a, now),
+				     a->p.grace_s) < 0)
+			return -1;
+		if (!lose || a->p.grace_s > 0)
+			continue;
+		if (pol_actions_add(out, POL_ACT_PREEMPT, j->id, NULL, 0,
+				    "lease lost (Themis auction)") < 0 ||
+		    pol_lease_drop(a->leases, j->id) < 0)
+			return -1;
+		a->rflag[x->loser[i]] |= RF_LEAVING;
+	}
+	return 0;
+}
+
+/*
+ * One pool's auction: incumbents (expired leases) and the free GPUs are
+ * offered to the worst-off (1 - f) apps that want GPUs here; winners
+ * keep or start, losers a winner needs are requeued.
+ */
+static int auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			int64_t now, pol_pool_t pool, int cgpus,
+			pol_actions_t *out)
+{
+	ag_auction_t x = { NULL };
+	pol_auction_t res = { 0 };
+	int i, n_app, n_sel, cap, n_lose, n_wait = 0;
+	int rc = -1;
+
+	if (mark_incumbents(a, snap, now, pool) < 0)
+		return -1;
+	cap = pol_freemap_free_gpus(a->w.fm, pool);
+	for (i = 0; i < snap->n_running; i++)
+		if (a->rflag[i] & RF_INCUMBENT)
+			cap += pol_ag_job_gpus(&snap->running[i]);
+	if (auction_alloc(&x, a, snap) < 0 ||
+	    (n_app = interested_apps(a, snap, &x, pool, cgpus, now)) < 0)
+		goto out;
 	if (n_app == 0 || cap == 0) {
 		/* nobody wants GPUs here (or none are offered): incumbents
 		 * keep theirs */
-		for (i = 0; i < snap->n_running; i++)
-			if ((a->rflag[i] & RF_INCUMBENT) &&
-			    pol_lease_settle(a->leases, snap->running[i].id,
-					     true, now,
-					     pol_ag_full_lease(a, now),
-					     a->p.grace_s) < 0)
-				goto out;
-		rc = 0;
+		rc = keep_incumbents(a, snap, now, pol_ag_full_lease(a, now),
+				     -1);
 		goto out;
 	}
 	if ((n_sel = pol_ftf_worst(x.rho, n_app, a->p.f, x.sel)) < 0)
@@ -530,114 +719,16 @@ static int auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	if (pol_auction_run(x.bids, n_sel, cap, a->p.solver, &res) < 0)
 		goto out;
 	/* apply: winners in order of worst rho */
-	for (i = 0; i < n_sel; i++) {
-		int t = x.apps[x.sel[i]], ch = res.choice[i], k, started = 0;
-		int64_t full = pol_ag_full_lease(a, now);
-		int64_t dur = (int64_t) llround(res.keep[i] * (double) full);
-		ag_tenant_t *tn = &a->app[t];
-		int r, want;
-
-		if (ch < 0)
-			continue;
-		if (dur < a->p.min_lease_s)
-			dur = a->p.min_lease_s;
-		if (dur > full)
-			dur = full;
-		for (r = 0; r < snap->n_running; r++)
-			if ((a->rflag[r] & RF_INCUMBENT) &&
-			    a->tmap[snap->running[r].tenant] == t) {
-				a->rflag[r] |= RF_KEPT;
-				if (pol_lease_settle(
-					    a->leases, snap->running[r].id,
-					    true, now, dur, a->p.grace_s) < 0)
-					goto out;
-			}
-		want = x.bids[i].opts[ch].tag; /* prefix length */
-		for (k = 0; k < tn->n && started < want; k++) {
-			int p = a->tpend[tn->first + k], fit;
-			const pol_job_t *j = &snap->pending[p];
-			pol_alloc_t al;
-
-			if (!wants(a, snap, p, pool))
-				continue;
-			started++;
-			fit = try_place(a, a->w.fm, j, &al);
-			if (fit < 0)
-				goto out;
-			if (fit) {
-				int e = start_job(a, j, &al, now, dur,
-						  res.keep[i], "auction winner",
-						  out);
-
-				pol_alloc_free(&al);
-				if (e < 0)
-					goto out;
-				a->pflag[p] |= PF_STARTED;
-				continue;
-			}
-			/* needs GPUs a loser still holds */
-			a->pflag[p] |= PF_RESERVED;
-			x.wait[n_wait] = p;
-			x.wkeep[n_wait++] = res.keep[i];
-		}
-	}
+	for (i = 0; i < n_sel; i++)
+		if (apply_winner(a, snap, &x, &res, i, now, pool, &n_wait,
+				 out) < 0)
+			goto out;
 	/* losers: lowest credit first, only those whose GPUs winners use */
-	for (i = 0; i < snap->n_running; i++)
-		if ((a->rflag[i] & RF_INCUMBENT) && !(a->rflag[i] & RF_KEPT))
-			x.loser[n_lose++] = i;
-	for (i = 1; i < n_lose; i++) { /* insertion sort: credit asc, id */
-		int v = x.loser[i], k = i - 1;
-		const pol_job_t *jv = &snap->running[v];
-
-		while (k >= 0) {
-			const pol_job_t *jk = &snap->running[x.loser[k]];
-			double ck = AG_TEN(a, jk->tenant)->credit,
-			       cv = AG_TEN(a, jv->tenant)->credit;
-			int gk = pol_ag_job_gpus(jk), gv = pol_ag_job_gpus(jv);
-
-			if (a->p.small_victims && gk != gv) {
-				if (gk < gv)
-					break;
-			} else if (ck < cv || (ck == cv && jk->id < jv->id)) {
-				break;
-			}
-			x.loser[k + 1] = x.loser[k];
-			k--;
-		}
-		x.loser[k + 1] = v;
-	}
-	if (pick_victims(a, snap, &x, n_wait, n_lose) < 0)
+	n_lose = order_losers(a, snap, &x);
+	if (pick_victims(a, snap, &x, n_wait, n_lose) < 0 ||
+	    hold_waiting(a, snap, &x, n_wait, now, out) < 0 ||
+	    settle_losers(a, snap, &x, n_lose, now, out) < 0)
 		goto out;
-	for (i = 0; i < n_wait; i++) {
-		int p = x.wait[i];
-
-		if (!x.wfit[i]) {
-			a->pflag[p] &= (unsigned char) ~PF_RESERVED;
-			continue;
-		}
-		if (resv_add(a, snap->pending[p].id,
-			     now + a->p.grace_s + a->p.lease_s) < 0 ||
-		    pol_actions_add(out, POL_ACT_HOLD, snap->pending[p].id,
-				    NULL, x.wkeep[i],
-				    "auction won: waiting for GPUs") < 0)
-			goto out;
-	}
-	for (i = 0; i < n_lose; i++) {
-		const pol_job_t *j = &snap->running[x.loser[i]];
-		bool lose = x.lfit[i];
-
-		if (pol_lease_settle(a->leases, j->id, !lose, now,
-				     pol_ag_full_lease(a, now),
-				     a->p.grace_s) < 0)
-			goto out;
-		if (!lose || a->p.grace_s > 0)
-			continue;
-		if (pol_actions_add(out, POL_ACT_PREEMPT, j->id, NULL, 0,
-				    "lease lost (Themis auction)") < 0 ||
-		    pol_lease_drop(a->leases, j->id) < 0)
-			goto out;
-		a->rflag[x.loser[i]] |= RF_LEAVING;
-	}
 	rc = 0;
 out:
 	pol_auction_free(&res);
