@@ -2,8 +2,8 @@
  * pol_model.h - Agora's core data model: clusters, nodes, GPUs, jobs,
  * snapshots and the decisions a policy returns.
  *
- * This is the one vocabulary shared by the Slurm adapters (plugins/), the
- * simulator (contrib/sim) and the federation helper (contrib/agorad): an
+ * This is the one vocabulary shared by the Slurm adapters (plugins/) and
+ * the simulator (contrib/sim): an
  * adapter copies Slurm state INTO these structs, a policy decides, and the
  * adapter copies the decision OUT.  Nothing here knows about Slurm, clocks
  * or I/O; time is a parameter (int64_t seconds, any epoch).
@@ -29,7 +29,7 @@ typedef uint64_t pol_gpumask_t;
 
 /*
  * Locality level between two GPUs: lower is closer.  The order is the order
- * of communication cost for distributed training (issue 5, Themis/Tiresias
+ * of communication cost for distributed training (Themis/Tiresias
  * consolidation measurements).
  */
 typedef enum pol_level {

@@ -3,7 +3,7 @@
  *
  * Every policy is a pol_policy_ops_t (pol_model.h) listed in ONE table in
  * pol_registry.c; adding a policy is one line there plus its file.  The
- * baselines (issue 3):
+ * baselines:
  *   fifo      Slurm's main scheduler: priority order, head-of-line
  *             blocking per pool (pol_fifo.c)
  *   backfill  priority + EASY backfill on time limits, with Slurm's

@@ -16,7 +16,7 @@
 #include "agora_mem.h"
 #include "agora_num.h"
 #include "pol_policy.h"
-#include "pol_agora.h" /* agora, agora-order (issue 4) */
+#include "pol_agora.h" /* agora, agora-order */
 
 static const pol_policy_ops_t *const registry[] = {
 	&pol_fifo_ops,        &pol_backfill_ops, &pol_las_ops, &pol_srtf_ops,

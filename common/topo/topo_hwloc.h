@@ -13,7 +13,7 @@
  * order, which is the order of /dev/nvidiaN and NVML indices on Linux.
  *
  * The core never loads the local topology itself: the caller passes it
- * (contrib/topo does), see STYLE.md.
+ * (contrib/topo does), so the core reads no machine state.
  */
 #ifndef TOPO_HWLOC_H
 #define TOPO_HWLOC_H

@@ -1,6 +1,6 @@
 /*
- * fuzz.h - one fuzz target per parser of untrusted input (STYLE.md: fuzz
- * every parser).  Each fuzz_<parser>.c defines LLVMFuzzerTestOneInput();
+ * fuzz.h - one fuzz target per parser of untrusted input (every
+ * parser is fuzzed).  Each fuzz_<parser>.c defines LLVMFuzzerTestOneInput();
  * built with clang -fsanitize=fuzzer,address ("make fuzz") it is a
  * libFuzzer target, built with standalone.c it replays its corpus plus
  * seeded mutations of it in "make check" (under ASan/UBSan in the

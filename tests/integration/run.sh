@@ -332,7 +332,7 @@ t_clients_work() {
 	out=$(on 1 sinfo 2>&1) || fail "sinfo failed: $out" || return 1
 	grep -q 'c2n' <<<"$out" || fail "sinfo (fed_display) does not list c2 nodes: $out" || return 1
 	out=$(on 2 squeue --federation 2>&1) || fail "squeue failed: $out" || return 1
-	# srun loads every select_*.so in PluginDir (SLURM-NOTES section 3)
+	# srun loads every select_*.so in PluginDir (doc/select.md section 2)
 	# shellcheck disable=SC2016
 	out=$(on 1 timeout 60 srun -N1 --gres=gpu:2 -t 1 bash -c 'echo cvd=$CUDA_VISIBLE_DEVICES' 2>"$W/jobs/srun.err") ||
 		fail "srun on c1 failed: $out $(cat "$W/jobs/srun.err")" || return 1

@@ -1,6 +1,6 @@
 /*
  * agora_select.c - Agora's select/cons_tres: a shadow wrapper over the stock
- * cons_tres plugin (doc/select.md, SLURM-API.md 2.3 "Strategy A").
+ * cons_tres plugin (doc/select.md).
  *
  * We are found first because our directory comes first in PluginDir, so
  * Slurm loads us instead of the stock file of the same name.  init() opens

@@ -1,5 +1,5 @@
 /*
- * agora_select_hook.h - the node-choice interposer (SLURM-API.md 2.3, Hook 2).
+ * agora_select_hook.h - the node-choice interposer (Hook 2, doc/select.md).
  *
  * The stock plugin keeps its node-choice routine in the data symbol
  * cons_common_callbacks.choose_nodes.  We keep the original pointer and put

@@ -76,7 +76,7 @@ extern agora_place_rc_t agora_place_narrow(job_record_t *job_ptr,
 					   agora_place_out_t *out);
 
 /*
- * Hook 3 (SLURM-API.md 2.3): before stock's select_p_select_nodeinfo_set()
+ * Hook 3 (doc/select.md): before stock's select_p_select_nodeinfo_set()
  * allocates a NEW job's GRES, replace the GPU indices cons_tres picked on
  * each node (gres_bit_select) by pol_topo_place_req's best subset of the same
  * size, when that one scores strictly better.  Same count per node; only
