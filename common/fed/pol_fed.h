@@ -1,0 +1,184 @@
+/*
+ * pol_fed.h - MAST's global scheduling across the clusters of a Slurm
+ * federation, as pure core code: the score of one cluster's plan for one
+ * job, the batched auction that gives every pending federated job to the
+ * best plan, the dataset catalog, and the slow path that moves dataset
+ * replicas by hill climbing so that demand meets supply.
+ *
+ * The federation helper (contrib/agorad) fills these structs from Slurm
+ * (will-run answers, node states, the merged credit ledger) and applies
+ * the result (Clusters=<winner>, release); agora-sim fills them from a
+ * trace.  Pure: no Slurm header, no clock (times are arguments), no
+ * logging, no global state.
+ *
+ * Ownership: callers own everything they pass; results are written into
+ * caller-provided arrays or into objects the caller frees with the
+ * matching *_free/_destroy.
+ */
+#ifndef POL_FED_H
+#define POL_FED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agora_err.h"
+
+#define POL_FED_NAME_LEN 64
+#define POL_FED_WHY_LEN 256
+
+/* ---- the catalog: which cluster holds which dataset ------------------ */
+
+typedef struct pol_fed_dataset {
+	char name[POL_FED_NAME_LEN];
+	double bytes;   /* size of one replica */
+	uint64_t where; /* bit c: cluster c holds a replica (<= 64 clusters) */
+} pol_fed_dataset_t;
+
+typedef struct pol_fed_site {
+	char name[POL_FED_NAME_LEN]; /* Slurm ClusterName */
+	double storage_bytes;        /* quota for replicas (0: unlimited) */
+	double link_bytes_per_s;     /* transfer rate into this cluster (> 0) */
+} pol_fed_site_t;
+
+typedef struct pol_fed_catalog {
+	pol_fed_site_t *sites;
+	int n_sites;
+	pol_fed_dataset_t *datasets;
+	int n_datasets;
+} pol_fed_catalog_t;
+
+/*
+ * Parse a catalog (JSON text; format in doc/federation.md) named 'name'
+ * for errors ("name: datasets[3].where: unknown cluster 'c9'").
+ * 0, or -1 with errno EINVAL/ENOMEM and err set; *cat unchanged on error.
+ */
+int pol_fed_catalog_parse(const char *text, const char *name,
+			  pol_fed_catalog_t *cat, agora_err_t *err);
+/* JSON text of a catalog (malloc'ed, caller frees), NULL/ENOMEM. */
+char *pol_fed_catalog_format(const pol_fed_catalog_t *cat);
+void pol_fed_catalog_free(pol_fed_catalog_t *cat);
+/* Index of a dataset / site by name, -1 if unknown. */
+int pol_fed_catalog_dataset(const pol_fed_catalog_t *cat, const char *name);
+int pol_fed_catalog_site(const pol_fed_catalog_t *cat, const char *name);
+/* Seconds to bring dataset d to cluster c (0 if c holds a replica). */
+double pol_fed_transfer_s(const pol_fed_catalog_t *cat, int d, int c);
+
+/* ---- one job, one cluster's plan for it ----------------------------- */
+
+typedef struct pol_fed_job {
+	int64_t id;
+	char team[POL_FED_NAME_LEN]; /* the app key (pol_app_key) */
+	int gpus;                    /* total GPUs asked */
+	int dataset;                 /* catalog index, -1: none */
+	uint64_t eligible;           /* bit c: cluster c may run it */
+	uint64_t hw_match;           /* bit c: cluster c has what it asked for
+					(features/GPU type); 0 bits are
+					eligible but a worse match */
+	int64_t submit;              /* s */
+	double priority;             /* Slurm priority band/value: higher
+					first in the batch order */
+} pol_fed_job_t;
+
+/* What a cluster answered (will-run) and what the helper knows of it. */
+typedef struct pol_fed_plan {
+	bool valid;         /* false: no answer (cluster down, refused) */
+	int64_t start;      /* earliest start, s (will-run) */
+	int n_preempt;      /* jobs it would preempt */
+	double locality;    /* mean locality level of the planned GPUs,
+			       0 (NVLink) .. 5 (cross-cluster); <0 unknown */
+	double team_credit; /* the team's credit fraction, credit/quota in
+			       [-1, 1] (one federation-wide ledger) */
+} pol_fed_plan_t;
+
+/* Weights of the score (agora.conf Fed* keys; defaults in
+ * pol_fed_weights_default()).  A plan's cost, lower is better:
+ *   wait + transfer (s, the data's transfer if the cluster lacks it)
+ *   + w_preempt * n_preempt + w_locality * locality
+ *   + w_hw * (cluster is not a hardware match)
+ *   - w_credit * team_credit                                        */
+typedef struct pol_fed_weights {
+	double w_preempt;  /* s per preempted job */
+	double w_locality; /* s per locality level */
+	double w_hw;       /* s for a hardware mismatch */
+	double w_credit;   /* s per unit of credit fraction */
+} pol_fed_weights_t;
+
+void pol_fed_weights_default(pol_fed_weights_t *w);
+
+/*
+ * The cost of plan p for job j on cluster c (see pol_fed_weights_t);
+ * +INFINITY when the plan is invalid or c is not eligible.  why (may be
+ * NULL) gets a one-line account of the terms, e.g.
+ * "c2: start +40s, data local, 0 preempted, locality 1.0, credit 0.62".
+ */
+double pol_fed_cost(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
+		    const pol_fed_job_t *j, int c, const pol_fed_plan_t *p,
+		    int64_t now, char *why, size_t why_len);
+
+/* ---- the batched auction -------------------------------------------- */
+
+typedef struct pol_fed_award {
+	int64_t job_id;
+	int cluster;  /* winner, -1: no valid plan (stays at its origin) */
+	double cost;  /* the winner's cost */
+	double second; /* the runner-up's cost (INFINITY if none) */
+	char why[POL_FED_WHY_LEN];
+} pol_fed_award_t;
+
+/*
+ * One round for all pending federated jobs (MAST's global scheduler):
+ * jobs in (priority desc, team credit desc, submit, id) order each take the
+ * cluster of lowest cost; a cluster's free GPUs (free[c]) are consumed by
+ * the jobs it wins with start <= now, so later jobs see the updated supply
+ * (a won plan that would start now on GPUs already given away costs as
+ * waiting instead).  plans is n_jobs x n_clusters, row-major.
+ * out[n_jobs] receives one award per job, in the jobs' order.
+ * 0, or -1/EINVAL (bad sizes, n_clusters > 64) or ENOMEM.
+ */
+int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
+		    const pol_fed_job_t *jobs, int n_jobs,
+		    const pol_fed_plan_t *plans, int n_clusters,
+		    const int *free_gpus, int64_t now, pol_fed_award_t *out);
+
+/* ---- MAST's slow path: replica placement ---------------------------- */
+
+/* Demand (GPUs asked by pending+running jobs whose data is on it, split
+ * evenly over a dataset's replicas) and supply (GPUs) per cluster. */
+typedef struct pol_fed_load {
+	double demand_gpus[64];
+	double supply_gpus[64];
+} pol_fed_load_t;
+
+/* One move of the plan: copy dataset d from cluster 'from' to 'to'
+ * (from -1: no longer needed at to: drop the replica at 'to' ...). */
+typedef struct pol_fed_move {
+	int dataset;
+	int from, to; /* add a replica at 'to' copied from 'from'; or, with
+			 to == -1, drop the replica at 'from' */
+	double bytes;
+} pol_fed_move_t;
+
+typedef struct pol_fed_place_result {
+	pol_fed_move_t *moves;
+	int n_moves;
+	double worst_before, worst_after; /* max over clusters of
+					     demand/supply */
+	pol_fed_load_t before, after;
+} pol_fed_place_result_t;
+
+/*
+ * Hill climbing over replica placement: starting from cat, repeatedly
+ * apply the single move (add or drop one replica) that lowers the worst
+ * cluster's demand/supply most while every cluster's replicas fit its
+ * storage quota, until no move helps or max_moves is reached.  demand[d]
+ * is dataset d's GPU demand; supply[c] cluster c's GPUs.  cat is updated
+ * in place only if apply is true.  Deterministic.
+ * 0, or -1/EINVAL|ENOMEM.
+ */
+int pol_fed_place(pol_fed_catalog_t *cat, const double *demand,
+		  const double *supply, int max_moves, bool apply,
+		  pol_fed_place_result_t *res);
+void pol_fed_place_result_free(pol_fed_place_result_t *res);
+
+#endif
