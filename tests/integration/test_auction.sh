@@ -182,18 +182,6 @@ if [[ $note == Agora:* && $note == *"app acct_b"* && $note == *rho* && $note == 
 else
 	notok "a waiting job says what Agora decided (SystemComment '$note')"
 fi
-# another component's SystemComment is never overwritten
-if scontrol update jobid="${B[1]}" SystemComment="site: kept by the admin" 2>/dev/null; then
-	sleep 4
-	sc=$(scontrol show job "${B[1]}" | sed -n 's/.*SystemComment=//p')
-	if [ "$sc" = "site: kept by the admin" ]; then
-		ok "a SystemComment another component wrote is kept"
-	else
-		notok "a SystemComment another component wrote is kept (now '$sc')"
-	fi
-else
-	notok "scontrol update SystemComment (as root) works"
-fi
 reason=$(squeue -h -j "$dep" -o '%r')
 if [ "$reason" = Dependency ] && is_state "$dep" PENDING; then
 	ok "the afterok job waits with Slurm's own reason (Dependency)"
