@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,198 +67,249 @@ static void islands_levels(pol_node_type_t *t, int islands)
 		}
 }
 
+/* the parse of one cluster file: its line cursor, the cluster so far */
+typedef struct cparse {
+	const char *name;
+	trace_line_t tl;
+	pol_cluster_t *c;
+	sim_nodetype_load_f load;
+	void *load_arg;
+	agora_err_t *err;
+	int leaf; /* the next leaf switch index */
+} cparse_t;
+
+__attribute__((format(printf, 3, 4))) static int bad(cparse_t *p,
+						     const char *key,
+						     const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	agora_err_set(p->err, "%s:%d: %s: %s", p->name, p->tl.line, key, why);
+	errno = EINVAL;
+	return -1;
+}
+
+static int nomem(cparse_t *p)
+{
+	agora_err_set(p->err, "%s: out of memory", p->name);
+	errno = ENOMEM;
+	return -1;
+}
+
+/* the node type t of an hwloc=FILE key */
+static int nodetype_hwloc(cparse_t *p, const char *tname, const char *xml,
+			  pol_node_type_t *t)
+{
+	agora_err_t lerr = { { 0 } };
+
+	if (!p->load)
+		return bad(
+			p, "hwloc",
+			"hwloc node types need the topology loader (topo_*), not available in this build");
+	memset(t, 0, sizeof(*t));
+	if (p->load(p->load_arg, xml, t, &lerr))
+		return bad(p, "hwloc", "%.200s", lerr.text);
+	snprintf(t->name, sizeof(t->name), "%s", tname);
+	return 0;
+}
+
+/* nodetype NAME gpus=N [sockets=S] [islands=I] | hwloc=FILE */
+static int parse_nodetype(cparse_t *p, char **tok, int n)
+{
+	pol_cluster_t *c = p->c;
+	pol_node_type_t *nt, t;
+	int gpus = -1, sockets = 2, islands = 1, i;
+	const char *xml = NULL;
+
+	if (n < 2 || strchr(tok[1], '='))
+		return bad(p, "nodetype",
+			   "expected 'nodetype NAME gpus=N ...'");
+	for (i = 0; i < c->n_types; i++)
+		if (!strcmp(c->types[i].name, tok[1]))
+			return bad(p, tok[1], "node type defined twice");
+	for (i = 2; i < n; i++) {
+		char *eq = strchr(tok[i], '=');
+
+		if (!eq)
+			return bad(p, tok[i], "expected key=value");
+		*eq++ = '\0';
+		if (!strcmp(tok[i], "gpus")) {
+			if (parse_int(eq, 1, POL_MAX_GPUS_PER_NODE, &gpus))
+				return bad(p, "gpus", "'%s' is not in [1, %d]",
+					   eq, POL_MAX_GPUS_PER_NODE);
+		} else if (!strcmp(tok[i], "sockets")) {
+			if (parse_int(eq, 1, 16, &sockets))
+				return bad(p, "sockets",
+					   "'%s' is not in [1, 16]", eq);
+		} else if (!strcmp(tok[i], "islands")) {
+			if (parse_int(eq, 1, POL_MAX_GPUS_PER_NODE, &islands))
+				return bad(p, "islands",
+					   "'%s' is not in [1, %d]", eq,
+					   POL_MAX_GPUS_PER_NODE);
+		} else if (!strcmp(tok[i], "hwloc")) {
+			xml = eq;
+		} else {
+			return bad(
+				p, tok[i],
+				"unknown key (gpus, sockets, islands, hwloc)");
+		}
+	}
+	if (xml) {
+		if (nodetype_hwloc(p, tok[1], xml, &t))
+			return -1;
+	} else {
+		if (gpus < 0)
+			return bad(p, "gpus", "missing (gpus=N or hwloc=FILE)");
+		if (islands > gpus)
+			return bad(p, "islands", "%d islands for %d GPUs",
+				   islands, gpus);
+		pol_node_type_uniform(&t, tok[1], gpus, sockets);
+		islands_levels(&t, islands);
+	}
+	nt = realloc(c->types, (size_t) (c->n_types + 1) * sizeof(*nt));
+	if (!nt)
+		return nomem(p);
+	c->types = nt;
+	c->types[c->n_types++] = t;
+	return 0;
+}
+
+/* the key=value options of a nodes line */
+static int nodes_options(cparse_t *p, char **tok, int n, int *count,
+			 int *per_leaf, pol_pool_t *pool)
+{
+	int i;
+
+	for (i = 2; i < n; i++) {
+		char *eq = strchr(tok[i], '=');
+
+		if (!eq)
+			return bad(p, tok[i], "expected key=value");
+		*eq++ = '\0';
+		if (!strcmp(tok[i], "count")) {
+			if (parse_int(eq, 1, 1000000, count))
+				return bad(p, "count",
+					   "'%s' is not in [1, 1000000]", eq);
+		} else if (!strcmp(tok[i], "per_leaf")) {
+			if (parse_int(eq, 0, 1000000, per_leaf))
+				return bad(p, "per_leaf",
+					   "'%s' is not in [0, 1000000]", eq);
+		} else if (!strcmp(tok[i], "pool")) {
+			if (!strcmp(eq, "training"))
+				*pool = POL_POOL_TRAINING;
+			else if (!strcmp(eq, "inference"))
+				*pool = POL_POOL_INFERENCE;
+			else
+				return bad(p, "pool",
+					   "'%s' is not training or inference",
+					   eq);
+		} else {
+			return bad(p, tok[i],
+				   "unknown key (count, per_leaf, pool)");
+		}
+	}
+	if (*count < 0)
+		return bad(p, "count", "missing");
+	return 0;
+}
+
+/* nodes TYPE count=N [per_leaf=L] [pool=training|inference] */
+static int parse_nodes(cparse_t *p, char **tok, int n)
+{
+	pol_cluster_t *c = p->c;
+	int type = -1, count = -1, per_leaf = 16, i, k;
+	pol_pool_t pool = POL_POOL_TRAINING;
+	pol_node_t *nn;
+
+	if (n < 2 || strchr(tok[1], '='))
+		return bad(p, "nodes", "expected 'nodes TYPE count=N ...'");
+	for (i = 0; i < c->n_types; i++)
+		if (!strcmp(c->types[i].name, tok[1]))
+			type = i;
+	if (type < 0)
+		return bad(
+			p, tok[1],
+			"unknown node type (define it with 'nodetype' first)");
+	if (nodes_options(p, tok, n, &count, &per_leaf, &pool))
+		return -1;
+	if (c->n_nodes + count > 1000000)
+		return bad(p, "count", "more than 1000000 nodes in all");
+	nn = realloc(c->nodes, (size_t) (c->n_nodes + count) * sizeof(*nn));
+	if (!nn)
+		return nomem(p);
+	c->nodes = nn;
+	for (k = 0; k < count; k++) {
+		pol_node_t *nd = &c->nodes[c->n_nodes + k];
+
+		memset(nd, 0, sizeof(*nd));
+		snprintf(nd->name, sizeof(nd->name), "%.40s%05d",
+			 c->types[type].name, c->n_nodes + k);
+		nd->type = type;
+		nd->leaf = p->leaf + (per_leaf ? k / per_leaf : 0);
+		nd->pool = pool;
+		nd->up = true;
+	}
+	p->leaf = c->nodes[c->n_nodes + count - 1].leaf + 1;
+	c->n_nodes += count;
+	return 0;
+}
+
 pol_cluster_t *sim_cluster_parse(const char *text, const char *name,
 				 sim_nodetype_load_f load, void *load_arg,
 				 agora_err_t *err)
 {
-	trace_line_t tl = { .p = text };
-	pol_cluster_t *c = calloc(1, sizeof(*c));
-	int rc, i, leaf = 0;
+	cparse_t p = { .name = name,
+		       .tl = { .p = text },
+		       .load = load,
+		       .load_arg = load_arg,
+		       .err = err };
+	int rc, i;
 
-	if (!c) {
+	p.c = calloc(1, sizeof(*p.c));
+	if (!p.c) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	snprintf(c->name, sizeof(c->name), "%s", "cluster");
-
-#define BAD(key, ...)                                                          \
-	do {                                                                   \
-		char why_[256];                                                \
-		snprintf(why_, sizeof(why_), __VA_ARGS__);                     \
-		agora_err_set(err, "%s:%d: %s: %s", name, tl.line, key, why_); \
-		errno = EINVAL;                                                \
-		goto fail;                                                     \
-	} while (0)
-
-	while ((rc = trace_next_line(&tl)) == 1) {
-		char *tok[16], *hash = strchr(tl.buf, '#');
-		int n;
+	snprintf(p.c->name, sizeof(p.c->name), "%s", "cluster");
+	while ((rc = trace_next_line(&p.tl)) == 1) {
+		char *tok[16], *hash = strchr(p.tl.buf, '#');
+		int n, e;
 
 		if (hash)
 			*hash = '\0';
-		n = tokens(tl.buf, tok, 16);
+		n = tokens(p.tl.buf, tok, 16);
 		if (n == 0)
 			continue;
 		if (!strcmp(tok[0], "cluster")) {
-			if (n != 2)
-				BAD("cluster", "expected 'cluster NAME'");
-			snprintf(c->name, sizeof(c->name), "%s", tok[1]);
+			e = n != 2 ? bad(&p, "cluster",
+					 "expected 'cluster NAME'")
+				   : 0;
+			if (!e)
+				snprintf(p.c->name, sizeof(p.c->name), "%s",
+					 tok[1]);
 		} else if (!strcmp(tok[0], "nodetype")) {
-			pol_node_type_t *nt, t;
-			int gpus = -1, sockets = 2, islands = 1;
-			const char *xml = NULL;
-
-			if (n < 2 || strchr(tok[1], '='))
-				BAD("nodetype",
-				    "expected 'nodetype NAME gpus=N ...'");
-			for (i = 0; i < c->n_types; i++)
-				if (!strcmp(c->types[i].name, tok[1]))
-					BAD(tok[1], "node type defined twice");
-			for (i = 2; i < n; i++) {
-				char *eq = strchr(tok[i], '=');
-
-				if (!eq)
-					BAD(tok[i], "expected key=value");
-				*eq++ = '\0';
-				if (!strcmp(tok[i], "gpus")) {
-					if (parse_int(eq, 1,
-						      POL_MAX_GPUS_PER_NODE,
-						      &gpus))
-						BAD("gpus",
-						    "'%s' is not in [1, %d]",
-						    eq, POL_MAX_GPUS_PER_NODE);
-				} else if (!strcmp(tok[i], "sockets")) {
-					if (parse_int(eq, 1, 16, &sockets))
-						BAD("sockets",
-						    "'%s' is not in [1, 16]",
-						    eq);
-				} else if (!strcmp(tok[i], "islands")) {
-					if (parse_int(eq, 1,
-						      POL_MAX_GPUS_PER_NODE,
-						      &islands))
-						BAD("islands",
-						    "'%s' is not in [1, %d]",
-						    eq, POL_MAX_GPUS_PER_NODE);
-				} else if (!strcmp(tok[i], "hwloc")) {
-					xml = eq;
-				} else {
-					BAD(tok[i],
-					    "unknown key (gpus, sockets, islands, hwloc)");
-				}
-			}
-			if (xml) {
-				agora_err_t lerr = { { 0 } };
-
-				if (!load)
-					BAD("hwloc",
-					    "hwloc node types need the topology loader (topo_*), not available in this build");
-				memset(&t, 0, sizeof(t));
-				if (load(load_arg, xml, &t, &lerr))
-					BAD("hwloc", "%.200s", lerr.text);
-				snprintf(t.name, sizeof(t.name), "%s", tok[1]);
-			} else {
-				if (gpus < 0)
-					BAD("gpus",
-					    "missing (gpus=N or hwloc=FILE)");
-				if (islands > gpus)
-					BAD("islands", "%d islands for %d GPUs",
-					    islands, gpus);
-				pol_node_type_uniform(&t, tok[1], gpus,
-						      sockets);
-				islands_levels(&t, islands);
-			}
-			nt = realloc(c->types,
-				     (size_t) (c->n_types + 1) * sizeof(*nt));
-			if (!nt)
-				goto nomem;
-			c->types = nt;
-			c->types[c->n_types++] = t;
+			e = parse_nodetype(&p, tok, n);
 		} else if (!strcmp(tok[0], "nodes")) {
-			int type = -1, count = -1, per_leaf = 16, k;
-			pol_pool_t pool = POL_POOL_TRAINING;
-			pol_node_t *nn;
-
-			if (n < 2 || strchr(tok[1], '='))
-				BAD("nodes",
-				    "expected 'nodes TYPE count=N ...'");
-			for (i = 0; i < c->n_types; i++)
-				if (!strcmp(c->types[i].name, tok[1]))
-					type = i;
-			if (type < 0)
-				BAD(tok[1],
-				    "unknown node type (define it with 'nodetype' first)");
-			for (i = 2; i < n; i++) {
-				char *eq = strchr(tok[i], '=');
-
-				if (!eq)
-					BAD(tok[i], "expected key=value");
-				*eq++ = '\0';
-				if (!strcmp(tok[i], "count")) {
-					if (parse_int(eq, 1, 1000000, &count))
-						BAD("count",
-						    "'%s' is not in [1, 1000000]",
-						    eq);
-				} else if (!strcmp(tok[i], "per_leaf")) {
-					if (parse_int(eq, 0, 1000000,
-						      &per_leaf))
-						BAD("per_leaf",
-						    "'%s' is not in [0, 1000000]",
-						    eq);
-				} else if (!strcmp(tok[i], "pool")) {
-					if (!strcmp(eq, "training"))
-						pool = POL_POOL_TRAINING;
-					else if (!strcmp(eq, "inference"))
-						pool = POL_POOL_INFERENCE;
-					else
-						BAD("pool",
-						    "'%s' is not training or inference",
-						    eq);
-				} else {
-					BAD(tok[i],
-					    "unknown key (count, per_leaf, pool)");
-				}
-			}
-			if (count < 0)
-				BAD("count", "missing");
-			if (c->n_nodes + count > 1000000)
-				BAD("count", "more than 1000000 nodes in all");
-			nn = realloc(c->nodes, (size_t) (c->n_nodes + count) *
-						       sizeof(*nn));
-			if (!nn)
-				goto nomem;
-			c->nodes = nn;
-			for (k = 0; k < count; k++) {
-				pol_node_t *nd = &c->nodes[c->n_nodes + k];
-
-				memset(nd, 0, sizeof(*nd));
-				snprintf(nd->name, sizeof(nd->name),
-					 "%.40s%05d", c->types[type].name,
-					 c->n_nodes + k);
-				nd->type = type;
-				nd->leaf = leaf + (per_leaf ? k / per_leaf : 0);
-				nd->pool = pool;
-				nd->up = true;
-			}
-			leaf = c->nodes[c->n_nodes + count - 1].leaf + 1;
-			c->n_nodes += count;
+			e = parse_nodes(&p, tok, n);
 		} else {
-			BAD(tok[0],
-			    "unknown directive (cluster, nodetype, nodes)");
+			e = bad(&p, tok[0],
+				"unknown directive (cluster, nodetype, nodes)");
 		}
+		if (e)
+			goto fail;
 	}
-	if (rc < 0)
-		BAD("line", "too long");
-	if (c->n_nodes == 0)
-		BAD("nodes", "the cluster has no nodes");
-#undef BAD
-	c->n_leaves = leaf;
-	for (i = 0; i < c->n_nodes; i++)
-		c->nodes[i].free = pol_node_all_gpus(c, i);
-	return c;
-nomem:
-	agora_err_set(err, "%s: out of memory", name);
-	errno = ENOMEM;
+	if ((rc < 0 && bad(&p, "line", "too long")) ||
+	    (p.c->n_nodes == 0 && bad(&p, "nodes", "the cluster has no nodes")))
+		goto fail;
+	p.c->n_leaves = p.leaf;
+	for (i = 0; i < p.c->n_nodes; i++)
+		p.c->nodes[i].free = pol_node_all_gpus(p.c, i);
+	return p.c;
 fail:
-	pol_cluster_destroy(&c);
+	pol_cluster_destroy(&p.c);
 	return NULL;
 }

@@ -1,6 +1,8 @@
 #!/bin/sh
 # eval-agora.sh - rerun every simulator number of doc/evaluation.md
-# "Agora against the baselines" and "Placement" (issues 4 and 5).
+# "Robustness", "Agora against the baselines" and "Placement".  The two
+# older sections were measured with the model of their time: restarts redo
+# 60 s and lose nothing, limits never kill (OLD below).
 #
 #   contrib/sim/eval-agora.sh [BUILD_DIR [OUT_DIR]]
 #
@@ -17,6 +19,12 @@ mkdir -p "$O"
 G="$O/philly-gang-heavy.csv"
 run() { echo "+ $*" >&2; "$@"; }
 run python3 "$SRC/contrib/sim/gang-heavy.py" --fraction 0.15 --seed 1 "$T" >"$G"
+OLD="--restart 60 --limit-kill none"
+for c in 64x8 80x8; do
+	run "$SIM" robustness --trace "$T" --cluster $c \
+		--policies fifo,backfill,las,srtf,agora-order,agora \
+		--json "$O/rob-$c.json" --plot "$O/plot-$c" >"$O/rob-$c.txt"
+done
 POL=fifo,backfill,las,srtf,agora-order,agora,agora-before=agora
 PAR=agora-before:victims=0,drain=0
 for tr in philly gang; do
@@ -24,14 +32,16 @@ for tr in philly gang; do
 	for c in 64x8 80x8; do
 		for f in none pollux; do
 			[ $tr = gang ] && [ $f = pollux ] && continue
-			run "$SIM" compare --trace "$TR" --cluster $c --filter $f \
+			# shellcheck disable=SC2086
+			run "$SIM" compare $OLD --trace "$TR" --cluster $c --filter $f \
 				--policies $POL --params $PAR --baseline backfill \
 				--json "$O/$tr-$c-$f.json" >"$O/$tr-$c-$f.txt"
 		done
 		for cl in $c "$SRC/contrib/sim/clusters/philly-$c-2island.cluster"; do
 			case $cl in *2island*) k=$c-2island ;; *) k=$c ;; esac
 			for pl in stock agora; do
-				run "$SIM" compare --trace "$TR" --cluster "$cl" \
+				# shellcheck disable=SC2086
+				run "$SIM" compare $OLD --trace "$TR" --cluster "$cl" \
 					--placement $pl --policies backfill,agora \
 					--baseline backfill \
 					--json "$O/place-$tr-$k-$pl.json" \
