@@ -112,6 +112,42 @@ static int cmp_submit(const void *x, const void *y)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
+/* the selected jobs, compressed by F, as the generic CSV on stdout */
+static void slice_print(const trace_t *t, const sim_job_t *sel, int k, double F,
+			double dmin, double dmax, double L, double gpn,
+			uint64_t rng)
+{
+	int64_t t0 = sel[0].submit;
+	int i;
+
+	printf("id,submit,duration,gpus,nodes,gpus_per_node,tenant,time_limit\n");
+	for (i = 0; i < k; i++) {
+		const sim_job_t *j = &sel[i];
+		int64_t d = llround((double) j->duration / F), lim;
+		int g = j->nodes > 0 ? j->nodes * j->gpn : j->gpus;
+		int nodes = 1, per = g;
+		double f;
+
+		if (d < (int64_t) dmin)
+			d = (int64_t) dmin;
+		if (dmax > 0 && d > (int64_t) dmax)
+			d = (int64_t) dmax;
+		if (g > (int) gpn) {
+			nodes = (g + (int) gpn - 1) / (int) gpn;
+			per = (int) gpn;
+		}
+		f = 1.0 + (L - 1.0) * sim_rand_unit(&rng);
+		lim = (int64_t) ceil((double) d * f);
+		lim = ((lim + 59) / 60) * 60;
+		if (lim < 60)
+			lim = 60;
+		printf("%lld,%lld,%lld,%d,%d,%d,%s,%lld\n", (long long) j->id,
+		       (long long) llround((double) (j->submit - t0) / F),
+		       (long long) d, nodes * per, nodes, per,
+		       t->tenants[j->tenant], (long long) lim);
+	}
+}
+
 int slice_main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -135,10 +171,8 @@ int slice_main(int argc, char **argv)
 	trace_t t = { 0 };
 	agora_err_t err = { { 0 } };
 	sim_job_t *sel;
-	uint64_t rng;
 	char *text;
 	int ch, i, k = 0;
-	int64_t t0 = 0;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -224,34 +258,7 @@ int slice_main(int argc, char **argv)
 		trace_free(&t);
 		return 2;
 	}
-	rng = (uint64_t) seed;
-	t0 = sel[0].submit;
-	printf("id,submit,duration,gpus,nodes,gpus_per_node,tenant,time_limit\n");
-	for (i = 0; i < k; i++) {
-		sim_job_t *j = &sel[i];
-		int64_t d = llround((double) j->duration / F), lim;
-		int g = j->nodes > 0 ? j->nodes * j->gpn : j->gpus;
-		int nodes = 1, per = g;
-		double f;
-
-		if (d < (int64_t) dmin)
-			d = (int64_t) dmin;
-		if (dmax > 0 && d > (int64_t) dmax)
-			d = (int64_t) dmax;
-		if (g > (int) gpn) {
-			nodes = (g + (int) gpn - 1) / (int) gpn;
-			per = (int) gpn;
-		}
-		f = 1.0 + (L - 1.0) * sim_rand_unit(&rng);
-		lim = (int64_t) ceil((double) d * f);
-		lim = ((lim + 59) / 60) * 60;
-		if (lim < 60)
-			lim = 60;
-		printf("%lld,%lld,%lld,%d,%d,%d,%s,%lld\n", (long long) j->id,
-		       (long long) llround((double) (j->submit - t0) / F),
-		       (long long) d, nodes * per, nodes, per,
-		       t.tenants[j->tenant], (long long) lim);
-	}
+	slice_print(&t, sel, k, F, dmin, dmax, L, gpn, (uint64_t) seed);
 	fprintf(stderr,
 		"agora-sim slice: %s: %d jobs from id %.0f (filter %s, %d rows dropped by it), speedup %g\n",
 		path, k, start, fname, t.filtered, F);
@@ -285,12 +292,48 @@ static const char *const s_ignored[] = { "jct", "queue",  "first_wait",
 					 "rho", "killed", "lost_gpu_s" };
 #define N_IGNORED ((int) (sizeof(s_ignored) / sizeof(s_ignored[0])))
 
+/* the header of a per-job CSV into col (-2: a column score ignores) */
+static int score_header(const char *path, int lineno, char **f, int nf,
+			int *col)
+{
+	bool has[S_NCOL] = { false };
+	int i, c;
+
+	for (i = 0; i < nf; i++) {
+		col[i] = -1;
+		for (c = 0; c < S_NCOL; c++)
+			if (!strcmp(f[i], s_cols[c]))
+				col[i] = c;
+		if (col[i] >= 0) {
+			has[col[i]] = true;
+			continue;
+		}
+		for (c = 0; c < N_IGNORED; c++)
+			if (!strcmp(f[i], s_ignored[c]))
+				break;
+		if (c == N_IGNORED) {
+			fprintf(stderr,
+				"agora-sim: %s:%d: %s: unknown column\n", path,
+				lineno, f[i]);
+			return -1;
+		}
+		col[i] = -2;
+	}
+	for (c = 0; c < S_NCOL; c++)
+		if (!has[c] && c != S_LIMIT && c != S_PREEMPT && c != S_LEVEL) {
+			fprintf(stderr,
+				"agora-sim: %s:%d: header: column %s is required\n",
+				path, lineno, s_cols[c]);
+			return -1;
+		}
+	return 0;
+}
+
 static int score_load(const char *path, double scale, trace_t *t,
 		      sim_result_t *res, int *unfinished)
 {
 	char *text = slurp(path), *line, *next;
-	int col[32], ncol = 0, lineno = 0, i, c, cap = 0;
-	bool has[S_NCOL] = { false };
+	int col[32], ncol = 0, lineno = 0, i, cap = 0;
 
 	if (!text)
 		return -1;
@@ -313,34 +356,8 @@ static int score_load(const char *path, double scale, trace_t *t,
 		     p = strtok_r(NULL, ",", &fs))
 			f[nf++] = p;
 		if (!ncol) { /* header */
-			for (i = 0; i < nf; i++) {
-				col[i] = -1;
-				for (c = 0; c < S_NCOL; c++)
-					if (!strcmp(f[i], s_cols[c]))
-						col[i] = c;
-				if (col[i] >= 0) {
-					has[col[i]] = true;
-					continue;
-				}
-				for (c = 0; c < N_IGNORED; c++)
-					if (!strcmp(f[i], s_ignored[c]))
-						break;
-				if (c == N_IGNORED) {
-					fprintf(stderr,
-						"agora-sim: %s:%d: %s: unknown column\n",
-						path, lineno, f[i]);
-					goto bad;
-				}
-				col[i] = -2;
-			}
-			for (c = 0; c < S_NCOL; c++)
-				if (!has[c] && c != S_LIMIT && c != S_PREEMPT &&
-				    c != S_LEVEL) {
-					fprintf(stderr,
-						"agora-sim: %s:%d: header: column %s is required\n",
-						path, lineno, s_cols[c]);
-					goto bad;
-				}
+			if (score_header(path, lineno, f, nf, col))
+				goto bad;
 			ncol = nf;
 			continue;
 		}
@@ -475,6 +492,30 @@ static void score_aggregate(const trace_t *t, sim_result_t *res)
 		res->t_end = res->t0;
 }
 
+/* the replay's extras beside the simulator's keys, into the JSON file */
+static int score_json_extras(const char *json, const char *label,
+			     int unfinished, int submitted, double scale)
+{
+	json_object *root = json_object_from_file(json), *o;
+
+	if (!root || !json_object_object_get_ex(root, label, &o)) {
+		fprintf(stderr, "agora-sim: %s: cannot reread JSON\n", json);
+		json_object_put(root);
+		return -1;
+	}
+	json_object_object_add(o, "unfinished",
+			       json_object_new_int(unfinished));
+	json_object_object_add(o, "submitted", json_object_new_int(submitted));
+	json_object_object_add(o, "time_scale", json_object_new_double(scale));
+	if (json_object_to_file_ext(json, root, JSON_C_TO_STRING_PRETTY)) {
+		fprintf(stderr, "agora-sim: %s: cannot write JSON\n", json);
+		json_object_put(root);
+		return -1;
+	}
+	json_object_put(root);
+	return 0;
+}
+
 int score_main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -579,34 +620,10 @@ int score_main(int argc, char **argv)
 		ctx.trace.n_tenants, ctx.cluster_spec, run.res.total_gpus,
 		scale);
 	report_table(stdout, &ctx, &run, 1, -1);
-	if (json) {
-		json_object *root, *o;
-
-		if (report_json(json, &ctx, &run, 1))
-			goto out;
-		/* the replay's extras beside the simulator's keys */
-		root = json_object_from_file(json);
-		if (!root || !json_object_object_get_ex(root, label, &o)) {
-			fprintf(stderr, "agora-sim: %s: cannot reread JSON\n",
-				json);
-			json_object_put(root);
-			goto out;
-		}
-		json_object_object_add(o, "unfinished",
-				       json_object_new_int(unfinished));
-		json_object_object_add(o, "submitted",
-				       json_object_new_int(ctx.trace.n));
-		json_object_object_add(o, "time_scale",
-				       json_object_new_double(scale));
-		if (json_object_to_file_ext(json, root,
-					    JSON_C_TO_STRING_PRETTY)) {
-			fprintf(stderr, "agora-sim: %s: cannot write JSON\n",
-				json);
-			json_object_put(root);
-			goto out;
-		}
-		json_object_put(root);
-	}
+	if (json &&
+	    (report_json(json, &ctx, &run, 1) ||
+	     score_json_extras(json, label, unfinished, ctx.trace.n, scale)))
+		goto out;
 	rc = 0;
 out:
 	sim_result_free(&run.res);
