@@ -107,6 +107,17 @@ static void parse_lease(agora_view_t *v, json_object *l, size_t i)
 		skip(v, "leases", i, "end", "missing or not an integer");
 		return;
 	}
+	r->start = r->requeue_at = 0;
+	if (json_object_object_get_ex(l, "start", NULL) &&
+	    !get_int(l, "start", &r->start)) {
+		skip(v, "leases", i, "start", "not an integer");
+		return;
+	}
+	if (json_object_object_get_ex(l, "requeue_at", NULL) &&
+	    !get_int(l, "requeue_at", &r->requeue_at)) {
+		skip(v, "leases", i, "requeue_at", "not an integer");
+		return;
+	}
 	r->grace = false;
 	if (json_object_object_get_ex(l, "state", &x)) {
 		st = json_object_is_type(x, json_type_string)
@@ -201,6 +212,19 @@ int agora_view_parse(const char *text, size_t len, const char *name,
 		goto einval;
 	}
 	v->time = (int64_t) t;
+	{
+		json_object *x;
+
+		if (json_object_object_get_ex(root, "cluster", &x) &&
+		    json_object_is_type(x, json_type_string))
+			(void) agora_sanitize_name(
+				json_object_get_string(x),
+				(size_t) json_object_get_string_len(x),
+				v->cluster);
+		if (json_object_object_get_ex(root, "pass", &x) &&
+		    json_object_is_type(x, json_type_int))
+			v->pass = json_object_get_int64(x);
+	}
 	if (get_array(root, "apps", &apps, name, err) ||
 	    get_array(root, "leases", &leases, name, err))
 		goto einval;
@@ -333,4 +357,80 @@ void agora_view_render(const agora_view_t *v, const agora_view_hide_t *hide,
 			 v->n_skipped, v->skipped);
 		emit(arg, "ViewSkipped", val);
 	}
+}
+
+char *agora_view_format(const agora_view_t *v)
+{
+	json_object *root = json_object_new_object(), *apps, *leases;
+	char *text = NULL;
+	size_t i;
+
+	if (!root || !v)
+		goto out;
+	json_object_object_add(root, "time", json_object_new_int64(v->time));
+	json_object_object_add(root, "cluster",
+			       json_object_new_string(v->cluster));
+	json_object_object_add(root, "pass", json_object_new_int64(v->pass));
+	apps = json_object_new_array();
+	for (i = 0; i < v->n_apps; i++) {
+		const agora_view_app_t *a = &v->apps[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name",
+				       json_object_new_string(a->name));
+		json_object_object_add(o, "quota",
+				       json_object_new_double(a->quota));
+		json_object_object_add(o, "usage",
+				       json_object_new_double(a->usage));
+		json_object_object_add(o, "credit",
+				       json_object_new_double(a->credit));
+		if (a->has_rho)
+			json_object_object_add(o, "rho",
+					       json_object_new_double(a->rho));
+		json_object_array_add(apps, o);
+	}
+	json_object_object_add(root, "apps", apps);
+	leases = json_object_new_array();
+	for (i = 0; i < v->n_leases; i++) {
+		const agora_view_lease_t *l = &v->leases[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "job", json_object_new_int64(l->job));
+		json_object_object_add(o, "gpus",
+				       json_object_new_int64(l->gpus));
+		json_object_object_add(o, "start",
+				       json_object_new_int64(l->start));
+		json_object_object_add(o, "end", json_object_new_int64(l->end));
+		json_object_object_add(
+			o, "state",
+			json_object_new_string(l->grace ? "grace" : "active"));
+		if (l->grace)
+			json_object_object_add(
+				o, "requeue_at",
+				json_object_new_int64(l->requeue_at));
+		json_object_array_add(leases, o);
+	}
+	json_object_object_add(root, "leases", leases);
+	text = strdup(json_object_to_json_string_ext(root,
+						     JSON_C_TO_STRING_PLAIN));
+out:
+	if (root)
+		json_object_put(root);
+	if (!text)
+		errno = ENOMEM;
+	return text;
+}
+
+int agora_view_save(const char *path, const agora_view_t *v, agora_err_t *err)
+{
+	char *text = agora_view_format(v);
+	int rc;
+
+	if (!text) {
+		agora_err_set(err, "%s: out of memory", path ? path : "view");
+		return -1;
+	}
+	rc = agora_file_write_atomic(path, text, strlen(text), err);
+	free(text);
+	return rc;
 }

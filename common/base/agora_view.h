@@ -6,8 +6,14 @@
  * Format (JSON object; keys not listed here are ignored, so the writer may
  * add fields):
  *   time    seconds since the epoch of the pass that wrote it
+ *   cluster the ClusterName of the writer (optional)
+ *   pass    the pass number (optional)
  *   apps    [{name, credit, quota, usage[, rho]}]  per account/app, GPU-h
- *   leases  [{job, gpus, end, state: "active"|"grace"[, requeue_at]}]
+ *   leases  [{job, gpus, [start,] end, state: "active"|"grace"
+ *            [, requeue_at]}]
+ * This module owns the format: agora_view_format()/agora_view_save()
+ * write it (site_factor/agora's pass), agora_view_parse()/_load() read it
+ * (the same pass after a restart, slurmctld/agora, agoractl).
  * An app or lease entry with a missing or mistyped field is left out and
  * counted (agora_view_t.n_skipped, the first one described); a file that
  * is not JSON, or whose top level is not an object, is an error.
@@ -38,12 +44,16 @@ typedef struct agora_view_app {
 typedef struct agora_view_lease {
 	int64_t job;
 	int64_t gpus;
+	int64_t start; /* 0 if the file did not say */
 	int64_t end;
+	int64_t requeue_at; /* grace only; 0 if the file did not say */
 	bool grace;
 } agora_view_lease_t;
 
 typedef struct agora_view {
 	int64_t time;
+	int64_t pass;
+	char cluster[AGORA_NAME_SIZE]; /* sanitised; "" if absent */
 	agora_view_app_t *apps;
 	size_t n_apps;
 	agora_view_lease_t *leases;
@@ -76,6 +86,18 @@ int agora_view_load(const char *path, agora_view_t *v, struct stat *st,
 bool agora_view_same_file(const struct stat *a, const struct stat *b);
 
 void agora_view_free(agora_view_t *v);
+
+/*
+ * The JSON text of v (malloc'ed; the caller frees it), NULL/ENOMEM.
+ * Names are written as v holds them (sanitised when v came from a parse).
+ */
+char *agora_view_format(const agora_view_t *v);
+
+/*
+ * Write v to path with agora_file_write_atomic() (mode 0600, fsynced,
+ * the previous file kept as path.prev).  0, or -1 with errno and err set.
+ */
+int agora_view_save(const char *path, const agora_view_t *v, agora_err_t *err);
 
 /* What agora_view_render() leaves out; why_* say why, in the output. */
 typedef struct agora_view_hide {

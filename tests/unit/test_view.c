@@ -292,6 +292,55 @@ static void test_view_load_and_same_file(void **state)
 	unlink(path);
 }
 
+/* The writer and the reader agree: every field survives a round trip. */
+static void test_view_format_round_trip(void **state)
+{
+	agora_view_app_t apps[2];
+	agora_view_lease_t leases[2];
+	agora_view_t v, w;
+	agora_err_t err;
+	char *text;
+
+	(void) state;
+	memset(&v, 0, sizeof(v));
+	memset(apps, 0, sizeof(apps));
+	memset(leases, 0, sizeof(leases));
+	v.time = 1000;
+	v.pass = 7;
+	strcpy(v.cluster, "c1");
+	strcpy(apps[0].name, "acct_a");
+	apps[0].credit = 1.5, apps[0].quota = 2, apps[0].usage = 0.5;
+	apps[0].rho = 1.25, apps[0].has_rho = true;
+	strcpy(apps[1].name, "b");
+	leases[0].job = 12, leases[0].gpus = 8, leases[0].start = 900;
+	leases[0].end = 1100;
+	leases[1].job = 13, leases[1].gpus = 4, leases[1].end = 1050;
+	leases[1].grace = true, leases[1].requeue_at = 1060;
+	v.apps = apps, v.n_apps = 2, v.leases = leases, v.n_leases = 2;
+	text = agora_view_format(&v);
+	assert_non_null(text);
+	assert_int_equal(agora_view_parse(text, strlen(text), "rt.json", &w,
+					  &err),
+			 0);
+	assert_int_equal(w.time, 1000);
+	assert_int_equal(w.pass, 7);
+	assert_string_equal(w.cluster, "c1");
+	assert_int_equal(w.n_apps, 2);
+	assert_string_equal(w.apps[0].name, "acct_a");
+	assert_true(w.apps[0].has_rho);
+	assert_false(w.apps[1].has_rho);
+	assert_true(w.apps[0].rho > 1.24 && w.apps[0].rho < 1.26);
+	assert_int_equal(w.n_leases, 2);
+	assert_int_equal(w.leases[0].start, 900);
+	assert_int_equal(w.leases[0].end, 1100);
+	assert_false(w.leases[0].grace);
+	assert_true(w.leases[1].grace);
+	assert_int_equal(w.leases[1].requeue_at, 1060);
+	assert_int_equal(w.n_skipped, 0);
+	agora_view_free(&w);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_view_errors_name_file_and_line),
 		cmocka_unit_test(test_view_malformed_entries_skipped),
 		cmocka_unit_test(test_view_load_and_same_file),
+		cmocka_unit_test(test_view_format_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,8 +11,6 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
 #include "slurm/slurm.h"
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
@@ -23,6 +21,7 @@
 #include "agora_file.h"
 #include "agora_hold.h"
 #include "agora_sched.h"
+#include "agora_view.h"
 #include "pol_agora.h"
 #include "pol_place.h"
 #include "topo_model.h"
@@ -75,115 +74,82 @@ extern void agora_ledger_save(void)
 
 /*
  * Write what the last pass decided to StateSaveLocation/agora_view.json
- * (agora_file_write_atomic: mode 0600, fsynced, .prev kept), for slurmctld/agora, which shows it in
- * "scontrol show config", and for agoractl.  Per app: credit, quota and
- * decayed usage (GPU-hours), rho; per lease: job, GPUs, end, state.
- * Caller holds agora_state_lock.
+ * (common/base/agora_view.c owns the format; written with
+ * agora_file_write_atomic: mode 0600, fsynced, .prev kept), for
+ * slurmctld/agora ("scontrol show config"), agoractl and the lease restore
+ * after a restart.  Per app: credit, quota and decayed usage (GPU-hours),
+ * rho; per lease: job, GPUs, start, end, state.  Caller holds
+ * agora_state_lock.
  */
 extern void agora_view_write(const agora_snapshot_t *snap, time_t now,
 			     uint64_t pass_count)
 {
-	json_object *root = json_object_new_object(), *apps, *leases;
 	pol_credit_t *l = pol_agora_policy_ledger(agora_policy);
 	const pol_lease_table_t *lt = pol_agora_policy_leases(agora_policy);
-	char *path = NULL;
-	const char *text;
-	size_t i;
-	int t, k;
+	size_t n_ledger = l ? pol_credit_count(l) : 0, i;
+	int t, k, n_leases = lt ? pol_lease_count(lt) : 0;
+	agora_view_t v;
 	agora_err_t err = { { 0 } };
+	char *path = NULL;
 
-	json_object_object_add(root, "time", json_object_new_int64(now));
-	json_object_object_add(
-		root, "cluster",
-		json_object_new_string(agora_cluster_name ? agora_cluster_name
-							  : ""));
-	json_object_object_add(root, "pass",
-			       json_object_new_int64((int64_t) pass_count));
-	apps = json_object_new_array();
+	memset(&v, 0, sizeof(v));
+	v.time = now;
+	v.pass = (int64_t) pass_count;
+	strlcpy(v.cluster, agora_cluster_name ? agora_cluster_name : "",
+		sizeof(v.cluster));
+	v.apps = xcalloc(n_ledger + snap->n_tenants + 1, sizeof(*v.apps));
 	/* every account the ledger knows, plus every app with jobs now */
-	for (i = 0; l && i < pol_credit_count(l); i++) {
+	for (i = 0; i < n_ledger; i++) {
 		const char *name = pol_credit_account(l, i);
-		json_object *o = json_object_new_object();
-		double rho = -1;
+		agora_view_app_t *a = &v.apps[v.n_apps++];
+		double rho;
 
-		for (t = 0; t < snap->n_tenants; t++)
-			if (!xstrcmp(snap->tenants[t], name))
-				(void) pol_agora_policy_tenant(agora_policy, t,
-							       &rho, NULL);
-		json_object_object_add(o, "name", json_object_new_string(name));
-		json_object_object_add(
-			o, "quota",
-			json_object_new_double(pol_credit_quota(l, name)));
-		json_object_object_add(
-			o, "usage",
-			json_object_new_double(pol_credit_usage(l, name, now)));
-		json_object_object_add(
-			o, "credit",
-			json_object_new_double(pol_credit_get(l, name, now)));
-		if (rho >= 0)
-			json_object_object_add(o, "rho",
-					       json_object_new_double(rho));
-		json_object_array_add(apps, o);
+		strlcpy(a->name, name, sizeof(a->name));
+		a->quota = pol_credit_quota(l, name);
+		a->usage = pol_credit_usage(l, name, now);
+		a->credit = pol_credit_get(l, name, now);
+		a->has_rho = !pol_agora_policy_app(agora_policy, name, &rho,
+						    NULL);
+		a->rho = a->has_rho ? rho : 0;
 	}
 	for (t = 0; t < snap->n_tenants; t++) {
 		bool known = false;
+		agora_view_app_t *a;
 		double rho = 1, credit = 0;
-		json_object *o;
 
-		for (i = 0; l && i < pol_credit_count(l) && !known; i++)
+		for (i = 0; l && i < n_ledger && !known; i++)
 			known = !xstrcmp(pol_credit_account(l, i),
 					 snap->tenants[t]);
 		if (known)
 			continue;
 		(void) pol_agora_policy_tenant(agora_policy, t, &rho, &credit);
-		o = json_object_new_object();
-		json_object_object_add(
-			o, "name", json_object_new_string(snap->tenants[t]));
-		json_object_object_add(
-			o, "quota",
-			json_object_new_double(
-				l ? pol_credit_quota(l, snap->tenants[t]) : 0));
-		json_object_object_add(o, "usage", json_object_new_double(0));
-		json_object_object_add(o, "credit",
-				       json_object_new_double(credit));
-		json_object_object_add(o, "rho", json_object_new_double(rho));
-		json_object_array_add(apps, o);
+		a = &v.apps[v.n_apps++];
+		strlcpy(a->name, snap->tenants[t], sizeof(a->name));
+		a->quota = l ? pol_credit_quota(l, snap->tenants[t]) : 0;
+		a->credit = credit;
+		a->rho = rho;
+		a->has_rho = true;
 	}
-	json_object_object_add(root, "apps", apps);
-	leases = json_object_new_array();
-	for (k = 0; lt && k < pol_lease_count(lt); k++) {
+	v.leases = xcalloc(n_leases + 1, sizeof(*v.leases));
+	for (k = 0; k < n_leases; k++) {
 		const pol_lease_t *ls = pol_lease_at(lt, k);
-		json_object *o = json_object_new_object();
+		agora_view_lease_t *o = &v.leases[v.n_leases++];
 
-		json_object_object_add(o, "job",
-				       json_object_new_int64(ls->job_id));
-		json_object_object_add(o, "gpus",
-				       json_object_new_int(ls->gpus));
-		json_object_object_add(o, "start",
-				       json_object_new_int64(ls->start));
-		json_object_object_add(o, "end",
-				       json_object_new_int64(ls->end));
-		json_object_object_add(
-			o, "state",
-			json_object_new_string(ls->state == POL_LEASE_GRACE
-						       ? "grace"
-						       : "active"));
-		if (ls->state == POL_LEASE_GRACE)
-			json_object_object_add(
-				o, "requeue_at",
-				json_object_new_int64(ls->requeue_at));
-		json_object_array_add(leases, o);
+		o->job = ls->job_id;
+		o->gpus = ls->gpus;
+		o->start = ls->start;
+		o->end = ls->end;
+		o->grace = ls->state == POL_LEASE_GRACE;
+		o->requeue_at = o->grace ? ls->requeue_at : 0;
 	}
-	json_object_object_add(root, "leases", leases);
-
-	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
 	xstrfmtcat(path, "%s/%s", agora_state_dir, AGORA_VIEW_FILE);
 	lock_state_files();
-	if (agora_file_write_atomic(path, text, strlen(text), &err))
+	if (agora_view_save(path, &v, &err))
 		error("site_factor/agora: cannot write the view: %s", err.text);
 	unlock_state_files();
 	xfree(path);
-	json_object_put(root);
+	xfree(v.apps);
+	xfree(v.leases);
 }
 
 /* Node types and the placer the policy borrows (see agora_types_t). */
@@ -256,45 +222,33 @@ static void types_build(void)
 static void restore_leases(pol_agora_policy_t *np)
 {
 	char *path = NULL;
-	json_object *root, *leases, *v;
-	size_t i, n;
+	agora_view_t v;
+	agora_err_t err = { { 0 } };
+	size_t i;
 	int restored = 0;
 
 	xstrfmtcat(path, "%s/%s", agora_state_dir, AGORA_VIEW_FILE);
-	root = json_object_from_file(path);
-	if (!root) {
+	if (agora_view_load(path, &v, NULL, &err)) {
+		if (errno != ENOENT)
+			info("site_factor/agora: leases not restored: %s",
+			     err.text);
 		xfree(path);
 		return;
 	}
-	if (json_object_object_get_ex(root, "leases", &leases) &&
-	    json_object_is_type(leases, json_type_array)) {
-		n = json_object_array_length(leases);
-		for (i = 0; i < n; i++) {
-			json_object *o = json_object_array_get_idx(leases, i);
-			pol_lease_t l = { 0 };
+	for (i = 0; i < v.n_leases; i++) {
+		pol_lease_t l = { 0 };
 
-			if (!json_object_object_get_ex(o, "job", &v))
-				continue;
-			l.job_id = json_object_get_int64(v);
-			if (json_object_object_get_ex(o, "gpus", &v))
-				l.gpus = json_object_get_int(v);
-			if (json_object_object_get_ex(o, "start", &v))
-				l.start = json_object_get_int64(v);
-			if (json_object_object_get_ex(o, "end", &v))
-				l.end = json_object_get_int64(v);
-			l.state = POL_LEASE_ACTIVE;
-			if (json_object_object_get_ex(o, "state", &v) &&
-			    !xstrcmp(json_object_get_string(v), "grace")) {
-				l.state = POL_LEASE_GRACE;
-				if (json_object_object_get_ex(o, "requeue_at",
-							      &v))
-					l.requeue_at = json_object_get_int64(v);
-			}
-			if (pol_agora_policy_restore_lease(np, &l) == 0)
-				restored++;
-		}
+		l.job_id = v.leases[i].job;
+		l.gpus = (int) v.leases[i].gpus;
+		l.start = v.leases[i].start;
+		l.end = v.leases[i].end;
+		l.state = v.leases[i].grace ? POL_LEASE_GRACE
+					    : POL_LEASE_ACTIVE;
+		l.requeue_at = v.leases[i].requeue_at;
+		if (pol_agora_policy_restore_lease(np, &l) == 0)
+			restored++;
 	}
-	json_object_put(root);
+	agora_view_free(&v);
 	if (restored)
 		info("site_factor/agora: %d leases restored from %s", restored,
 		     path);
