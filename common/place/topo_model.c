@@ -10,6 +10,7 @@
 
 #include "agora_file.h"
 #include "topo_hostlist.h"
+#include "agora_mem.h"
 #include "topo_model.h"
 
 void topo_node_derive_levels(topo_node_t *n)
@@ -700,4 +701,59 @@ int topo_model_load(const char *path, topo_model_t *model, agora_err_t *err)
 	free(buf);
 	errno = saved;
 	return rc;
+}
+
+/* The uniform type's name for g GPUs (g already clamped). */
+static void uniform_name(char name[POL_NAME_LEN], int gpus)
+{
+	snprintf(name, POL_NAME_LEN, "uniform-%d", gpus);
+}
+
+static int clamp_gpus(int gpus)
+{
+	if (gpus < 0)
+		return 0;
+	return gpus > POL_MAX_GPUS_PER_NODE ? POL_MAX_GPUS_PER_NODE : gpus;
+}
+
+int topo_model_node_type_find(const topo_model_t *model,
+			      const pol_node_type_t *types, int n_types,
+			      const char *host, int gpus, bool *mismatch)
+{
+	int n_model = model ? model->n_types : 0, t = -1, i;
+	char name[POL_NAME_LEN];
+
+	if (mismatch)
+		*mismatch = false;
+	gpus = clamp_gpus(gpus);
+	if (n_model && host)
+		t = topo_model_find(model, host);
+	if (t >= 0 && t < n_model && model->types[t].type.n_gpus == gpus)
+		return t;
+	if (t >= 0 && mismatch)
+		*mismatch = true;
+	uniform_name(name, gpus);
+	for (i = n_model; i < n_types; i++)
+		if (!strcmp(types[i].name, name))
+			return i;
+	return -1;
+}
+
+int topo_model_node_type(const topo_model_t *model, pol_node_type_t **types,
+			 int *n_types, size_t *cap, const char *host, int gpus,
+			 bool *mismatch)
+{
+	char name[POL_NAME_LEN];
+	int t = topo_model_node_type_find(model, *types, *n_types, host, gpus,
+					  mismatch);
+
+	if (t >= 0)
+		return t;
+	gpus = clamp_gpus(gpus);
+	uniform_name(name, gpus);
+	if (agora_grow((void **) types, cap, (size_t) *n_types + 1,
+		       sizeof(**types)))
+		return -1;
+	pol_node_type_uniform(&(*types)[*n_types], name, gpus, 1);
+	return (*n_types)++;
 }

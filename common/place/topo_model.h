@@ -107,6 +107,28 @@ int topo_model_add(topo_model_t *model, const topo_node_t *n);
 int topo_model_find(const topo_model_t *model, const char *host);
 
 /*
+ * The node-type rule every adapter uses (the auction in site_factor/agora
+ * and the select wrapper see the same types): a node matched by the
+ * model's hostlists with the GPU count its type says gets that type (its
+ * index in the model); any other node gets the uniform type of its GPU
+ * count, named "uniform-<g>", one socket (no model: the GPUs' socket
+ * affinity is unknown, so no cross-socket penalty is assumed), appended to
+ * *types after the model's types if it is not there yet.  *mismatch (may
+ * be NULL) is set when the model names the node but with another GPU
+ * count (the caller logs it).  *types holds the model's types first (the
+ * caller copies them in); *cap is its capacity.  The type index, or -1
+ * with errno ENOMEM (then *types is unchanged).
+ */
+int topo_model_node_type(const topo_model_t *model, pol_node_type_t **types,
+			 int *n_types, size_t *cap, const char *host, int gpus,
+			 bool *mismatch);
+/* The same rule without appending: the index, or -1 if the uniform type
+ * the node needs is not in types[0..n_types) yet. */
+int topo_model_node_type_find(const topo_model_t *model,
+			      const pol_node_type_t *types, int n_types,
+			      const char *host, int gpus, bool *mismatch);
+
+/*
  * Format a sorted int set as a Slurm range list ("0-3,8") into buf.
  * 0, or -1/ERANGE if it does not fit.
  */

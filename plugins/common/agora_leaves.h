@@ -1,6 +1,6 @@
 /*
  * agora_leaves.h - leaf switches of nodes from topology/tree, shared by
- * sched/agora (the auction's cluster) and the select/cons_tres wrapper.
+ * site_factor/agora (the auction's cluster) and the select/cons_tres wrapper.
  * Uses only libslurmfull's switch table, so it is safe in every process
  * that loads the select wrapper.
  */

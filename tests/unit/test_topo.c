@@ -447,6 +447,59 @@ static void test_topo_model_json_roundtrip(void **state)
 	free(n);
 }
 
+/* One node-type rule for the auction and the select wrapper: the model's
+ * type when the GPU count agrees, else the uniform type of the count. */
+static void test_topo_model_node_type_rule(void **state)
+{
+	topo_node_t *n = load_fixture("2s-8gpu-2nvlink.xml");
+	topo_model_t m = { 0 };
+	pol_node_type_t *types = NULL;
+	int n_types, i;
+	size_t cap = 0;
+	bool mismatch = true;
+
+	(void) state;
+	snprintf(n->nodes, sizeof(n->nodes), "a[1-2]");
+	assert_int_equal(topo_model_add(&m, n), 0);
+	assert_int_equal(m.types[0].type.n_gpus, 8);
+	types = calloc(1, sizeof(*types));
+	cap = 1;
+	types[0] = m.types[0].type;
+	n_types = 1;
+	/* in the model, right count: the model's type */
+	assert_int_equal(topo_model_node_type(&m, &types, &n_types, &cap, "a1",
+					      8, &mismatch),
+			 0);
+	assert_false(mismatch);
+	/* in the model, other count: uniform-4, flagged */
+	assert_int_equal(topo_model_node_type(&m, &types, &n_types, &cap, "a2",
+					      4, &mismatch),
+			 1);
+	assert_true(mismatch);
+	assert_string_equal(types[1].name, "uniform-4");
+	assert_int_equal(types[1].n_gpus, 4);
+	assert_int_equal(types[1].n_sockets, 1);
+	/* not in the model: the same uniform type is reused */
+	assert_int_equal(topo_model_node_type(&m, &types, &n_types, &cap, "b1",
+					      4, &mismatch),
+			 1);
+	assert_false(mismatch);
+	assert_int_equal(topo_model_node_type(&m, &types, &n_types, &cap, "b2",
+					      8, NULL),
+			 2);
+	/* without a model every node is uniform; counts are clamped */
+	assert_int_equal(topo_model_node_type(NULL, &types, &n_types, &cap,
+					      "c1", 999, NULL),
+			 3);
+	assert_int_equal(types[3].n_gpus, POL_MAX_GPUS_PER_NODE);
+	assert_int_equal(n_types, 4);
+	for (i = 0; i < n_types; i++)
+		assert_true(types[i].n_gpus >= 0);
+	free(types);
+	topo_model_free(&m);
+	free(n);
+}
+
 static void test_topo_model_bad_json_names_file_and_field(void **state)
 {
 	static const struct {
@@ -634,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_topo_gres_conf_lines),
 		cmocka_unit_test(test_topo_gres_count_forms),
 		cmocka_unit_test(test_topo_model_json_roundtrip),
+		cmocka_unit_test(test_topo_model_node_type_rule),
 		cmocka_unit_test(test_topo_model_bad_json_names_file_and_field),
 		cmocka_unit_test(test_topo_model_contradicting_gres_conf),
 		cmocka_unit_test(test_topo_hostlist),

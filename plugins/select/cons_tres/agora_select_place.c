@@ -38,7 +38,9 @@
 #include "topo_model.h"
 
 #include "agora_select.h"
+#include "agora_gres.h"
 #include "agora_leaves.h"
+#include "agora_slurm_conf.h"
 #include "agora_select_place.h"
 
 static pthread_mutex_t place_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -84,7 +86,6 @@ static unsigned long n_loads = 0, n_skips = 0;
 /* node table signature the cluster was built from (place_lock) */
 static uint64_t cluster_sig = 0;
 
-static int node_gpus(node_record_t *node_ptr);
 
 static void file_id_get(const char *path, file_id_t *id)
 {
@@ -147,18 +148,16 @@ static void load_conf(const char *when, char *path)
 	file_id_get(path, &tried_conf_id);
 	memset(&tried_model_id, 0, sizeof(tried_model_id));
 
-	agora_conf_defaults(&conf);
-	if (agora_conf_parse_file(path, &conf, &err)) {
-		if (errno != ENOENT) {
-			error("%s: rejected %s, keeping the previous placement configuration (%s): %s",
-			      when, path,
-			      conf_loaded ? agora_placement_name(placement)
-					  : "stock",
-			      err.text);
-			goto out;
-		}
+	switch (agora_slurm_conf_load(&conf, NULL, &err)) {
+	case -1:
+		error("%s: rejected %s, keeping the previous placement configuration (%s): %s",
+		      when, path,
+		      conf_loaded ? agora_placement_name(placement) : "stock",
+		      err.text);
+		goto out;
+	case 1:
 		found = false;
-		agora_conf_defaults(&conf);
+		break;
 	}
 	if (conf.topology_model) {
 		tried_model = xstrdup(conf.topology_model);
@@ -225,7 +224,7 @@ static uint64_t node_table_sig(void)
 			continue;
 		for (p = node_ptr->name; *p; p++)
 			SIG_MIX((unsigned char) *p);
-		SIG_MIX(node_gpus(node_ptr));
+		SIG_MIX(agora_node_gpus(node_ptr, NULL));
 	}
 	SIG_MIX(switch_record_cnt);
 	for (s = 0; s < switch_record_cnt && switch_record_table; s++) {
@@ -299,58 +298,13 @@ static bool is_gpu(const gres_state_t *gs)
 	return gs && gs->gres_name && !xstrcmp(gs->gres_name, "gpu");
 }
 
-/* Configured GPUs of a node (gres_cnt_avail of its gres/gpu). */
-static int node_gpus(node_record_t *node_ptr)
-{
-	ListIterator it;
-	gres_state_t *gs;
-	int n = 0;
-
-	if (!node_ptr->gres_list)
-		return 0;
-	it = list_iterator_create(node_ptr->gres_list);
-	while ((gs = list_next(it))) {
-		gres_node_state_t *ns = gs->gres_data;
-
-		if (is_gpu(gs) && ns) {
-			n = (int) ns->gres_cnt_avail;
-			break;
-		}
-	}
-	list_iterator_destroy(it);
-	if (n > POL_MAX_GPUS_PER_NODE)
-		n = POL_MAX_GPUS_PER_NODE;
-	return n;
-}
-
-/* Index of the uniform type of g GPUs, appended if new; -1 on ENOMEM. */
-static int uniform_type(pol_cluster_t *c, int *cap, int g)
-{
-	char name[POL_NAME_LEN];
-	int i;
-
-	snprintf(name, sizeof(name), "uniform-%d", g);
-	for (i = model.n_types; i < c->n_types; i++)
-		if (!strcmp(c->types[i].name, name))
-			return i;
-	if (c->n_types == *cap) {
-		pol_node_type_t *nt = realloc(
-			c->types, sizeof(*nt) * (size_t) (*cap * 2));
-
-		if (!nt)
-			return -1;
-		c->types = nt;
-		*cap *= 2;
-	}
-	pol_node_type_uniform(&c->types[c->n_types], name, g, 1);
-	return c->n_types++;
-}
-
 /* Build cluster, placer and free_masks for the node table.  place_lock. */
 static int cluster_build(void)
 {
 	pol_cluster_t *c;
-	int i, cap, n = node_record_count;
+	int i, n = node_record_count;
+	size_t cap;
+	bool mismatch;
 
 	cluster_drop();
 	cluster_n_model = 0;
@@ -361,8 +315,8 @@ static int cluster_build(void)
 		return -1;
 	snprintf(c->name, sizeof(c->name), "%s",
 		 slurm_conf.cluster_name ? slurm_conf.cluster_name : "slurm");
-	cap = model.n_types + 4;
-	c->types = calloc((size_t) cap, sizeof(*c->types));
+	cap = (size_t) model.n_types + 4;
+	c->types = calloc(cap, sizeof(*c->types));
 	c->nodes = calloc((size_t) n, sizeof(*c->nodes));
 	free_masks = calloc((size_t) n, sizeof(*free_masks));
 	if (!c->types || !c->nodes || !free_masks)
@@ -379,23 +333,21 @@ static int cluster_build(void)
 		nd->pool = POL_POOL_TRAINING;
 		if (!node_ptr || !node_ptr->name) {
 			/* a hole in the node table: never a candidate */
-			if ((nd->type = uniform_type(c, &cap, 0)) < 0)
+			if ((nd->type = topo_model_node_type(
+				     &model, &c->types, &c->n_types, &cap, NULL,
+				     0, NULL)) < 0)
 				goto nomem;
 			continue;
 		}
 		snprintf(nd->name, sizeof(nd->name), "%s", node_ptr->name);
-		g = node_gpus(node_ptr);
-		if (model.n_types)
-			t = topo_model_find(&model, node_ptr->name);
-		if (t >= 0 && model.types[t].type.n_gpus != g) {
-			error("node %s has %d GPUs but TopologyModel type '%s' has %d; using a uniform type for it",
-			      node_ptr->name, g, model.types[t].type.name,
-			      model.types[t].type.n_gpus);
-			t = -1;
-		}
-		if (t < 0)
-			t = uniform_type(c, &cap, g);
-		else
+		g = agora_node_gpus(node_ptr, NULL);
+		/* the node-type rule shared with Agora's pass (topo_model.h) */
+		t = topo_model_node_type(&model, &c->types, &c->n_types, &cap,
+					 node_ptr->name, g, &mismatch);
+		if (mismatch)
+			error("node %s has %d GPUs but TopologyModel says otherwise; using a uniform type for it",
+			      node_ptr->name, g);
+		else if (t >= 0 && t < model.n_types)
 			cluster_n_model++;
 		if (t < 0)
 			goto nomem;

@@ -19,6 +19,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "agora_file.h"
+#include "agora_gres.h"
 #include "agora_hold.h"
 #include "agora_sched.h"
 #include "agora_view.h"
@@ -159,7 +160,8 @@ static pol_placer_t placer_obj; /* the one agora_policy borrows */
 
 static void types_free(void)
 {
-	xfree(agora_types.types);
+	free(agora_types.types);
+	agora_types.types = NULL;
 	agora_types.n_types = agora_types.n_model = 0;
 	agora_types.model = NULL;
 	topo_model_free(&tmodel);
@@ -176,6 +178,7 @@ static void types_build(void)
 	node_record_t *node_ptr;
 	agora_err_t err = { { 0 } };
 	int i, k;
+	size_t cap;
 
 	types_free();
 	if (agora_conf.topology_model) {
@@ -186,30 +189,30 @@ static void types_build(void)
 			agora_types.model = &tmodel;
 	}
 	agora_types.n_model = agora_types.model ? tmodel.n_types : 0;
-	agora_types.types = xcalloc(agora_types.n_model + 1,
-				    sizeof(pol_node_type_t));
+	/* malloc'ed, not xmalloc'ed: topo_model_node_type() grows it */
+	cap = (size_t) agora_types.n_model + 4;
+	agora_types.types = calloc(cap, sizeof(pol_node_type_t));
+	if (!agora_types.types) {
+		error("site_factor/agora: no memory for node types");
+		return;
+	}
 	for (k = 0; k < agora_types.n_model; k++)
 		agora_types.types[k] = tmodel.types[k].type;
 	agora_types.n_types = agora_types.n_model;
-	agora_gpu_plugin_init();
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
-		pol_gpumask_t fm;
-		int g = agora_node_gpus(node_ptr, &fm);
-		char name[POL_NAME_LEN];
+		int g = agora_node_gpus(node_ptr, NULL);
+		bool mismatch;
 
-		if (agora_types_find(&agora_types, node_ptr->name, g) >= 0)
-			continue;
-		if (agora_types.model &&
-		    topo_model_find(agora_types.model, node_ptr->name) >= 0)
+		/* the node-type rule shared with the select wrapper */
+		if (topo_model_node_type(agora_types.model, &agora_types.types,
+					 &agora_types.n_types, &cap,
+					 node_ptr->name, g, &mismatch) < 0) {
+			error("site_factor/agora: no memory for node types");
+			return;
+		}
+		if (mismatch)
 			error("site_factor/agora: node %s has %d GPUs but TopologyModel says otherwise; using a uniform type",
 			      node_ptr->name, g);
-		xrecalloc(agora_types.types, agora_types.n_types + 1,
-			  sizeof(pol_node_type_t));
-		snprintf(name, sizeof(name), "uniform%d", g);
-		pol_node_type_uniform(
-			&agora_types.types[agora_types.n_types], name, g,
-			node_ptr->tot_sockets > 0 ? node_ptr->tot_sockets : 1);
-		agora_types.n_types++;
 	}
 }
 

@@ -123,10 +123,7 @@ extern agora_types_t agora_types;
  * -1 if the types do not cover it. */
 extern int agora_types_find(const agora_types_t *t, const char *node, int gpus);
 
-/* GPUs of a node (count) and its free ones (mask).  Node lock held. */
-struct node_record;
-extern int agora_node_gpus(struct node_record *node_ptr,
-			   pol_gpumask_t *free_mask);
+/* The gres plugin id of gpu, for the jobs' GPU counts (snapshot). */
 extern void agora_gpu_plugin_init(void);
 
 /* The app a job belongs to, per AppDefinition (xmalloc'ed). */

@@ -23,6 +23,7 @@
 #include "src/common/slurm_topology.h"
 
 #include "agora_hold.h"
+#include "agora_gres.h"
 #include "agora_leaves.h"
 #include "pol_app.h"
 #include "topo_model.h"
@@ -37,39 +38,6 @@ extern void agora_gpu_plugin_init(void)
 
 		gpu_plugin_id = gres_build_id(gpu);
 	}
-}
-
-/* GPUs configured and free on a node (free as a bit mask, first 64). */
-extern int agora_node_gpus(node_record_t *node_ptr, pol_gpumask_t *free_mask)
-{
-	ListIterator it;
-	gres_state_t *gs;
-	int n = 0;
-
-	*free_mask = 0;
-	if (!node_ptr->gres_list)
-		return 0;
-	it = list_iterator_create(node_ptr->gres_list);
-	while ((gs = list_next(it))) {
-		gres_node_state_t *ns = gs->gres_data;
-		int g;
-
-		if (gs->plugin_id != gpu_plugin_id || !ns)
-			continue;
-		n = (int) MIN(ns->gres_cnt_avail, POL_MAX_GPUS_PER_NODE);
-		for (g = 0; g < n; g++) {
-			if (ns->gres_bit_alloc &&
-			    g < bit_size(ns->gres_bit_alloc) &&
-			    bit_test(ns->gres_bit_alloc, g))
-				continue;
-			if (!ns->gres_bit_alloc && g < (int) ns->gres_cnt_alloc)
-				continue; /* no File=: count only */
-			*free_mask |= (pol_gpumask_t) 1 << g;
-		}
-		break;
-	}
-	list_iterator_destroy(it);
-	return n;
 }
 
 /* GPUs a pending job asks for in total (0 for CPU-only jobs). */
@@ -282,19 +250,10 @@ static void charge_outside(agora_snapshot_t *snap, job_record_t *job_ptr,
 
 extern int agora_types_find(const agora_types_t *t, const char *node, int gpus)
 {
-	int i;
-
-	if (t->model) {
-		i = topo_model_find(t->model, node);
-		/* a node whose GPU count differs from its model type falls
-		 * back to the uniform type of its count */
-		if (i >= 0 && i < t->n_model && t->types[i].n_gpus == gpus)
-			return i;
-	}
-	for (i = t->n_model; i < t->n_types; i++)
-		if (t->types[i].n_gpus == gpus)
-			return i;
-	return -1;
+	/* the node-type rule shared with the select wrapper (topo_model.h);
+	 * find only: the placer is bound to its types until a reset */
+	return topo_model_node_type_find(t->model, t->types, t->n_types, node,
+					 gpus, NULL);
 }
 
 extern int agora_snapshot_build(agora_snapshot_t *snap,
