@@ -1,0 +1,315 @@
+/*
+ * pol_fed.c - the score of one cluster's plan for one job and the batched
+ * auction that hands every pending federated job to its best plan.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pol_fed.h"
+
+/* Unknown locality (< 0) counts as this level: same node, across sockets. */
+#define FED_LOCALITY_UNKNOWN 3.0
+
+void pol_fed_weights_default(pol_fed_weights_t *w)
+{
+	if (!w)
+		return;
+	/* A preempted job loses up to a checkpoint interval of work. */
+	w->w_preempt = 300.0;
+	/* One locality level is worth a minute of waiting: a job spread
+	 * across leaf switches (5) pays five minutes against NVLink. */
+	w->w_locality = 60.0;
+	/* The wrong hardware is worth an hour of waiting. */
+	w->w_hw = 3600.0;
+	/* A team at its full credit (1) gains ten minutes over a team at
+	 * zero; one in debt (-1) loses ten. */
+	w->w_credit = 600.0;
+	/* GPUs given away earlier in the round come back when some running
+	 * job ends: assume a quarter of an hour. */
+	w->taken_wait_s = 900.0;
+}
+
+static bool fed_bit(uint64_t mask, int c)
+{
+	return c >= 0 && c < 64 && (mask >> c) & 1;
+}
+
+double pol_fed_transfer_s(const pol_fed_catalog_t *cat, int d, int c)
+{
+	const pol_fed_dataset_t *ds;
+	double rate;
+
+	if (!cat || d < 0 || d >= cat->n_datasets)
+		return 0.0;
+	if (c < 0 || c >= cat->n_sites)
+		return INFINITY;
+	ds = &cat->datasets[d];
+	if (fed_bit(ds->where, c) || !(ds->bytes > 0.0))
+		return 0.0;
+	rate = cat->sites[c].link_bytes_per_s;
+	if (!(rate > 0.0) || !isfinite(ds->bytes))
+		return INFINITY;
+	return ds->bytes / rate;
+}
+
+/* The terms of one plan's cost, so that the score and its account agree. */
+typedef struct fed_terms {
+	double wait, transfer, preempt, locality, hw, credit;
+	bool local; /* the data is on the cluster, or there is no data */
+} fed_terms_t;
+
+static double fed_sanitize(double x, double lo, double hi, double dflt)
+{
+	if (isnan(x))
+		return dflt;
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
+static double fed_terms(const pol_fed_weights_t *w,
+			const pol_fed_catalog_t *cat, const pol_fed_job_t *j,
+			int c, const pol_fed_plan_t *p, int64_t start,
+			int64_t now, fed_terms_t *t)
+{
+	double loc;
+
+	t->wait = start > now ? (double) (start - now) : 0.0;
+	t->transfer = 0.0;
+	t->local = true;
+	if (cat && j->dataset >= 0 && j->dataset < cat->n_datasets) {
+		t->transfer = pol_fed_transfer_s(cat, j->dataset, c);
+		t->local = t->transfer == 0.0;
+	}
+	t->preempt = w->w_preempt * (p->n_preempt > 0 ? p->n_preempt : 0);
+	loc = p->locality < 0.0 || isnan(p->locality) ? FED_LOCALITY_UNKNOWN
+						      : p->locality;
+	t->locality = w->w_locality * fed_sanitize(loc, 0.0, 5.0, 0.0);
+	t->hw = fed_bit(j->hw_match, c) ? 0.0 : w->w_hw;
+	t->credit = w->w_credit * fed_sanitize(p->team_credit, -1.0, 1.0, 0.0);
+	return t->wait + t->transfer + t->preempt + t->locality + t->hw -
+	       t->credit;
+}
+
+static bool fed_usable(const pol_fed_catalog_t *cat, const pol_fed_job_t *j,
+		       int c, const pol_fed_plan_t *p)
+{
+	if (!j || !p || !p->valid || c < 0 || c >= 64)
+		return false;
+	if (cat && c >= cat->n_sites)
+		return false;
+	return fed_bit(j->eligible, c);
+}
+
+static void fed_why(const pol_fed_catalog_t *cat, const pol_fed_job_t *j, int c,
+		    const pol_fed_plan_t *p, const fed_terms_t *t, double cost,
+		    bool taken, char *why, size_t len)
+{
+	char name[POL_FED_NAME_LEN + 8], data[96];
+
+	if (!why || !len)
+		return;
+	if (cat && c < cat->n_sites)
+		snprintf(name, sizeof(name), "%s", cat->sites[c].name);
+	else
+		snprintf(name, sizeof(name), "cluster%d", c);
+	if (!cat || j->dataset < 0 || j->dataset >= cat->n_datasets)
+		snprintf(data, sizeof(data), "no data");
+	else if (t->local)
+		snprintf(data, sizeof(data), "data local");
+	else
+		snprintf(data, sizeof(data), "data +%.0fs", t->transfer);
+	snprintf(why, len,
+		 "%s: start +%.0fs%s, %s, %d preempted, locality %.1f%s, "
+		 "credit %.2f%s, cost %.0f",
+		 name, t->wait, taken ? " (GPUs taken this round)" : "", data,
+		 p->n_preempt > 0 ? p->n_preempt : 0,
+		 p->locality >= 0.0 ? p->locality : FED_LOCALITY_UNKNOWN,
+		 p->locality >= 0.0 ? "" : "?",
+		 fed_sanitize(p->team_credit, -1.0, 1.0, 0.0),
+		 fed_bit(j->hw_match, c) ? "" : ", hardware mismatch", cost);
+}
+
+double pol_fed_cost(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
+		    const pol_fed_job_t *j, int c, const pol_fed_plan_t *p,
+		    int64_t now, char *why, size_t why_len)
+{
+	pol_fed_weights_t dflt;
+	fed_terms_t t;
+	double cost;
+
+	if (why && why_len)
+		why[0] = '\0';
+	if (!fed_usable(cat, j, c, p)) {
+		if (why && why_len)
+			snprintf(why, why_len, "cluster %d: %s", c,
+				 !p || !p->valid ? "no plan" : "not eligible");
+		return INFINITY;
+	}
+	if (!w) {
+		pol_fed_weights_default(&dflt);
+		w = &dflt;
+	}
+	cost = fed_terms(w, cat, j, c, p, p->start, now, &t);
+	fed_why(cat, j, c, p, &t, cost, false, why, why_len);
+	return cost;
+}
+
+/* ---- the batched auction -------------------------------------------- */
+
+typedef struct fed_order {
+	double priority, credit;
+	int64_t submit, id;
+	int idx;
+} fed_order_t;
+
+static int fed_order_cmp(const void *a, const void *b)
+{
+	const fed_order_t *x = a, *y = b;
+
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	if (x->credit != y->credit)
+		return x->credit > y->credit ? -1 : 1;
+	if (x->submit != y->submit)
+		return x->submit < y->submit ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The team's credit used for the batch order: the best of its valid plans
+ * (one federation-wide ledger makes them equal), 0 if none. */
+static double fed_job_credit(const pol_fed_plan_t *row, int n)
+{
+	double best = -INFINITY;
+	int c;
+
+	for (c = 0; c < n; c++)
+		if (row[c].valid && !isnan(row[c].team_credit) &&
+		    row[c].team_credit > best)
+			best = row[c].team_credit;
+	return isfinite(best) ? fed_sanitize(best, -1.0, 1.0, 0.0) : 0.0;
+}
+
+int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
+		    const pol_fed_job_t *jobs, int n_jobs,
+		    const pol_fed_plan_t *plans, int n_clusters,
+		    const int *free_gpus, int64_t now, pol_fed_award_t *out)
+{
+	pol_fed_weights_t dflt;
+	fed_order_t *ord;
+	int avail[64];
+	int i, c;
+
+	if (n_jobs < 0 || n_clusters < 0 || n_clusters > 64 ||
+	    (n_jobs > 0 && (!jobs || !out || (n_clusters > 0 && !plans))) ||
+	    (cat && n_clusters > cat->n_sites)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!w) {
+		pol_fed_weights_default(&dflt);
+		w = &dflt;
+	}
+	if (n_jobs == 0)
+		return 0;
+	ord = calloc((size_t) n_jobs, sizeof(*ord));
+	if (!ord) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (c = 0; c < n_clusters; c++)
+		avail[c] = free_gpus ? (free_gpus[c] > 0 ? free_gpus[c] : 0)
+				     : 0;
+	for (i = 0; i < n_jobs; i++) {
+		ord[i].priority = isnan(jobs[i].priority) ? 0.0
+							  : jobs[i].priority;
+		ord[i].credit = fed_job_credit(
+			plans + (size_t) i * (size_t) n_clusters, n_clusters);
+		ord[i].submit = jobs[i].submit;
+		ord[i].id = jobs[i].id;
+		ord[i].idx = i;
+	}
+	qsort(ord, (size_t) n_jobs, sizeof(*ord), fed_order_cmp);
+
+	for (i = 0; i < n_jobs; i++) {
+		const pol_fed_job_t *j = &jobs[ord[i].idx];
+		const pol_fed_plan_t *row = plans + (size_t) ord[i].idx *
+							    (size_t) n_clusters;
+		pol_fed_award_t *a = &out[ord[i].idx];
+		double best = INFINITY, second = INFINITY;
+		int win = -1, runner = -1;
+		bool win_taken = false;
+		int gpus = j->gpus > 0 ? j->gpus : 0;
+
+		for (c = 0; c < n_clusters; c++) {
+			const pol_fed_plan_t *p = &row[c];
+			fed_terms_t t;
+			int64_t start;
+			bool taken;
+			double cost;
+
+			if (!fed_usable(cat, j, c, p))
+				continue;
+			start = p->start;
+			/* Starts now, but this round already gave the free
+			 * GPUs it counted on to earlier jobs. */
+			taken = free_gpus && p->start <= now &&
+				avail[c] < gpus && avail[c] < free_gpus[c];
+			if (taken)
+				start = now + (int64_t) w->taken_wait_s;
+			cost = fed_terms(w, cat, j, c, p, start, now, &t);
+			if (isnan(cost))
+				continue;
+			if (cost < best) {
+				second = best;
+				runner = win;
+				best = cost;
+				win = c;
+				win_taken = taken;
+			} else if (cost < second) {
+				second = cost;
+				runner = c;
+			}
+		}
+		memset(a, 0, sizeof(*a));
+		a->job_id = j->id;
+		a->cluster = win;
+		a->cost = best;
+		a->second = second;
+		if (win < 0) {
+			snprintf(a->why, sizeof(a->why),
+				 "no valid plan on an eligible cluster");
+			continue;
+		}
+		{
+			const pol_fed_plan_t *p = &row[win];
+			int64_t start =
+				win_taken ? now + (int64_t) w->taken_wait_s
+					  : p->start;
+			fed_terms_t t;
+			size_t len;
+
+			fed_terms(w, cat, j, win, p, start, now, &t);
+			fed_why(cat, j, win, p, &t, best, win_taken, a->why,
+				sizeof(a->why));
+			len = strlen(a->why);
+			if (runner >= 0 && len < sizeof(a->why) && cat)
+				snprintf(a->why + len, sizeof(a->why) - len,
+					 "; next %s cost %.0f",
+					 cat->sites[runner].name, second);
+			else if (runner >= 0 && len < sizeof(a->why))
+				snprintf(a->why + len, sizeof(a->why) - len,
+					 "; next cluster%d cost %.0f", runner,
+					 second);
+			if (p->start <= now && !win_taken)
+				avail[win] = avail[win] > gpus
+						     ? avail[win] - gpus
+						     : 0;
+		}
+	}
+	free(ord);
+	return 0;
+}

@@ -1,0 +1,846 @@
+/*
+ * Unit tests of the federation core (common/fed/): the catalog parser and
+ * writer, the score of a plan, the batched auction, and replica placement
+ * by hill climbing against brute force.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pol_fed.h"
+
+#define NOW 1000000
+
+static void assert_near(double got, double want, double tol)
+{
+	if (fabs(got - want) > tol)
+		fail_msg("got %.12g, want %.12g (tol %g)", got, want, tol);
+}
+
+static const char *catalog3 =
+	"{\n"
+	"  \"sites\": [\n"
+	"    {\"name\": \"c1\", \"storage_bytes\": \"2T\",\n"
+	"     \"link_bytes_per_s\": 1e9},\n"
+	"    {\"name\": \"c2\", \"link_bytes_per_s\": \"1.25GB/s\"},\n"
+	"    {\"name\": \"c3\", \"storage_bytes\": 0,\n"
+	"     \"link_bytes_per_s\": \"1Gi\"}\n"
+	"  ],\n"
+	"  \"datasets\": [\n"
+	"    {\"name\": \"imagenet\", \"bytes\": \"100G\", \"where\": [\"c1\"]},\n"
+	"    {\"name\": \"c4\", \"bytes\": 5e11, \"where\": [\"c2\", \"c3\"]},\n"
+	"    {\"name\": \"new\", \"bytes\": 1}\n"
+	"  ]\n"
+	"}\n";
+
+static void parse_ok(const char *text, pol_fed_catalog_t *cat)
+{
+	agora_err_t err = { "" };
+
+	if (pol_fed_catalog_parse(text, "cat.json", cat, &err) < 0)
+		fail_msg("parse failed: %s", err.text);
+}
+
+/* ---- catalog ---------------------------------------------------------- */
+
+static void test_catalog_parse(void **state)
+{
+	pol_fed_catalog_t cat;
+
+	(void) state;
+	parse_ok(catalog3, &cat);
+	assert_int_equal(cat.n_sites, 3);
+	assert_int_equal(cat.n_datasets, 3);
+	assert_string_equal(cat.sites[1].name, "c2");
+	assert_near(cat.sites[0].storage_bytes, 2e12, 0);
+	assert_near(cat.sites[1].storage_bytes, 0, 0); /* absent: unlimited */
+	assert_near(cat.sites[1].link_bytes_per_s, 1.25e9, 0);
+	assert_near(cat.sites[2].link_bytes_per_s, 1024.0 * 1024 * 1024, 0);
+	assert_near(cat.datasets[0].bytes, 1e11, 0);
+	assert_true(cat.datasets[0].where == 1);
+	assert_true(cat.datasets[1].where == 6);
+	assert_true(cat.datasets[2].where == 0);
+	assert_int_equal(pol_fed_catalog_dataset(&cat, "c4"), 1);
+	assert_int_equal(pol_fed_catalog_dataset(&cat, "c2"), -1);
+	assert_int_equal(pol_fed_catalog_site(&cat, "c3"), 2);
+	assert_int_equal(pol_fed_catalog_site(&cat, "imagenet"), -1);
+	/* transfer: 0 where a replica is, bytes / link elsewhere */
+	assert_near(pol_fed_transfer_s(&cat, 0, 0), 0, 0);
+	assert_near(pol_fed_transfer_s(&cat, 0, 1), 1e11 / 1.25e9, 1e-9);
+	assert_near(pol_fed_transfer_s(&cat, 1, 0), 5e11 / 1e9, 1e-9);
+	assert_near(pol_fed_transfer_s(&cat, 1, 2), 0, 0);
+	assert_near(pol_fed_transfer_s(&cat, -1, 0), 0, 0);
+	assert_true(isinf(pol_fed_transfer_s(&cat, 0, 7)));
+	pol_fed_catalog_free(&cat);
+	assert_null(cat.sites);
+	pol_fed_catalog_free(&cat);
+}
+
+static void test_catalog_round_trip(void **state)
+{
+	pol_fed_catalog_t a, b;
+	char *text, *again;
+	int i;
+
+	(void) state;
+	parse_ok(catalog3, &a);
+	text = pol_fed_catalog_format(&a);
+	assert_non_null(text);
+	parse_ok(text, &b);
+	assert_int_equal(a.n_sites, b.n_sites);
+	assert_int_equal(a.n_datasets, b.n_datasets);
+	for (i = 0; i < a.n_sites; i++) {
+		assert_string_equal(a.sites[i].name, b.sites[i].name);
+		assert_true(a.sites[i].storage_bytes ==
+			    b.sites[i].storage_bytes);
+		assert_true(a.sites[i].link_bytes_per_s ==
+			    b.sites[i].link_bytes_per_s);
+	}
+	for (i = 0; i < a.n_datasets; i++) {
+		assert_string_equal(a.datasets[i].name, b.datasets[i].name);
+		assert_true(a.datasets[i].bytes == b.datasets[i].bytes);
+		assert_true(a.datasets[i].where == b.datasets[i].where);
+	}
+	again = pol_fed_catalog_format(&b);
+	assert_string_equal(text, again);
+	free(text);
+	free(again);
+	pol_fed_catalog_free(&a);
+	pol_fed_catalog_free(&b);
+}
+
+/* text with %s replaced by a datasets entry, parsed: the error or "" */
+static void expect_error(const char *text, const char *want)
+{
+	pol_fed_catalog_t cat = { (pol_fed_site_t *) 1, 42, NULL, 0 };
+	agora_err_t err = { "" };
+
+	errno = 0;
+	assert_int_equal(pol_fed_catalog_parse(text, "fed.json", &cat, &err),
+			 -1);
+	assert_int_equal(errno, EINVAL);
+	if (!strstr(err.text, want))
+		fail_msg("error '%s' does not contain '%s'", err.text, want);
+	/* *cat unchanged on error */
+	assert_true(cat.sites == (pol_fed_site_t *) 1);
+	assert_int_equal(cat.n_sites, 42);
+}
+
+#define SITES2                                                                 \
+	"\"sites\":[{\"name\":\"c1\",\"link_bytes_per_s\":1},"                 \
+	"{\"name\":\"c2\",\"link_bytes_per_s\":1}]"
+
+static void test_catalog_errors(void **state)
+{
+	(void) state;
+	expect_error(
+		"{" SITES2 ",\"datasets\":[{\"name\":\"a\",\"bytes\":1},"
+		"{\"name\":\"b\",\"bytes\":1},{\"name\":\"c\",\"bytes\":1},"
+		"{\"name\":\"d\",\"bytes\":1,\"where\":[\"c2\",\"c9\"]}]}",
+		"fed.json: datasets[3].where: unknown cluster 'c9'");
+	expect_error("{" SITES2 ",\"datasets\":[{\"name\":\"a\",\"bytes\":1,"
+		     "\"where\":[\"c1\",\"c1\"]}]}",
+		     "fed.json: datasets[0].where: cluster 'c1' listed twice");
+	expect_error("{" SITES2 ",\"datasets\":[{\"name\":\"a\",\"bytes\":1},"
+		     "{\"name\":\"a\",\"bytes\":2}]}",
+		     "fed.json: datasets[1].name: 'a' already used by "
+		     "datasets[0]");
+	expect_error("{" SITES2 ",\"datasets\":[{\"name\":\"a\"}]}",
+		     "fed.json: datasets[0].bytes: missing");
+	expect_error("{" SITES2 ",\"datasets\":[{\"name\":\"a\",\"bytes\":"
+		     "\"12 parsecs\"}]}",
+		     "fed.json: datasets[0].bytes: '12 parsecs' is not a size");
+	expect_error("{" SITES2
+		     ",\"datasets\":[{\"name\":\"a\",\"bytes\":-1}]}",
+		     "fed.json: datasets[0].bytes: -1 must be >= 0");
+	expect_error("{" SITES2 ",\"datasets\":[{\"name\":\"a\",\"byte\":1}]}",
+		     "fed.json: datasets[0]: unknown key 'byte'");
+	expect_error("{" SITES2
+		     ",\"datasets\":[{\"name\":\"a b\",\"bytes\":1}]}",
+		     "fed.json: datasets[0].name: 'a b' has a character");
+	expect_error("{" SITES2 ",\"datasets\":{}}",
+		     "fed.json: datasets: not an array");
+	expect_error("{\"sites\":[{\"name\":\"c1\"}]}",
+		     "fed.json: sites[0].link_bytes_per_s: missing");
+	expect_error("{\"sites\":[{\"name\":\"c1\",\"link_bytes_per_s\":0}]}",
+		     "fed.json: sites[0].link_bytes_per_s: 0 must be > 0");
+	expect_error("{\"sites\":[{\"name\":\"c1\",\"link_bytes_per_s\":1,"
+		     "\"storage_bytes\":\"x\"}]}",
+		     "fed.json: sites[0].storage_bytes: 'x' is not a size");
+	expect_error("{\"sites\":[{\"name\":\"c1\",\"link_bytes_per_s\":1},"
+		     "{\"name\":\"c1\",\"link_bytes_per_s\":1}]}",
+		     "fed.json: sites[1].name: 'c1' already used by sites[0]");
+	expect_error("{\"datasets\":[]}", "fed.json: sites: missing");
+	expect_error("{\"sites\":[],\"extra\":1}",
+		     "fed.json: top level: unknown key 'extra'");
+	expect_error("[]", "fed.json: top level: not a JSON object");
+	expect_error("{\"sites\":[", "fed.json: not valid JSON");
+	expect_error("{\"sites\":[]} x", "fed.json: not valid JSON");
+	expect_error("", "fed.json: not valid JSON");
+}
+
+static void test_catalog_too_many_sites(void **state)
+{
+	char *text = malloc(65 * 64 + 64), *p = text;
+	int i;
+
+	(void) state;
+	p += sprintf(p, "{\"sites\":[");
+	for (i = 0; i < 65; i++)
+		p += sprintf(p, "%s{\"name\":\"c%d\",\"link_bytes_per_s\":1}",
+			     i ? "," : "", i);
+	sprintf(p, "]}");
+	expect_error(text, "fed.json: sites: 65 clusters, at most 64");
+	free(text);
+}
+
+/* ---- the score -------------------------------------------------------- */
+
+/* Two clusters; the job's 100 GB dataset is on c1 only; the link into c2
+ * moves 1 GB/s, so running on c2 costs 100 s of transfer. */
+static void two_cluster_catalog(pol_fed_catalog_t *cat)
+{
+	parse_ok("{\"sites\":[{\"name\":\"c1\",\"link_bytes_per_s\":1e9},"
+		 "{\"name\":\"c2\",\"link_bytes_per_s\":1e9}],"
+		 "\"datasets\":[{\"name\":\"d\",\"bytes\":1e11,"
+		 "\"where\":[\"c1\"]}]}",
+		 cat);
+}
+
+static pol_fed_job_t job(int64_t id, int gpus, int dataset)
+{
+	pol_fed_job_t j;
+
+	memset(&j, 0, sizeof(j));
+	j.id = id;
+	snprintf(j.team, sizeof(j.team), "team%d", (int) id);
+	j.gpus = gpus;
+	j.dataset = dataset;
+	j.eligible = ~(uint64_t) 0;
+	j.hw_match = ~(uint64_t) 0;
+	j.submit = NOW - 100;
+	return j;
+}
+
+static pol_fed_plan_t plan(int64_t start)
+{
+	pol_fed_plan_t p = { true, start, 0, 1.0, 0.0 };
+
+	return p;
+}
+
+static void test_cost_terms(void **state)
+{
+	pol_fed_catalog_t cat;
+	pol_fed_weights_t w = { 300, 60, 3600, 600, 900 };
+	pol_fed_job_t j = job(1, 8, 0);
+	pol_fed_plan_t p = plan(NOW + 40);
+	char why[POL_FED_WHY_LEN];
+
+	(void) state;
+	two_cluster_catalog(&cat);
+	p.n_preempt = 2;
+	p.locality = 1.5;
+	p.team_credit = 0.5;
+	/* on c1, data local: 40 + 2*300 + 1.5*60 - 0.5*600 */
+	assert_near(pol_fed_cost(&w, &cat, &j, 0, &p, NOW, why, sizeof(why)),
+		    40 + 600 + 90 - 300, 1e-9);
+	assert_non_null(strstr(why, "c1: start +40s"));
+	assert_non_null(strstr(why, "data local"));
+	assert_non_null(strstr(why, "2 preempted"));
+	assert_non_null(strstr(why, "credit 0.50"));
+	/* on c2: plus 100 s of transfer, and a hardware mismatch */
+	j.hw_match = 1;
+	assert_near(pol_fed_cost(&w, &cat, &j, 1, &p, NOW, why, sizeof(why)),
+		    40 + 100 + 600 + 90 + 3600 - 300, 1e-9);
+	assert_non_null(strstr(why, "data +100s"));
+	assert_non_null(strstr(why, "hardware mismatch"));
+	/* a start in the past is no negative wait; credit clamps to [-1, 1];
+	 * unknown locality counts as level 3 */
+	p = plan(NOW - 50);
+	p.team_credit = -7;
+	p.locality = -1;
+	assert_near(pol_fed_cost(&w, &cat, &j, 0, &p, NOW, NULL, 0),
+		    0 + 3 * 60 + 600, 1e-9);
+	/* no dataset: no transfer anywhere */
+	j = job(1, 8, -1);
+	p = plan(NOW);
+	assert_near(pol_fed_cost(&w, &cat, &j, 1, &p, NOW, NULL, 0), 60, 1e-9);
+	/* invalid plan, ineligible cluster, unknown cluster: +inf */
+	p.valid = false;
+	assert_true(isinf(
+		pol_fed_cost(&w, &cat, &j, 0, &p, NOW, why, sizeof(why))));
+	assert_non_null(strstr(why, "no plan"));
+	p.valid = true;
+	j.eligible = 2;
+	assert_true(isinf(
+		pol_fed_cost(&w, &cat, &j, 0, &p, NOW, why, sizeof(why))));
+	assert_non_null(strstr(why, "not eligible"));
+	assert_true(isinf(pol_fed_cost(&w, &cat, &j, 2, &p, NOW, NULL, 0)));
+	/* NULL weights: the defaults */
+	pol_fed_weights_default(&w);
+	j = job(1, 8, -1);
+	assert_near(pol_fed_cost(NULL, &cat, &j, 0, &p, NOW, NULL, 0),
+		    pol_fed_cost(&w, &cat, &j, 0, &p, NOW, NULL, 0), 0);
+	pol_fed_catalog_free(&cat);
+}
+
+/* The data is on c1; c2 starts the job now.  It stays on c1 while waiting
+ * there costs less than the 100 s transfer to c2, and goes to c2 once the
+ * wait is longer: the crossover is at exactly the transfer time. */
+static void test_cost_data_crossover(void **state)
+{
+	pol_fed_catalog_t cat;
+	pol_fed_weights_t w;
+	pol_fed_job_t j = job(7, 8, 0);
+	pol_fed_plan_t plans[2];
+	pol_fed_award_t a;
+	int free_gpus[2] = { 64, 64 };
+	int64_t wait;
+
+	(void) state;
+	two_cluster_catalog(&cat);
+	pol_fed_weights_default(&w);
+	assert_near(pol_fed_transfer_s(&cat, 0, 1), 100, 1e-9);
+	for (wait = 0; wait <= 200; wait += 1) {
+		double on_a, on_b;
+
+		plans[0] = plan(NOW + wait);
+		plans[1] = plan(NOW);
+		on_a = pol_fed_cost(&w, &cat, &j, 0, &plans[0], NOW, NULL, 0);
+		on_b = pol_fed_cost(&w, &cat, &j, 1, &plans[1], NOW, NULL, 0);
+		assert_near(on_a - on_b, (double) wait - 100, 1e-9);
+		assert_int_equal(pol_fed_auction(&w, &cat, &j, 1, plans, 2,
+						 free_gpus, NOW, &a),
+				 0);
+		assert_int_equal(a.job_id, 7);
+		/* equal cost at wait == 100: the tie goes to c1 */
+		assert_int_equal(a.cluster, wait <= 100 ? 0 : 1);
+	}
+	pol_fed_catalog_free(&cat);
+}
+
+/* ---- the auction ------------------------------------------------------ */
+
+/* Two jobs of 8 GPUs, both best on c1, which has 8 free GPUs: the first in
+ * the batch order takes them; the second sees them gone and goes to c2. */
+static void test_auction_consumes_supply(void **state)
+{
+	pol_fed_catalog_t cat;
+	pol_fed_weights_t w;
+	pol_fed_job_t jobs[2] = { job(1, 8, -1), job(2, 8, -1) };
+	pol_fed_plan_t plans[4];
+	pol_fed_award_t out[2];
+	int free_gpus[2] = { 8, 64 };
+
+	(void) state;
+	two_cluster_catalog(&cat);
+	pol_fed_weights_default(&w);
+	plans[0] = plan(NOW);
+	plans[1] = plan(NOW);
+	plans[1].locality = 4; /* c2 spreads the job: worse */
+	plans[2] = plans[0];
+	plans[3] = plans[1];
+	/* job 2 first in the batch: higher priority */
+	jobs[1].priority = 10;
+	assert_int_equal(pol_fed_auction(&w, &cat, jobs, 2, plans, 2, free_gpus,
+					 NOW, out),
+			 0);
+	/* out is in the jobs' order, not the batch order */
+	assert_int_equal(out[0].job_id, 1);
+	assert_int_equal(out[1].job_id, 2);
+	assert_int_equal(out[1].cluster, 0);
+	assert_int_equal(out[0].cluster, 1);
+	assert_near(out[1].cost, 60, 1e-9);
+	assert_near(out[1].second, 240, 1e-9);
+	assert_near(out[0].cost, 240, 1e-9);
+	/* job 1's c1 plan counted as waiting taken_wait_s */
+	assert_near(out[0].second, w.taken_wait_s + 60, 1e-9);
+	assert_non_null(strstr(out[0].why, "c2: start +0s"));
+	assert_non_null(strstr(out[0].why, "next c1"));
+	assert_int_equal(free_gpus[0], 8); /* the caller's array is input */
+	/* room for both: both on c1 */
+	free_gpus[0] = 16;
+	assert_int_equal(pol_fed_auction(&w, &cat, jobs, 2, plans, 2, free_gpus,
+					 NOW, out),
+			 0);
+	assert_int_equal(out[0].cluster, 0);
+	assert_int_equal(out[1].cluster, 0);
+	/* supply unknown (NULL): nothing consumed */
+	assert_int_equal(
+		pol_fed_auction(&w, &cat, jobs, 2, plans, 2, NULL, NOW, out),
+		0);
+	assert_int_equal(out[0].cluster, 0);
+	assert_int_equal(out[1].cluster, 0);
+	/* a plan that starts later does not consume the free GPUs */
+	free_gpus[0] = 8;
+	plans[2] = plan(NOW + 10); /* job 2 on c1: in 10 s */
+	assert_int_equal(pol_fed_auction(&w, &cat, jobs, 2, plans, 2, free_gpus,
+					 NOW, out),
+			 0);
+	assert_int_equal(out[1].cluster, 0);
+	assert_int_equal(out[0].cluster, 0);
+	pol_fed_catalog_free(&cat);
+}
+
+/* The batch order: priority, then credit, then submit, then id. */
+static void test_auction_order(void **state)
+{
+	pol_fed_job_t jobs[4] = { job(4, 8, -1), job(3, 8, -1), job(2, 8, -1),
+				  job(1, 8, -1) };
+	pol_fed_plan_t plans[8];
+	pol_fed_award_t out[4], again[4];
+	int free_gpus[2] = { 8, 0 };
+	int i;
+
+	(void) state;
+	for (i = 0; i < 4; i++) {
+		plans[2 * i] = plan(NOW);
+		plans[2 * i + 1] = plan(NOW + 500);
+	}
+	/* job 3 has more credit; job 4 was submitted earlier than 1 and 2;
+	 * 1 and 2 differ by id only */
+	plans[2].team_credit = plans[3].team_credit = 0.5;
+	jobs[0].submit = NOW - 1000;
+	/* no catalog: clusters are named by index */
+	assert_int_equal(pol_fed_auction(NULL, NULL, jobs, 4, plans, 2,
+					 free_gpus, NOW, out),
+			 0);
+	assert_int_equal(out[1].cluster, 0); /* job 3: credit first */
+	assert_int_equal(out[0].cluster, 1);
+	assert_int_equal(out[2].cluster, 1);
+	assert_int_equal(out[3].cluster, 1);
+	assert_non_null(strstr(out[0].why, "cluster1: start +500s"));
+	/* raise job 1's priority: it wins c1 */
+	jobs[3].priority = 1;
+	assert_int_equal(pol_fed_auction(NULL, NULL, jobs, 4, plans, 2,
+					 free_gpus, NOW, out),
+			 0);
+	assert_int_equal(out[3].cluster, 0);
+	assert_int_equal(out[1].cluster, 1);
+	/* deterministic */
+	assert_int_equal(pol_fed_auction(NULL, NULL, jobs, 4, plans, 2,
+					 free_gpus, NOW, again),
+			 0);
+	assert_memory_equal(out, again, sizeof(out));
+}
+
+static void test_auction_no_plan_and_errors(void **state)
+{
+	pol_fed_job_t j = job(9, 1, -1);
+	pol_fed_plan_t plans[2] = { plan(NOW), plan(NOW) };
+	pol_fed_award_t a;
+	pol_fed_catalog_t cat;
+
+	(void) state;
+	plans[0].valid = false;
+	j.eligible = 1; /* only c1, which did not answer */
+	assert_int_equal(
+		pol_fed_auction(NULL, NULL, &j, 1, plans, 2, NULL, NOW, &a), 0);
+	assert_int_equal(a.cluster, -1);
+	assert_true(isinf(a.cost));
+	assert_true(isinf(a.second));
+	assert_non_null(strstr(a.why, "no valid plan"));
+	errno = 0;
+	assert_int_equal(
+		pol_fed_auction(NULL, NULL, &j, 1, plans, 65, NULL, NOW, &a),
+		-1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(
+		pol_fed_auction(NULL, NULL, &j, -1, plans, 2, NULL, NOW, &a),
+		-1);
+	assert_int_equal(
+		pol_fed_auction(NULL, NULL, &j, 1, plans, 2, NULL, NOW, NULL),
+		-1);
+	/* more clusters than the catalog has sites */
+	two_cluster_catalog(&cat);
+	assert_int_equal(
+		pol_fed_auction(NULL, &cat, &j, 1, plans, 3, NULL, NOW, &a),
+		-1);
+	assert_int_equal(
+		pol_fed_auction(NULL, NULL, NULL, 0, NULL, 2, NULL, NOW, NULL),
+		0);
+	pol_fed_catalog_free(&cat);
+}
+
+/* ---- hill climbing against brute force -------------------------------- */
+
+#define MAXD 5
+#define MAXC 4
+
+typedef struct pcase {
+	int n_c, n_d;
+	double supply[MAXC], quota[MAXC]; /* quota 0: unlimited */
+	double demand[MAXD], bytes[MAXD];
+	uint64_t where[MAXD];
+} pcase_t;
+
+static void case_catalog(const pcase_t *k, pol_fed_catalog_t *cat)
+{
+	int i;
+
+	cat->n_sites = k->n_c;
+	cat->n_datasets = k->n_d;
+	cat->sites = calloc(MAXC, sizeof(*cat->sites));
+	cat->datasets = calloc(MAXD, sizeof(*cat->datasets));
+	assert_non_null(cat->sites);
+	assert_non_null(cat->datasets);
+	for (i = 0; i < k->n_c; i++) {
+		snprintf(cat->sites[i].name, POL_FED_NAME_LEN, "c%d", i + 1);
+		cat->sites[i].storage_bytes = k->quota[i];
+		cat->sites[i].link_bytes_per_s = 1e9;
+	}
+	for (i = 0; i < k->n_d; i++) {
+		snprintf(cat->datasets[i].name, POL_FED_NAME_LEN, "d%d", i);
+		cat->datasets[i].bytes = k->bytes[i];
+		cat->datasets[i].where = k->where[i];
+	}
+}
+
+static double worst_of(const pcase_t *k, const uint64_t *where)
+{
+	double dem[MAXC] = { 0 }, worst = 0;
+	int d, c;
+
+	for (d = 0; d < k->n_d; d++) {
+		int n = __builtin_popcountll(where[d]);
+
+		for (c = 0; c < k->n_c; c++)
+			if (n && ((where[d] >> c) & 1))
+				dem[c] += k->demand[d] / n;
+	}
+	for (c = 0; c < k->n_c; c++) {
+		double r = k->supply[c] > 0 ? dem[c] / k->supply[c]
+			   : dem[c] > 0     ? INFINITY
+					    : 0;
+
+		if (r > worst)
+			worst = r;
+	}
+	return worst;
+}
+
+static bool fits(const pcase_t *k, const uint64_t *where)
+{
+	int c, d;
+
+	for (c = 0; c < k->n_c; c++) {
+		double used = 0;
+
+		for (d = 0; d < k->n_d; d++)
+			if ((where[d] >> c) & 1)
+				used += k->bytes[d];
+		if (k->quota[c] > 0 && used > k->quota[c] * (1 + 1e-9))
+			return false;
+	}
+	return true;
+}
+
+/* every placement (each dataset on a non-empty subset of the clusters)
+ * that fits the quotas: the lowest worst demand/supply */
+static double brute_force(const pcase_t *k)
+{
+	uint64_t where[MAXD] = { 0 };
+	int sub = (1 << k->n_c) - 1, idx[MAXD] = { 0 }, d;
+	double best = INFINITY;
+
+	for (;;) {
+		for (d = 0; d < k->n_d; d++)
+			where[d] = (uint64_t) idx[d] + 1;
+		if (fits(k, where)) {
+			double w = worst_of(k, where);
+
+			if (w < best)
+				best = w;
+		}
+		for (d = 0; d < k->n_d; d++) {
+			if (++idx[d] < sub)
+				break;
+			idx[d] = 0;
+		}
+		if (d == k->n_d)
+			return best;
+	}
+}
+
+/* Run the placer on case k; check the plan replays within the quotas,
+ * keeps a replica of every dataset, ends at worst_after, and is no worse
+ * than the start.  The worst load it reaches. */
+static double climb(const pcase_t *k)
+{
+	pol_fed_catalog_t cat;
+	pol_fed_place_result_t res;
+	uint64_t where[MAXD] = { 0 };
+	int i, d;
+
+	case_catalog(k, &cat);
+	assert_int_equal(
+		pol_fed_place(&cat, k->demand, k->supply, INT_MAX, true, &res),
+		0);
+	memcpy(where, k->where, sizeof(where));
+	assert_near(res.worst_before, worst_of(k, where), 1e-9);
+	for (i = 0; i < res.n_moves; i++) {
+		const pol_fed_move_t *m = &res.moves[i];
+
+		d = m->dataset;
+		assert_in_range(d, 0, k->n_d - 1);
+		assert_in_range(m->from, 0, k->n_c - 1);
+		assert_true((where[d] >> m->from) & 1);
+		if (m->to < 0) {
+			where[d] &= ~((uint64_t) 1 << m->from);
+			assert_true(where[d] != 0);
+		} else {
+			assert_false((where[d] >> m->to) & 1);
+			assert_near(m->bytes, k->bytes[d], 0);
+			where[d] |= (uint64_t) 1 << m->to;
+			/* within quota after every copy, also the copy of
+			 * a moved replica before its drop */
+			assert_true(fits(k, where));
+		}
+	}
+	assert_true(fits(k, where));
+	for (d = 0; d < k->n_d; d++)
+		assert_true(cat.datasets[d].where == where[d]); /* applied */
+	assert_near(res.worst_after, worst_of(k, where), 1e-9);
+	assert_true(res.worst_after <= res.worst_before + 1e-9);
+	for (i = 0; i < k->n_c; i++)
+		assert_near(res.after.supply_gpus[i], k->supply[i], 0);
+	pol_fed_place_result_free(&res);
+	free(cat.sites);
+	free(cat.datasets);
+	return worst_of(k, where);
+}
+
+/* Cases where hill climbing reaches the optimum. */
+static void test_place_matches_brute_force(void **state)
+{
+	static const pcase_t cases[] = {
+		/* everything on c1, unlimited storage: spread to balance */
+		{ 3,
+		  4,
+		  { 8, 8, 8 },
+		  { 0, 0, 0 },
+		  { 8, 8, 8, 8 },
+		  { 1, 1, 1, 1 },
+		  { 1, 1, 1, 1 } },
+		/* c1 is small: its four datasets' demand goes elsewhere */
+		{ 3,
+		  4,
+		  { 8, 32, 24 },
+		  { 0, 0, 0 },
+		  { 8, 8, 8, 8 },
+		  { 1, 1, 1, 1 },
+		  { 1, 1, 1, 1 } },
+		/* quotas of two datasets each: replicas must move */
+		{ 3,
+		  4,
+		  { 16, 16, 16 },
+		  { 4, 2, 2 },
+		  { 12, 12, 4, 4 },
+		  { 1, 1, 1, 1 },
+		  { 1, 1, 1, 1 } },
+		/* one hot dataset, replicas everywhere already: only drops
+		 * could change anything and none helps */
+		{ 3,
+		  4,
+		  { 8, 8, 8 },
+		  { 0, 0, 0 },
+		  { 24, 0, 0, 0 },
+		  { 1, 1, 1, 1 },
+		  { 7, 1, 2, 4 } },
+		/* sizes differ: c3 can hold the big dataset only */
+		{ 3,
+		  4,
+		  { 32, 8, 16 },
+		  { 0, 3, 10 },
+		  { 32, 8, 8, 8 },
+		  { 10, 1, 1, 1 },
+		  { 1, 2, 2, 2 } },
+		/* already optimal: no move */
+		{ 3,
+		  4,
+		  { 8, 8, 8 },
+		  { 0, 0, 0 },
+		  { 8, 8, 8, 0 },
+		  { 1, 1, 1, 1 },
+		  { 1, 2, 4, 1 } },
+	};
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double hc = climb(&cases[i]), bf = brute_force(&cases[i]);
+
+		if (fabs(hc - bf) > 1e-9)
+			fail_msg("case %zu: hill climbing %.6f, brute force "
+				 "%.6f",
+				 i, hc, bf);
+	}
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* Random small cases: quotas hold at every step, never worse than the
+ * start, never better than brute force; how often it is optimal and how
+ * far it is otherwise go to the TAP log. */
+static void test_place_random_property(void **state)
+{
+	int trial, equal = 0, n = 0;
+	double sum_gap = 0, max_gap = 0;
+
+	(void) state;
+	for (trial = 0; trial < 300; trial++) {
+		pcase_t k;
+		int c, d;
+		double hc, bf;
+
+		memset(&k, 0, sizeof(k));
+		k.n_c = 2 + (int) (rng() % 2); /* 2 or 3 */
+		k.n_d = 2 + (int) (rng() % 3); /* 2 .. 4 */
+		for (c = 0; c < k.n_c; c++) {
+			k.supply[c] = 8.0 * (double) (1 + rng() % 6);
+			k.quota[c] = rng() % 3 ? (double) (2 + rng() % 6) : 0;
+		}
+		for (d = 0; d < k.n_d; d++) {
+			k.demand[d] = (double) (rng() % 40);
+			k.bytes[d] = (double) (1 + rng() % 3);
+		}
+		/* a start within the quotas: first-fit one replica each */
+		for (d = 0; d < k.n_d; d++) {
+			int start = (int) (rng() % (uint64_t) k.n_c), t;
+
+			for (t = 0; t < k.n_c; t++) {
+				k.where[d] = (uint64_t) 1
+					     << ((start + t) % k.n_c);
+				if (fits(&k, k.where))
+					break;
+			}
+			if (t == k.n_c)
+				break;
+		}
+		if (d < k.n_d)
+			continue; /* no start within the quotas */
+		hc = climb(&k);
+		bf = brute_force(&k);
+		assert_true(hc >= bf - 1e-9);
+		n++;
+		if (hc - bf <= 1e-9)
+			equal++;
+		else if (isfinite(hc) && bf > 0) {
+			sum_gap += hc / bf - 1;
+			if (hc / bf - 1 > max_gap)
+				max_gap = hc / bf - 1;
+		}
+	}
+	assert_true(n > 100);
+	print_message("# hill climbing vs brute force: %d/%d cases optimal; "
+		      "the rest %.1f%% worse on average, %.1f%% at most\n",
+		      equal, n, n > equal ? 100 * sum_gap / (n - equal) : 0.0,
+		      100 * max_gap);
+}
+
+static void test_place_limits_and_errors(void **state)
+{
+	static const pcase_t k = { 3,
+				   4,
+				   { 8, 8, 8 },
+				   { 0, 0, 0 },
+				   { 8, 8, 8, 8 },
+				   { 1, 1, 1, 1 },
+				   { 1, 1, 1, 1 } };
+	pol_fed_catalog_t cat;
+	pol_fed_place_result_t res, res2;
+	pol_fed_load_t load;
+	double bad[4] = { 8, -1, 8, 8 };
+	int i;
+
+	(void) state;
+	case_catalog(&k, &cat);
+	/* max_moves 0: the loads only */
+	assert_int_equal(
+		pol_fed_place(&cat, k.demand, k.supply, 0, false, &res), 0);
+	assert_int_equal(res.n_moves, 0);
+	assert_near(res.worst_before, 4.0, 1e-12);
+	assert_near(res.worst_after, 4.0, 1e-12);
+	assert_near(res.before.demand_gpus[0], 32, 1e-12);
+	pol_fed_place_result_free(&res);
+	/* one move: the best single add */
+	assert_int_equal(
+		pol_fed_place(&cat, k.demand, k.supply, 1, false, &res), 0);
+	assert_int_equal(res.n_moves, 1);
+	assert_int_equal(res.moves[0].from, 0);
+	assert_true(res.moves[0].to > 0);
+	assert_near(res.worst_after, 28.0 / 8, 1e-12);
+	pol_fed_place_result_free(&res);
+	/* apply false leaves the catalog alone, and the plan is the same
+	 * every time */
+	assert_int_equal(
+		pol_fed_place(&cat, k.demand, k.supply, INT_MAX, false, &res),
+		0);
+	assert_true(cat.datasets[0].where == 1);
+	assert_int_equal(
+		pol_fed_place(&cat, k.demand, k.supply, INT_MAX, false, &res2),
+		0);
+	assert_int_equal(res.n_moves, res2.n_moves);
+	for (i = 0; i < res.n_moves; i++) {
+		assert_int_equal(res.moves[i].dataset, res2.moves[i].dataset);
+		assert_int_equal(res.moves[i].from, res2.moves[i].from);
+		assert_int_equal(res.moves[i].to, res2.moves[i].to);
+	}
+	assert_near(res.worst_after, 32.0 / 24, 1e-9);
+	pol_fed_place_result_free(&res);
+	pol_fed_place_result_free(&res2);
+	/* the load alone */
+	assert_near(pol_fed_load_compute(&cat, k.demand, k.supply, &load), 4.0,
+		    1e-12);
+	assert_near(load.demand_gpus[1], 0, 0);
+	assert_near(load.supply_gpus[2], 8, 0);
+	/* bad input */
+	errno = 0;
+	assert_int_equal(pol_fed_place(&cat, bad, k.supply, 5, false, &res),
+			 -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(
+		pol_fed_place(&cat, k.demand, k.supply, -1, false, &res), -1);
+	assert_int_equal(
+		pol_fed_place(NULL, k.demand, k.supply, 1, false, &res), -1);
+	assert_true(pol_fed_load_compute(&cat, bad, k.supply, &load) < 0);
+	free(cat.sites);
+	free(cat.datasets);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_catalog_parse),
+		cmocka_unit_test(test_catalog_round_trip),
+		cmocka_unit_test(test_catalog_errors),
+		cmocka_unit_test(test_catalog_too_many_sites),
+		cmocka_unit_test(test_cost_terms),
+		cmocka_unit_test(test_cost_data_crossover),
+		cmocka_unit_test(test_auction_consumes_supply),
+		cmocka_unit_test(test_auction_order),
+		cmocka_unit_test(test_auction_no_plan_and_errors),
+		cmocka_unit_test(test_place_matches_brute_force),
+		cmocka_unit_test(test_place_random_property),
+		cmocka_unit_test(test_place_limits_and_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
