@@ -59,6 +59,12 @@ static const conf_key_t conf_keys[] = {
 	{ "CreditWeight", CT_INT, OFF(credit_weight), 0, 1e9, false },
 	{ "TopologyModel", CT_STRING, OFF(topology_model), 0, 0, false },
 	{ "Placement", CT_PLACEMENT, OFF(placement), 0, 0, false },
+	{ "FedAuction", CT_BOOL, OFF(fed_auction), 0, 0, false },
+	{ "FedAuctionTimeout", CT_DURATION, OFF(fed_auction_timeout_s), 5,
+	  86400, false },
+	{ "FedAuctionInterval", CT_DURATION, OFF(fed_interval_s), 1, 600,
+	  false },
+	{ "FedCatalog", CT_STRING, OFF(fed_catalog), 0, 0, false },
 };
 
 #define N_KEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -80,6 +86,10 @@ void agora_conf_defaults(agora_conf_t *conf)
 	conf->default_quota = 1000;
 	/* site factor = NICE_OFFSET + CreditWeight * credit/quota in [-1,1] */
 	conf->credit_weight = 10000;
+	/* agorad decides within a round or two; a minute without a decision
+	 * means it is down and the job goes on as stock Slurm would run it */
+	conf->fed_auction_timeout_s = 60;
+	conf->fed_interval_s = 2;
 }
 
 void agora_conf_free(agora_conf_t *conf)
@@ -95,6 +105,7 @@ void agora_conf_free(agora_conf_t *conf)
 		free(conf->quotas[i].account);
 	free(conf->quotas);
 	free(conf->topology_model);
+	free(conf->fed_catalog);
 	memset(conf, 0, sizeof(*conf));
 }
 

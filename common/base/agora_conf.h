@@ -66,6 +66,14 @@ typedef struct agora_conf {
 	/* topology-aware placement */
 	char *topology_model; /* TopologyModel: path to agora-topo model */
 	agora_placement_t placement; /* Placement: agora (default) or stock */
+
+	/* federation: cross-cluster auctions decided by agorad */
+	bool fed_auction;          /* FedAuction: hold federated GPU jobs at
+				      their origin for agorad's auction */
+	int fed_auction_timeout_s; /* FedAuctionTimeout: a hold agorad has
+				      not decided by then is released */
+	int fed_interval_s;        /* FedAuctionInterval: agorad's round */
+	char *fed_catalog;         /* FedCatalog: dataset catalog (JSON) */
 } agora_conf_t;
 
 /* Fill *conf with the documented defaults (doc/agora.conf.5). */

@@ -188,11 +188,48 @@ static void test_conf_file_missing_and_real(void **state)
 	agora_conf_free(&c);
 }
 
+/* The federation keys: values, defaults, and file:line: key errors. */
+static void test_conf_fed_keys(void **state)
+{
+	agora_conf_t c;
+	agora_err_t err = { { 0 } };
+
+	(void) state;
+	agora_conf_defaults(&c);
+	assert_false(c.fed_auction);
+	assert_int_equal(c.fed_auction_timeout_s, 60);
+	assert_int_equal(c.fed_interval_s, 2);
+	assert_int_equal(agora_conf_parse_string(
+				 "FedAuction=yes\nFedAuctionTimeout=2m\n"
+				 "FedAuctionInterval=3\n"
+				 "FedCatalog=/etc/slurm/datasets.json\n",
+				 "t.conf", &c, &err),
+			 0);
+	assert_true(c.fed_auction);
+	assert_int_equal(c.fed_auction_timeout_s, 120);
+	assert_int_equal(c.fed_interval_s, 3);
+	assert_string_equal(c.fed_catalog, "/etc/slurm/datasets.json");
+	assert_int_equal(agora_conf_parse_string("\nFedAuctionTimeout=1s\n",
+						 "t.conf", &c, &err),
+			 -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err.text, "t.conf:2: FedAuctionTimeout:"));
+	assert_int_equal(agora_conf_parse_string("FedAuction=maybe\n",
+						 "t.conf", &c, &err),
+			 -1);
+	assert_non_null(strstr(err.text, "t.conf:1: FedAuction: 'maybe'"));
+	/* a failed parse keeps the previous configuration */
+	assert_true(c.fed_auction);
+	assert_int_equal(c.fed_auction_timeout_s, 120);
+	agora_conf_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conf_defaults_when_empty),
 		cmocka_unit_test(test_conf_all_keys_parse),
+		cmocka_unit_test(test_conf_fed_keys),
 		cmocka_unit_test(test_conf_bad_input_names_file_line_key),
 		cmocka_unit_test(test_conf_file_missing_and_real),
 	};

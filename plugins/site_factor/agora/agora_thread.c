@@ -37,6 +37,7 @@
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "agora_fed.h"
 #include "agora_hold.h"
 #include "agora_sched.h"
 #include "pol_agora.h"
@@ -510,6 +511,7 @@ static void agora_pass(void)
 	if (job_changed)
 		last_job_update = now;
 	unlock_slurmctld(write_locks);
+	agora_fed_pass(now); /* federation holds: fail open, decisions shown */
 	apply_us = usec_since(&t0);
 	stat_applied += applied;
 	stat_dropped += dropped;

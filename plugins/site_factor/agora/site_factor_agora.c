@@ -36,6 +36,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "agora_conf.h"
+#include "agora_fed.h"
 #include "agora_hold.h"
 #include "agora_sched.h"
 #include "site_factor_agora.h"
@@ -200,6 +201,7 @@ static uint32_t job_site_factor(job_record_t *job_ptr)
 		app = pol_award_app_find(award_current, name);
 	quota = app ? app->quota : agora_conf_quota(&pub_conf, name);
 	credit = app ? app->credit : quota;
+	credit -= agora_fed_remote_usage(name); /* used on other clusters */
 	xfree(name);
 	frac = quota > 0 ? credit / quota : (credit >= 0 ? 1.0 : -1.0);
 	if (!isfinite(frac))

@@ -1,0 +1,277 @@
+/*
+ * agorad - Agora's federation helper: MAST's cross-cluster auction for the
+ * federated GPU jobs of a Slurm federation (doc/federation.md).
+ *
+ * Every FedAuctionInterval it runs one round (agorad_round.c): the jobs
+ * job_submit/agora holds at their origin are offered to every cluster of
+ * the federation (a will-run on each, in parallel), the core's batched
+ * auction (common/fed/pol_fed.h) picks each job's cluster, and agorad pins
+ * the job there (Clusters=<winner>) and releases it.  It uses only the
+ * public libslurm/libslurmdb API and runs as SlurmUser (or root).
+ *
+ * Fail open: agorad is never needed for a job to run.  Without its
+ * requests job_submit/agora holds nothing, and site_factor/agora releases
+ * any hold older than FedAuctionTimeout.  agorad keeps no state a crash
+ * could lose: each round starts from what Slurm shows.
+ *
+ * Signals: SIGTERM/SIGINT stop after the current round; SIGHUP reopens
+ * the log file and re-reads agora.conf.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agora_config.h"
+
+#include <slurm/slurm.h>
+
+#include "agorad.h"
+
+static volatile sig_atomic_t got_hup = 0;
+static volatile int stop_flag = 0;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		got_hup = 1;
+	else
+		stop_flag = 1;
+}
+
+static int usage(FILE *f)
+{
+	fprintf(f,
+		"usage: agorad [-D] [-f agora.conf] [-L logfile] [-P pidfile] [-s statefile] [-v...] [--once]\n"
+		"  -D           run in the foreground (agorad never forks away)\n"
+		"  -f FILE      agora.conf [beside SLURM_CONF's slurm.conf]\n"
+		"  -L FILE      log file [stderr]; SIGHUP reopens it\n"
+		"  -P FILE      pid file [none]\n"
+		"  -s FILE      state written after each round, read by agoractl fed\n"
+		"               [StateSaveLocation-independent; none]\n"
+		"  -v           more verbose (repeat: verbose, debug)\n"
+		"  --once       run one round and exit (0: ran, 1: failed)\n"
+		"Runs as SlurmUser or root; the federation is the one of SLURM_CONF's\n"
+		"cluster, as known to slurmdbd.\n");
+	return f == stderr ? 2 : 0;
+}
+
+/* The pid file: refuse to start if a live agorad holds it. */
+static int pidfile_write(const char *path)
+{
+	char buf[32], comm[64] = "", proc[64];
+	FILE *f;
+	long pid = 0;
+	int fd, n;
+
+	if ((f = fopen(path, "r"))) {
+		if (fscanf(f, "%ld", &pid) != 1)
+			pid = 0;
+		fclose(f);
+	}
+	if (pid > 0 && pid != getpid() && !kill((pid_t) pid, 0)) {
+		snprintf(proc, sizeof(proc), "/proc/%ld/comm", pid);
+		if ((f = fopen(proc, "r"))) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = '\0';
+			fclose(f);
+		}
+		if (!strncmp(comm, "agorad", 6)) {
+			ad_error("%s: agorad already runs (pid %ld)", path,
+				 pid);
+			return -1;
+		}
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ad_error("%s: cannot write the pid file: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long) getpid());
+	if (write(fd, buf, n) != n) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static char *default_conf_path(void)
+{
+	const char *sc = getenv("SLURM_CONF");
+	char *copy, *dir, *path;
+	size_t len;
+
+	if (!sc || !*sc)
+		sc = "/etc/slurm/slurm.conf";
+	copy = strdup(sc);
+	if (!copy)
+		return NULL;
+	dir = dirname(copy);
+	len = strlen(dir) + sizeof("/agora.conf");
+	path = malloc(len);
+	if (path)
+		snprintf(path, len, "%s/agora.conf", dir);
+	free(copy);
+	return path;
+}
+
+/* Read agora.conf into *conf; on error keep *conf (the last good one). */
+static int conf_load(const char *path, agora_conf_t *conf, bool first)
+{
+	agora_err_t err = { { 0 } };
+	agora_conf_t c;
+
+	agora_conf_defaults(&c);
+	if (agora_conf_parse_file(path, &c, &err)) {
+		agora_conf_free(&c);
+		ad_error("%s%s", err.text,
+			 first ? "" : "; keeping the previous configuration");
+		return -1;
+	}
+	agora_conf_free(conf);
+	*conf = c;
+	ad_info("%s: FedAuction=%s FedAuctionInterval=%d s FedAuctionTimeout=%d s FedCatalog=%s",
+		path, conf->fed_auction ? "yes" : "no", conf->fed_interval_s,
+		conf->fed_auction_timeout_s,
+		conf->fed_catalog ? conf->fed_catalog : "(none)");
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "once", no_argument, NULL, 'O' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *conf_path = NULL, *log_path = NULL, *pid_path = NULL,
+	     *state_path = NULL;
+	int opt, level = AD_LOG_INFO, rc = 0;
+	bool once = false, idle_logged = false;
+	agora_conf_t conf;
+	ad_stats_t st = { 0 };
+	struct sigaction sa;
+
+	while ((opt = getopt_long(argc, argv, "Df:L:P:s:vhV", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'D':
+			break;
+		case 'f':
+			conf_path = optarg;
+			break;
+		case 'L':
+			log_path = optarg;
+			break;
+		case 'P':
+			pid_path = optarg;
+			break;
+		case 's':
+			state_path = optarg;
+			break;
+		case 'v':
+			level++;
+			break;
+		case 'O':
+			once = true;
+			break;
+		case 'h':
+			return usage(stdout);
+		case 'V':
+			printf("agorad %s (built against Slurm %d.%d.%d)\n",
+			       PACKAGE_VERSION,
+			       SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+			       SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
+			       SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+			return 0;
+		default:
+			return usage(stderr);
+		}
+	}
+	if (optind < argc)
+		return usage(stderr);
+	if (ad_log_open(log_path, level)) {
+		fprintf(stderr, "agorad: %s: %s\n", log_path, strerror(errno));
+		return 1;
+	}
+	if (!conf_path && !(conf_path = default_conf_path())) {
+		ad_error("out of memory");
+		return 1;
+	}
+	agora_conf_defaults(&conf);
+	if (conf_load(conf_path, &conf, true))
+		return 1;
+	if (pid_path && pidfile_write(pid_path))
+		return 1;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	slurm_init(NULL);
+	ad_info("agorad %s started (pid %ld)", PACKAGE_VERSION,
+		(long) getpid());
+	while (!stop_flag) {
+		double t0 = now_s(), left;
+		int n;
+
+		if (got_hup) {
+			got_hup = 0;
+			ad_log_reopen();
+			(void) conf_load(conf_path, &conf, false);
+		}
+		if (!conf.fed_auction) {
+			if (!idle_logged)
+				ad_info("FedAuction=no in %s: nothing to do (no job is held)",
+					conf_path);
+			idle_logged = true;
+		} else {
+			idle_logged = false;
+			n = ad_round(&conf, state_path, &st, &stop_flag);
+			st.last_round_s = now_s() - t0;
+			if (n < 0)
+				rc = 1;
+			else
+				rc = 0;
+		}
+		if (once)
+			break;
+		left = conf.fed_interval_s - (now_s() - t0);
+		while (left > 0 && !stop_flag && !got_hup) {
+			usleep(left > 0.2 ? 200000 : (useconds_t) (left * 1e6));
+			left = conf.fed_interval_s - (now_s() - t0);
+		}
+	}
+	ad_info("agorad stopping after %llu rounds: %llu jobs pinned, %llu pins failed",
+		(unsigned long long) st.rounds, (unsigned long long) st.pinned,
+		(unsigned long long) st.failed);
+	ad_round_fini();
+	slurm_fini();
+	if (pid_path)
+		unlink(pid_path);
+	agora_conf_free(&conf);
+	return rc;
+}

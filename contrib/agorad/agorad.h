@@ -1,0 +1,44 @@
+/*
+ * agorad.h - the federation helper's internal interfaces.
+ *
+ * agorad.c        options, configuration, pid file, signals, the loop
+ * agorad_log.c    logging the way Slurm daemons do (levels, file, SIGHUP)
+ * agorad_round.c  one auction round: survey, plans, auction, pins
+ */
+#ifndef AGORAD_H
+#define AGORAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "agora_conf.h"
+
+/* ---- logging ---- */
+enum { AD_LOG_ERROR = 1, AD_LOG_INFO, AD_LOG_VERBOSE, AD_LOG_DEBUG };
+/* path NULL: stderr.  Returns 0, or -1 with errno (file not writable). */
+int ad_log_open(const char *path, int level);
+/* Reopen the file (after SIGHUP, e.g. logrotate). */
+void ad_log_reopen(void);
+void ad_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#define ad_error(...) ad_log(AD_LOG_ERROR, __VA_ARGS__)
+#define ad_info(...) ad_log(AD_LOG_INFO, __VA_ARGS__)
+#define ad_verbose(...) ad_log(AD_LOG_VERBOSE, __VA_ARGS__)
+#define ad_debug(...) ad_log(AD_LOG_DEBUG, __VA_ARGS__)
+
+/* ---- the round ---- */
+typedef struct ad_stats {
+	uint64_t rounds, pinned, failed, no_plan;
+	double last_round_s;
+} ad_stats_t;
+
+/* One round over the whole federation: every job held for the auction
+ * is decided.  conf: agora.conf in force; state_path: where the round's
+ * view is written for agoractl (NULL: none).  Returns the number of jobs
+ * pinned, -1 if the federation could not be read. */
+int ad_round(const agora_conf_t *conf, const char *state_path,
+	     ad_stats_t *st, volatile int *stop);
+void ad_round_fini(void);
+
+#endif

@@ -1,0 +1,261 @@
+/*
+ * job_submit/agora - holds a federated GPU batch job at its origin, so that
+ * agorad's cross-cluster auction decides where it runs (doc/federation.md).
+ *
+ * Slurm's federation sends no sibling copy of a held job
+ * (fed_mgr_job_allocate() submits to siblings only when the job is not
+ * held); agorad pins the winner with Clusters=<winner> and releases the
+ * job, and the release submits it to that sibling only.  This plugin only
+ * decides whether a new job waits for that auction:
+ *   - FedAuction=yes in agora.conf, the cluster is in a federation, and
+ *     PrioritySiteFactorPlugin is site_factor/agora (which releases a hold
+ *     no one decided within FedAuctionTimeout: fail open);
+ *   - agorad is alive: its will-run requests (AdminComment
+ *     AGORA_FED_PLAN, which only SlurmUser/root/admins can set) reached
+ *     this controller within FedAuctionTimeout.  With agorad down, new
+ *     jobs are not held at all;
+ *   - a plain batch GPU job at its origin: not a sibling copy (job id
+ *     set by the origin), not an array or het job, no dependency, not
+ *     already held or given a priority, no AdminComment, and not limited
+ *     to one cluster by -M.
+ * It then sets priority 0 (Slurm shows JobHeldUser: the user may release
+ * the job, which puts it back to stock behaviour) and the AdminComment
+ * AGORA_FED_HOLD.
+ *
+ * agorad's will-run requests carry the federation-wide usage per app,
+ * which this plugin hands to site_factor/agora (agora_export_fed_usage)
+ * for the credit term: one credit per team across clusters.
+ */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+#include "src/common/log.h"
+#include "src/common/read_config.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/fed_mgr.h"
+
+#include "agora_conf.h"
+#include "agora_fed_marks.h"
+
+const char plugin_name[] =
+	"Agora: hold federated GPU jobs at their origin for agorad's auction";
+const char plugin_type[] = "job_submit/agora";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+extern int init(void);
+extern int fini(void);
+extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
+		      char **err_msg);
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+		      uint32_t submit_uid);
+
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
+static agora_conf_t conf;     /* agora.conf as last read */
+static bool conf_ok = false;  /* false: bad or missing file: hold nothing */
+static struct timespec conf_mtime;
+static time_t conf_checked = 0;
+static time_t last_plan = 0;  /* agorad's last will-run request */
+static bool agorad_alive_logged = false;
+
+typedef void (*fed_usage_fn)(const char *text, time_t now);
+static fed_usage_fn fed_usage = NULL;
+static bool fed_usage_bound = false;
+
+/* (Re)read agora.conf when it changed; at most every 5 s.  state_lock. */
+static void conf_refresh(time_t now)
+{
+	char *path;
+	struct stat st;
+	agora_conf_t c;
+	agora_err_t err = { { 0 } };
+
+	if (conf_checked && now - conf_checked < 5)
+		return;
+	conf_checked = now;
+	static char conf_name[] = "agora.conf";
+
+	path = get_extra_conf_path(conf_name);
+	if (stat(path, &st)) {
+		if (conf_ok)
+			info("%s: %s is gone: no job is held", plugin_type,
+			     path);
+		conf_ok = false;
+		memset(&conf_mtime, 0, sizeof(conf_mtime));
+		xfree(path);
+		return;
+	}
+	if (conf_ok && st.st_mtim.tv_sec == conf_mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == conf_mtime.tv_nsec) {
+		xfree(path);
+		return;
+	}
+	conf_mtime = st.st_mtim;
+	agora_conf_defaults(&c);
+	if (agora_conf_parse_file(path, &c, &err)) {
+		/* keep the previous configuration, as site_factor/agora does */
+		error("%s: %s; keeping the previous configuration (FedAuction=%s)",
+		      plugin_type, err.text,
+		      conf_ok && conf.fed_auction ? "yes" : "no");
+		agora_conf_free(&c);
+	} else {
+		agora_conf_free(&conf);
+		conf = c;
+		conf_ok = true;
+		info("%s: FedAuction=%s FedAuctionTimeout=%d s", plugin_type,
+		     conf.fed_auction ? "yes" : "no",
+		     conf.fed_auction_timeout_s);
+	}
+	xfree(path);
+}
+
+/* site_factor/agora's agora_export_fed_usage, beside this plugin. */
+static void bind_fed_usage(void)
+{
+	Dl_info info;
+	char self[PATH_MAX], *path = NULL;
+	void *h;
+
+	if (fed_usage_bound)
+		return;
+	fed_usage_bound = true;
+	if (!dladdr((void *) bind_fed_usage, &info) || !info.dli_fname)
+		return;
+	strlcpy(self, info.dli_fname, sizeof(self));
+	xstrfmtcat(path, "%s/site_factor_agora.so", dirname(self));
+	if ((h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD)))
+		fed_usage = (fed_usage_fn) dlsym(h, "agora_export_fed_usage");
+	if (!fed_usage)
+		info("%s: %s does not take the federation's usage; the credit term stays per cluster",
+		     plugin_type, path);
+	xfree(path);
+}
+
+static bool asks_gpus(const job_desc_msg_t *d)
+{
+	return xstrcasestr(d->tres_per_job, "gpu") ||
+	       xstrcasestr(d->tres_per_node, "gpu") ||
+	       xstrcasestr(d->tres_per_socket, "gpu") ||
+	       xstrcasestr(d->tres_per_task, "gpu");
+}
+
+/* Why a new job is not held (NULL: hold it).  state_lock held. */
+static const char *no_hold(const job_desc_msg_t *d, time_t now)
+{
+	if (!conf_ok || !conf.fed_auction)
+		return "FedAuction=no";
+	if (!fed_mgr_fed_rec)
+		return "not in a federation";
+	if (xstrcmp(slurm_conf.site_factor_plugin, "site_factor/agora"))
+		return "site_factor/agora not loaded (no fail-open timeout)";
+	if (!last_plan || now - last_plan > conf.fed_auction_timeout_s)
+		return "agorad is not running";
+	if (d->job_id != NO_VAL)
+		return "job id given (a sibling copy or an admin's id)";
+	if (!d->script)
+		return "not a batch job";
+	if (d->array_inx || (d->het_job_offset != NO_VAL))
+		return "array or heterogeneous job";
+	if (d->dependency && d->dependency[0])
+		return "has a dependency";
+	if (d->priority != NO_VAL)
+		return "held or given a priority at submission";
+	if (d->admin_comment)
+		return "has an AdminComment";
+	if (d->clusters && d->clusters[0] && !strchr(d->clusters, ','))
+		return "limited to one cluster";
+	if (!asks_gpus(d))
+		return "no GPUs";
+	return NULL;
+}
+
+extern int init(void)
+{
+	slurm_mutex_lock(&state_lock);
+	conf_refresh(time(NULL));
+	slurm_mutex_unlock(&state_lock);
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	slurm_mutex_lock(&state_lock);
+	agora_conf_free(&conf);
+	conf_ok = false;
+	conf_checked = 0;
+	slurm_mutex_unlock(&state_lock);
+	return SLURM_SUCCESS;
+}
+
+extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
+		      char **err_msg)
+{
+	time_t now = time(NULL);
+	const char *why;
+	char *usage;
+
+	(void) err_msg;
+	slurm_mutex_lock(&state_lock);
+	conf_refresh(now);
+	/* agorad's will-run request: only SlurmUser or root sets this
+	 * AdminComment (validate_job_create_req() refuses it from others) */
+	if (job_desc->admin_comment &&
+	    !strncmp(job_desc->admin_comment, AGORA_FED_PLAN,
+		     strlen(AGORA_FED_PLAN)) &&
+	    (submit_uid == 0 || submit_uid == slurm_conf.slurm_user_id)) {
+		if (!last_plan || now - last_plan > conf.fed_auction_timeout_s ||
+		    !agorad_alive_logged) {
+			info("%s: agorad is alive: federated GPU jobs wait for its auction",
+			     plugin_type);
+			agorad_alive_logged = true;
+		}
+		last_plan = now;
+		usage = strstr(job_desc->admin_comment, AGORA_FED_USAGE);
+		if (usage) {
+			bind_fed_usage();
+			if (fed_usage)
+				fed_usage(usage + strlen(AGORA_FED_USAGE), now);
+		}
+		slurm_mutex_unlock(&state_lock);
+		return SLURM_SUCCESS;
+	}
+	why = no_hold(job_desc, now);
+	if (why) {
+		if (agorad_alive_logged && conf_ok && conf.fed_auction &&
+		    last_plan && now - last_plan > conf.fed_auction_timeout_s) {
+			info("%s: no request from agorad for %ld s: new jobs are not held (fail open)",
+			     plugin_type, (long) (now - last_plan));
+			agorad_alive_logged = false;
+		}
+		debug2("%s: not held: %s", plugin_type, why);
+		slurm_mutex_unlock(&state_lock);
+		return SLURM_SUCCESS;
+	}
+	job_desc->priority = 0;
+	xfree(job_desc->admin_comment);
+	xstrfmtcat(job_desc->admin_comment,
+		   "%swaiting at the origin for agorad's cross-cluster auction (released to stock Slurm after %d s)",
+		   AGORA_FED_HOLD, conf.fed_auction_timeout_s);
+	slurm_mutex_unlock(&state_lock);
+	return SLURM_SUCCESS;
+}
+
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+		      uint32_t submit_uid)
+{
+	(void) job_desc;
+	(void) job_ptr;
+	(void) submit_uid;
+	return SLURM_SUCCESS;
+}
