@@ -102,6 +102,9 @@ typedef struct pol_fed_weights {
 	double w_locality; /* s per locality level */
 	double w_hw;       /* s for a hardware mismatch */
 	double w_credit;   /* s per unit of credit fraction */
+	double taken_wait_s; /* s of waiting assumed for a plan that would
+				start now on GPUs an earlier job of the same
+				round has already won */
 } pol_fed_weights_t;
 
 void pol_fed_weights_default(pol_fed_weights_t *w);
@@ -134,6 +137,9 @@ typedef struct pol_fed_award {
  * (a won plan that would start now on GPUs already given away costs as
  * waiting instead).  plans is n_jobs x n_clusters, row-major.
  * out[n_jobs] receives one award per job, in the jobs' order.
+ * free_gpus may be NULL: supply unknown, nothing is consumed.  Ties go to
+ * the lower cluster index.  A plan with locality < 0 (unknown) counts as
+ * level 3 (same node, across sockets).
  * 0, or -1/EINVAL (bad sizes, n_clusters > 64) or ENOMEM.
  */
 int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
@@ -150,8 +156,19 @@ typedef struct pol_fed_load {
 	double supply_gpus[64];
 } pol_fed_load_t;
 
-/* One move of the plan: copy dataset d from cluster 'from' to 'to'
- * (from -1: no longer needed at to: drop the replica at 'to' ...). */
+/*
+ * Demand and supply per cluster of catalog cat (the split described
+ * above): demand[d] is dataset d's GPU demand (n_datasets entries),
+ * supply[c] cluster c's GPUs (n_sites entries).  Returns the worst
+ * demand/supply (INFINITY where demand meets no supply), or -1/EINVAL.
+ */
+double pol_fed_load_compute(const pol_fed_catalog_t *cat,
+			    const double *demand, const double *supply,
+			    pol_fed_load_t *load);
+
+/* One move of the plan: copy dataset d from cluster 'from' to 'to', or,
+ * with to == -1, drop the replica at 'from'.  Moving a replica is an add
+ * followed by a drop. */
 typedef struct pol_fed_move {
 	int dataset;
 	int from, to; /* add a replica at 'to' copied from 'from'; or, with
@@ -173,7 +190,10 @@ typedef struct pol_fed_place_result {
  * cluster's demand/supply most while every cluster's replicas fit its
  * storage quota, until no move helps or max_moves is reached.  demand[d]
  * is dataset d's GPU demand; supply[c] cluster c's GPUs.  cat is updated
- * in place only if apply is true.  Deterministic.
+ * in place only if apply is true.  Deterministic.  max_moves counts the
+ * moves of the plan (a replica moved is two: an add and a drop); 0 gives
+ * the loads only (INT_MAX: no limit).  A dataset with no replica keeps
+ * none (there is nothing to copy) and its demand counts nowhere.
  * 0, or -1/EINVAL|ENOMEM.
  */
 int pol_fed_place(pol_fed_catalog_t *cat, const double *demand,
