@@ -6,10 +6,15 @@
  * baselines:
  *   fifo      Slurm's main scheduler: priority order, head-of-line
  *             blocking per pool (pol_fifo.c)
- *   backfill  priority + EASY backfill on time limits, with Slurm's
- *             sched/backfill knobs bf_window and bf_max_job_test
+ *   backfill  priority + Slurm 22.05's backfill plan on time limits: a
+ *             reservation for every tested job, bf_resolution slots,
+ *             bf_window, bf_max_job_test; easy=1: one EASY reservation
  *             (pol_backfill.c)
- *   las       Tiresias discretized 2D-LAS, preemptive (pol_las.c)
+ *   backfill-fs  Slurm's classic fair-share priority in front of that
+ *             backfill (pol_backfill_fs.c)
+ *   las       2D-LAS on attained GPU-service, preemptive (pol_las.c)
+ *   tiresias  Tiresias' discretised 2D-LAS with starvation promotion
+ *             (pol_tiresias.c)
  *   srtf      shortest remaining time first with perfect knowledge
  *             (pol_job_t.remaining), preemptive: an oracle bound
  *             (pol_srtf.c)
