@@ -1,0 +1,1022 @@
+/*
+ * pol_loan_sim.c - the loaning scenario of agora-sim (doc/loaning.md): a
+ * training pool and an inference pool of whole nodes; the inference pool
+ * keeps demand + headroom nodes and loans the rest to training, taking
+ * nodes back through pol_loan_reclaim() when demand rises.
+ *
+ * Training scheduler (the same in every variant): pending jobs in submit
+ * order, each started where it fits (a job that does not fit is skipped),
+ * except that a head job pending longer than BLOCK_AFTER blocks the queue
+ * (as Slurm's main scheduler blocks at the first job that does not fit).
+ * A job of at most gpn GPUs runs on one node (best fit, training nodes
+ * first); a larger job takes ceil(gpus / gpn) whole nodes.  Only jobs that
+ * can be requeued run on loaned nodes; one-node jobs go to loaned nodes in
+ * one best-fit-decreasing batch per pass (pol_loan_bfd), which packs them
+ * on few nodes.  Elastic jobs (least-cost+elastic only) run on [k/2, 2k]
+ * whole nodes (k requested), start on fewer than k when only that many
+ * are free, grow onto free whole nodes by the knapsack (pol_mckp_*) when
+ * no job waits, and give the grown nodes back when one waits.
+ *
+ * Checkpoint model (as sim.h): a run checkpoints every ckpt_s of wall
+ * time from its start; a preempted job loses its progress since the last
+ * checkpoint; every restart first redoes restart_s seconds.  A resize is a
+ * checkpoint and a restart at the new size.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pol_loan.h"
+
+#define BLOCK_AFTER (4 * 3600.0)
+#define EPS         1e-6
+
+enum { J_FUTURE, J_PENDING, J_RUNNING, J_DONE, J_SKIPPED };
+enum { N_TRAIN, N_INFER, N_LOANED, N_RETURNING };
+
+typedef struct sj {
+	const pol_loan_sim_job_t *in;
+	int idx, state;
+	int k;   /* requested whole nodes; 0: a part of one node */
+	int use; /* GPUs used per node */
+	int min_n, max_n;
+	bool elastic;
+	int n;        /* nodes held */
+	int *nodes;   /* max_n (or 1) entries */
+	double work;  /* remaining, s at the requested size */
+	double work0; /* remaining when this run started */
+	double rate, overhead, oh_run, run_start;
+	double first_start, finish, run_s;
+	bool ran;
+	int preempted;
+} sj_t;
+
+typedef struct sim {
+	const pol_loan_sim_params_t *p;
+	pol_loan_variant_t v;
+	pol_loan_sim_result_t *r;
+	int N, T, gpn;
+	int *nstate, *freeg;
+	double *back_at;
+	sj_t *jobs;
+	int n;
+	int *pend, npend; /* indices by (submit, index) */
+	int *run, nrun;
+	double now, t_from, t_to;
+	double demand; /* at the last poll */
+	double unmet_since;
+	bool unmet_counted;
+	bool dirty; /* a pass may start something */
+} sim_t;
+
+static bool in_win(const sim_t *s)
+{
+	return s->now >= s->t_from && s->now < s->t_to;
+}
+
+static int gpus_held(const sj_t *j)
+{
+	return j->n * j->use;
+}
+
+static double rate_of(const sim_t *s, const sj_t *j, int n)
+{
+	if (!j->elastic || j->k <= 0)
+		return 1.0;
+	return pol_loan_speedup(n * s->gpn, s->p->serial) /
+	       pol_loan_speedup(j->k * s->gpn, s->p->serial);
+}
+
+static int count_state(const sim_t *s, int st)
+{
+	int i, c = 0;
+
+	for (i = 0; i < s->N; i++)
+		c += s->nstate[i] == st;
+	return c;
+}
+
+/* ---- pending queue ---- */
+
+static bool pend_before(const sim_t *s, int a, int b)
+{
+	const sj_t *x = &s->jobs[a], *y = &s->jobs[b];
+
+	if (x->in->submit != y->in->submit)
+		return x->in->submit < y->in->submit;
+	return a < b;
+}
+
+static void pend_add(sim_t *s, int j)
+{
+	int i = s->npend;
+
+	while (i > 0 && pend_before(s, j, s->pend[i - 1])) {
+		s->pend[i] = s->pend[i - 1];
+		i--;
+	}
+	s->pend[i] = j;
+	s->npend++;
+	s->jobs[j].state = J_PENDING;
+	s->dirty = true;
+}
+
+static void pend_del(sim_t *s, int at)
+{
+	memmove(&s->pend[at], &s->pend[at + 1],
+		sizeof(int) * (size_t) (s->npend - at - 1));
+	s->npend--;
+}
+
+static void run_del(sim_t *s, int j)
+{
+	int i;
+
+	for (i = 0; i < s->nrun; i++)
+		if (s->run[i] == j) {
+			s->run[i] = s->run[--s->nrun];
+			return;
+		}
+}
+
+/* ---- runs ---- */
+
+static void start(sim_t *s, int ji, const int *nodes, int n)
+{
+	sj_t *j = &s->jobs[ji];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		j->nodes[i] = nodes[i];
+		s->freeg[nodes[i]] -= j->use;
+	}
+	j->n = n;
+	j->rate = rate_of(s, j, n);
+	j->overhead = j->oh_run = j->ran ? (double) s->p->restart_s : 0;
+	j->run_start = s->now;
+	j->work0 = j->work;
+	if (j->first_start < 0)
+		j->first_start = s->now;
+	j->ran = true;
+	j->state = J_RUNNING;
+	s->run[s->nrun++] = ji;
+}
+
+/* release every node of j */
+static void release(sim_t *s, sj_t *j)
+{
+	int i;
+
+	for (i = 0; i < j->n; i++)
+		s->freeg[j->nodes[i]] += j->use;
+	j->n = 0;
+	s->dirty = true;
+}
+
+/* the progress of j's current run lost if it stopped now */
+static double progress_lost(const sim_t *s, const sj_t *j)
+{
+	double el = s->now - j->run_start, tc, kept;
+	double prog = j->work0 - j->work;
+
+	if (s->p->ckpt_s < 0)
+		return 0;
+	if (s->p->ckpt_s == 0)
+		return prog;
+	tc = floor(el / (double) s->p->ckpt_s) * (double) s->p->ckpt_s;
+	kept = j->rate * (tc - j->oh_run);
+	if (kept < 0)
+		kept = 0;
+	if (kept > prog)
+		kept = prog;
+	return prog - kept;
+}
+
+static void preempt(sim_t *s, int ji)
+{
+	sj_t *j = &s->jobs[ji];
+	double lost = progress_lost(s, j);
+
+	if (s->p->ckpt_s == 0)
+		lost = j->in->duration - j->work; /* all progress of all runs */
+	if (in_win(s)) {
+		s->r->preemptions++;
+		if (j->rate > 0)
+			s->r->gpu_hours_lost += gpus_held(j) *
+						(lost / j->rate) / 3600.0;
+	}
+	j->work += lost;
+	j->preempted++;
+	release(s, j);
+	run_del(s, ji);
+	pend_add(s, ji);
+}
+
+/* a resize: a checkpoint, then a restart on nodes[0..n) */
+static void resize(sim_t *s, int ji, const int *nodes, int n)
+{
+	sj_t *j = &s->jobs[ji];
+	int keep[64], i;
+
+	if (n > 64)
+		n = 64;
+	for (i = 0; i < n; i++)
+		keep[i] = nodes[i];
+	release(s, j);
+	run_del(s, ji);
+	start(s, ji, keep, n);
+}
+
+/* ---- placement ---- */
+
+static int best_fit(const sim_t *s, int g, int st)
+{
+	int i, best = -1;
+
+	for (i = 0; i < s->N; i++)
+		if (s->nstate[i] == st && s->freeg[i] >= g &&
+		    (best < 0 || s->freeg[i] < s->freeg[best]))
+			best = i;
+	return best;
+}
+
+/* up to want whole free nodes, training nodes first */
+static int whole_nodes(const sim_t *s, bool loaned_ok, int *out, int want)
+{
+	int i, c = 0, pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < s->N && c < want; i++)
+			if (s->nstate[i] == (pass ? N_LOANED : N_TRAIN) &&
+			    (pass == 0 || loaned_ok) && s->freeg[i] == s->gpn)
+				out[c++] = i;
+	return c;
+}
+
+static int pass(sim_t *s)
+{
+	int *defer = NULL, nd = 0, *nodes = NULL, i, rc = -1;
+	bool loans = s->v != POL_LOAN_V_NONE;
+
+	s->dirty = false;
+	defer = calloc((size_t) s->npend + 1, sizeof(int));
+	nodes = calloc((size_t) s->N + 1, sizeof(int));
+	if (!defer || !nodes)
+		goto out;
+	for (i = 0; i < s->npend; i++) {
+		int ji = s->pend[i], node, c;
+		sj_t *j = &s->jobs[ji];
+		bool lok = loans && j->in->requeue;
+		bool started = false;
+
+		if (j->k == 0) {
+			node = best_fit(s, j->use, N_TRAIN);
+			if (node >= 0) {
+				start(s, ji, &node, 1);
+				started = true;
+			} else if (lok) {
+				defer[nd++] = ji;
+				continue;
+			}
+		} else {
+			int want = j->k, least = j->elastic ? j->min_n : j->k;
+
+			c = whole_nodes(s, lok, nodes, want);
+			if (c >= least) {
+				start(s, ji, nodes, c);
+				started = true;
+			}
+		}
+		if (started) {
+			pend_del(s, i);
+			i--;
+			continue;
+		}
+		if (i == 0 && s->now - (double) j->in->submit > BLOCK_AFTER)
+			break; /* the starving head blocks the queue */
+	}
+	if (nd) {
+		int *size = calloc((size_t) nd, sizeof(int));
+		int *bin = calloc((size_t) nd, sizeof(int));
+		int *cap = calloc((size_t) s->N + 1, sizeof(int));
+		int m = 0, k;
+
+		if (!size || !bin || !cap) {
+			free(size);
+			free(bin);
+			free(cap);
+			goto out;
+		}
+		for (k = 0; k < s->N; k++)
+			if (s->nstate[k] == N_LOANED) {
+				nodes[m] = k;
+				cap[m++] = s->freeg[k];
+			}
+		for (k = 0; k < nd; k++)
+			size[k] = s->jobs[defer[k]].use;
+		if (pol_loan_bfd(size, nd, cap, m, bin) < 0) {
+			free(size);
+			free(bin);
+			free(cap);
+			goto out;
+		}
+		for (k = 0; k < nd; k++) {
+			int at;
+
+			if (bin[k] < 0)
+				continue;
+			start(s, defer[k], &nodes[bin[k]], 1);
+			for (at = 0; at < s->npend; at++)
+				if (s->pend[at] == defer[k])
+					break;
+			pend_del(s, at);
+		}
+		free(size);
+		free(bin);
+		free(cap);
+	}
+	rc = 0;
+out:
+	free(defer);
+	free(nodes);
+	return rc;
+}
+
+/* ---- elastic ---- */
+
+/* give back grown nodes (beyond the request), newest nodes first */
+static void shrink_grown(sim_t *s)
+{
+	int i;
+
+	for (i = 0; i < s->nrun; i++) {
+		int ji = s->run[i];
+		sj_t *j = &s->jobs[ji];
+
+		if (!j->elastic || j->n <= j->k)
+			continue;
+		resize(s, ji, j->nodes, j->k);
+		s->r->shrinks++;
+		i = -1; /* run[] was reordered */
+	}
+}
+
+static int grow(sim_t *s)
+{
+	int *grp = NULL, ng = 0, i, cap, *free_nodes = NULL, *choice = NULL;
+	pol_mckp_group_t *g = NULL;
+	int *w = NULL;
+	double *val = NULL;
+	int tot = 0, rc = -1, used = 0, runs[4096], nr;
+
+	free_nodes = calloc((size_t) s->N + 1, sizeof(int));
+	if (!free_nodes)
+		return -1;
+	cap = whole_nodes(s, s->v != POL_LOAN_V_NONE, free_nodes, s->N);
+	if (cap == 0) {
+		free(free_nodes);
+		return 0;
+	}
+	grp = calloc((size_t) s->nrun + 1, sizeof(int));
+	g = calloc((size_t) s->nrun + 1, sizeof(*g));
+	choice = calloc((size_t) s->nrun + 1, sizeof(int));
+	if (!grp || !g || !choice)
+		goto out;
+	for (i = 0; i < s->nrun; i++) {
+		sj_t *j = &s->jobs[s->run[i]];
+
+		if (j->elastic && j->n < j->max_n &&
+		    j->overhead + j->work / j->rate >=
+			    (double) s->p->min_grow_s)
+			tot += j->max_n - j->n;
+	}
+	w = calloc((size_t) tot + 1, sizeof(int));
+	val = calloc((size_t) tot + 1, sizeof(double));
+	if (!w || !val)
+		goto out;
+	tot = 0;
+	for (i = 0; i < s->nrun; i++) {
+		sj_t *j = &s->jobs[s->run[i]];
+		int x;
+		double left;
+
+		if (!j->elastic || j->n >= j->max_n)
+			continue;
+		left = j->overhead + j->work / j->rate;
+		if (left < (double) s->p->min_grow_s)
+			continue;
+		g[ng].weight = &w[tot];
+		g[ng].value = &val[tot];
+		for (x = 1; x <= j->max_n - j->n; x++) {
+			/* JCT reduction: time left now minus time left on
+			 * n + x nodes after the restart */
+			double after = (double) s->p->restart_s +
+				       j->work / rate_of(s, j, j->n + x);
+
+			w[tot] = x;
+			val[tot] = left - after;
+			tot++;
+			g[ng].n++;
+		}
+		grp[ng++] = s->run[i];
+	}
+	if (ng == 0) {
+		rc = 0;
+		goto out;
+	}
+	if ((double) ng * cap * (tot / ng + 1) <= 4e6)
+		rc = pol_mckp_dp(g, ng, cap, choice, NULL);
+	else
+		rc = pol_mckp_greedy(g, ng, cap, choice, NULL, NULL);
+	if (rc)
+		goto out;
+	nr = 0;
+	for (i = 0; i < ng && nr < 4096; i++)
+		if (choice[i] >= 0 && g[i].value[choice[i]] > 0)
+			runs[nr++] = i;
+	for (i = 0; i < nr; i++) {
+		int gi = runs[i], ji = grp[gi], x = g[gi].weight[choice[gi]];
+		sj_t *j = &s->jobs[ji];
+		int nodes[64], k, n = 0;
+
+		for (k = 0; k < j->n && n < 64; k++)
+			nodes[n++] = j->nodes[k];
+		for (k = 0; k < x && used < cap && n < 64; k++)
+			nodes[n++] = free_nodes[used++];
+		resize(s, ji, nodes, n);
+		s->r->grows++;
+	}
+	rc = 0;
+out:
+	free(free_nodes);
+	free(grp);
+	free(g);
+	free(choice);
+	free(w);
+	free(val);
+	return rc;
+}
+
+/* ---- loans ---- */
+
+static pol_loan_order_t order_of(pol_loan_variant_t v)
+{
+	switch (v) {
+	case POL_LOAN_V_SLURM:
+		return POL_LOAN_SLURM;
+	case POL_LOAN_V_RANDOM:
+		return POL_LOAN_RANDOM;
+	case POL_LOAN_V_RECENT:
+		return POL_LOAN_RECENT;
+	default:
+		return POL_LOAN_LEAST_COST;
+	}
+}
+
+static int reclaim(sim_t *s, int need)
+{
+	int *lidx = NULL, *lnode = NULL, L = 0, i, k, nb = 0, rc = -1;
+	int *jn = NULL, *jidx = NULL, *act = NULL, *sby = NULL, tot = 0;
+	pol_loan_job_t *b = NULL;
+	unsigned char *back = NULL, *had = NULL;
+	pol_loan_reclaim_in_t in;
+	pol_loan_reclaim_out_t out;
+
+	lidx = calloc((size_t) s->N + 1, sizeof(int));
+	lnode = calloc((size_t) s->N + 1, sizeof(int));
+	b = calloc((size_t) s->nrun + 1, sizeof(*b));
+	jidx = calloc((size_t) s->nrun + 1, sizeof(int));
+	act = calloc((size_t) s->nrun + 1, sizeof(int));
+	sby = calloc((size_t) s->nrun + 1, sizeof(int));
+	back = calloc((size_t) s->N + 1, 1);
+	had = calloc((size_t) s->N + 1, 1);
+	for (i = 0; i < s->nrun; i++)
+		tot += s->jobs[s->run[i]].n;
+	jn = calloc((size_t) tot + 1, sizeof(int));
+	if (!lidx || !lnode || !b || !jidx || !act || !sby || !back || !had ||
+	    !jn)
+		goto out;
+	for (i = 0; i < s->N; i++) {
+		lidx[i] = -1;
+		if (s->nstate[i] == N_LOANED) {
+			lidx[i] = L;
+			lnode[L++] = i;
+		}
+	}
+	tot = 0;
+	for (i = 0; i < s->nrun; i++) {
+		sj_t *j = &s->jobs[s->run[i]];
+		pol_loan_job_t *x = &b[nb];
+		int on = 0;
+
+		x->nodes = &jn[tot];
+		for (k = 0; k < j->n; k++)
+			if (lidx[j->nodes[k]] >= 0)
+				jn[tot + on++] = lidx[j->nodes[k]];
+		if (!on)
+			continue;
+		x->n_nodes = on;
+		tot += on;
+		x->id = j->in->id;
+		x->start = (int64_t) j->run_start;
+		x->cost = pol_loan_preempt_cost(
+			gpus_held(j), (int64_t) (s->now - j->run_start),
+			s->p->ckpt_s, s->p->restart_s);
+		x->requeue = j->in->requeue;
+		if (j->elastic && s->v == POL_LOAN_V_ELASTIC) {
+			x->shrinkable = j->n - j->min_n;
+			if (x->shrinkable > on)
+				x->shrinkable = on;
+		}
+		jidx[nb++] = s->run[i];
+	}
+	memset(&in, 0, sizeof(in));
+	in.n_loaned = L;
+	in.need = need < L ? need : L;
+	in.jobs = b;
+	in.n_jobs = nb;
+	in.order = order_of(s->v);
+	in.mode = POL_LOAN_AUTO;
+	in.shrink_first = s->v == POL_LOAN_V_ELASTIC;
+	in.seed = s->p->seed ^ (uint64_t) s->now;
+	memset(&out, 0, sizeof(out));
+	out.node_back = back;
+	out.action = act;
+	out.shrink_by = sby;
+	if (pol_loan_reclaim(&in, &out))
+		goto out;
+	/* nodes with jobs wait for the victims' grace; idle ones go now */
+	for (k = 0; k < L; k++)
+		had[k] = s->freeg[lnode[k]] != s->gpn;
+	for (k = 0; k < nb; k++) {
+		int ji = jidx[k];
+		sj_t *j = &s->jobs[ji];
+
+		if (act[k] == POL_LOAN_PREEMPT) {
+			preempt(s, ji);
+		} else if (act[k] == POL_LOAN_SHRINK) {
+			int keep[64], n = 0, q;
+
+			for (q = 0; q < j->n && n < 64; q++)
+				if (lidx[j->nodes[q]] < 0 ||
+				    !back[lidx[j->nodes[q]]])
+					keep[n++] = j->nodes[q];
+			resize(s, ji, keep, n);
+			s->r->shrinks++;
+		}
+	}
+	for (k = 0; k < L; k++) {
+		int node = lnode[k];
+
+		if (!back[k])
+			continue;
+		s->nstate[node] = N_RETURNING;
+		s->back_at[node] = s->now +
+				   (had[k] ? (double) s->p->grace_s : 0);
+	}
+	s->r->reclaims++;
+	rc = 0;
+out:
+	free(lidx);
+	free(lnode);
+	free(b);
+	free(jidx);
+	free(act);
+	free(sby);
+	free(back);
+	free(had);
+	free(jn);
+	return rc;
+}
+
+static int adjust_loans(sim_t *s)
+{
+	int held = count_state(s, N_INFER) + count_state(s, N_RETURNING);
+	int target = (int) ceil(s->demand - EPS) + s->p->headroom;
+	int I = s->N - s->T, i, lend;
+
+	if (target > I)
+		target = I;
+	if (held < target)
+		return reclaim(s, target - held);
+	lend = held - target;
+	for (i = s->N - 1; i >= s->T && lend > 0; i--)
+		if (s->nstate[i] == N_INFER) {
+			s->nstate[i] = N_LOANED;
+			s->freeg[i] = s->gpn;
+			lend--;
+			s->dirty = true;
+		}
+	return 0;
+}
+
+/* ---- time ---- */
+
+static void advance(sim_t *s, double to)
+{
+	double dt = to - s->now;
+	int i, busy = 0, ready, loaned;
+
+	if (dt <= 0)
+		return;
+	for (i = 0; i < s->nrun; i++) {
+		sj_t *j = &s->jobs[s->run[i]];
+		double d = dt, oh = j->overhead < d ? j->overhead : d;
+
+		j->overhead -= oh;
+		d -= oh;
+		j->work -= j->rate * d;
+		if (j->work < 0)
+			j->work = 0;
+		j->run_s += dt;
+		busy += gpus_held(j);
+		if (oh > 0 && in_win(s))
+			s->r->gpu_hours_lost += gpus_held(j) * oh / 3600.0;
+	}
+	ready = count_state(s, N_INFER);
+	loaned = count_state(s, N_LOANED);
+	{
+		double served = s->demand < ready ? s->demand : ready;
+		double lo = s->now > s->t_from ? s->now : s->t_from;
+		double hi = to < s->t_to ? to : s->t_to;
+		double w = hi - lo;
+		int64_t b0;
+
+		if (w <= 0)
+			goto done;
+
+		s->r->train_busy_gpu_s += busy * w;
+		s->r->train_held_gpu_s += (double) (s->T + loaned) * s->gpn * w;
+		s->r->infer_busy_gpu_s += served * s->gpn * w;
+		s->r->total_gpu_s += (double) s->N * s->gpn * w;
+		s->r->mean_loaned += loaned * w;
+		if (s->demand > ready)
+			s->r->unmet_node_s += (s->demand - ready) * w;
+		/* time series: split [lo, hi) over bins */
+		while (lo < hi) {
+			double end;
+
+			b0 = (int64_t) ((lo - s->t_from) /
+					(double) s->r->bin_s);
+			end = s->t_from + (double) (b0 + 1) * s->r->bin_s;
+			if (end > hi)
+				end = hi;
+			if (b0 >= 0 && b0 < s->r->n_bins) {
+				double f = (end - lo) / (double) s->r->bin_s;
+
+				s->r->s_demand[b0] += s->demand * f;
+				s->r->s_loaned[b0] += loaned * f;
+				s->r->s_train_busy[b0] += busy * f;
+				s->r->s_pending[b0] += s->npend * f;
+			}
+			lo = end;
+		}
+	}
+done:
+	s->now = to;
+}
+
+static void slo_check(sim_t *s)
+{
+	int ready = count_state(s, N_INFER);
+
+	if (s->demand > ready + EPS) {
+		if (s->unmet_since < 0) {
+			s->unmet_since = s->now;
+			s->unmet_counted = false;
+		}
+		if (!s->unmet_counted &&
+		    s->now - s->unmet_since >= (double) s->p->deadline_s) {
+			if (in_win(s))
+				s->r->slo_misses++;
+			s->unmet_counted = true;
+		}
+	} else {
+		s->unmet_since = -1;
+	}
+}
+
+void pol_loan_sim_params_default(pol_loan_sim_params_t *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->train_nodes = 64;
+	p->infer_nodes = 64;
+	p->gpn = 8;
+	pol_loan_demand_default(&p->demand, p->infer_nodes);
+	p->headroom = 4;
+	p->poll_s = 60;
+	p->grace_s = 60;
+	p->deadline_s = 300;
+	p->ckpt_s = 1800;
+	p->restart_s = 120;
+	p->serial = 0.05;
+	p->min_grow_s = 1800;
+	p->bin_s = 3600;
+	p->seed = 1;
+}
+
+static const char *const vnames[POL_LOAN_N_VARIANTS] = {
+	"none",   "slurm-order", "least-cost", "least-cost+elastic",
+	"random", "most-recent",
+};
+
+const char *pol_loan_variant_name(pol_loan_variant_t v)
+{
+	return (unsigned) v < POL_LOAN_N_VARIANTS ? vnames[v] : "?";
+}
+
+int pol_loan_variant_parse(const char *str, pol_loan_variant_t *v)
+{
+	int i;
+
+	for (i = 0; str && i < POL_LOAN_N_VARIANTS; i++)
+		if (!strcmp(str, vnames[i])) {
+			*v = (pol_loan_variant_t) i;
+			return 0;
+		}
+	errno = EINVAL;
+	return -1;
+}
+
+void pol_loan_sim_result_free(pol_loan_sim_result_t *r)
+{
+	if (!r)
+		return;
+	free(r->s_demand);
+	free(r->s_loaned);
+	free(r->s_train_busy);
+	free(r->s_pending);
+	r->s_demand = r->s_loaned = r->s_train_busy = r->s_pending = NULL;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *) a, y = *(const double *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int setup(sim_t *s, const pol_loan_sim_job_t *jobs, int n)
+{
+	const pol_loan_sim_params_t *p = s->p;
+	int i;
+
+	s->T = p->train_nodes;
+	s->N = p->train_nodes + p->infer_nodes;
+	s->gpn = p->gpn;
+	s->nstate = calloc((size_t) s->N + 1, sizeof(int));
+	s->freeg = calloc((size_t) s->N + 1, sizeof(int));
+	s->back_at = calloc((size_t) s->N + 1, sizeof(double));
+	s->jobs = calloc((size_t) n + 1, sizeof(sj_t));
+	s->pend = calloc((size_t) n + 1, sizeof(int));
+	s->run = calloc((size_t) n + 1, sizeof(int));
+	if (!s->nstate || !s->freeg || !s->back_at || !s->jobs || !s->pend ||
+	    !s->run)
+		return -1;
+	for (i = 0; i < s->N; i++) {
+		s->nstate[i] = i < s->T ? N_TRAIN : N_INFER;
+		s->freeg[i] = i < s->T ? s->gpn : 0;
+	}
+	s->n = n;
+	for (i = 0; i < n; i++) {
+		sj_t *j = &s->jobs[i];
+		int g = jobs[i].gpus;
+
+		j->in = &jobs[i];
+		j->idx = i;
+		j->first_start = j->finish = -1;
+		j->work = (double) jobs[i].duration;
+		j->rate = 1;
+		if (g <= s->gpn) {
+			j->k = 0;
+			j->use = g;
+		} else {
+			j->k = (g + s->gpn - 1) / s->gpn;
+			j->use = s->gpn;
+		}
+		j->elastic = s->v == POL_LOAN_V_ELASTIC && jobs[i].elastic &&
+			     jobs[i].requeue && g >= s->gpn;
+		if (j->elastic && j->k == 0)
+			j->k = 1;
+		j->min_n = j->max_n = j->k ? j->k : 1;
+		if (j->elastic) {
+			j->min_n = (j->k + 1) / 2;
+			j->max_n = 2 * j->k;
+		}
+		if (j->max_n > 64)
+			j->max_n = 64;
+		j->state = (j->k > s->T) ? J_SKIPPED : J_FUTURE;
+		j->nodes = calloc((size_t) j->max_n + 1, sizeof(int));
+		if (!j->nodes)
+			return -1;
+	}
+	return 0;
+}
+
+static int cmp_submit(const void *a, const void *b, void *arg)
+{
+	const sj_t *jobs = arg;
+	int x = *(const int *) a, y = *(const int *) b;
+
+	if (jobs[x].in->submit != jobs[y].in->submit)
+		return jobs[x].in->submit < jobs[y].in->submit ? -1 : 1;
+	return x - y;
+}
+
+static int loop(sim_t *s, int *order)
+{
+	int next = 0, i, left = 0;
+	double next_poll;
+
+	for (i = 0; i < s->n; i++)
+		if (s->jobs[order[i]].state == J_FUTURE)
+			left++;
+	s->now = s->n ? (double) s->jobs[order[0]].in->submit : 0;
+	next_poll = s->now;
+	while (left > 0) {
+		double t = INFINITY;
+
+		while (next < s->n && s->jobs[order[next]].state != J_FUTURE)
+			next++;
+		if (next < s->n)
+			t = (double) s->jobs[order[next]].in->submit;
+		for (i = 0; i < s->nrun; i++) {
+			sj_t *j = &s->jobs[s->run[i]];
+			double f = s->now + j->overhead + j->work / j->rate;
+
+			if (f < t)
+				t = f;
+		}
+		if (next_poll < t)
+			t = next_poll;
+		for (i = s->T; i < s->N; i++)
+			if (s->nstate[i] == N_RETURNING && s->back_at[i] < t)
+				t = s->back_at[i];
+		if (!isfinite(t)) {
+			errno = EDEADLK;
+			return -1;
+		}
+		if (t < s->now)
+			t = s->now;
+		advance(s, t);
+		/* finishes */
+		for (i = 0; i < s->nrun; i++) {
+			int ji = s->run[i];
+			sj_t *j = &s->jobs[ji];
+
+			if (j->overhead <= EPS && j->work <= EPS * 1000) {
+				j->finish = s->now;
+				j->state = J_DONE;
+				release(s, j);
+				s->run[i--] = s->run[--s->nrun];
+				left--;
+			}
+		}
+		/* returns */
+		for (i = s->T; i < s->N; i++)
+			if (s->nstate[i] == N_RETURNING &&
+			    s->back_at[i] <= s->now + EPS) {
+				s->nstate[i] = N_INFER;
+				s->freeg[i] = 0;
+			}
+		/* arrivals */
+		while (next < s->n && s->jobs[order[next]].state == J_FUTURE &&
+		       (double) s->jobs[order[next]].in->submit <= s->now) {
+			pend_add(s, order[next]);
+			next++;
+		}
+		if (s->now + EPS >= next_poll) {
+			s->demand = pol_loan_demand_at(&s->p->demand,
+						       (int64_t) s->now);
+			if (s->v != POL_LOAN_V_NONE && adjust_loans(s))
+				return -1;
+			slo_check(s);
+			if (s->v == POL_LOAN_V_ELASTIC) {
+				if (s->dirty && pass(s))
+					return -1;
+				if (s->npend > 0)
+					shrink_grown(s);
+				else if (grow(s))
+					return -1;
+			}
+			s->dirty = true;
+			next_poll = s->now + (double) s->p->poll_s;
+		}
+		if (s->dirty && pass(s))
+			return -1;
+		if (left > 0 && s->nrun == 0 && next >= s->n &&
+		    s->v == POL_LOAN_V_NONE && s->npend > 0) {
+			/* pending jobs that nothing will ever start */
+			errno = EDEADLK;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int pol_loan_sim_run(const pol_loan_sim_job_t *jobs, int n,
+		     pol_loan_variant_t v, const pol_loan_sim_params_t *p,
+		     pol_loan_sim_result_t *res)
+{
+	sim_t s;
+	int *order = NULL, i, rc = -1, m = 0;
+	double *jct = NULL, sq = 0, sj = 0;
+
+	if (!p || !res || n < 0 || (n && !jobs) || p->train_nodes < 1 ||
+	    p->infer_nodes < 0 || p->gpn < 1 || p->poll_s < 1 || p->bin_s < 1 ||
+	    p->headroom < 0 || p->grace_s < 0 || p->deadline_s < 0 ||
+	    p->restart_s < 0 || p->ckpt_s < -1 ||
+	    (unsigned) v >= POL_LOAN_N_VARIANTS) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (jobs[i].gpus < 1 || jobs[i].duration < 1) {
+			errno = EINVAL;
+			return -1;
+		}
+	memset(res, 0, sizeof(*res));
+	memset(&s, 0, sizeof(s));
+	s.p = p;
+	s.v = v;
+	s.r = res;
+	s.unmet_since = -1;
+	if (setup(&s, jobs, n))
+		goto nomem;
+	order = calloc((size_t) n + 1, sizeof(int));
+	jct = calloc((size_t) n + 1, sizeof(double));
+	if (!order || !jct)
+		goto nomem;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, (size_t) n, sizeof(int), cmp_submit, s.jobs);
+	s.t_from = (double) p->t_from;
+	s.t_to = (double) p->t_to;
+	if (p->t_from == 0 && p->t_to == 0 && n) {
+		s.t_from = (double) jobs[order[0]].submit;
+		s.t_to = (double) jobs[order[n - 1]].submit;
+	}
+	if (s.t_to <= s.t_from)
+		s.t_to = s.t_from + 1;
+	res->bin_s = p->bin_s;
+	res->t0 = (int64_t) s.t_from;
+	res->n_bins = (int) ceil((s.t_to - s.t_from) / (double) p->bin_s);
+	res->s_demand = calloc((size_t) res->n_bins + 1, sizeof(double));
+	res->s_loaned = calloc((size_t) res->n_bins + 1, sizeof(double));
+	res->s_train_busy = calloc((size_t) res->n_bins + 1, sizeof(double));
+	res->s_pending = calloc((size_t) res->n_bins + 1, sizeof(double));
+	if (!res->s_demand || !res->s_loaned || !res->s_train_busy ||
+	    !res->s_pending)
+		goto nomem;
+	if (loop(&s, order))
+		goto out;
+	for (i = 0; i < n; i++) {
+		sj_t *j = &s.jobs[i];
+		double sub = (double) j->in->submit;
+
+		if (sub < s.t_from || sub >= s.t_to || j->state == J_SKIPPED)
+			continue;
+		res->jobs++;
+		if (j->state != J_DONE)
+			continue;
+		res->finished++;
+		jct[m++] = j->finish - sub;
+		sj += j->finish - sub;
+		sq += j->finish - sub - j->run_s;
+	}
+	if (m) {
+		res->mean_jct_s = sj / m;
+		res->mean_queue_s = sq / m;
+		qsort(jct, (size_t) m, sizeof(double), cmp_dbl);
+		res->p99_jct_s = jct[(int) ceil(0.99 * m) - 1];
+	}
+	if (res->train_held_gpu_s > 0)
+		res->util_train = res->train_busy_gpu_s / res->train_held_gpu_s;
+	if (res->total_gpu_s > 0) {
+		res->util_total = (res->train_busy_gpu_s +
+				   res->infer_busy_gpu_s) /
+				  res->total_gpu_s;
+		res->mean_loaned /= res->total_gpu_s / ((double) s.N * s.gpn);
+	}
+	rc = 0;
+	goto out;
+nomem:
+	errno = ENOMEM;
+out:
+	if (rc)
+		pol_loan_sim_result_free(res);
+	if (s.jobs)
+		for (i = 0; i < n; i++)
+			free(s.jobs[i].nodes);
+	free(s.jobs);
+	free(s.nstate);
+	free(s.freeg);
+	free(s.back_at);
+	free(s.pend);
+	free(s.run);
+	free(order);
+	free(jct);
+	return rc;
+}
