@@ -37,6 +37,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "agora_view.h"
+#include "fed_cmds.h"
 
 /*
  * Layout of the list items slurmctld returns in slurmctld_plugstack_conf
@@ -72,6 +73,7 @@ static int usage(FILE *f)
 		"  credits  accounts: credit, quota, usage (GPU-h), rho\n"
 		"  leases   running jobs' GPU leases\n"
 		"  show     all key=value pairs slurmctld/agora publishes\n"
+		"  fed | explain JOBID | datasets | place [--apply]: the federation\n"
 		"The cluster is the one of SLURM_CONF (as for scontrol).\n"
 		"\n"
 		"PrivateData (slurm.conf) applies to every caller, since slurmctld\n"
@@ -291,6 +293,8 @@ int main(int argc, char **argv)
 	int found = 0, rc = 0;
 	size_t i;
 
+	if (argc >= 2 && agoractl_fed_command(argv[1]))
+		return agoractl_fed_main(argc - 1, argv + 1);
 	if (argc != 2)
 		return usage(stderr);
 	cmd = argv[1];

@@ -1,0 +1,432 @@
+/*
+ * fed_cmds.c - agoractl's federation commands.
+ *
+ *   agoractl fed [--state FILE]      per cluster: free/total GPUs, pending
+ *                                    GPU demand, demand/supply (agorad's
+ *                                    last round)
+ *   agoractl explain JOBID           the auction's decision for a job:
+ *                                    winner, reason, every cluster's bid
+ *   agoractl datasets [--catalog F]  the dataset catalog: size, replicas
+ *   agoractl place [--catalog F] [--state FILE] [--max-moves N] [--apply]
+ *                                    MAST's slow path: replica moves that
+ *                                    balance demand/supply (pol_fed_place),
+ *                                    printed as rsync lines; --apply
+ *                                    rewrites the catalog
+ *
+ * agorad's state file defaults to $AGORAD_STATE, else
+ * /run/agorad/agorad.json; the catalog to agora.conf's FedCatalog (the
+ * agora.conf beside SLURM_CONF).  Jobs are read with the public libslurm
+ * API (squeue --federation's call); a job names its dataset in its
+ * comment ("dataset=NAME").
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "agora_conf.h"
+#include "agora_file.h"
+#include "fed_cmds.h"
+#include "pol_fed.h"
+
+#define FED_MAX 64
+
+typedef struct {
+	char name[POL_FED_NAME_LEN];
+	int up, total, free_gpus, pending;
+} fed_cluster_t;
+
+bool agoractl_fed_command(const char *cmd)
+{
+	return !strcmp(cmd, "fed") || !strcmp(cmd, "explain") ||
+	       !strcmp(cmd, "datasets") || !strcmp(cmd, "place");
+}
+
+static const char *state_path(const char *opt)
+{
+	const char *e = getenv("AGORAD_STATE");
+
+	return opt ? opt : (e && *e ? e : "/run/agorad/agorad.json");
+}
+
+/* agorad's last round: clusters.  Returns the count, -1 on error. */
+static int read_state(const char *path, fed_cluster_t *out, long *when)
+{
+	agora_err_t err = { { 0 } };
+	char *text = NULL;
+	size_t len = 0;
+	json_object *root, *arr, *v;
+	int n = 0;
+
+	if (agora_file_read_ex(path, 64 << 20, AGORA_FILE_FOLLOW, &text, &len,
+			       NULL, &err) < 0) {
+		fprintf(stderr, "agoractl: %s (is agorad running with -s %s?)\n",
+			err.text, path);
+		return -1;
+	}
+	root = json_tokener_parse(text);
+	free(text);
+	if (!root || !json_object_object_get_ex(root, "clusters", &arr) ||
+	    !json_object_is_type(arr, json_type_array)) {
+		fprintf(stderr, "agoractl: %s: not agorad's state file\n", path);
+		json_object_put(root);
+		return -1;
+	}
+	*when = json_object_object_get_ex(root, "time", &v)
+			? json_object_get_int64(v)
+			: 0;
+	for (size_t i = 0; i < json_object_array_length(arr) && n < FED_MAX;
+	     i++) {
+		json_object *c = json_object_array_get_idx(arr, i);
+		fed_cluster_t *f = &out[n++];
+
+		memset(f, 0, sizeof(*f));
+		if (json_object_object_get_ex(c, "name", &v))
+			snprintf(f->name, sizeof(f->name), "%s",
+				 json_object_get_string(v));
+		if (json_object_object_get_ex(c, "up", &v))
+			f->up = json_object_get_boolean(v);
+		if (json_object_object_get_ex(c, "gpus_total", &v))
+			f->total = json_object_get_int(v);
+		if (json_object_object_get_ex(c, "gpus_free", &v))
+			f->free_gpus = json_object_get_int(v);
+		if (json_object_object_get_ex(c, "gpus_pending", &v))
+			f->pending = json_object_get_int(v);
+	}
+	json_object_put(root);
+	return n;
+}
+
+static int cmd_fed(int argc, char **argv)
+{
+	fed_cluster_t cl[FED_MAX];
+	const char *opt = NULL;
+	long when = 0;
+	int n;
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--state") && i + 1 < argc)
+			opt = argv[++i];
+		else {
+			fprintf(stderr, "usage: agoractl fed [--state FILE]\n");
+			return 2;
+		}
+	if ((n = read_state(state_path(opt), cl, &when)) < 0)
+		return 1;
+	printf("# agorad's round of %s", ctime(&(time_t){ when }));
+	printf("%-10s %-5s %10s %10s %12s %14s\n", "CLUSTER", "UP", "FREE_GPUS",
+	       "GPUS", "PENDING_GPUS", "DEMAND/SUPPLY");
+	for (int c = 0; c < n; c++) {
+		/* demand: GPUs in use plus GPUs asked by pending jobs */
+		double demand = (cl[c].total - cl[c].free_gpus) + cl[c].pending;
+
+		printf("%-10s %-5s %10d %10d %12d %14.2f\n", cl[c].name,
+		       cl[c].up ? "yes" : "no", cl[c].free_gpus, cl[c].total,
+		       cl[c].pending, cl[c].total ? demand / cl[c].total : 0);
+	}
+	return 0;
+}
+
+/* Print text cut at "; " and ". Bids:" into lines. */
+static void print_decision(const char *text)
+{
+	const char *p = text;
+
+	printf("  ");
+	for (; *p; p++) {
+		if (!strncmp(p, ". Bids:", 7)) {
+			printf("\n  bids:\n   ");
+			p += 6;
+			continue;
+		}
+		if (*p == ';' && p[1] == ' ') {
+			printf("\n   ");
+			p++;
+			continue;
+		}
+		putchar(*p);
+	}
+	putchar('\n');
+}
+
+static int cmd_explain(int argc, char **argv)
+{
+	job_info_msg_t *m = NULL;
+	uint32_t id;
+	char *end;
+	int shown = 0;
+
+	if (argc != 2 || !(id = strtoul(argv[1], &end, 10)) || *end) {
+		fprintf(stderr, "usage: agoractl explain JOBID\n");
+		return 2;
+	}
+	slurm_init(NULL);
+	if (slurm_load_job(&m, id, SHOW_ALL | SHOW_FEDERATION)) {
+		fprintf(stderr, "agoractl: job %u: %s\n", id,
+			slurm_strerror(slurm_get_errno()));
+		slurm_fini();
+		return 1;
+	}
+	for (uint32_t i = 0; i < m->record_count && !shown; i++) {
+		slurm_job_info_t *j = &m->job_array[i];
+		const char *t = j->system_comment &&
+						!strncmp(j->system_comment,
+							 "Agora: fed", 10)
+					? j->system_comment
+					: j->admin_comment;
+
+		if (!t || strncmp(t, "Agora: fed", 10))
+			continue;
+		printf("JobId=%u origin %s, now on %s\n", j->job_id,
+		       j->fed_origin_str ? j->fed_origin_str : "?",
+		       j->cluster ? j->cluster : "?");
+		print_decision(t + strlen("Agora: "));
+		shown = 1;
+	}
+	if (!shown)
+		printf("JobId=%u: no federation auction decision (not a federated GPU job held for the auction, or FedAuction=no)\n",
+		       id);
+	slurm_free_job_info_msg(m);
+	slurm_fini();
+	return 0;
+}
+
+/* The catalog path: --catalog, else FedCatalog of agora.conf. */
+static char *catalog_path(const char *opt)
+{
+	const char *sc = getenv("SLURM_CONF");
+	agora_conf_t conf;
+	agora_err_t err = { { 0 } };
+	char *copy, path[4096], *res = NULL;
+
+	if (opt)
+		return strdup(opt);
+	copy = strdup(sc && *sc ? sc : "/etc/slurm/slurm.conf");
+	snprintf(path, sizeof(path), "%s/agora.conf", dirname(copy));
+	free(copy);
+	agora_conf_defaults(&conf);
+	if (agora_conf_parse_file(path, &conf, &err))
+		fprintf(stderr, "agoractl: %s\n", err.text);
+	else if (!conf.fed_catalog)
+		fprintf(stderr, "agoractl: %s has no FedCatalog (or pass --catalog)\n",
+			path);
+	else
+		res = strdup(conf.fed_catalog);
+	agora_conf_free(&conf);
+	return res;
+}
+
+static int load_catalog(const char *path, pol_fed_catalog_t *cat)
+{
+	agora_err_t err = { { 0 } };
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (agora_file_read_ex(path, 64 << 20, AGORA_FILE_FOLLOW, &text, &len,
+			       NULL, &err) < 0) {
+		fprintf(stderr, "agoractl: %s\n", err.text);
+		return -1;
+	}
+	memset(cat, 0, sizeof(*cat));
+	rc = pol_fed_catalog_parse(text, path, cat, &err);
+	free(text);
+	if (rc)
+		fprintf(stderr, "agoractl: %s\n", err.text);
+	return rc;
+}
+
+static void replicas(const pol_fed_catalog_t *cat, int d, char *out,
+		     size_t size)
+{
+	size_t l = 0;
+
+	out[0] = '\0';
+	for (int s = 0; s < cat->n_sites && s < 64; s++)
+		if (cat->datasets[d].where & (1ULL << s))
+			l += snprintf(out + l, l < size ? size - l : 0, "%s%s",
+				      l ? "," : "", cat->sites[s].name);
+}
+
+static int cmd_datasets(int argc, char **argv)
+{
+	const char *opt = NULL;
+	pol_fed_catalog_t cat;
+	char *path, where[1024];
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--catalog") && i + 1 < argc)
+			opt = argv[++i];
+		else {
+			fprintf(stderr,
+				"usage: agoractl datasets [--catalog FILE]\n");
+			return 2;
+		}
+	if (!(path = catalog_path(opt)))
+		return 1;
+	if (load_catalog(path, &cat)) {
+		free(path);
+		return 1;
+	}
+	printf("# %s\n%-24s %12s  %s\n", path, "DATASET", "SIZE_GB",
+	       "REPLICAS");
+	for (int d = 0; d < cat.n_datasets; d++) {
+		replicas(&cat, d, where, sizeof(where));
+		printf("%-24s %12.1f  %s\n", cat.datasets[d].name,
+		       cat.datasets[d].bytes / 1e9, where);
+	}
+	pol_fed_catalog_free(&cat);
+	free(path);
+	return 0;
+}
+
+/* GPU demand per dataset: pending and running jobs of the federation. */
+static int dataset_demand(const pol_fed_catalog_t *cat, double *demand)
+{
+	job_info_msg_t *m = NULL;
+
+	slurm_init(NULL);
+	if (slurm_load_jobs(0, &m, SHOW_ALL | SHOW_FEDERATION)) {
+		fprintf(stderr, "agoractl: cannot load jobs: %s\n",
+			slurm_strerror(slurm_get_errno()));
+		return -1;
+	}
+	for (uint32_t i = 0; i < m->record_count; i++) {
+		slurm_job_info_t *j = &m->job_array[i];
+		uint32_t st = j->job_state & JOB_STATE_BASE;
+		const char *p, *g;
+		char name[POL_FED_NAME_LEN];
+		size_t n = 0;
+		int d;
+
+		if ((st != JOB_PENDING && st != JOB_RUNNING) ||
+		    (j->job_state & JOB_REVOKED) || !j->comment ||
+		    !(p = strstr(j->comment, "dataset=")))
+			continue;
+		p += 8;
+		while (p[n] && p[n] != ' ' && p[n] != ',' && p[n] != ';' &&
+		       n + 1 < sizeof(name))
+			n++;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		d = pol_fed_catalog_dataset(cat, name);
+		g = j->tres_req_str ? strstr(j->tres_req_str, "gres/gpu=")
+				    : NULL;
+		if (d >= 0 && g)
+			demand[d] += atof(g + 9);
+	}
+	slurm_free_job_info_msg(m);
+	slurm_fini();
+	return 0;
+}
+
+static int cmd_place(int argc, char **argv)
+{
+	const char *copt = NULL, *sopt = NULL;
+	bool apply = false;
+	int max_moves = 20, n, rc = 1;
+	pol_fed_catalog_t cat;
+	pol_fed_place_result_t res;
+	fed_cluster_t cl[FED_MAX];
+	double *demand = NULL, *supply = NULL;
+	char *path;
+	long when;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--catalog") && i + 1 < argc)
+			copt = argv[++i];
+		else if (!strcmp(argv[i], "--state") && i + 1 < argc)
+			sopt = argv[++i];
+		else if (!strcmp(argv[i], "--max-moves") && i + 1 < argc)
+			max_moves = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--apply"))
+			apply = true;
+		else {
+			fprintf(stderr,
+				"usage: agoractl place [--catalog FILE] [--state FILE] [--max-moves N] [--apply]\n");
+			return 2;
+		}
+	}
+	if (!(path = catalog_path(copt)))
+		return 1;
+	if (load_catalog(path, &cat)) {
+		free(path);
+		return 1;
+	}
+	if ((n = read_state(state_path(sopt), cl, &when)) < 0)
+		goto out;
+	demand = calloc(cat.n_datasets + 1, sizeof(double));
+	supply = calloc(cat.n_sites + 1, sizeof(double));
+	for (int s = 0; s < cat.n_sites; s++)
+		for (int c = 0; c < n; c++)
+			if (!strcmp(cl[c].name, cat.sites[s].name))
+				supply[s] = cl[c].total;
+	if (dataset_demand(&cat, demand))
+		goto out;
+	memset(&res, 0, sizeof(res));
+	if (pol_fed_place(&cat, demand, supply, max_moves, apply, &res)) {
+		fprintf(stderr, "agoractl: placement failed: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	printf("# worst demand/supply: %.2f before, %.2f after %d moves\n",
+	       res.worst_before, res.worst_after, res.n_moves);
+	printf("%-10s %14s %14s\n", "CLUSTER", "BEFORE", "AFTER");
+	for (int s = 0; s < cat.n_sites; s++)
+		printf("%-10s %14.2f %14.2f\n", cat.sites[s].name,
+		       supply[s] ? res.before.demand_gpus[s] / supply[s] : 0,
+		       supply[s] ? res.after.demand_gpus[s] / supply[s] : 0);
+	for (int k = 0; k < res.n_moves; k++) {
+		pol_fed_move_t *mv = &res.moves[k];
+		const char *ds = cat.datasets[mv->dataset].name;
+
+		if (mv->to >= 0)
+			printf("rsync -a %s:datasets/%s/ %s:datasets/%s/   # %.1f GB\n",
+			       cat.sites[mv->from].name, ds,
+			       cat.sites[mv->to].name, ds, mv->bytes / 1e9);
+		else
+			printf("rm -rf %s:datasets/%s/   # drop a replica, %.1f GB\n",
+			       cat.sites[mv->from].name, ds, mv->bytes / 1e9);
+	}
+	rc = 0;
+	if (apply && res.n_moves) {
+		char *json = pol_fed_catalog_format(&cat), tmp[4200];
+		FILE *f;
+
+		snprintf(tmp, sizeof(tmp), "%s.new", path);
+		if (!json || !(f = fopen(tmp, "w")) || fputs(json, f) < 0 ||
+		    fclose(f) || rename(tmp, path)) {
+			fprintf(stderr, "agoractl: cannot write %s: %s\n", path,
+				strerror(errno));
+			rc = 1;
+		} else {
+			printf("# catalog %s updated\n", path);
+		}
+		free(json);
+	}
+	pol_fed_place_result_free(&res);
+out:
+	free(demand);
+	free(supply);
+	pol_fed_catalog_free(&cat);
+	free(path);
+	return rc;
+}
+
+int agoractl_fed_main(int argc, char **argv)
+{
+	if (!strcmp(argv[0], "fed"))
+		return cmd_fed(argc, argv);
+	if (!strcmp(argv[0], "explain"))
+		return cmd_explain(argc, argv);
+	if (!strcmp(argv[0], "datasets"))
+		return cmd_datasets(argc, argv);
+	return cmd_place(argc, argv);
+}

@@ -1,0 +1,227 @@
+#!/bin/bash
+# test_fed.sh - agorad's cross-cluster auction on a 3-cluster agora-dc
+# federation (2 x 8 nodes + 1 x 4 nodes, 8 GPUs each), end to end:
+#   1. data: a job naming a dataset held only on c2 goes to c2
+#   2. free GPUs: jobs beyond c1's free GPUs go to c2/c3
+#   3. the decision (winner, bids) shows in scontrol show job on every
+#      cluster (SystemComment on the origin, AdminComment forwarded)
+#   4. agorad kill -9 mid-round, 10 trials: no job lost, none on two
+#      clusters, none left held
+#   5. c3's slurmctld stopped: jobs go elsewhere; after its restart no job
+#      runs twice
+#   6. fail open: agorad stopped, holds are released after
+#      FedAuctionTimeout and new jobs are not held
+# and measures the dispatch rate (jobs/s) and the median submit->pinned
+# time.  Needs root and a build with agorad (AGORAD_BIN or _build).
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${AGORA_BUILD:-$repo/_build}
+AGORAD_BIN=${AGORAD_BIN:-$BUILD/contrib/agorad/agorad}
+W=${AGORA_FED_WORKDIR:-/tmp/agora-dc-fedtest}
+PORT=${AGORA_FED_PORT:-45000}
+DC="$repo/contrib/harness/agora-dc --workdir $W"
+fails=0
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ms() { date +%s%3N; }
+on() { local c=$1; shift; SLURM_CONF=$W/c$c/etc/slurm.conf "$@"; }
+
+t=$(mktemp -d)
+trap '$DC stop >/dev/null 2>&1; rm -rf "$t"' EXIT
+cat >"$t/extra.conf" <<EOT
+PriorityType=priority/multifactor
+PrioritySiteFactorPlugin=site_factor/agora
+PriorityCalcPeriod=1
+SlurmctldPlugstack=slurmctld/agora
+EOT
+cat >"$t/catalog.json" <<EOT
+{"sites": [{"name": "c1", "link_bytes_per_s": 1e8},
+           {"name": "c2", "link_bytes_per_s": 1e8},
+           {"name": "c3", "link_bytes_per_s": 1e8}],
+ "datasets": [{"name": "imagenet", "bytes": 1e12, "where": ["c2"]}]}
+EOT
+cat >"$t/agora.conf" <<EOT
+SchedulerInterval=1
+FedAuction=yes
+FedAuctionInterval=1
+FedAuctionTimeout=15
+FedCatalog=$t/catalog.json
+EOT
+$DC --base-port "$PORT" --clusters 3 --nodes 8,8,4 --plugin-dir "$BUILD/stage/plugins" \
+	--conf-extra "$t/extra.conf" --agora-conf "$t/agora.conf" --agorad \
+	--agorad-bin "$AGORAD_BIN" --accounts acct_a,acct_b --fresh start >"$t/start.log" 2>&1 ||
+	{ tail "$t/start.log"; exit 1; }
+export SLURM_CONF=$W/c1/etc/slurm.conf
+cd "$t" || exit 1
+
+sub() { # sub ARGS... -> job id
+	sbatch --parsable -A acct_a -N1 --gres=gpu:8 -t 10 "$@" --wrap 'sleep 120' | cut -d';' -f1
+}
+admin() { on 1 scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p'; }
+# the cluster a job was pinned to, "" while undecided
+winner() { admin "$1" | sed -n 's/^Agora: fed auction: won by \([^ ]*\) .*/\1/p'; }
+wait_pinned() { # JOBID... : up to 20 s
+	local j d=$(($(ms) + 20000))
+	for j; do
+		while [ -z "$(winner "$j")" ] && [ "$(ms)" -lt $d ]; do sleep 0.2; done
+	done
+}
+# copies of a job that are not revoked, over all clusters (0 = lost)
+copies() {
+	local c n=0
+	for c in 1 2 3; do
+		on $c squeue --local -h -j "$1" -t PD,R,CG,CD -o %i 2>/dev/null | grep -q . && n=$((n + 1))
+	done
+	echo $n
+}
+held() { on 1 squeue --local -h -j "$1" -o %r 2>/dev/null | grep -q Held; }
+cancel_all() { for c in 1 2 3; do on $c scancel -u root 2>/dev/null; done; sleep 3; }
+
+sleep 3 # agorad's first round: job_submit/agora learns it is alive
+
+# 1. data locality: c1 is empty, but the data is on c2
+j=$(sub --comment dataset=imagenet)
+wait_pinned "$j"
+[ "$(winner "$j")" = c2 ] && pass "dataset on c2: job $j pinned to c2" ||
+	fail "dataset on c2: job $j pinned to '$(winner "$j")' ($(admin "$j"))"
+# without data the tie goes to the first cluster
+k=$(sub)
+wait_pinned "$k"
+[ "$(winner "$k")" = c1 ] && pass "no dataset, all free: job $k on c1" ||
+	fail "no dataset: job $k on '$(winner "$k")'"
+
+# 3. the decision on every cluster
+sleep 3
+for c in 1 2 3; do
+	if on $c scontrol show job "$j" | grep -q 'Comment=Agora: fed auction: won by c2'; then
+		pass "c$c: scontrol show job $j shows the auction's decision"
+	else
+		fail "c$c: scontrol show job $j does not show the decision"
+	fi
+done
+# agoractl explain / fed / datasets
+AGORACTL=$BUILD/contrib/agoractl/agoractl
+"$AGORACTL" explain "$j" >"$t/explain" 2>&1
+grep -q 'won by c2' "$t/explain" && grep -q 'bids:' "$t/explain" &&
+	pass "agoractl explain $j: winner and bids" || fail "agoractl explain $j: $(head -3 "$t/explain")"
+AGORAD_STATE=$W/agorad.json "$AGORACTL" fed >"$t/fed" 2>&1
+[ "$(grep -cE '^c[123] +yes' "$t/fed")" -eq 3 ] && pass "agoractl fed: 3 clusters up" ||
+	fail "agoractl fed: $(cat "$t/fed")"
+"$AGORACTL" datasets >"$t/ds" 2>&1
+grep -qE '^imagenet +1000.0 +c2$' "$t/ds" && pass "agoractl datasets: imagenet on c2" ||
+	fail "agoractl datasets: $(cat "$t/ds")"
+cat "$t/explain" "$t/fed"
+cancel_all
+
+# 2. free GPUs: 16 jobs of 8 GPUs; c1 has 8 nodes
+ids=()
+t0=$(ms)
+for i in $(seq 16); do ids+=("$(sub)"); done
+wait_pinned "${ids[@]}"
+n1=0 n2=0 n3=0
+for j in "${ids[@]}"; do
+	case $(winner "$j") in c1) n1=$((n1 + 1)) ;; c2) n2=$((n2 + 1)) ;; c3) n3=$((n3 + 1)) ;; esac
+done
+[ $n1 -le 8 ] && [ $((n1 + n2 + n3)) -eq 16 ] && [ $((n2 + n3)) -ge 8 ] &&
+	pass "free GPUs: c1 $n1, c2 $n2, c3 $n3 of 16 jobs" ||
+	fail "free GPUs: c1 $n1, c2 $n2, c3 $n3 of 16 jobs"
+cancel_all
+
+# 6-bis. measurement: 100 jobs submitted back to back
+ids=()
+: >"$t/submits"
+for i in $(seq 100); do
+	j=$(sub -t 1)
+	ids+=("$j")
+	echo "$j $(ms)" >>"$t/submits"
+done
+t1=$(ms)
+wait_pinned "${ids[@]}"
+grep -h 'pinned to' "$W/log/agorad.log" | sed -n 's/^\[\([^]]*\)\] JobId=\([0-9]*\) .*/\2 \1/p' >"$t/pins"
+python3 - "$t/submits" "$t/pins" <<'PY'
+import sys, datetime, statistics
+sub = {l.split()[0]: int(l.split()[1]) for l in open(sys.argv[1])}
+pin = {}
+for l in open(sys.argv[2]):
+    j, ts = l.split()
+    pin[j] = int(datetime.datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%f").timestamp() * 1000)
+lat = [pin[j] - sub[j] for j in sub if j in pin]
+if lat:
+    span = (max(pin[j] for j in sub if j in pin) - min(sub.values())) / 1000
+    print("MEASURE: %d of %d jobs pinned; dispatch %.1f jobs/s (first submit to last pin %.1f s); submit->pinned median %.2f s, max %.2f s"
+          % (len(lat), len(sub), len(lat) / span, span, statistics.median(lat) / 1000, max(lat) / 1000))
+else:
+    print("MEASURE: no job pinned")
+PY
+cancel_all
+
+# 4. kill -9 mid-round, 10 trials
+all=()
+for trial in $(seq 10); do
+	for i in 1 2 3 4; do all+=("$(sub -t 1)"); done
+	sleep "0.$((RANDOM % 9 + 1))"
+	kill -9 "$(cat "$W/run/agorad.pid")" 2>/dev/null
+	$DC start-agorad >/dev/null
+done
+# A pinned job reaches its sibling through Slurm's federation agent, which
+# can take a while for a burst: wait for every job to have a copy.
+t0=$(ms)
+while :; do
+	missing=0
+	for j in "${all[@]}"; do [ "$(copies "$j")" -gt 0 ] || missing=$((missing + 1)); done
+	[ $missing -gt 0 ] && [ $(($(ms) - t0)) -lt 120000 ] || break
+	sleep 2
+done
+echo "MEASURE: after the kill trials every job had a live copy after $((($(ms) - t0) / 1000)) s ($missing missing)"
+lost=0 double=0 stuck=0
+for j in "${all[@]}"; do
+	n=$(copies "$j")
+	[ "$n" -eq 0 ] && lost=$((lost + 1))
+	[ "$n" -gt 1 ] && double=$((double + 1))
+	held "$j" && stuck=$((stuck + 1))
+done
+[ $lost -eq 0 ] && [ $double -eq 0 ] && [ $stuck -eq 0 ] &&
+	pass "kill -9 x10: ${#all[@]} jobs, 0 lost, 0 on two clusters, 0 held" ||
+	fail "kill -9 x10: ${#all[@]} jobs, $lost lost, $double on two clusters, $stuck held"
+cancel_all
+
+# 5. c3's slurmctld down
+kill -TERM "$(cat "$W/run/c3-slurmctld.pid")"
+sleep 3
+ids=()
+for i in $(seq 6); do ids+=("$(sub)"); done
+wait_pinned "${ids[@]}"
+bad=0
+for j in "${ids[@]}"; do case $(winner "$j") in c1 | c2) ;; *) bad=$((bad + 1)) ;; esac; done
+[ $bad -eq 0 ] && pass "c3 down: 6 jobs pinned to c1/c2" || fail "c3 down: $bad jobs not pinned to c1/c2"
+$DC restart-ctld 3 >/dev/null 2>&1
+sleep 5
+double=0 lost=0
+for j in "${ids[@]}"; do
+	n=$(copies "$j")
+	[ "$n" -gt 1 ] && double=$((double + 1))
+	[ "$n" -eq 0 ] && lost=$((lost + 1))
+done
+[ $double -eq 0 ] && [ $lost -eq 0 ] && pass "c3 back: no job duplicated or lost" ||
+	fail "c3 back: $double duplicated, $lost lost"
+cancel_all
+
+# 6. fail open: agorad stopped
+$DC stop-agorad >/dev/null
+j=$(sub)
+sleep 2
+if held "$j"; then
+	# submitted within FedAuctionTimeout of agorad's last request
+	sleep 16
+	held "$j" && fail "fail open: job $j still held after FedAuctionTimeout" ||
+		pass "fail open: job $j released after FedAuctionTimeout ($(admin "$j" | cut -c1-60))"
+else
+	pass "fail open: job $j not held"
+fi
+sleep 16
+k=$(sub)
+sleep 1
+held "$k" && fail "agorad down: new job $k held" || pass "agorad down: new job $k not held"
+
+echo "test_fed: $fails failure(s)"
+[ $fails -eq 0 ]
