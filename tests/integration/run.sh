@@ -280,8 +280,11 @@ t_ctld_restart() {
 	wait_completed c1 "$id" 40
 }
 
+# scontrol show config prints PrioritySiteFactorPlugin as (null) in 22.05.8
+# even when it is loaded: read slurm.conf and the log instead
 uses_agora() {
-	[ "$(on 1 scontrol show config | awk '$1 == "PrioritySiteFactorPlugin" {print $3}')" = site_factor/agora ]
+	grep -qx 'PrioritySiteFactorPlugin=site_factor/agora' "$(conf 1)" &&
+		grep -q 'site_factor/agora: loaded' "$W/log/c1/slurmctld.log"
 }
 plugin_dir() { sed -n "s/^PLUGIN_DIR='\(.*\)'$/\1/p" "$W/harness.env"; }
 
