@@ -210,8 +210,11 @@ typedef struct pol_loan_sim_params {
 	int64_t deadline_s; /* ReclaimDeadline */
 	int64_t ckpt_s;     /* checkpoint model, as sim_params_t */
 	int64_t restart_s;
-	double serial;        /* scaling curve of elastic jobs */
-	int64_t min_grow_s;   /* grow only jobs with at least this left */
+	double serial;      /* scaling curve of elastic jobs */
+	int64_t min_grow_s; /* grow only jobs with at least this left */
+	/* lend only nodes idle against the peak demand of the last
+	 * lend_hold_s (reclaims follow the current demand) */
+	int64_t lend_hold_s;
 	int64_t t_from, t_to; /* metrics window (arrival window if both 0) */
 	int64_t bin_s;        /* time series bin */
 	uint64_t seed;

@@ -66,6 +66,8 @@ typedef struct sim {
 	int *run, nrun;
 	double now, t_from, t_to;
 	double demand; /* at the last poll */
+	double *hist;  /* demand at the last polls, a ring */
+	int nhist, hpos;
 	double unmet_since;
 	bool unmet_counted;
 	bool dirty; /* a pass may start something */
@@ -595,13 +597,22 @@ static int adjust_loans(sim_t *s)
 {
 	int held = count_state(s, N_INFER) + count_state(s, N_RETURNING);
 	int target = (int) ceil(s->demand - EPS) + s->p->headroom;
-	int I = s->N - s->T, i, lend;
+	int I = s->N - s->T, i, lend, keep;
+	double peak = s->demand;
 
 	if (target > I)
 		target = I;
 	if (held < target)
 		return reclaim(s, target - held);
-	lend = held - target;
+	/* lend only what the demand of the last lend_hold_s left idle, so
+	 * noise does not lend a node one minute and take it back the next */
+	for (i = 0; i < s->nhist; i++)
+		if (s->hist[i] > peak)
+			peak = s->hist[i];
+	keep = (int) ceil(peak - EPS) + s->p->headroom;
+	if (keep > I)
+		keep = I;
+	lend = held - keep;
 	for (i = s->N - 1; i >= s->T && lend > 0; i--)
 		if (s->nstate[i] == N_INFER) {
 			s->nstate[i] = N_LOANED;
@@ -713,6 +724,7 @@ void pol_loan_sim_params_default(pol_loan_sim_params_t *p)
 	p->restart_s = 120;
 	p->serial = 0.05;
 	p->min_grow_s = 1800;
+	p->lend_hold_s = 1800;
 	p->bin_s = 3600;
 	p->seed = 1;
 }
@@ -772,8 +784,10 @@ static int setup(sim_t *s, const pol_loan_sim_job_t *jobs, int n)
 	s->jobs = calloc((size_t) n + 1, sizeof(sj_t));
 	s->pend = calloc((size_t) n + 1, sizeof(int));
 	s->run = calloc((size_t) n + 1, sizeof(int));
-	if (!s->nstate || !s->freeg || !s->back_at || !s->jobs || !s->pend ||
-	    !s->run)
+	s->nhist = (int) (p->lend_hold_s / p->poll_s);
+	s->hist = calloc((size_t) s->nhist + 1, sizeof(double));
+	if (!s->hist || !s->nstate || !s->freeg || !s->back_at || !s->jobs ||
+	    !s->pend || !s->run)
 		return -1;
 	for (i = 0; i < s->N; i++) {
 		s->nstate[i] = i < s->T ? N_TRAIN : N_INFER;
@@ -890,6 +904,10 @@ static int loop(sim_t *s, int *order)
 		if (s->now + EPS >= next_poll) {
 			s->demand = pol_loan_demand_at(&s->p->demand,
 						       (int64_t) s->now);
+			if (s->nhist) {
+				s->hist[s->hpos] = s->demand;
+				s->hpos = (s->hpos + 1) % s->nhist;
+			}
 			if (s->v != POL_LOAN_V_NONE && adjust_loans(s))
 				return -1;
 			slo_check(s);
@@ -1014,6 +1032,7 @@ out:
 	free(s.nstate);
 	free(s.freeg);
 	free(s.back_at);
+	free(s.hist);
 	free(s.pend);
 	free(s.run);
 	free(order);
