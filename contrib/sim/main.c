@@ -27,6 +27,8 @@
 
 #define MAX_POLICIES 16
 
+int loaning_main(int argc, char **argv); /* loaning.c */
+
 static void usage(FILE *f)
 {
 	fputs("usage:\n"
@@ -36,6 +38,7 @@ static void usage(FILE *f)
 	      "  agora-sim bench [--nodes N] [--gpus G] [--jobs J] [--trace FILE --cluster SPEC]\n"
 	      "  agora-sim robustness --trace FILE --cluster SPEC [--policies p1,...] [--regimes r1;r2]\n"
 	      "                    [--ckpts c1,c2] [--json OUT] [--plot DIR] [--threads N] [options]\n"
+	      "  agora-sim loaning --trace FILE --json OUT [--plot DIR] [options] (--help)\n"
 	      "  agora-sim list\n"
 	      "  agora-sim slice --trace FILE --jobs N --speedup F [--start ROW] [--filter F] (--help)\n"
 	      "  agora-sim score --jobs FILE --cluster SPEC [--json OUT] [--label L] [--scale F]\n"
@@ -313,6 +316,8 @@ int main(int argc, char **argv)
 		return score_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "robustness"))
 		return robustness_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "loaning")) /* loaning.c, doc/loaning.md */
+		return loaning_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list")) {
 		for (r = pol_registry(); *r; r++)
 			printf("%s\n", (*r)->name);
