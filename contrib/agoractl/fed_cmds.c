@@ -67,7 +67,8 @@ static int read_state(const char *path, fed_cluster_t *out, long *when)
 
 	if (agora_file_read_ex(path, 64 << 20, AGORA_FILE_FOLLOW, &text, &len,
 			       NULL, &err) < 0) {
-		fprintf(stderr, "agoractl: %s (is agorad running with -s %s?)\n",
+		fprintf(stderr,
+			"agoractl: %s (is agorad running with -s %s?)\n",
 			err.text, path);
 		return -1;
 	}
@@ -75,7 +76,8 @@ static int read_state(const char *path, fed_cluster_t *out, long *when)
 	free(text);
 	if (!root || !json_object_object_get_ex(root, "clusters", &arr) ||
 	    !json_object_is_type(arr, json_type_array)) {
-		fprintf(stderr, "agoractl: %s: not agorad's state file\n", path);
+		fprintf(stderr, "agoractl: %s: not agorad's state file\n",
+			path);
 		json_object_put(root);
 		return -1;
 	}
@@ -176,9 +178,8 @@ static int cmd_explain(int argc, char **argv)
 	}
 	for (uint32_t i = 0; i < m->record_count && !shown; i++) {
 		slurm_job_info_t *j = &m->job_array[i];
-		const char *t = j->system_comment &&
-						!strncmp(j->system_comment,
-							 "Agora: fed", 10)
+		const char *t = j->system_comment && !strncmp(j->system_comment,
+							      "Agora: fed", 10)
 					? j->system_comment
 					: j->admin_comment;
 
@@ -215,7 +216,8 @@ static char *catalog_path(const char *opt)
 	if (agora_conf_parse_file(path, &conf, &err))
 		fprintf(stderr, "agoractl: %s\n", err.text);
 	else if (!conf.fed_catalog)
-		fprintf(stderr, "agoractl: %s has no FedCatalog (or pass --catalog)\n",
+		fprintf(stderr,
+			"agoractl: %s has no FedCatalog (or pass --catalog)\n",
 			path);
 	else
 		res = strdup(conf.fed_catalog);

@@ -22,10 +22,10 @@ int ad_log_open(const char *path, int level);
 void ad_log_reopen(void);
 void ad_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-#define ad_error(...) ad_log(AD_LOG_ERROR, __VA_ARGS__)
-#define ad_info(...) ad_log(AD_LOG_INFO, __VA_ARGS__)
+#define ad_error(...)   ad_log(AD_LOG_ERROR, __VA_ARGS__)
+#define ad_info(...)    ad_log(AD_LOG_INFO, __VA_ARGS__)
 #define ad_verbose(...) ad_log(AD_LOG_VERBOSE, __VA_ARGS__)
-#define ad_debug(...) ad_log(AD_LOG_DEBUG, __VA_ARGS__)
+#define ad_debug(...)   ad_log(AD_LOG_DEBUG, __VA_ARGS__)
 
 /* ---- the round ---- */
 typedef struct ad_stats {
@@ -37,8 +37,8 @@ typedef struct ad_stats {
  * is decided.  conf: agora.conf in force; state_path: where the round's
  * view is written for agoractl (NULL: none).  Returns the number of jobs
  * pinned, -1 if the federation could not be read. */
-int ad_round(const agora_conf_t *conf, const char *state_path,
-	     ad_stats_t *st, volatile int *stop);
+int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
+	     volatile int *stop);
 void ad_round_fini(void);
 
 #endif

@@ -63,7 +63,7 @@ void ad_log(int level, const char *fmt, ...)
 	struct tm tm;
 	va_list ap;
 	int n, m;
-	const char *tag = level == AD_LOG_ERROR	  ? "error: "
+	const char *tag = level == AD_LOG_ERROR   ? "error: "
 			  : level == AD_LOG_DEBUG ? "debug: "
 						  : "";
 

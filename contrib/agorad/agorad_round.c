@@ -55,9 +55,9 @@
 /* exported by libslurm, not declared in its public headers */
 extern void slurm_free_will_run_response_msg(will_run_response_msg_t *msg);
 
-#define AD_NAME 64
-#define AD_STR 256
-#define AD_MAX_CLUSTERS 64
+#define AD_NAME          64
+#define AD_STR           256
+#define AD_MAX_CLUSTERS  64
 #define AD_CHILD_LIMIT_S 30
 
 /* libslurm's job_desc_msg_t takes char *, not const char * */
@@ -92,10 +92,9 @@ typedef struct ad_job {
 	int64_t submit;
 	char origin[AD_NAME], account[AD_NAME], partition[AD_NAME],
 		qos[AD_NAME], dataset[AD_NAME];
-	char tres_per_node[AD_STR], tres_per_job[AD_STR],
-		tres_per_task[AD_STR], tres_per_socket[AD_STR],
-		cpus_per_tres[AD_STR], mem_per_tres[AD_STR], features[AD_STR],
-		viable[AD_STR];
+	char tres_per_node[AD_STR], tres_per_job[AD_STR], tres_per_task[AD_STR],
+		tres_per_socket[AD_STR], cpus_per_tres[AD_STR],
+		mem_per_tres[AD_STR], features[AD_STR], viable[AD_STR];
 } ad_job_t;
 
 typedef struct {
@@ -178,8 +177,9 @@ static int refresh_clusters(void)
 
 	if (!l) {
 		if (n_clusters) {
-			ad_verbose("slurmdbd does not answer: keeping the last list of %d clusters",
-				   n_clusters);
+			ad_verbose(
+				"slurmdbd does not answer: keeping the last list of %d clusters",
+				n_clusters);
 			return 0;
 		}
 		ad_error("cannot read the clusters from slurmdbd: %s",
@@ -272,8 +272,8 @@ static int write_all(int fd, const void *p, size_t n)
 /* Run fn(c, fd) in one child per cluster with want[c]; collect what each
  * wrote into out[c] (malloc'ed) / len[c].  Children past the limit are
  * killed (SIGKILL to that pid) and give no output. */
-static void run_children(const bool *want, child_fn fn, char **out,
-			 size_t *len, int limit_s, volatile int *stop)
+static void run_children(const bool *want, child_fn fn, char **out, size_t *len,
+			 int limit_s, volatile int *stop)
 {
 	pid_t pid[AD_MAX_CLUSTERS];
 	int fd[AD_MAX_CLUSTERS], open_n = 0;
@@ -334,8 +334,9 @@ static void run_children(const bool *want, child_fn fn, char **out,
 			for (int i = 0; i < n; i++) {
 				int c = map[i];
 
-				ad_error("%s: no answer within %d s: counted as down this round",
-					 clusters[c].name, limit_s);
+				ad_error(
+					"%s: no answer within %d s: counted as down this round",
+					clusters[c].name, limit_s);
 				kill(pid[c], SIGKILL);
 				close(fd[c]);
 				fd[c] = -1;
@@ -489,8 +490,7 @@ static void survey_child(int c, int fd)
 		scopy(a->mem_per_tres, j->mem_per_tres,
 		      sizeof(a->mem_per_tres));
 		scopy(a->features, j->features, sizeof(a->features));
-		scopy(a->viable, j->fed_siblings_viable_str,
-		      sizeof(a->viable));
+		scopy(a->viable, j->fed_siblings_viable_str, sizeof(a->viable));
 		comment_dataset(j->comment, a->dataset, sizeof(a->dataset));
 	}
 	for (uint32_t i = 0; i < nm->record_count; i++) {
@@ -514,8 +514,8 @@ static void survey_child(int c, int fd)
 	}
 	/* usage per app, as slurmctld/agora publishes it */
 	if (!slurm_load_ctl_conf(0, &cf) && cf->slurmctld_plugstack_conf) {
-		ListIterator it =
-			slurm_list_iterator_create(cf->slurmctld_plugstack_conf);
+		ListIterator it = slurm_list_iterator_create(
+			cf->slurmctld_plugstack_conf);
 		ad_plugin_params_t *pp;
 		int cap = 0;
 
@@ -530,7 +530,8 @@ static void survey_child(int c, int fd)
 				const char *u, *q;
 				size_t nl;
 
-				if (!kp->name || strncmp(kp->name, "Credit[", 7) ||
+				if (!kp->name ||
+				    strncmp(kp->name, "Credit[", 7) ||
 				    !kp->value)
 					continue;
 				nl = strlen(kp->name);
@@ -623,7 +624,8 @@ static void desc_from_job(job_desc_msg_t *d, ad_job_t *j, char *admin)
 /* The shape of a request: jobs of one shape get one will-run each. */
 static void shape_key(const ad_job_t *j, char *key, size_t size)
 {
-	snprintf(key, size, "%u|%u|%s|%s|%s|%u|%u|%u|%u|%u|%u|%lu|%s|%s|%s|%s|%s|%s|%s",
+	snprintf(key, size,
+		 "%u|%u|%s|%s|%s|%u|%u|%u|%u|%u|%u|%lu|%s|%s|%s|%s|%s|%s|%s",
 		 j->user_id, j->group_id, j->account, j->partition, j->qos,
 		 j->num_nodes, j->max_nodes, j->num_tasks, j->num_cpus,
 		 j->cpus_per_task, j->time_limit,
@@ -681,8 +683,8 @@ static void plans_child(int c, int fd)
 							resp->preemptee_job_id)
 					      : 0;
 			if (resp->node_list) {
-				hostlist_t hl =
-					slurm_hostlist_create(resp->node_list);
+				hostlist_t hl = slurm_hostlist_create(
+					resp->node_list);
 
 				m.n_nodes = hl ? slurm_hostlist_count(hl) : 0;
 				if (hl)
@@ -810,10 +812,9 @@ static void catalog_build(const agora_conf_t *conf, ad_catalog_t *ac)
 	ac->cat.n_sites = n_clusters;
 	ac->cat.sites = calloc(n_clusters + 1, sizeof(pol_fed_site_t));
 	for (int c = 0; c < n_clusters; c++) {
-		int s = ac->have_file
-				? pol_fed_catalog_site(&ac->file,
-						       clusters[c].name)
-				: -1;
+		int s = ac->have_file ? pol_fed_catalog_site(&ac->file,
+							     clusters[c].name)
+				      : -1;
 
 		if (s >= 0)
 			ac->cat.sites[c] = ac->file.sites[s];
@@ -826,8 +827,8 @@ static void catalog_build(const agora_conf_t *conf, ad_catalog_t *ac)
 	if (!ac->have_file)
 		return;
 	ac->cat.n_datasets = ac->file.n_datasets;
-	ac->cat.datasets =
-		calloc(ac->file.n_datasets + 1, sizeof(pol_fed_dataset_t));
+	ac->cat.datasets = calloc(ac->file.n_datasets + 1,
+				  sizeof(pol_fed_dataset_t));
 	for (int d = 0; d < ac->file.n_datasets; d++) {
 		pol_fed_dataset_t *ds = &ac->cat.datasets[d];
 
@@ -889,11 +890,12 @@ static void build_usage_texts(void)
 				if (seen)
 					continue;
 				for (int p = 0; p < n_clusters; p++)
-					for (int v = 0; p != c && v < n_usage[p];
-					     v++)
+					for (int v = 0;
+					     p != c && v < n_usage[p]; v++)
 						if (!strcmp(usage[p][v].app,
 							    app))
-							sum += usage[p][v].usage;
+							sum += usage[p][v]
+								       .usage;
 				if (len + strlen(app) + 40 > cap) {
 					cap = 2 * cap + strlen(app) + 40;
 					t = realloc(t, cap);
@@ -939,8 +941,8 @@ static void write_state(const char *path, time_t now, double secs,
 		ad_error("%s: %s", tmp, strerror(errno));
 		return;
 	}
-	fprintf(f, "{\"time\":%ld,\"round_s\":%.3f,\"federation\":",
-		(long) now, secs);
+	fprintf(f, "{\"time\":%ld,\"round_s\":%.3f,\"federation\":", (long) now,
+		secs);
 	json_str(f, fed_name);
 	fprintf(f, ",\"clusters\":[");
 	for (int c = 0; c < n_clusters; c++) {
@@ -999,8 +1001,8 @@ static void round_reset(void)
 	n_jobs = 0;
 }
 
-int ad_round(const agora_conf_t *conf, const char *state_path,
-	     ad_stats_t *st, volatile int *stop)
+int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
+	     volatile int *stop)
 {
 	bool want[AD_MAX_CLUSTERS];
 	char *out[AD_MAX_CLUSTERS];
@@ -1037,11 +1039,12 @@ int ad_round(const agora_conf_t *conf, const char *state_path,
 		}
 		memcpy(&h, out[c], sizeof(h));
 		if (!h.ok || len[c] != sizeof(h) + h.n_jobs * sizeof(ad_job_t) +
-						h.n_usage * sizeof(ad_usage_t)) {
+					       h.n_usage * sizeof(ad_usage_t)) {
 			if (was_up || st->rounds == 1)
-				ad_error("%s: cannot reach slurmctld (%s): its bids are skipped",
-					 clusters[c].name,
-					 h.ok ? "short answer" : h.err);
+				ad_error(
+					"%s: cannot reach slurmctld (%s): its bids are skipped",
+					clusters[c].name,
+					h.ok ? "short answer" : h.err);
 			free(out[c]);
 			continue;
 		}
@@ -1055,7 +1058,8 @@ int ad_round(const agora_conf_t *conf, const char *state_path,
 		clusters[c].gpus_per_node = h.gpus_per_node;
 		clusters[c].n_nodes = h.n_nodes;
 		if (h.n_jobs) {
-			jobs = realloc(jobs, (n_jobs + h.n_jobs) * sizeof(*jobs));
+			jobs = realloc(jobs,
+				       (n_jobs + h.n_jobs) * sizeof(*jobs));
 			memcpy(jobs + n_jobs, out[c] + sizeof(h),
 			       h.n_jobs * sizeof(ad_job_t));
 			n_jobs += h.n_jobs;
@@ -1104,10 +1108,9 @@ int ad_round(const agora_conf_t *conf, const char *state_path,
 
 				/* one node: NVLink-level; the fewest nodes:
 				 * across nodes; more: fragmented */
-				p->locality = m.n_nodes == 1 ? 0
-					      : m.n_nodes <= need
-						      ? 4
-						      : 4.5;
+				p->locality = m.n_nodes == 1      ? 0
+					      : m.n_nodes <= need ? 4
+								  : 4.5;
 			}
 			if (!m.valid)
 				ad_debug("JobId=%u on %s: no plan: %s",
@@ -1170,15 +1173,16 @@ int ad_round(const agora_conf_t *conf, const char *state_path,
 		winner_cluster[i] = a->cluster;
 		pin_rc[i] = -1;
 		if (a->cluster < 0) {
-			l = snprintf(t, cap, "%sno cluster can run it now; held",
+			l = snprintf(t, cap,
+				     "%sno cluster can run it now; held",
 				     AGORA_FED_WON);
 		} else {
-			l = snprintf(t, cap,
-				     "%swon by %s (cost %.0f s; runner-up %s): %s. Bids:",
-				     AGORA_FED_WON, clusters[a->cluster].name,
-				     a->cost,
-				     isfinite(a->second) ? "" : "none",
-				     a->why);
+			l = snprintf(
+				t, cap,
+				"%swon by %s (cost %.0f s; runner-up %s): %s. Bids:",
+				AGORA_FED_WON, clusters[a->cluster].name,
+				a->cost, isfinite(a->second) ? "" : "none",
+				a->why);
 			if (isfinite(a->second)) {
 				/* put the runner-up's cost in the text */
 				char *p = strstr(t, "runner-up ");
@@ -1187,10 +1191,12 @@ int ad_round(const agora_conf_t *conf, const char *state_path,
 					char buf[64];
 
 					snprintf(buf, sizeof(buf),
-						 "runner-up %.0f s)", a->second);
-					l = (p - t) + snprintf(p, cap - (p - t),
-							       "%s: %s. Bids:",
-							       buf, a->why);
+						 "runner-up %.0f s)",
+						 a->second);
+					l = (p - t) +
+					    snprintf(p, cap - (p - t),
+						     "%s: %s. Bids:", buf,
+						     a->why);
 				}
 			}
 		}
@@ -1268,10 +1274,11 @@ int ad_round(const agora_conf_t *conf, const char *state_path,
 	st->failed += failed;
 	st->no_plan += no_plan;
 	write_state(state_path, now, now_s() - t0, pin_rc);
-	ad_verbose("round %llu: %d held jobs, %d pinned, %d failed, %d without a plan; %d/%d clusters up; survey %.3f s, plans %.3f s, auction %.3f s, pins %.3f s",
-		   (unsigned long long) st->rounds, n_jobs, pinned, failed,
-		   no_plan, n_up, n_clusters, t_survey - t0, t_plans - t_survey,
-		   t_auction - t_plans, now_s() - t_auction);
+	ad_verbose(
+		"round %llu: %d held jobs, %d pinned, %d failed, %d without a plan; %d/%d clusters up; survey %.3f s, plans %.3f s, auction %.3f s, pins %.3f s",
+		(unsigned long long) st->rounds, n_jobs, pinned, failed,
+		no_plan, n_up, n_clusters, t_survey - t0, t_plans - t_survey,
+		t_auction - t_plans, now_s() - t_auction);
 	free(pj);
 	free(plans);
 	free(pin_rc);

@@ -62,11 +62,11 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		      uint32_t submit_uid);
 
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
-static agora_conf_t conf;     /* agora.conf as last read */
-static bool conf_ok = false;  /* false: bad or missing file: hold nothing */
+static agora_conf_t conf;    /* agora.conf as last read */
+static bool conf_ok = false; /* false: bad or missing file: hold nothing */
 static struct timespec conf_mtime;
 static time_t conf_checked = 0;
-static time_t last_plan = 0;  /* agorad's last will-run request */
+static time_t last_plan = 0; /* agorad's last will-run request */
 static bool agorad_alive_logged = false;
 
 typedef void (*fed_usage_fn)(const char *text, time_t now);
@@ -214,7 +214,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	    !strncmp(job_desc->admin_comment, AGORA_FED_PLAN,
 		     strlen(AGORA_FED_PLAN)) &&
 	    (submit_uid == 0 || submit_uid == slurm_conf.slurm_user_id)) {
-		if (!last_plan || now - last_plan > conf.fed_auction_timeout_s ||
+		if (!last_plan ||
+		    now - last_plan > conf.fed_auction_timeout_s ||
 		    !agorad_alive_logged) {
 			info("%s: agorad is alive: federated GPU jobs wait for its auction",
 			     plugin_type);
@@ -244,9 +245,10 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	}
 	job_desc->priority = 0;
 	xfree(job_desc->admin_comment);
-	xstrfmtcat(job_desc->admin_comment,
-		   "%swaiting at the origin for agorad's cross-cluster auction (released to stock Slurm after %d s)",
-		   AGORA_FED_HOLD, conf.fed_auction_timeout_s);
+	xstrfmtcat(
+		job_desc->admin_comment,
+		"%swaiting at the origin for agorad's cross-cluster auction (released to stock Slurm after %d s)",
+		AGORA_FED_HOLD, conf.fed_auction_timeout_s);
 	slurm_mutex_unlock(&state_lock);
 	return SLURM_SUCCESS;
 }
