@@ -411,8 +411,8 @@ char *agora_view_format(const agora_view_t *v)
 		json_object_array_add(leases, o);
 	}
 	json_object_object_add(root, "leases", leases);
-	text = strdup(json_object_to_json_string_ext(root,
-						     JSON_C_TO_STRING_PLAIN));
+	text = strdup(
+		json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
 out:
 	if (root)
 		json_object_put(root);

@@ -25,7 +25,7 @@
 #include "agora_err.h"
 
 #define POL_FED_NAME_LEN 64
-#define POL_FED_WHY_LEN 256
+#define POL_FED_WHY_LEN  256
 
 /* ---- the catalog: which cluster holds which dataset ------------------ */
 
@@ -98,10 +98,10 @@ typedef struct pol_fed_plan {
  *   + w_hw * (cluster is not a hardware match)
  *   - w_credit * team_credit                                        */
 typedef struct pol_fed_weights {
-	double w_preempt;  /* s per preempted job */
-	double w_locality; /* s per locality level */
-	double w_hw;       /* s for a hardware mismatch */
-	double w_credit;   /* s per unit of credit fraction */
+	double w_preempt;    /* s per preempted job */
+	double w_locality;   /* s per locality level */
+	double w_hw;         /* s for a hardware mismatch */
+	double w_credit;     /* s per unit of credit fraction */
 	double taken_wait_s; /* s of waiting assumed for a plan that would
 				start now on GPUs an earlier job of the same
 				round has already won */
@@ -123,8 +123,8 @@ double pol_fed_cost(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 
 typedef struct pol_fed_award {
 	int64_t job_id;
-	int cluster;  /* winner, -1: no valid plan (stays at its origin) */
-	double cost;  /* the winner's cost */
+	int cluster;   /* winner, -1: no valid plan (stays at its origin) */
+	double cost;   /* the winner's cost */
 	double second; /* the runner-up's cost (INFINITY if none) */
 	char why[POL_FED_WHY_LEN];
 } pol_fed_award_t;
@@ -162,9 +162,8 @@ typedef struct pol_fed_load {
  * supply[c] cluster c's GPUs (n_sites entries).  Returns the worst
  * demand/supply (INFINITY where demand meets no supply), or -1/EINVAL.
  */
-double pol_fed_load_compute(const pol_fed_catalog_t *cat,
-			    const double *demand, const double *supply,
-			    pol_fed_load_t *load);
+double pol_fed_load_compute(const pol_fed_catalog_t *cat, const double *demand,
+			    const double *supply, pol_fed_load_t *load);
 
 /* One move of the plan: copy dataset d from cluster 'from' to 'to', or,
  * with to == -1, drop the replica at 'from'.  Moving a replica is an add

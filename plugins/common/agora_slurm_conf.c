@@ -11,8 +11,7 @@
 
 #include "agora_slurm_conf.h"
 
-extern int agora_slurm_conf_load(agora_conf_t *c, char **path,
-				 agora_err_t *err)
+extern int agora_slurm_conf_load(agora_conf_t *c, char **path, agora_err_t *err)
 {
 	char name[] = "agora.conf";
 	char *p = get_extra_conf_path(name);

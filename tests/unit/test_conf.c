@@ -199,12 +199,12 @@ static void test_conf_fed_keys(void **state)
 	assert_false(c.fed_auction);
 	assert_int_equal(c.fed_auction_timeout_s, 60);
 	assert_int_equal(c.fed_interval_s, 2);
-	assert_int_equal(agora_conf_parse_string(
-				 "FedAuction=yes\nFedAuctionTimeout=2m\n"
-				 "FedAuctionInterval=3\n"
-				 "FedCatalog=/etc/slurm/datasets.json\n",
-				 "t.conf", &c, &err),
-			 0);
+	assert_int_equal(
+		agora_conf_parse_string("FedAuction=yes\nFedAuctionTimeout=2m\n"
+					"FedAuctionInterval=3\n"
+					"FedCatalog=/etc/slurm/datasets.json\n",
+					"t.conf", &c, &err),
+		0);
 	assert_true(c.fed_auction);
 	assert_int_equal(c.fed_auction_timeout_s, 120);
 	assert_int_equal(c.fed_interval_s, 3);
@@ -214,8 +214,8 @@ static void test_conf_fed_keys(void **state)
 			 -1);
 	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(err.text, "t.conf:2: FedAuctionTimeout:"));
-	assert_int_equal(agora_conf_parse_string("FedAuction=maybe\n",
-						 "t.conf", &c, &err),
+	assert_int_equal(agora_conf_parse_string("FedAuction=maybe\n", "t.conf",
+						 &c, &err),
 			 -1);
 	assert_non_null(strstr(err.text, "t.conf:1: FedAuction: 'maybe'"));
 	/* a failed parse keeps the previous configuration */

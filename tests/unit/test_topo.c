@@ -484,9 +484,9 @@ static void test_topo_model_node_type_rule(void **state)
 					      4, &mismatch),
 			 1);
 	assert_false(mismatch);
-	assert_int_equal(topo_model_node_type(&m, &types, &n_types, &cap, "b2",
-					      8, NULL),
-			 2);
+	assert_int_equal(
+		topo_model_node_type(&m, &types, &n_types, &cap, "b2", 8, NULL),
+		2);
 	/* without a model every node is uniform; counts are clamped */
 	assert_int_equal(topo_model_node_type(NULL, &types, &n_types, &cap,
 					      "c1", 999, NULL),

@@ -319,9 +319,8 @@ static void test_view_format_round_trip(void **state)
 	v.apps = apps, v.n_apps = 2, v.leases = leases, v.n_leases = 2;
 	text = agora_view_format(&v);
 	assert_non_null(text);
-	assert_int_equal(agora_view_parse(text, strlen(text), "rt.json", &w,
-					  &err),
-			 0);
+	assert_int_equal(
+		agora_view_parse(text, strlen(text), "rt.json", &w, &err), 0);
 	assert_int_equal(w.time, 1000);
 	assert_int_equal(w.pass, 7);
 	assert_string_equal(w.cluster, "c1");

@@ -86,7 +86,6 @@ static unsigned long n_loads = 0, n_skips = 0;
 /* node table signature the cluster was built from (place_lock) */
 static uint64_t cluster_sig = 0;
 
-
 static void file_id_get(const char *path, file_id_t *id)
 {
 	struct stat st;
