@@ -135,7 +135,7 @@ pol_bf_t *pol_bf_create(const char *policy, const char *params,
 	int i, nx = 0;
 	pol_bf_t *s;
 
-	while (xkeys && xkeys[nx])
+	while (xkeys && xvals && xkeys[nx])
 		nx++;
 	if (nx > 16) {
 		agora_err_set(err, "policy %s: too many parameters", policy);
@@ -144,7 +144,7 @@ pol_bf_t *pol_bf_create(const char *policy, const char *params,
 	}
 	for (i = 0; i < BF_NKEYS; i++)
 		keys[i] = bkeys[i];
-	for (i = 0; i < nx; i++) {
+	for (i = 0; xkeys && xvals && i < nx; i++) {
 		keys[BF_NKEYS + i] = xkeys[i];
 		v[BF_NKEYS + i] = xvals[i];
 	}

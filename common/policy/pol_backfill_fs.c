@@ -154,7 +154,7 @@ static int fs_order(void *arg, const pol_snapshot_t *snap, int64_t now,
 		    int *idx)
 {
 	fs_state_t *s = arg;
-	double f[FS_MAX_SHARES];
+	double f[FS_MAX_SHARES] = { 0 };
 	int i, n = snap->n_tenants;
 
 	if (snap->n_pending > s->prio_cap) {

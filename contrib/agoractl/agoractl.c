@@ -233,10 +233,15 @@ static int show_credits(const pairs_t *p)
 		if (strncmp(p->names[i], "Credit[", 7) ||
 		    parse_credit(p->names[i], p->values[i], &r))
 			continue;
-		rows = realloc(rows, (n_rows + 1) * sizeof(*rows));
-		if (!rows) {
-			perror("agoractl");
-			return 1;
+		{
+			void *nr = realloc(rows, (n_rows + 1) * sizeof(*rows));
+
+			if (!nr) {
+				perror("agoractl");
+				free(rows);
+				return 1;
+			}
+			rows = nr;
 		}
 		rows[n_rows++] = r;
 	}

@@ -139,6 +139,8 @@ int main(int argc, char **argv)
 	if (!cat.sites || !cat.datasets || !jobs || !plans || !out || !naive ||
 	    !free_gpus || !demand) {
 		fprintf(stderr, "fed-bench: out of memory\n");
+		/* the process ends here; nothing to give back */
+		// cppcheck-suppress memleak
 		return 1;
 	}
 	for (c = 0; c < n_cl; c++) {
