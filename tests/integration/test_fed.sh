@@ -46,10 +46,12 @@ FedAuction=yes
 FedAuctionInterval=1
 FedAuctionTimeout=15
 FedCatalog=$t/catalog.json
+# a small quota, so that a minute of 64 GPUs shows in the credit term
+DefaultQuota=2
 EOT
 $DC --base-port "$PORT" --clusters 3 --nodes 8,8,4 --plugin-dir "$BUILD/stage/plugins" \
 	--conf-extra "$t/extra.conf" --agora-conf "$t/agora.conf" --agorad \
-	--agorad-bin "$AGORAD_BIN" --accounts acct_a,acct_b --fresh start >"$t/start.log" 2>&1 ||
+	--agorad-bin "$AGORAD_BIN" --accounts acct_a,acct_b,acct_c --fresh start >"$t/start.log" 2>&1 ||
 	{ tail "$t/start.log"; exit 1; }
 export SLURM_CONF=$W/c1/etc/slurm.conf
 cd "$t" || exit 1
@@ -66,11 +68,12 @@ wait_pinned() { # JOBID... : up to 20 s
 		while [ -z "$(winner "$j")" ] && [ "$(ms)" -lt $d ]; do sleep 0.2; done
 	done
 }
-# copies of a job that are not revoked, over all clusters (0 = lost)
+# copies of a job that are not revoked (pending, running or ended: jobs
+# here run 10 minutes, longer than the test), over all clusters (0 = lost)
 copies() {
 	local c n=0
 	for c in 1 2 3; do
-		on $c squeue --local -h -j "$1" -t PD,R,CG,CD -o %i 2>/dev/null | grep -q . && n=$((n + 1))
+		on $c squeue --local -h -j "$1" -t all -o %T 2>/dev/null | grep -vq REVOKED && n=$((n + 1))
 	done
 	echo $n
 }
@@ -158,7 +161,7 @@ cancel_all
 # 4. kill -9 mid-round, 10 trials
 all=()
 for trial in $(seq 10); do
-	for i in 1 2 3 4; do all+=("$(sub -t 1)"); done
+	for i in 1 2 3 4; do all+=("$(sub)"); done
 	sleep "0.$((RANDOM % 9 + 1))"
 	kill -9 "$(cat "$W/run/agorad.pid")" 2>/dev/null
 	$DC start-agorad >/dev/null
@@ -222,6 +225,33 @@ sleep 16
 k=$(sub)
 sleep 1
 held "$k" && fail "agorad down: new job $k held" || pass "agorad down: new job $k not held"
+
+# 7. one credit per team: acct_c burns GPUs on c1 only; on c2 its pending
+# jobs then rank below acct_b's (sprio SITE) within a minute or so
+$DC start-agorad >/dev/null
+sleep 3
+for i in $(seq 8); do
+	sbatch -M c1 -A acct_c -N1 --gres=gpu:8 -t 5 --wrap 'sleep 100' >/dev/null
+done
+# on c2: one node busy (acct_a), then one whole-cluster job each of acct_c
+# and acct_b, which wait for resources (sprio lists them)
+on 2 sbatch -M c2 -A acct_a -N1 --gres=gpu:8 -t 10 --wrap 'sleep 300' >/dev/null
+sleep 2
+jc=$(on 2 sbatch --parsable -M c2 -A acct_c -N8 --gres=gpu:8 -t 10 --wrap true | cut -d';' -f1)
+jb=$(on 2 sbatch --parsable -M c2 -A acct_b -N8 --gres=gpu:8 -t 10 --wrap true | cut -d';' -f1)
+site() { on 2 sprio -h -j "$1" -o '%S' 2>/dev/null | tr -d ' ' | head -1; }
+t0=$(ms)
+while :; do
+	sc=$(site "$jc") sb=$(site "$jb")
+	if [ -n "$sc" ] && [ -n "$sb" ] && [ "${sc%.*}" -lt "${sb%.*}" ]; then break; fi
+	[ $(($(ms) - t0)) -lt 150000 ] || break
+	sleep 5
+done
+if [ -n "$sc" ] && [ -n "$sb" ] && [ "${sc%.*}" -lt "${sb%.*}" ]; then
+	pass "one credit: on c2 acct_c (used c1) SITE $sc < acct_b SITE $sb after $((($(ms) - t0) / 1000)) s"
+else
+	fail "one credit: on c2 acct_c SITE '$sc', acct_b SITE '$sb' after $((($(ms) - t0) / 1000)) s"
+fi
 
 echo "test_fed: $fails failure(s)"
 [ $fails -eq 0 ]
