@@ -9,7 +9,7 @@
 
 #include "agora_mem.h"
 #include "pol_agora.h"
-#include "pol_policy.h"
+#include "pol_policy_int.h"
 
 /*
  * One app, keyed by its name (pol_app_key()): its history lives here, in

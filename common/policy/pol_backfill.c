@@ -68,6 +68,7 @@
 #include <string.h>
 
 #include "pol_backfill.h"
+#include "pol_policy_int.h"
 
 /* Slurm's will-run test groups job ends in windows of 30 s, doubling
  * (cons_common/job_test.c: time_window = 30, bf_window_scale unset). */

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "pol_policy.h"
+#include "pol_policy_int.h"
 
 typedef struct fifo_state {
 	const pol_placer_t *placer;

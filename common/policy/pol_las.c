@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "agora_mem.h"
-#include "pol_policy.h"
+#include "pol_policy_int.h"
 
 #define LAS_MAX_Q 9
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "agora_mem.h"
-#include "pol_policy.h"
+#include "pol_policy_int.h"
 
 enum { F_NONE = 0, F_WANT, F_STARTED, F_KEPT };
 

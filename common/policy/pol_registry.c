@@ -15,7 +15,7 @@
 
 #include "agora_mem.h"
 #include "agora_num.h"
-#include "pol_policy.h"
+#include "pol_policy_int.h"
 #include "pol_agora.h" /* agora, agora-order */
 #include "pol_baselines.h" /* backfill-fs, tiresias */
 

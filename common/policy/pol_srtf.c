@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "agora_mem.h"
-#include "pol_policy.h"
+#include "pol_policy_int.h"
 
 typedef struct srtf_ent {
 	int64_t key, submit, id;

@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "pol_baselines.h"
+#include "pol_policy_int.h"
 
 #define TI_MAX_Q 9
 
