@@ -184,15 +184,8 @@ static int valid_name(const char *s)
 	return 1;
 }
 
-/* Set one key.  Returns 0, or -1 with err filled (errno set). */
-static int conf_set(agora_conf_t *c, const conf_key_t *k, char *val,
-		    const char *name, int line, agora_err_t *err)
-{
-	void *field = (char *) c + k->offset;
-	double d;
-	long l;
-	bool b;
-
+/* The key's error: "file:line: Key: why", errno EINVAL; returns -1 from
+ * the function it is used in (err, name, line and k in scope there). */
 #define BAD(...)                                                               \
 	do {                                                                   \
 		char why_[256];                                                \
@@ -202,6 +195,97 @@ static int conf_set(agora_conf_t *c, const conf_key_t *k, char *val,
 		errno = EINVAL;                                                \
 		return -1;                                                     \
 	} while (0)
+
+/* CT_LIST: a comma-separated list of names, replacing the previous one. */
+static int set_list(agora_conf_t *c, const conf_key_t *k, char *val,
+		    const char *name, int line, agora_err_t *err)
+{
+	char *save = NULL, *tok;
+	char **list = NULL;
+	size_t n = 0;
+
+	for (tok = strtok_r(val, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char **nl;
+
+		tok = trim(tok);
+		if (!valid_name(tok)) {
+			size_t i;
+
+			for (i = 0; i < n; i++)
+				free(list[i]);
+			free(list);
+			BAD("'%s' is not a valid name in the list", tok);
+		}
+		nl = realloc(list, (n + 2) * sizeof(*list));
+		if (!nl || !(nl[n] = strdup(tok))) {
+			size_t i;
+
+			list = nl ? nl : list;
+			for (i = 0; i < n; i++)
+				free(list[i]);
+			free(list);
+			agora_err_set(err, "%s:%d: out of memory", name, line);
+			errno = ENOMEM;
+			return -1;
+		}
+		list = nl;
+		n++;
+		list[n] = NULL;
+	}
+	for (size_t i = 0; i < c->n_auction_partitions; i++)
+		free(c->auction_partitions[i]);
+	free(c->auction_partitions);
+	c->auction_partitions = list;
+	c->n_auction_partitions = n;
+	return 0;
+}
+
+/* CT_QUOTA: ACCOUNT:GPU_HOURS, one more account (each at most once). */
+static int set_quota(agora_conf_t *c, const conf_key_t *k, char *val,
+		     const char *name, int line, agora_err_t *err)
+{
+	char *colon = strrchr(val, ':');
+	agora_quota_t *nq;
+	char *acct;
+	size_t i;
+	double d;
+
+	if (!colon)
+		BAD("'%s' must be ACCOUNT:GPU_HOURS", val);
+	*colon = '\0';
+	acct = trim(val);
+	if (!valid_name(acct))
+		BAD("'%s' is not a valid account name", acct);
+	if (parse_double(trim(colon + 1), &d))
+		BAD("'%s' is not a number of GPU-hours", colon + 1);
+	if (d < k->min || d > k->max)
+		BAD("%g GPU-hours is out of range [%g, %g]", d, k->min, k->max);
+	for (i = 0; i < c->n_quotas; i++)
+		if (!strcmp(c->quotas[i].account, acct))
+			BAD("account '%s' is given twice", acct);
+	nq = realloc(c->quotas, (c->n_quotas + 1) * sizeof(*nq));
+	if (!nq || !(nq[c->n_quotas].account = strdup(acct))) {
+		if (nq)
+			c->quotas = nq;
+		agora_err_set(err, "%s:%d: out of memory", name, line);
+		errno = ENOMEM;
+		return -1;
+	}
+	c->quotas = nq;
+	c->quotas[c->n_quotas].gpu_hours = d;
+	c->n_quotas++;
+	return 0;
+}
+
+/* Set one key.  Returns 0, or -1 with err filled (errno set). */
+static int conf_set(agora_conf_t *c, const conf_key_t *k, char *val,
+		    const char *name, int line, agora_err_t *err)
+{
+	void *field = (char *) c + k->offset;
+	double d;
+	long l;
+	bool b;
 
 	switch (k->type) {
 	case CT_INT:
@@ -270,86 +354,14 @@ static int conf_set(agora_conf_t *c, const conf_key_t *k, char *val,
 		*(char **) field = s;
 		break;
 	}
-	case CT_LIST: {
-		char *save = NULL, *tok;
-		char **list = NULL;
-		size_t n = 0;
-
-		for (tok = strtok_r(val, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			char **nl;
-
-			tok = trim(tok);
-			if (!valid_name(tok)) {
-				size_t i;
-
-				for (i = 0; i < n; i++)
-					free(list[i]);
-				free(list);
-				BAD("'%s' is not a valid name in the list",
-				    tok);
-			}
-			nl = realloc(list, (n + 2) * sizeof(*list));
-			if (!nl || !(nl[n] = strdup(tok))) {
-				size_t i;
-
-				list = nl ? nl : list;
-				for (i = 0; i < n; i++)
-					free(list[i]);
-				free(list);
-				agora_err_set(err, "%s:%d: out of memory", name,
-					      line);
-				errno = ENOMEM;
-				return -1;
-			}
-			list = nl;
-			n++;
-			list[n] = NULL;
-		}
-		for (size_t i = 0; i < c->n_auction_partitions; i++)
-			free(c->auction_partitions[i]);
-		free(c->auction_partitions);
-		c->auction_partitions = list;
-		c->n_auction_partitions = n;
-		break;
+	case CT_LIST:
+		return set_list(c, k, val, name, line, err);
+	case CT_QUOTA:
+		return set_quota(c, k, val, name, line, err);
 	}
-	case CT_QUOTA: {
-		char *colon = strrchr(val, ':');
-		agora_quota_t *nq;
-		char *acct;
-		size_t i;
-
-		if (!colon)
-			BAD("'%s' must be ACCOUNT:GPU_HOURS", val);
-		*colon = '\0';
-		acct = trim(val);
-		if (!valid_name(acct))
-			BAD("'%s' is not a valid account name", acct);
-		if (parse_double(trim(colon + 1), &d))
-			BAD("'%s' is not a number of GPU-hours", colon + 1);
-		if (d < k->min || d > k->max)
-			BAD("%g GPU-hours is out of range [%g, %g]", d, k->min,
-			    k->max);
-		for (i = 0; i < c->n_quotas; i++)
-			if (!strcmp(c->quotas[i].account, acct))
-				BAD("account '%s' is given twice", acct);
-		nq = realloc(c->quotas, (c->n_quotas + 1) * sizeof(*nq));
-		if (!nq || !(nq[c->n_quotas].account = strdup(acct))) {
-			if (nq)
-				c->quotas = nq;
-			agora_err_set(err, "%s:%d: out of memory", name, line);
-			errno = ENOMEM;
-			return -1;
-		}
-		c->quotas = nq;
-		c->quotas[c->n_quotas].gpu_hours = d;
-		c->n_quotas++;
-		break;
-	}
-	}
-#undef BAD
 	return 0;
 }
+#undef BAD
 
 int agora_conf_parse_string(const char *text, const char *name,
 			    agora_conf_t *conf, agora_err_t *err)
