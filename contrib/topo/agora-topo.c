@@ -26,11 +26,15 @@
 #include <hwloc.h>
 
 #include "agora_config.h"
+#include "agora_file.h"
 #include "topo_conf.h"
 #include "topo_hwloc.h"
 #include "topo_model.h"
 
 static const char *prog = "agora-topo";
+
+/* gres.conf is a configuration file: the same cap as agora.conf */
+#define GRES_CONF_MAX_BYTES ((size_t) 16 << 20)
 
 typedef struct opts {
 	const char *xml, *model, *gres, *name, *islands, *file_prefix;
@@ -89,32 +93,12 @@ static int write_out(const char *path, const char *text, int nl)
 
 static char *read_file(const char *path, agora_err_t *err)
 {
-	FILE *f = fopen(path, "r");
 	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	size_t len;
 
-	if (!f) {
-		agora_err_set(err, "%s: %s", path, strerror(errno));
+	if (agora_file_read_ex(path, GRES_CONF_MAX_BYTES, AGORA_FILE_FOLLOW,
+			       &buf, &len, NULL, err) < 0)
 		return NULL;
-	}
-	do {
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap ? cap * 2 : 65536);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				agora_err_set(err, "%s: out of memory", path);
-				return NULL;
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 65536;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
-	buf[len] = '\0';
 	return buf;
 }
 
@@ -412,7 +396,17 @@ static int add_nodes(opts_t *o, const char *v)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static void print_version(void)
+{
+	printf("%s %s (hwloc runtime %u.%u.%u, built with %u.%u.%u)\n", prog,
+	       PACKAGE_VERSION, hwloc_get_api_version() >> 16,
+	       (hwloc_get_api_version() >> 8) & 0xff,
+	       hwloc_get_api_version() & 0xff, HWLOC_API_VERSION >> 16,
+	       (HWLOC_API_VERSION >> 8) & 0xff, HWLOC_API_VERSION & 0xff);
+}
+
+/* The options after the command; 0 to run it, 1 to exit with *rc. */
+static int parse_opts(int argc, char **argv, opts_t *o, int *rc)
 {
 	static const struct option lopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -434,9 +428,115 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int c;
+
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "i:m:g:o:n:h", lopts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'i':
+			o->xml = optarg;
+			break;
+		case 'L':
+			o->local = 1;
+			break;
+		case 'm':
+			o->model = optarg;
+			break;
+		case 'g':
+			o->gres = optarg;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'n':
+			o->name = optarg;
+			break;
+		case 'N':
+			if (add_nodes(o, optarg) < 0) {
+				*rc = die("out of memory");
+				return 1;
+			}
+			break;
+		case 'I':
+			o->islands = optarg;
+			break;
+		case 'F':
+			o->file_prefix = optarg;
+			break;
+		case 'T':
+			o->type = optarg;
+			break;
+		case 't':
+			o->type_name = optarg;
+			break;
+		case 'l': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 0 || v > 1000000) {
+				fprintf(stderr,
+					"%s: --nodes-per-leaf: bad "
+					"value '%s'\n",
+					prog, optarg);
+				*rc = 2;
+				return 1;
+			}
+			o->per_leaf = (int) v;
+			break;
+		}
+		case 'P':
+			o->leaf_prefix = optarg;
+			break;
+		case 'S':
+			o->top = optarg;
+			break;
+		case 'H':
+			o->node = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			*rc = 0;
+			return 1;
+		default:
+			usage(stderr);
+			*rc = 2;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Run command cmd; its exit code. */
+static int run_cmd(const char *cmd, const opts_t *o, int argc, char **argv)
+{
+	int rc;
+
+	if (!strcmp(cmd, "model"))
+		rc = cmd_model(o);
+	else if (!strcmp(cmd, "gres"))
+		rc = cmd_gres(o);
+	else if (!strcmp(cmd, "topology"))
+		rc = cmd_topology(o);
+	else if (!strcmp(cmd, "check"))
+		rc = cmd_check(o);
+	else if (!strcmp(cmd, "merge"))
+		rc = cmd_merge(o, argc - optind, argv + optind);
+	else if (!strcmp(cmd, "show"))
+		rc = cmd_show(o);
+	else {
+		fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
+		usage(stderr);
+		rc = 2;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
 	opts_t o;
 	const char *cmd;
-	int c, rc;
+	int rc;
 
 	memset(&o, 0, sizeof(o));
 	if (argc < 2) {
@@ -449,100 +549,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
-		printf("%s %s (hwloc runtime %u.%u.%u, built with %u.%u.%u)\n",
-		       prog, PACKAGE_VERSION, hwloc_get_api_version() >> 16,
-		       (hwloc_get_api_version() >> 8) & 0xff,
-		       hwloc_get_api_version() & 0xff, HWLOC_API_VERSION >> 16,
-		       (HWLOC_API_VERSION >> 8) & 0xff,
-		       HWLOC_API_VERSION & 0xff);
+		print_version();
 		return 0;
 	}
-	optind = 2;
-	while ((c = getopt_long(argc, argv, "i:m:g:o:n:h", lopts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'i':
-			o.xml = optarg;
-			break;
-		case 'L':
-			o.local = 1;
-			break;
-		case 'm':
-			o.model = optarg;
-			break;
-		case 'g':
-			o.gres = optarg;
-			break;
-		case 'o':
-			o.out = optarg;
-			break;
-		case 'n':
-			o.name = optarg;
-			break;
-		case 'N':
-			if (add_nodes(&o, optarg) < 0)
-				return die("out of memory");
-			break;
-		case 'I':
-			o.islands = optarg;
-			break;
-		case 'F':
-			o.file_prefix = optarg;
-			break;
-		case 'T':
-			o.type = optarg;
-			break;
-		case 't':
-			o.type_name = optarg;
-			break;
-		case 'l': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || v < 0 || v > 1000000) {
-				fprintf(stderr,
-					"%s: --nodes-per-leaf: bad "
-					"value '%s'\n",
-					prog, optarg);
-				return 2;
-			}
-			o.per_leaf = (int) v;
-			break;
-		}
-		case 'P':
-			o.leaf_prefix = optarg;
-			break;
-		case 'S':
-			o.top = optarg;
-			break;
-		case 'H':
-			o.node = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (!strcmp(cmd, "model"))
-		rc = cmd_model(&o);
-	else if (!strcmp(cmd, "gres"))
-		rc = cmd_gres(&o);
-	else if (!strcmp(cmd, "topology"))
-		rc = cmd_topology(&o);
-	else if (!strcmp(cmd, "check"))
-		rc = cmd_check(&o);
-	else if (!strcmp(cmd, "merge"))
-		rc = cmd_merge(&o, argc - optind, argv + optind);
-	else if (!strcmp(cmd, "show"))
-		rc = cmd_show(&o);
-	else {
-		fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
-		usage(stderr);
-		rc = 2;
-	}
+	if (parse_opts(argc, argv, &o, &rc) == 0)
+		rc = run_cmd(cmd, &o, argc, argv);
 	free(o.nodes);
 	return rc;
 }
