@@ -431,11 +431,107 @@ static int jstr(jctx_t *c, json_object *o, const char *key, int required,
 	return 0;
 }
 
+/* GPU i of a node type (c->path names it on return); 0 or -1. */
+static int parse_gpu(jctx_t *c, json_object *g, const char *base, int i,
+		     topo_gpu_t *tg)
+{
+	int tmp[4096];
+	long v;
+
+	snprintf(c->path, sizeof(c->path), "%.100s.gpu[%d]", base, i);
+	if (!json_object_is_type(g, json_type_object)) {
+		agora_err_set(c->err, "%s: %s: not an object", c->file,
+			      c->path);
+		return -1;
+	}
+	if (jint(c, g, "index", 0, i, i, i, &v) < 0)
+		return -1;
+	if (jstr(c, g, "name", 0, tg->name, sizeof(tg->name)) < 0 ||
+	    jstr(c, g, "pci", 0, tg->pci_busid, sizeof(tg->pci_busid)) < 0 ||
+	    jstr(c, g, "cores", 0, tg->cores, sizeof(tg->cores)) < 0)
+		return -1;
+	if (topo_parse_ranges(tg->cores, tmp, 4096, 1 << 20) < 0) {
+		agora_err_set(c->err,
+			      "%s: %s.cores: bad core "
+			      "list '%s'",
+			      c->file, c->path, tg->cores);
+		return -1;
+	}
+	if (jint(c, g, "socket", 0, -1, 63, -1, &v) < 0)
+		return -1;
+	tg->socket = (int) v;
+	if (jint(c, g, "numa", 0, -1, 1 << 16, -1, &v) < 0)
+		return -1;
+	tg->numa = (int) v;
+	if (jint(c, g, "pcie_switch", 0, -1, 1 << 16, -1, &v) < 0)
+		return -1;
+	tg->pcie_switch = (int) v;
+	if (jint(c, g, "island", 0, 0, 1 << 16, i, &v) < 0)
+		return -1;
+	tg->island = (int) v;
+	return 0;
+}
+
+/* An explicit level matrix of node type o must agree with the one
+ * derived from its GPU fields (n); 0 or -1. */
+static int check_levels(jctx_t *c, json_object *o, const topo_node_t *n, int ng)
+{
+	json_object *lv;
+	int i, j;
+
+	lv = jget(c, o, "level", json_type_array, 0);
+	if (!lv)
+		return json_object_object_get_ex(o, "level", NULL) ? -1 : 0;
+	if ((int) json_object_array_length(lv) != ng) {
+		agora_err_set(c->err, "%s: %s.level: %zu rows but gpus is %d",
+			      c->file, c->path, json_object_array_length(lv),
+			      ng);
+		return -1;
+	}
+	for (i = 0; i < ng; i++) {
+		json_object *row = json_object_array_get_idx(lv, i);
+
+		if (!json_object_is_type(row, json_type_array) ||
+		    (int) json_object_array_length(row) != ng) {
+			agora_err_set(c->err,
+				      "%s: %s.level[%d]: want an array "
+				      "of %d levels",
+				      c->file, c->path, i, ng);
+			return -1;
+		}
+		for (j = 0; j < ng; j++) {
+			json_object *e = json_object_array_get_idx(row, j);
+			int64_t x;
+
+			if (!json_object_is_type(e, json_type_int)) {
+				agora_err_set(c->err,
+					      "%s: %s.level[%d][%d]: not "
+					      "an integer",
+					      c->file, c->path, i, j);
+				return -1;
+			}
+			x = json_object_get_int64(e);
+			if (x != n->type.level[i][j]) {
+				agora_err_set(c->err,
+					      "%s: %s.level[%d][%d]: %lld "
+					      "contradicts the GPU fields "
+					      "(island/pcie_switch/socket give "
+					      "%d)",
+					      c->file, c->path, i, j,
+					      (long long) x,
+					      n->type.level[i][j]);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 static int parse_type(jctx_t *c, json_object *o, topo_node_t *n)
 {
-	json_object *gpus, *lv;
+	json_object *gpus;
 	long v;
-	int i, j, ng;
+	int i, ng;
 
 	if (!json_object_is_type(o, json_type_object)) {
 		agora_err_set(c->err, "%s: %s: not an object", c->file,
@@ -483,99 +579,15 @@ static int parse_type(jctx_t *c, json_object *o, topo_node_t *n)
 		char base[128];
 
 		snprintf(base, sizeof(base), "%s", c->path);
-		for (i = 0; i < ng; i++) {
-			json_object *g = json_object_array_get_idx(gpus, i);
-			topo_gpu_t *tg = &n->gpu[i];
-			int tmp[4096];
-
-			snprintf(c->path, sizeof(c->path), "%.100s.gpu[%d]",
-				 base, i);
-			if (!json_object_is_type(g, json_type_object)) {
-				agora_err_set(c->err, "%s: %s: not an object",
-					      c->file, c->path);
+		for (i = 0; i < ng; i++)
+			if (parse_gpu(c, json_object_array_get_idx(gpus, i),
+				      base, i, &n->gpu[i]) < 0)
 				return -1;
-			}
-			if (jint(c, g, "index", 0, i, i, i, &v) < 0)
-				return -1;
-			if (jstr(c, g, "name", 0, tg->name, sizeof(tg->name)) <
-				    0 ||
-			    jstr(c, g, "pci", 0, tg->pci_busid,
-				 sizeof(tg->pci_busid)) < 0 ||
-			    jstr(c, g, "cores", 0, tg->cores,
-				 sizeof(tg->cores)) < 0)
-				return -1;
-			if (topo_parse_ranges(tg->cores, tmp, 4096, 1 << 20) <
-			    0) {
-				agora_err_set(c->err,
-					      "%s: %s.cores: bad core "
-					      "list '%s'",
-					      c->file, c->path, tg->cores);
-				return -1;
-			}
-			if (jint(c, g, "socket", 0, -1, 63, -1, &v) < 0)
-				return -1;
-			tg->socket = (int) v;
-			if (jint(c, g, "numa", 0, -1, 1 << 16, -1, &v) < 0)
-				return -1;
-			tg->numa = (int) v;
-			if (jint(c, g, "pcie_switch", 0, -1, 1 << 16, -1, &v) <
-			    0)
-				return -1;
-			tg->pcie_switch = (int) v;
-			if (jint(c, g, "island", 0, 0, 1 << 16, i, &v) < 0)
-				return -1;
-			tg->island = (int) v;
-		}
 		snprintf(c->path, sizeof(c->path), "%s", base);
 	}
 	topo_node_derive_levels(n);
 	/* an explicit level matrix must agree with the derivation */
-	lv = jget(c, o, "level", json_type_array, 0);
-	if (!lv)
-		return json_object_object_get_ex(o, "level", NULL) ? -1 : 0;
-	if ((int) json_object_array_length(lv) != ng) {
-		agora_err_set(c->err, "%s: %s.level: %zu rows but gpus is %d",
-			      c->file, c->path, json_object_array_length(lv),
-			      ng);
-		return -1;
-	}
-	for (i = 0; i < ng; i++) {
-		json_object *row = json_object_array_get_idx(lv, i);
-
-		if (!json_object_is_type(row, json_type_array) ||
-		    (int) json_object_array_length(row) != ng) {
-			agora_err_set(c->err,
-				      "%s: %s.level[%d]: want an array "
-				      "of %d levels",
-				      c->file, c->path, i, ng);
-			return -1;
-		}
-		for (j = 0; j < ng; j++) {
-			json_object *e = json_object_array_get_idx(row, j);
-			int64_t x;
-
-			if (!json_object_is_type(e, json_type_int)) {
-				agora_err_set(c->err,
-					      "%s: %s.level[%d][%d]: not "
-					      "an integer",
-					      c->file, c->path, i, j);
-				return -1;
-			}
-			x = json_object_get_int64(e);
-			if (x != n->type.level[i][j]) {
-				agora_err_set(c->err,
-					      "%s: %s.level[%d][%d]: %lld "
-					      "contradicts the GPU fields "
-					      "(island/pcie_switch/socket give "
-					      "%d)",
-					      c->file, c->path, i, j,
-					      (long long) x,
-					      n->type.level[i][j]);
-				return -1;
-			}
-		}
-	}
-	return 0;
+	return check_levels(c, o, n, ng);
 }
 
 int topo_model_parse_string(const char *text, const char *name,
