@@ -78,43 +78,139 @@ static int dur_arg(const char *name, const char *arg, int64_t *out)
 	return 0;
 }
 
-static int parse(int argc, char **argv, lopts_t *o)
-{
-	static const struct option lo[] = {
-		CLI_MODEL_OPTIONS,
-		{ "json", required_argument, NULL, 1000 },
-		{ "plot", required_argument, NULL, 1001 },
-		{ "variants", required_argument, NULL, 1002 },
-		{ "train-nodes", required_argument, NULL, 1003 },
-		{ "infer-nodes", required_argument, NULL, 1004 },
-		{ "gpus-per-node", required_argument, NULL, 1005 },
-		{ "headroom", required_argument, NULL, 1006 },
-		{ "peak", required_argument, NULL, 1007 },
-		{ "ratio", required_argument, NULL, 1008 },
-		{ "noise", required_argument, NULL, 1009 },
-		{ "peak-hour", required_argument, NULL, 1010 },
-		{ "poll", required_argument, NULL, 1011 },
-		{ "grace", required_argument, NULL, 1012 },
-		{ "deadline", required_argument, NULL, 1013 },
-		{ "elastic-frac", required_argument, NULL, 1014 },
-		{ "no-requeue-frac", required_argument, NULL, 1015 },
-		{ "min-grow", required_argument, NULL, 1016 },
-		{ "from-day", required_argument, NULL, 1017 },
-		{ "days", required_argument, NULL, 1018 },
-		{ "lend-hold", required_argument, NULL, 1019 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int ch, m;
-	double d;
+static const struct option loaning_opts[] = {
+	CLI_MODEL_OPTIONS,
+	{ "json", required_argument, NULL, 1000 },
+	{ "plot", required_argument, NULL, 1001 },
+	{ "variants", required_argument, NULL, 1002 },
+	{ "train-nodes", required_argument, NULL, 1003 },
+	{ "infer-nodes", required_argument, NULL, 1004 },
+	{ "gpus-per-node", required_argument, NULL, 1005 },
+	{ "headroom", required_argument, NULL, 1006 },
+	{ "peak", required_argument, NULL, 1007 },
+	{ "ratio", required_argument, NULL, 1008 },
+	{ "noise", required_argument, NULL, 1009 },
+	{ "peak-hour", required_argument, NULL, 1010 },
+	{ "poll", required_argument, NULL, 1011 },
+	{ "grace", required_argument, NULL, 1012 },
+	{ "deadline", required_argument, NULL, 1013 },
+	{ "elastic-frac", required_argument, NULL, 1014 },
+	{ "no-requeue-frac", required_argument, NULL, 1015 },
+	{ "min-grow", required_argument, NULL, 1016 },
+	{ "from-day", required_argument, NULL, 1017 },
+	{ "days", required_argument, NULL, 1018 },
+	{ "lend-hold", required_argument, NULL, 1019 },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
+static void lopts_default(lopts_t *o)
+{
 	cli_ctx_init(&o->ctx);
 	pol_loan_sim_params_default(&o->p);
 	o->elastic_frac = 0.5;
 	o->peak = 0.85;
 	o->from_day = -1;
 	o->variants = "none,slurm-order,least-cost,least-cost+elastic";
-	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+}
+
+/* the pools and the demand curve (--train-nodes .. --peak-hour): 0, -1 on
+ * a bad value, 1 when ch is none of them */
+static int pool_opt(int ch, const char *arg, lopts_t *o)
+{
+	double d;
+
+	switch (ch) {
+	case 1003:
+		if (int_arg("train-nodes", arg, 1, 1e6, &d))
+			return -1;
+		o->p.train_nodes = (int) d;
+		return 0;
+	case 1004:
+		if (int_arg("infer-nodes", arg, 0, 1e6, &d))
+			return -1;
+		o->p.infer_nodes = (int) d;
+		return 0;
+	case 1005:
+		if (int_arg("gpus-per-node", arg, 1, 1024, &d))
+			return -1;
+		o->p.gpn = (int) d;
+		return 0;
+	case 1006:
+		if (int_arg("headroom", arg, 0, 1e6, &d))
+			return -1;
+		o->p.headroom = (int) d;
+		return 0;
+	case 1007:
+		return int_arg("peak", arg, 0, 1, &o->peak);
+	case 1008:
+		return int_arg("ratio", arg, 1, 1e6, &o->p.demand.ratio);
+	case 1009:
+		return int_arg("noise", arg, 0, 10, &o->p.demand.noise);
+	case 1010:
+		return int_arg("peak-hour", arg, 0, 24, &o->p.demand.peak_hour);
+	default:
+		return 1;
+	}
+}
+
+/* the loans' timing, the job mix and the metrics window (--poll ..
+ * --lend-hold): 0, -1 on a bad value, 1 when ch is none of them */
+static int loan_opt(int ch, const char *arg, lopts_t *o)
+{
+	switch (ch) {
+	case 1011:
+		if (dur_arg("poll", arg, &o->p.poll_s) || o->p.poll_s < 1)
+			return -1;
+		return 0;
+	case 1012:
+		return dur_arg("grace", arg, &o->p.grace_s);
+	case 1013:
+		return dur_arg("deadline", arg, &o->p.deadline_s);
+	case 1014:
+		return int_arg("elastic-frac", arg, 0, 1, &o->elastic_frac);
+	case 1015:
+		return int_arg("no-requeue-frac", arg, 0, 1, &o->noreq_frac);
+	case 1016:
+		return dur_arg("min-grow", arg, &o->p.min_grow_s);
+	case 1017:
+		return int_arg("from-day", arg, 0, 1e5, &o->from_day);
+	case 1018:
+		return int_arg("days", arg, 0.001, 1e5, &o->days);
+	case 1019:
+		return dur_arg("lend-hold", arg, &o->p.lend_hold_s);
+	default:
+		return 1;
+	}
+}
+
+/* what the options must say together */
+static int check_opts(int argc, char **argv, const lopts_t *o)
+{
+	if (optind < argc) {
+		fprintf(stderr, "agora-sim loaning: unexpected argument '%s'\n",
+			argv[optind]);
+		return -1;
+	}
+	if (!o->ctx.trace_path || !o->json) {
+		fprintf(stderr,
+			"agora-sim loaning: --trace and --json are required\n");
+		return -1;
+	}
+	if ((o->from_day >= 0) != (o->days > 0)) {
+		fprintf(stderr,
+			"agora-sim loaning: --from-day and --days go together\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, lopts_t *o)
+{
+	int ch, m;
+
+	lopts_default(o);
+	while ((ch = getopt_long(argc, argv, "h", loaning_opts, NULL)) != -1) {
 		if (ch < 1000 && ch != 'h') {
 			m = cli_model_opt(ch, optarg, &o->ctx);
 			if (m < 0)
@@ -137,104 +233,19 @@ static int parse(int argc, char **argv, lopts_t *o)
 		case 1002:
 			o->variants = optarg;
 			break;
-		case 1003:
-			if (int_arg("train-nodes", optarg, 1, 1e6, &d))
-				return -1;
-			o->p.train_nodes = (int) d;
-			break;
-		case 1004:
-			if (int_arg("infer-nodes", optarg, 0, 1e6, &d))
-				return -1;
-			o->p.infer_nodes = (int) d;
-			break;
-		case 1005:
-			if (int_arg("gpus-per-node", optarg, 1, 1024, &d))
-				return -1;
-			o->p.gpn = (int) d;
-			break;
-		case 1006:
-			if (int_arg("headroom", optarg, 0, 1e6, &d))
-				return -1;
-			o->p.headroom = (int) d;
-			break;
-		case 1007:
-			if (int_arg("peak", optarg, 0, 1, &o->peak))
-				return -1;
-			break;
-		case 1008:
-			if (int_arg("ratio", optarg, 1, 1e6,
-				    &o->p.demand.ratio))
-				return -1;
-			break;
-		case 1009:
-			if (int_arg("noise", optarg, 0, 10, &o->p.demand.noise))
-				return -1;
-			break;
-		case 1010:
-			if (int_arg("peak-hour", optarg, 0, 24,
-				    &o->p.demand.peak_hour))
-				return -1;
-			break;
-		case 1011:
-			if (dur_arg("poll", optarg, &o->p.poll_s) ||
-			    o->p.poll_s < 1)
-				return -1;
-			break;
-		case 1012:
-			if (dur_arg("grace", optarg, &o->p.grace_s))
-				return -1;
-			break;
-		case 1013:
-			if (dur_arg("deadline", optarg, &o->p.deadline_s))
-				return -1;
-			break;
-		case 1014:
-			if (int_arg("elastic-frac", optarg, 0, 1,
-				    &o->elastic_frac))
-				return -1;
-			break;
-		case 1015:
-			if (int_arg("no-requeue-frac", optarg, 0, 1,
-				    &o->noreq_frac))
-				return -1;
-			break;
-		case 1016:
-			if (dur_arg("min-grow", optarg, &o->p.min_grow_s))
-				return -1;
-			break;
-		case 1017:
-			if (int_arg("from-day", optarg, 0, 1e5, &o->from_day))
-				return -1;
-			break;
-		case 1018:
-			if (int_arg("days", optarg, 0.001, 1e5, &o->days))
-				return -1;
-			break;
-		case 1019:
-			if (dur_arg("lend-hold", optarg, &o->p.lend_hold_s))
-				return -1;
-			break;
 		default:
-			loaning_usage(stderr);
-			return -1;
+			m = pool_opt(ch, optarg, o);
+			if (m > 0)
+				m = loan_opt(ch, optarg, o);
+			if (m < 0)
+				return -1;
+			if (m > 0) {
+				loaning_usage(stderr);
+				return -1;
+			}
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "agora-sim loaning: unexpected argument '%s'\n",
-			argv[optind]);
-		return -1;
-	}
-	if (!o->ctx.trace_path || !o->json) {
-		fprintf(stderr,
-			"agora-sim loaning: --trace and --json are required\n");
-		return -1;
-	}
-	if ((o->from_day >= 0) != (o->days > 0)) {
-		fprintf(stderr,
-			"agora-sim loaning: --from-day and --days go together\n");
-		return -1;
-	}
-	return 0;
+	return check_opts(argc, argv, o);
 }
 
 typedef struct lrun {
