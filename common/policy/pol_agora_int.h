@@ -1,8 +1,9 @@
 /*
  * pol_agora_int.h - internals shared by pol_agora.c (construction, the
- * credit order, agora-order, the registry face) and pol_agora_auction.c
- * (leases, bids, the auction pass of "agora").  Not part of the API:
- * include pol_agora.h instead.
+ * credit order, agora-order, the registry face), pol_agora_auction.c
+ * (leases, reservations, leftovers: the pass of "agora") and
+ * pol_agora_pool.c (one pool's auction: bids, winners, victims).  Not part
+ * of the API: include pol_agora.h instead.
  */
 #ifndef POL_AGORA_INT_H
 #define POL_AGORA_INT_H
@@ -136,5 +137,26 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 /* The "agora" pass after pol_ag_prepare() (pol_agora_auction.c). */
 int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			  int64_t now, pol_actions_t *out);
+
+/* pol_agora_auction.c, for the pool auction: */
+/* Start j on al (taken from a->w.fm) with a lease of lease seconds; the
+ * START action's text tells why and on what terms.  0 or -1. */
+int pol_ag_start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,
+		     int64_t now, int64_t lease, double score, const char *why,
+		     pol_actions_t *out);
+/* Place j on fm; 1 placed, 0 does not fit, -1 error. */
+int pol_ag_try_place(const pol_agora_policy_t *a, const pol_freemap_t *fm,
+		     const pol_job_t *j, pol_alloc_t *al);
+
+/* pol_agora_pool.c: */
+/* APP_MEAN: every app's sum of job rho as things stand (rho_sum, n_jobs;
+ * zeroed for APP_POOL).  0 or -1. */
+int pol_ag_tenant_rho_base(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			   int64_t now, int cgpus);
+/* One pool's auction: incumbents and free GPUs to the worst-off apps;
+ * winners keep or start, losers a winner needs are requeued.  0 or -1. */
+int pol_ag_auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			int64_t now, pol_pool_t pool, int cgpus,
+			pol_actions_t *out);
 
 #endif
