@@ -148,6 +148,15 @@ int pol_ag_start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,
 int pol_ag_try_place(const pol_agora_policy_t *a, const pol_freemap_t *fm,
 		     const pol_job_t *j, pol_alloc_t *al);
 
+/* pol_agora_check.c: */
+/* A time the policy can add and compare without overflow (|t| < 2^53). */
+bool pol_ag_time_ok(int64_t t);
+/* The usable part of snap into use (snap itself when every job is usable,
+ * else a copy without the others, counted in a->stats).  0, -1/EINVAL
+ * (broken cluster) or ENOMEM. */
+int pol_ag_filter_jobs(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+		       pol_snapshot_t *use);
+
 /* pol_agora_pool.c: */
 /* APP_MEAN: every app's sum of job rho as things stand (rho_sum, n_jobs;
  * zeroed for APP_POOL).  0 or -1. */
