@@ -171,7 +171,7 @@ parent_idx = {}
 for l in open(out + "/jobs.tsv"):
     f = l.split("\t")
     if len(f) >= 5 and int(f[4]) >= 0:
-        parent_idx[f[0]] = f[4]
+        parent_idx[f[0]] = f[4].strip()
 id_of = {idx: jid for idx, jid, t in sub}
 if mode == "lost":
     done = set()
