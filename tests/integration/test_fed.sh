@@ -96,8 +96,8 @@ wait_pinned "$k"
 # 3. the decision on every cluster
 sleep 3
 for c in 1 2 3; do
-	if on $c scontrol show job "$j" | grep -q 'Comment=Agora: fed auction: won by c2'; then
-		pass "c$c: scontrol show job $j shows the auction's decision"
+	if on $c scontrol show job "$j" | grep -q 'SystemComment=Agora: fed auction: won by c2'; then
+		pass "c$c: scontrol show job $j shows the auction's decision (SystemComment)"
 	else
 		fail "c$c: scontrol show job $j does not show the decision"
 	fi

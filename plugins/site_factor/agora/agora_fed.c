@@ -179,10 +179,17 @@ extern void agora_fed_pass(time_t now)
 	bool on, changed = false;
 	int timeout, released = 0;
 
+	static time_t idle_since = 0; /* FedAuction=no and no mark seen */
+	int marks = 0;
+
 	slurm_mutex_lock(&agora_state_lock);
 	on = agora_conf.fed_auction;
 	timeout = agora_conf.fed_auction_timeout_s;
 	slurm_mutex_unlock(&agora_state_lock);
+	/* federation off and nothing of it seen lately: look once a minute
+	 * only (an admin may still set a mark), sparing the job write lock */
+	if (!on && idle_since && now - idle_since < 60)
+		return;
 
 	lock_slurmctld(locks);
 	if (!job_list) {
@@ -196,6 +203,7 @@ extern void agora_fed_pass(time_t now)
 		if (!job_ptr->admin_comment ||
 		    !starts_with(job_ptr->admin_comment, AGORA_DESC_PREFIX))
 			continue;
+		marks++;
 		if (IS_JOB_PENDING(job_ptr) && job_ptr->priority == 0 &&
 		    starts_with(job_ptr->admin_comment, AGORA_FED_HOLD) &&
 		    job_ptr->details &&
@@ -214,6 +222,7 @@ extern void agora_fed_pass(time_t now)
 	if (changed)
 		last_job_update = now;
 	unlock_slurmctld(locks);
+	idle_since = (!on && !marks) ? now : 0;
 	if (released)
 		info("%s: released %d federated jobs that waited %d s or more for agorad's auction (fail open: stock Slurm federation)",
 		     LOG_PREFIX, released, timeout);
