@@ -27,7 +27,7 @@
 #define AGORA_FED_OPEN "Agora: fed hold released: "
 /* AdminComment of agorad's will-run requests; "Agora: fed plan; usage="
  * carries the federation's usage per app (app:GPU-hours,...). */
-#define AGORA_FED_PLAN "Agora: fed plan"
+#define AGORA_FED_PLAN  "Agora: fed plan"
 #define AGORA_FED_USAGE "; usage="
 
 #endif
