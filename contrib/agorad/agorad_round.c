@@ -175,11 +175,15 @@ static int refresh_clusters(void)
 	char best[AD_NAME] = "";
 	int best_n = 0;
 
+	static bool dbd_down = false;
+
 	if (!l) {
 		if (n_clusters) {
-			ad_verbose(
-				"slurmdbd does not answer: keeping the last list of %d clusters",
-				n_clusters);
+			if (!dbd_down)
+				ad_error(
+					"slurmdbd does not answer: keeping the last list of %d clusters",
+					n_clusters);
+			dbd_down = true;
 			return 0;
 		}
 		ad_error("cannot read the clusters from slurmdbd: %s",
@@ -206,6 +210,9 @@ static int refresh_clusters(void)
 		}
 	}
 	slurm_list_iterator_destroy(it);
+	if (dbd_down)
+		ad_info("slurmdbd answers again");
+	dbd_down = false;
 	if (!best_n) {
 		ad_error("slurmdbd knows no federation: nothing to auction");
 		slurm_list_destroy(l);
