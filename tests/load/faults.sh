@@ -26,7 +26,7 @@
 set -uo pipefail
 
 TRIALS=20
-JOBS=300
+JOBS=600
 MAX_SLEEP=40
 TLIMIT=2
 SEED=2
@@ -319,7 +319,7 @@ while [ "$(squeue -h | wc -l)" -gt 0 ] && [ "$(date +%s)" -lt "$deadline" ]; do
 	sleep 5
 done
 squeue -h -o '%i|%T|%Q|%r' >"$OUT/left.after"
-[ -s "$OUT/left.after" ] && say "still queued after $TIMEOUT s: $(wc -l <"$OUT/left.after") jobs"
+[ -s "$OUT/left.after" ] && say "left in the queue: $(wc -l <"$OUT/left.after") jobs (see $OUT/left.after)"
 
 want=$(wc -l <"$OUT/submitted.tsv")
 for _ in $(seq 30); do
