@@ -4,7 +4,7 @@
 # contrib/harness/agora-all.conf, agora.conf AuctionPartitions=batch), a few
 # hundred Philly-mix jobs (1-32 GPUs, 10% afterok) running and queued in the
 # auction partition, and then:
-#   - TRIALS times: wait a random 1-8 s, submit a few more jobs, kill -9
+#   - TRIALS times: submit 3 more jobs, wait a random 1.0-8.9 s, kill -9
 #     slurmctld, restart it with agora-dc restart-ctld, wait until it answers
 #   - once: restart slurmdbd (SIGTERM, then agora-dc start, which starts only
 #     what is missing)
