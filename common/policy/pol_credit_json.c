@@ -253,6 +253,72 @@ static int parse_sources(json_object *arr, credit_state_t *st, const char *name,
 	return 0;
 }
 
+/*
+ * A state saved under another cluster name: its sequence becomes that
+ * name's high-water mark among the sources, so its records do not come
+ * back.  0, or -1 (out of memory).
+ */
+static int adopt_foreign(credit_state_t *st)
+{
+	size_t i, k = st->n_src;
+
+	for (i = 0; i < st->n_src; i++)
+		if (!strcmp(st->src[i].cluster, st->cluster))
+			k = i;
+	if (k == st->n_src) {
+		/* parse_sources() left room for one more */
+		if (!st->src && !(st->src = calloc(1, sizeof(*st->src))))
+			return -1;
+		st->n_src++;
+		snprintf(st->src[k].cluster, sizeof(st->src[k].cluster), "%s",
+			 st->cluster);
+	}
+	if (st->seq > st->src[k].hwm)
+		st->src[k].hwm = st->seq;
+	st->seq = 0;
+	return 0;
+}
+
+/* Keep l's configured quotas: merge them into the loaded accounts of st
+ * (quota-only accounts appended).  0, or -1 (out of memory). */
+static int merge_quotas(const pol_credit_t *l, credit_state_t *st)
+{
+	size_t i;
+
+	for (i = 0; i < l->n_acct; i++) {
+		credit_acct_t key, *hit;
+
+		if (!l->acct[i].has_quota)
+			continue;
+		key = l->acct[i];
+		hit = st->n_acct ? bsearch(&key, st->acct, st->n_acct,
+					   sizeof(*st->acct), cmp_acct)
+				 : NULL;
+		if (hit) {
+			hit->has_quota = true;
+			hit->quota = key.quota;
+			continue;
+		}
+		/* quota-only account: append, re-sort below */
+		{
+			credit_acct_t *na = realloc(
+				st->acct, (st->n_acct + 1) * sizeof(*na));
+
+			if (!na)
+				return -1;
+			st->acct = na;
+			st->acct[st->n_acct] = key;
+			st->acct[st->n_acct].has_usage = false;
+			st->acct[st->n_acct].raw = 0;
+			st->acct[st->n_acct].t_ref = 0;
+			st->n_acct++;
+			qsort(st->acct, st->n_acct, sizeof(*st->acct),
+			      cmp_acct);
+		}
+	}
+	return 0;
+}
+
 int pol_credit_load(pol_credit_t *l, const char *json, const char *name,
 		    agora_err_t *err)
 {
@@ -262,7 +328,6 @@ int pol_credit_load(pol_credit_t *l, const char *json, const char *name,
 	json_tokener *tok = NULL;
 	json_object *root = NULL, *arr;
 	int64_t v;
-	size_t i;
 	int rc = -1;
 
 	if (!l || !json) {
@@ -304,55 +369,12 @@ int pol_credit_load(pol_credit_t *l, const char *json, const char *name,
 	    parse_sources(arr, &st, name, err) < 0)
 		goto out;
 	/* Saved under another name: keep its records from coming back. */
-	if (strcmp(st.cluster, l->cluster) && st.seq > 0) {
-		size_t k = st.n_src;
-
-		for (i = 0; i < st.n_src; i++)
-			if (!strcmp(st.src[i].cluster, st.cluster))
-				k = i;
-		if (k == st.n_src) {
-			/* parse_sources() left room for one more */
-			if (!st.src && !(st.src = calloc(1, sizeof(*st.src))))
-				goto nomem;
-			st.n_src++;
-			snprintf(st.src[k].cluster, sizeof(st.src[k].cluster),
-				 "%s", st.cluster);
-		}
-		if (st.seq > st.src[k].hwm)
-			st.src[k].hwm = st.seq;
-		st.seq = 0;
-	}
+	if (strcmp(st.cluster, l->cluster) && st.seq > 0 &&
+	    adopt_foreign(&st) < 0)
+		goto nomem;
 	/* Keep configured quotas: merge them into the loaded accounts. */
-	for (i = 0; i < l->n_acct; i++) {
-		credit_acct_t key, *hit;
-
-		if (!l->acct[i].has_quota)
-			continue;
-		key = l->acct[i];
-		hit = st.n_acct ? bsearch(&key, st.acct, st.n_acct,
-					  sizeof(*st.acct), cmp_acct)
-				: NULL;
-		if (hit) {
-			hit->has_quota = true;
-			hit->quota = key.quota;
-			continue;
-		}
-		/* quota-only account: append, re-sort below */
-		{
-			credit_acct_t *na = realloc(
-				st.acct, (st.n_acct + 1) * sizeof(*na));
-
-			if (!na)
-				goto nomem;
-			st.acct = na;
-			st.acct[st.n_acct] = key;
-			st.acct[st.n_acct].has_usage = false;
-			st.acct[st.n_acct].raw = 0;
-			st.acct[st.n_acct].t_ref = 0;
-			st.n_acct++;
-			qsort(st.acct, st.n_acct, sizeof(*st.acct), cmp_acct);
-		}
-	}
+	if (merge_quotas(l, &st) < 0)
+		goto nomem;
 	/* commit */
 	free(l->acct);
 	free(l->src);
