@@ -1,0 +1,101 @@
+/*
+ * pol_backfill_int.h - the backfill scheduler's state, shared by
+ * pol_backfill.c (parameters, the main scheduler, the EASY pass, the
+ * running jobs' ends) and pol_backfill_plan.c (Slurm's plan: the slot map
+ * of whole-node reservations and the will-run test).  Not part of the
+ * API: include pol_backfill.h instead.
+ */
+#ifndef POL_BACKFILL_INT_H
+#define POL_BACKFILL_INT_H
+
+#include <errno.h>
+
+#include "pol_backfill.h"
+#include "pol_policy_int.h"
+
+/* Slurm's will-run test groups job ends in windows of 30 s, doubling
+ * (cons_common/job_test.c: time_window = 30, bf_window_scale unset). */
+#define BF_WILL_RUN_WINDOW 30
+#define BF_NKEYS           8
+/* will-run results kept per pass (direct-mapped), until a job starts */
+#define BF_MEMO 256
+
+typedef struct bf_memo {
+	unsigned gen; /* valid when == pol_bf.gen */
+	int total_gpus, nodes, gpn;
+	pol_pool_t pool;
+	int64_t T;
+	pol_alloc_t a;
+} bf_memo_t;
+
+typedef struct bf_end {
+	int64_t end, id;
+	const pol_alloc_t *alloc;
+	int node; /* the node of a one-node alloc, else -1 */
+} bf_end_t;
+
+struct pol_bf {
+	const pol_placer_t *placer;
+	pol_work_t w;
+	pol_freemap_t *ex, *sh;
+	bf_end_t *ends;
+	int ends_cap;
+	int64_t window;
+	int max_job_test;
+	int64_t res;
+	bool easy;
+	pol_bf_order_f order;
+	void *order_arg;
+	/* Slurm mode: the slot map, slot i = [sb[i], se[i]) with the node
+	 * bit set bits + i * nw (1 = not reserved) */
+	int64_t *sb, *se;
+	uint64_t *bits, *avail, *jn;
+	int n_slots, slot_cap, nw;
+	int space, recs; /* bf_node_space_size; records Slurm would use */
+	bf_memo_t memo[BF_MEMO];
+	uint64_t *memo_avail; /* BF_MEMO x nw words */
+	unsigned gen;
+	int *node_gpus; /* GPUs per node of node_gpus_c */
+	pol_gpumask_t *node_mask;
+	const pol_cluster_t *node_gpus_c;
+	pol_alloc_part_t *parts; /* scratch for partial releases */
+	int parts_cap;
+	pol_alloc_t *started; /* allocs of jobs backfilled this pass */
+	int n_started, started_cap;
+};
+
+/* Expected ends in time order, ties by job id (qsort). */
+static inline int cmp_end(const void *x, const void *y)
+{
+	const bf_end_t *a = x, *b = y;
+
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* Place j on fm with the placer; 0, or -1 with errno (ENOSPC: no fit). */
+static inline int place_take(pol_bf_t *s, pol_freemap_t *fm, const pol_job_t *j,
+			     pol_alloc_t *a)
+{
+	if (s->placer->place(s->placer->arg, fm, j, a))
+		return -1;
+	return 0;
+}
+
+/* pol_backfill.c, for the plan: */
+/* Fill s->ends with the running jobs and those started since out[first]
+ * (expected end = start + limit, never before now), sorted; the count or
+ * -1.  copy: keep copies of the started jobs' allocs in s->started. */
+int pol_bf_collect_ends(pol_bf_t *s, const pol_snapshot_t *snap, int64_t now,
+			const pol_actions_t *out, int first, bool copy);
+/* Remember a backfilled job's alloc (taken from a) for later will-run
+ * tests; s->started is sized once per pass. */
+pol_alloc_t *pol_bf_started_push(pol_bf_t *s, pol_alloc_t *a);
+
+/* pol_backfill_plan.c: */
+/* Slurm's backfill pass from the head (index i in the order) on. */
+int pol_bf_slurm(pol_bf_t *s, const pol_snapshot_t *snap, int64_t now,
+		 pol_actions_t *out, int first_start, int i);
+
+#endif

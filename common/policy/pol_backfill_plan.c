@@ -1,0 +1,538 @@
+/*
+ * pol_backfill_plan.c - "backfill" with easy=0: Slurm 22.05's plan (the
+ * top of pol_backfill.c describes it), after the main scheduler of
+ * pol_backfill.c: the slot map of whole-node reservations, the will-run
+ * test on the usable nodes (memoised per pass), and the pass over the
+ * pending jobs from the head on.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pol_backfill_int.h"
+
+/* ---- Slurm mode: the slot map ---------------------------------------- */
+
+static int64_t rdown(int64_t t, int64_t res)
+{
+	return t >= 0 ? t / res * res : -((-t + res - 1) / res) * res;
+}
+
+static uint64_t *slot_bits(pol_bf_t *s, int i)
+{
+	return s->bits + (size_t) i * (size_t) s->nw;
+}
+
+static int slots_grow(pol_bf_t *s, int n)
+{
+	int cap;
+	int64_t *nb, *ne;
+	uint64_t *bits;
+
+	if (n <= s->slot_cap)
+		return 0;
+	cap = n * 2 + 8;
+	nb = realloc(s->sb, (size_t) cap * sizeof(*nb));
+	if (nb)
+		s->sb = nb;
+	ne = realloc(s->se, (size_t) cap * sizeof(*ne));
+	if (ne)
+		s->se = ne;
+	bits = realloc(s->bits, (size_t) cap * (size_t) s->nw * sizeof(*bits));
+	if (bits)
+		s->bits = bits;
+	if (!nb || !ne || !bits) {
+		errno = ENOMEM;
+		return -1;
+	}
+	s->slot_cap = cap;
+	return 0;
+}
+
+static int slots_init(pol_bf_t *s, const pol_cluster_t *c, int64_t now)
+{
+	int nw = (c->n_nodes + 63) / 64, k;
+
+	if (nw != s->nw) {
+		uint64_t *a = realloc(s->avail, (size_t) nw * sizeof(*a));
+		uint64_t *jn = a ? realloc(s->jn, (size_t) nw * sizeof(*jn))
+				 : NULL;
+
+		if (a)
+			s->avail = a;
+		if (jn)
+			s->jn = jn;
+		if (!a || !jn) {
+			errno = ENOMEM;
+			return -1;
+		}
+		free(s->bits);
+		s->bits = NULL;
+		s->slot_cap = 0;
+		free(s->memo_avail);
+		s->memo_avail = calloc((size_t) BF_MEMO * (size_t) nw,
+				       sizeof(uint64_t));
+		if (!s->memo_avail) {
+			errno = ENOMEM;
+			return -1;
+		}
+		s->nw = nw;
+	}
+	if (slots_grow(s, 1))
+		return -1;
+	s->gen++; /* new pass: forget will-run results */
+	if (!s->gen)
+		s->gen = 1;
+	s->n_slots = 1;
+	s->recs = 1;
+	s->sb[0] = rdown(now, s->res);
+	s->se[0] = rdown(now + s->window, s->res);
+	if (s->se[0] <= s->sb[0])
+		s->se[0] = s->sb[0] + s->res;
+	for (k = 0; k < nw; k++)
+		s->bits[k] = ~(uint64_t) 0;
+	return 0;
+}
+
+/* Split slot i at t (sb[i] < t < se[i]): slot i becomes [sb, t), a copy
+ * [t, se) follows it. */
+static int slot_split(pol_bf_t *s, int i, int64_t t)
+{
+	if (slots_grow(s, s->n_slots + 1))
+		return -1;
+	memmove(&s->sb[i + 2], &s->sb[i + 1],
+		(size_t) (s->n_slots - i - 1) * sizeof(*s->sb));
+	memmove(&s->se[i + 2], &s->se[i + 1],
+		(size_t) (s->n_slots - i - 1) * sizeof(*s->se));
+	memmove(slot_bits(s, i + 1), slot_bits(s, i),
+		(size_t) (s->n_slots - i) * (size_t) s->nw * sizeof(uint64_t));
+	s->sb[i + 1] = t;
+	s->se[i + 1] = s->se[i];
+	s->se[i] = t;
+	s->n_slots++;
+	return 0;
+}
+
+/* The first slot that ends after t (n_slots if none). */
+static int slot_after(const pol_bf_t *s, int64_t t)
+{
+	int lo = 0, hi = s->n_slots;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (s->se[mid] > t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * Nodes usable over [start, end] (inclusive end, as backfill.c compares
+ * begin_time <= end_time) into s->avail, and *later = the end of the first
+ * slot after start whose successor frees a node (0: none).
+ */
+static void slots_avail(pol_bf_t *s, int64_t start, int64_t end, int64_t *later)
+{
+	int i, k, nw = s->nw;
+
+	*later = 0;
+	for (k = 0; k < nw; k++)
+		s->avail[k] = ~(uint64_t) 0;
+	for (i = slot_after(s, start); i < s->n_slots; i++) {
+		if (i + 1 < s->n_slots && !*later) {
+			const uint64_t *cur = slot_bits(s, i);
+			const uint64_t *nxt = slot_bits(s, i + 1);
+
+			for (k = 0; k < nw; k++)
+				if (nxt[k] & ~(cur[k] & s->avail[k])) {
+					*later = s->se[i];
+					break;
+				}
+		}
+		if (s->sb[i] > end)
+			break;
+		for (k = 0; k < nw; k++)
+			s->avail[k] &= slot_bits(s, i)[k];
+	}
+}
+
+/* Does a reservation of nodes jn over [start, end) meet one already made? */
+static bool slots_overlap(pol_bf_t *s, int64_t start, int64_t end)
+{
+	int i, k;
+
+	for (i = slot_after(s, start); i < s->n_slots; i++) {
+		if (s->sb[i] >= end)
+			break;
+		for (k = 0; k < s->nw; k++)
+			if (s->jn[k] & ~slot_bits(s, i)[k])
+				return true;
+	}
+	return false;
+}
+
+/* Reserve nodes jn over [start, end) (backfill.c _add_reservation()). */
+static int slots_add(pol_bf_t *s, int64_t start, int64_t end)
+{
+	int i, k;
+
+	if (start < s->sb[0])
+		start = s->sb[0];
+	if (end < start + s->res)
+		end = start + s->res;
+	/* the records _add_reservation() takes from the table: one for the
+	 * start unless a slot ends there, one for the end inside a slot */
+	for (i = 0; i < s->n_slots && s->se[i] < start; i++)
+		;
+	s->recs += i < s->n_slots && s->se[i] > start;
+	for (; i < s->n_slots && s->se[i] < end; i++)
+		;
+	s->recs += i < s->n_slots && s->se[i] > end;
+	for (i = 0; i < s->n_slots; i++) {
+		if (s->se[i] <= start)
+			continue;
+		if (s->sb[i] >= end)
+			break;
+		if (s->sb[i] < start) {
+			if (slot_split(s, i, start))
+				return -1;
+			continue; /* the [start, ...) half is next */
+		}
+		if (s->se[i] > end && slot_split(s, i, end))
+			return -1;
+		for (k = 0; k < s->nw; k++)
+			slot_bits(s, i)[k] &= ~s->jn[k];
+	}
+	return 0;
+}
+
+static void nodes_of(pol_bf_t *s, const pol_alloc_t *a)
+{
+	int p;
+
+	memset(s->jn, 0, (size_t) s->nw * sizeof(*s->jn));
+	for (p = 0; p < a->n_parts; p++)
+		s->jn[a->parts[p].node / 64] |= (uint64_t) 1
+						<< (a->parts[p].node % 64);
+}
+
+static bool node_usable(const pol_bf_t *s, int node)
+{
+	return (s->avail[node / 64] >> (node % 64)) & 1;
+}
+
+/* Release on s->sh the GPUs of e that lie on usable nodes; 1 if any. */
+static int give_usable(pol_bf_t *s, const bf_end_t *e)
+{
+	const pol_alloc_t *a = e->alloc;
+	pol_alloc_t part = { s->parts, 0 };
+	int p;
+
+	if (e->node >= 0) {
+		if (!node_usable(s, e->node))
+			return 0;
+		return pol_freemap_give(s->sh, a) ? -1 : 1;
+	}
+
+	if (a->n_parts > s->parts_cap) {
+		pol_alloc_part_t *np = realloc(s->parts, (size_t) a->n_parts *
+								 sizeof(*np));
+
+		if (!np) {
+			errno = ENOMEM;
+			return -1;
+		}
+		s->parts = np;
+		s->parts_cap = a->n_parts;
+		part.parts = np;
+	}
+	for (p = 0; p < a->n_parts; p++)
+		if (node_usable(s, a->parts[p].node))
+			part.parts[part.n_parts++] = a->parts[p];
+	if (!part.n_parts)
+		return 0;
+	if (pol_freemap_give(s->sh, &part))
+		return -1;
+	return 1;
+}
+
+/*
+ * The will-run test on the usable nodes (s->avail): *T = now and *a if j
+ * fits now, else the end of the batch of running jobs after which it fits
+ * (cons_common/job_test.c _will_run_test()), else *T = INT64_MAX.
+ */
+static int bf_will_run(pol_bf_t *s, int n_ends, const pol_job_t *j, int64_t now,
+		       int64_t *T, pol_alloc_t *a)
+{
+	const pol_cluster_t *c = pol_freemap_cluster(s->w.fm);
+	int node, i = 0, cap;
+	int64_t bar = 0, tw = BF_WILL_RUN_WINDOW;
+
+	*T = INT64_MAX;
+	if (s->node_gpus_c != c) {
+		int *ng = realloc(s->node_gpus,
+				  (size_t) c->n_nodes * sizeof(*ng));
+
+		if (!ng) {
+			errno = ENOMEM;
+			return -1;
+		}
+		pol_gpumask_t *nm = realloc(s->node_mask,
+					    (size_t) c->n_nodes * sizeof(*nm));
+
+		s->node_gpus = ng;
+		if (!nm) {
+			errno = ENOMEM;
+			return -1;
+		}
+		s->node_mask = nm;
+		s->node_gpus_c = c;
+		for (node = 0; node < c->n_nodes; node++) {
+			nm[node] = pol_node_all_gpus(c, node);
+			ng[node] = c->nodes[node].up ? pol_popcount(nm[node])
+						     : 0;
+		}
+	}
+	/* quick no: the usable nodes cannot hold the job even when empty */
+	for (node = 0, cap = 0; node < c->n_nodes && cap < j->total_gpus;
+	     node++)
+		if (node_usable(s, node) && c->nodes[node].pool == j->pool)
+			cap += s->node_gpus[node];
+	if (cap < j->total_gpus)
+		return 0;
+	if (pol_freemap_assign(s->sh, s->w.fm))
+		return -1;
+	for (node = 0; node < c->n_nodes; node++)
+		if (!node_usable(s, node))
+			pol_freemap_take_mask(s->sh, node, s->node_mask[node]);
+	if (!place_take(s, s->sh, j, a)) {
+		*T = now;
+		return 0;
+	}
+	if (errno != ENOSPC)
+		return -1;
+	while (i < n_ends) {
+		const bf_end_t *last = NULL;
+
+		for (; i < n_ends && s->ends[i].end != INT64_MAX; i++) {
+			int r = give_usable(s, &s->ends[i]);
+
+			if (r < 0)
+				return -1;
+			if (!r)
+				continue; /* no usable node: skipped */
+			if (!bar)
+				bar = s->ends[i].end + BF_WILL_RUN_WINDOW -
+				      s->ends[i].end % BF_WILL_RUN_WINDOW;
+			last = &s->ends[i];
+			if (i + 1 >= n_ends || s->ends[i + 1].end > bar + tw) {
+				i++;
+				break;
+			}
+		}
+		if (!last)
+			break;
+		while (i < n_ends && s->ends[i].end != INT64_MAX &&
+		       s->ends[i].end > bar + tw)
+			tw *= 2;
+		if (!place_take(s, s->sh, j, a)) {
+			*T = last->end <= now ? now + 1 : last->end;
+			return 0;
+		}
+		if (errno != ENOSPC)
+			return -1;
+		if (i >= n_ends || s->ends[i].end == INT64_MAX)
+			break;
+	}
+	return 0;
+}
+
+static bf_memo_t *memo_find(pol_bf_t *s, const pol_job_t *j, bool *hit)
+{
+	uint64_t h = (uint64_t) j->total_gpus * 0x9e3779b97f4a7c15ULL ^
+		     (uint64_t) j->nodes * 0xc2b2ae3d27d4eb4fULL ^
+		     (uint64_t) j->gpus_per_node * 0x165667b19e3779f9ULL ^
+		     (uint64_t) j->pool;
+	bf_memo_t *m;
+	uint64_t *ma;
+	int k;
+
+	for (k = 0; k < s->nw; k++)
+		h = (h ^ s->avail[k]) * 0xff51afd7ed558ccdULL;
+	h ^= h >> 29;
+	m = &s->memo[h % BF_MEMO];
+	ma = s->memo_avail + (size_t) (h % BF_MEMO) * (size_t) s->nw;
+	*hit = m->gen == s->gen && m->total_gpus == j->total_gpus &&
+	       m->nodes == j->nodes && m->gpn == j->gpus_per_node &&
+	       m->pool == j->pool &&
+	       !memcmp(ma, s->avail, (size_t) s->nw * sizeof(*ma));
+	if (!*hit) {
+		memcpy(ma, s->avail, (size_t) s->nw * sizeof(*ma));
+		pol_alloc_free(&m->a);
+		m->gen = 0;
+		m->total_gpus = j->total_gpus;
+		m->nodes = j->nodes;
+		m->gpn = j->gpus_per_node;
+		m->pool = j->pool;
+	}
+	return m;
+}
+
+/* bf_will_run() through the memo: the result depends only on the job's
+ * shape, the usable nodes, the free map and the running jobs, and the
+ * last two change only when a job starts (s->gen). */
+static int bf_will_run_memo(pol_bf_t *s, int n_ends, const pol_job_t *j,
+			    int64_t now, int64_t *T, pol_alloc_t *a)
+{
+	bool hit;
+	bf_memo_t *m = memo_find(s, j, &hit);
+
+	if (hit) {
+		*T = m->T;
+		return m->T == INT64_MAX ? 0 : pol_alloc_copy(a, &m->a);
+	}
+	if (bf_will_run(s, n_ends, j, now, T, a))
+		return -1;
+	if (*T != INT64_MAX && pol_alloc_copy(&m->a, a))
+		return -1;
+	m->T = *T;
+	m->gen = s->gen;
+	return 0;
+}
+
+/* Keep s->ends sorted after a backfilled start (alloc owned by s). */
+static int ends_insert(pol_bf_t *s, int *n, int64_t end, int64_t id,
+		       const pol_alloc_t *a)
+{
+	bf_end_t e;
+	int k;
+
+	if (*n + 1 > s->ends_cap) {
+		int cap = *n * 2 + 16;
+		bf_end_t *ne = realloc(s->ends, (size_t) cap * sizeof(*ne));
+
+		if (!ne) {
+			errno = ENOMEM;
+			return -1;
+		}
+		s->ends = ne;
+		s->ends_cap = cap;
+	}
+	e = (bf_end_t){ end, id, a, a->n_parts == 1 ? a->parts[0].node : -1 };
+	for (k = *n; k > 0 && cmp_end(&s->ends[k - 1], &e) > 0; k--)
+		s->ends[k] = s->ends[k - 1];
+	s->ends[k] = e;
+	(*n)++;
+	return 0;
+}
+
+/* Test one pending job j (Slurm's loop body): 0, 1 when the slot table
+ * is full (the pass ends), -1 on error. */
+static int bf_slurm_job(pol_bf_t *s, const pol_job_t *j, int64_t now,
+			int *n_ends, pol_actions_t *out)
+{
+	int64_t limit = j->time_limit > 0 ? j->time_limit : INT64_MAX / 4;
+	int64_t start_res = now, later, T, rs, re;
+	int guard;
+
+	for (guard = 0; guard < 2 * s->n_slots + 8; guard++) {
+		pol_alloc_t a = { NULL, 0 };
+		int64_t end = (start_res > now ? start_res : now) + limit;
+
+		slots_avail(s, start_res, end, &later);
+		if (bf_will_run_memo(s, *n_ends, j, now, &T, &a))
+			return -1;
+		if (T == INT64_MAX) {
+			if (!later)
+				return 0; /* never fits on these nodes */
+			start_res = later;
+			continue;
+		}
+		if (T < start_res)
+			T = start_res;
+		if (T <= now) {
+			pol_alloc_t *kept;
+
+			if (pol_freemap_take(s->w.fm, &a) ||
+			    pol_actions_add(out, POL_ACT_START, j->id, &a, 0,
+					    "backfill")) {
+				pol_alloc_free(&a);
+				return -1;
+			}
+			kept = pol_bf_started_push(s, &a);
+			if (!++s->gen)
+				s->gen = 1;
+			return ends_insert(s, n_ends,
+					   j->time_limit > 0 ? now + limit
+							     : INT64_MAX,
+					   j->id, kept);
+		}
+		if (later && T > later) {
+			pol_alloc_free(&a);
+			start_res = later;
+			continue;
+		}
+		if (T > now + s->window) {
+			pol_alloc_free(&a);
+			return 0;
+		}
+		rs = rdown(T, s->res);
+		re = rdown(T > INT64_MAX / 2 - limit ? INT64_MAX / 2
+						     : T + limit,
+			   s->res);
+		nodes_of(s, &a);
+		pol_alloc_free(&a);
+		if (slots_overlap(s, rs, re)) {
+			start_res = T;
+			continue;
+		}
+		if (s->space && s->recs >= s->space)
+			return 1; /* "table size limit reached": pass ends */
+		if (slots_add(s, rs, re))
+			return -1;
+		return pol_actions_add(out, POL_ACT_HOLD, j->id, NULL,
+				       (double) T, "Resources");
+	}
+	return 0;
+}
+
+/* Slurm's backfill pass from the head (index i in the order) on. */
+int pol_bf_slurm(pol_bf_t *s, const pol_snapshot_t *snap, int64_t now,
+		 pol_actions_t *out, int first_start, int i)
+{
+	int n_ends, tested = 0, rest = snap->n_pending - i;
+
+	/* room for the main scheduler's starts and every backfilled job */
+	rest += out->n - first_start;
+	if (rest > s->started_cap) {
+		pol_alloc_t *ns = realloc(s->started,
+					  (size_t) rest * sizeof(*ns));
+
+		if (!ns) {
+			errno = ENOMEM;
+			return -1;
+		}
+		s->started = ns;
+		s->started_cap = rest;
+	}
+	n_ends = pol_bf_collect_ends(s, snap, now, out, first_start, true);
+	if (n_ends < 0 || slots_init(s, snap->cluster, now))
+		return -1;
+	for (; i < snap->n_pending; i++) {
+		if (s->max_job_test && tested >= s->max_job_test)
+			break;
+		tested++;
+		int r = bf_slurm_job(s, &snap->pending[s->w.idx[i]], now,
+				     &n_ends, out);
+
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			break;
+	}
+	return 0;
+}
