@@ -4,6 +4,7 @@
  * agorad.c        options, configuration, pid file, signals, the loop
  * agorad_log.c    logging the way Slurm daemons do (levels, file, SIGHUP)
  * agorad_round.c  one auction round: survey, plans, auction, pins
+ *                (with agorad_survey.c, agorad_auction.c)
  */
 #ifndef AGORAD_H
 #define AGORAD_H

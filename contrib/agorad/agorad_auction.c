@@ -1,0 +1,301 @@
+/*
+ * agorad_auction.c - steps 3 and 4 of a round (agorad_round.c), and the
+ * credit exchange between the clusters.
+ *
+ *   3. the auction's inputs and outputs: the catalog with one site per
+ *      cluster, each team's credit over the federation, and the decision
+ *      text written into the AdminComment of each job
+ *   4. pins, the child of one origin: Clusters=<winner> with the decision
+ *      in the AdminComment, then the release, then the AdminComment again
+ *      (Slurm forwards updates to the active sibling copy, which now
+ *      exists), so the SystemComment that site_factor/agora copies from it
+ *      is shown on every cluster
+ *
+ * The credit exchange: usage_text[c] carries every app's usage on the
+ * other clusters to cluster c with its first will-run request (step 2).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+
+#include "agora_fed_marks.h"
+#include "agora_file.h"
+#include "agorad_round_int.h"
+
+/* ---- 4. pins -------------------------------------------------------- */
+
+static int update(job_desc_msg_t *d)
+{
+	int rc = slurm_update_job(d);
+
+	return rc ? slurm_get_errno() : 0;
+}
+
+void pins_child(int c, int fd)
+{
+	for (int i = 0; i < n_jobs; i++) {
+		ad_pin_msg_t m = { .idx = (uint32_t) i };
+		job_desc_msg_t d;
+		int w = winner_cluster[i];
+
+		if (w < 0 || strcmp(jobs[i].origin, clusters[c].name))
+			continue;
+		/* 1: pin while held (no sibling copy is submitted) */
+		slurm_init_job_desc_msg(&d);
+		d.job_id = jobs[i].job_id;
+		d.clusters = clusters[w].name;
+		d.admin_comment = decision[i];
+		m.step = 1;
+		if (!(m.rc = update(&d))) {
+			/* 2: release: the origin submits to the winner only */
+			slurm_init_job_desc_msg(&d);
+			d.job_id = jobs[i].job_id;
+			d.priority = INFINITE;
+			m.step = 2;
+			if (!(m.rc = update(&d)) && w != c) {
+				/* 3: the decision again, now forwarded to the
+				 * winner's copy */
+				slurm_init_job_desc_msg(&d);
+				d.job_id = jobs[i].job_id;
+				d.admin_comment = decision[i];
+				m.step = 3;
+				m.rc = update(&d);
+			}
+		}
+		(void) write_all(fd, &m, sizeof(m));
+	}
+}
+
+/* ---- 3. the auction ------------------------------------------------- */
+
+void catalog_free(ad_catalog_t *ac)
+{
+	free(ac->cat.sites);
+	free(ac->cat.datasets);
+	free(ac->col_of_site);
+	if (ac->have_file)
+		pol_fed_catalog_free(&ac->file);
+	memset(ac, 0, sizeof(*ac));
+}
+
+/* The catalog with one site per cluster, in the clusters' order: the
+ * datasets' replica bits are renumbered from the file's sites. */
+void catalog_build(const agora_conf_t *conf, ad_catalog_t *ac)
+{
+	memset(ac, 0, sizeof(*ac));
+	if (conf->fed_catalog) {
+		agora_err_t err = { { 0 } };
+		char *text = NULL;
+		size_t len = 0;
+
+		if (agora_file_read_ex(conf->fed_catalog, 64 << 20,
+				       AGORA_FILE_FOLLOW, &text, &len, NULL,
+				       &err) < 0) {
+			ad_error("%s; auctions go on without data locality",
+				 err.text);
+		} else if (pol_fed_catalog_parse(text, conf->fed_catalog,
+						 &ac->file, &err)) {
+			ad_error("%s; auctions go on without data locality",
+				 err.text);
+		} else {
+			ac->have_file = true;
+		}
+		free(text);
+	}
+	ac->cat.n_sites = n_clusters;
+	ac->cat.sites = calloc(n_clusters + 1, sizeof(pol_fed_site_t));
+	for (int c = 0; c < n_clusters; c++) {
+		int s = ac->have_file ? pol_fed_catalog_site(&ac->file,
+							     clusters[c].name)
+				      : -1;
+
+		if (s >= 0)
+			ac->cat.sites[c] = ac->file.sites[s];
+		else {
+			scopy(ac->cat.sites[c].name, clusters[c].name,
+			      POL_FED_NAME_LEN);
+			ac->cat.sites[c].link_bytes_per_s = 1e9;
+		}
+	}
+	if (!ac->have_file)
+		return;
+	ac->cat.n_datasets = ac->file.n_datasets;
+	ac->cat.datasets = calloc(ac->file.n_datasets + 1,
+				  sizeof(pol_fed_dataset_t));
+	for (int d = 0; d < ac->file.n_datasets; d++) {
+		pol_fed_dataset_t *ds = &ac->cat.datasets[d];
+
+		*ds = ac->file.datasets[d];
+		ds->where = 0;
+		for (int s = 0; s < ac->file.n_sites && s < 64; s++) {
+			int c;
+
+			if (!(ac->file.datasets[d].where & (1ULL << s)))
+				continue;
+			c = cluster_index(ac->file.sites[s].name);
+			if (c >= 0)
+				ds->where |= 1ULL << c;
+		}
+	}
+}
+
+double fed_credit(const char *team)
+{
+	double used = 0, quota = 0;
+
+	for (int c = 0; c < n_clusters; c++)
+		for (int u = 0; u < n_usage[c]; u++)
+			if (!strcmp(usage[c][u].app, team)) {
+				used += usage[c][u].usage;
+				if (usage[c][u].quota > quota)
+					quota = usage[c][u].quota;
+			}
+	if (quota <= 0)
+		return 1.0;
+	return fmax(-1.0, fmin(1.0, (quota - used) / quota));
+}
+
+/* ---- the credit exchange ------------------------------------------- */
+
+/* Whether app usage[o][u] was met before, skipping cluster c: it is
+ * written once, at its first cluster. */
+static bool app_seen_before(int c, int o, int u)
+{
+	const char *app = usage[o][u].app;
+
+	for (int p = 0; p < o; p++)
+		for (int v = 0; p != c && v < n_usage[p]; v++)
+			if (!strcmp(usage[p][v].app, app))
+				return true;
+	for (int v = 0; v < u; v++)
+		if (!strcmp(usage[o][v].app, app))
+			return true;
+	return false;
+}
+
+/* The usage of app on every cluster but c. */
+static double app_usage_elsewhere(int c, const char *app)
+{
+	double sum = 0;
+
+	for (int p = 0; p < n_clusters; p++)
+		for (int v = 0; p != c && v < n_usage[p]; v++)
+			if (!strcmp(usage[p][v].app, app))
+				sum += usage[p][v].usage;
+	return sum;
+}
+
+/* "app:gpu-hours,..." of the other clusters for cluster c (malloc'ed),
+ * NULL if there is none (or no memory). */
+static char *usage_text_for(int c)
+{
+	size_t cap = 256, len = 0;
+	char *t = malloc(cap);
+
+	if (!t)
+		return NULL;
+	t[0] = '\0';
+	for (int o = 0; o < n_clusters; o++)
+		for (int u = 0; o != c && u < n_usage[o]; u++) {
+			const char *app = usage[o][u].app;
+
+			if (app_seen_before(c, o, u))
+				continue;
+			if (len + strlen(app) + 40 > cap) {
+				size_t ncap = 2 * cap + strlen(app) + 40;
+				char *nt = realloc(t, ncap);
+
+				if (!nt) {
+					ad_error(
+						"out of memory: no usage for %s",
+						clusters[c].name);
+					free(t);
+					return NULL;
+				}
+				t = nt;
+				cap = ncap;
+			}
+			len += snprintf(t + len, cap - len, "%s%s:%.3f",
+					len ? "," : "", app,
+					app_usage_elsewhere(c, app));
+		}
+	if (!len) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void build_usage_texts(void)
+{
+	for (int c = 0; c < n_clusters; c++) {
+		free(usage_text[c]);
+		usage_text[c] = usage_text_for(c);
+	}
+}
+
+/* ---- the decision texts ---------------------------------------------- */
+
+char *decision_text(int i, const pol_fed_award_t *a, const pol_fed_weights_t *w,
+		    const ad_catalog_t *ac, const pol_fed_job_t *pj,
+		    const pol_fed_plan_t *plans, time_t now)
+{
+	size_t cap = 2048, l;
+	char *t = malloc(cap);
+
+	if (!t)
+		return NULL;
+	if (a->cluster < 0) {
+		l = snprintf(t, cap, "%sno cluster can run it now; held",
+			     AGORA_FED_WON);
+	} else {
+		l = snprintf(
+			t, cap,
+			"%swon by %s (cost %.0f s; runner-up %s): %s. Bids:",
+			AGORA_FED_WON, clusters[a->cluster].name, a->cost,
+			isfinite(a->second) ? "" : "none", a->why);
+		if (isfinite(a->second)) {
+			/* put the runner-up's cost in the text */
+			char *p = strstr(t, "runner-up ");
+
+			if (p) {
+				char buf[64];
+
+				snprintf(buf, sizeof(buf), "runner-up %.0f s)",
+					 a->second);
+				l = (p - t) + snprintf(p, cap - (p - t),
+						       "%s: %s. Bids:", buf,
+						       a->why);
+			}
+		}
+	}
+	for (int c = 0; c < n_clusters && a->cluster >= 0; c++) {
+		char why[POL_FED_WHY_LEN];
+		const pol_fed_plan_t *p = &plans[(size_t) i * n_clusters + c];
+		double cost;
+
+		if (!(pj[i].eligible & (1ULL << c)))
+			continue;
+		if (!clusters[c].up) {
+			l += snprintf(t + l, cap > l ? cap - l : 0,
+				      " %s no answer (down);",
+				      clusters[c].name);
+			continue;
+		}
+		if (!p->valid) {
+			l += snprintf(t + l, cap > l ? cap - l : 0,
+				      " %s refused;", clusters[c].name);
+			continue;
+		}
+		cost = pol_fed_cost(w, &ac->cat, &pj[i], c, p, now, why,
+				    sizeof(why));
+		l += snprintf(t + l, cap > l ? cap - l : 0, " %s %.0f s (%s);",
+			      clusters[c].name, cost, why);
+	}
+	if (l >= cap)
+		t[cap - 1] = '\0';
+	return t;
+}

@@ -1,0 +1,132 @@
+/*
+ * agorad_round_int.h - what the files of one auction round share.
+ *
+ * agorad_round.c    the round: the federation, the children, the steps,
+ *                   the state file
+ * agorad_survey.c   what the survey and plans children do on a cluster
+ * agorad_auction.c  the pins child, the catalog, the credit exchange and
+ *                   the decision texts of the auction
+ */
+#ifndef AGORAD_ROUND_INT_H
+#define AGORAD_ROUND_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurmdb.h>
+
+#include "agorad.h"
+#include "pol_fed.h"
+
+#define AD_NAME          64
+#define AD_STR           256
+#define AD_MAX_CLUSTERS  64
+#define AD_CHILD_LIMIT_S 30
+
+/* Items of slurmctld_plugstack_conf (Slurm 22.05 read_config.h layout,
+ * as agoractl reads them). */
+typedef struct {
+	char *name;
+	char *value;
+} ad_pair_t;
+typedef struct {
+	char *name;
+	List key_pairs;
+} ad_plugin_params_t;
+
+typedef struct ad_cluster {
+	char name[AD_NAME];
+	slurmdb_cluster_rec_t *rec;
+	bool up;
+	int gpus_total, gpus_free, gpus_pending, gpus_per_node, n_nodes;
+} ad_cluster_t;
+
+typedef struct ad_job {
+	uint32_t job_id, user_id, group_id, num_nodes, max_nodes, num_tasks,
+		num_cpus, time_limit;
+	uint16_t cpus_per_task, ntasks_per_node;
+	uint64_t pn_min_memory;
+	int gpus;
+	int64_t submit;
+	char origin[AD_NAME], account[AD_NAME], partition[AD_NAME],
+		qos[AD_NAME], dataset[AD_NAME];
+	char tres_per_node[AD_STR], tres_per_job[AD_STR], tres_per_task[AD_STR],
+		tres_per_socket[AD_STR], cpus_per_tres[AD_STR],
+		mem_per_tres[AD_STR], features[AD_STR], viable[AD_STR];
+} ad_job_t;
+
+typedef struct {
+	int ok;
+	int gpus_total, gpus_free, gpus_pending, gpus_per_node, n_nodes;
+	int n_jobs, n_usage;
+	char err[128];
+} ad_survey_hdr_t;
+
+typedef struct {
+	char app[AD_NAME];
+	double usage, quota;
+} ad_usage_t;
+
+typedef struct {
+	uint32_t idx;
+	int valid;
+	int64_t start;
+	int n_preempt, n_nodes;
+	char err[96];
+} ad_plan_msg_t;
+
+typedef struct {
+	uint32_t idx;
+	int rc; /* 0 pinned and released; else the Slurm error */
+	int step;
+} ad_pin_msg_t;
+
+typedef struct {
+	pol_fed_catalog_t cat;  /* sites: one per cluster, our order */
+	pol_fed_catalog_t file; /* FedCatalog as parsed (owns datasets) */
+	bool have_file;
+	int *col_of_site; /* file site -> cluster index */
+} ad_catalog_t;
+
+/* ---- state kept between rounds (only what Slurm does not show) ----- */
+extern ad_cluster_t clusters[AD_MAX_CLUSTERS];
+extern int n_clusters;
+
+/* ---- per round ------------------------------------------------------ */
+extern ad_job_t *jobs;
+extern int n_jobs;
+extern ad_usage_t *usage[AD_MAX_CLUSTERS];
+extern int n_usage[AD_MAX_CLUSTERS];
+extern char *usage_text[AD_MAX_CLUSTERS]; /* payload for cluster c */
+extern char **decision;                   /* AdminComment text per job */
+extern int *winner_cluster;
+
+/* agorad_round.c */
+/* Copy src into dst[size], cut if longer. */
+void scopy(char *dst, const char *src, size_t size);
+int cluster_index(const char *name);
+int write_all(int fd, const void *p, size_t n);
+
+/* agorad_survey.c: run in the child of cluster c, reporting on fd */
+void survey_child(int c, int fd);
+void plans_child(int c, int fd);
+/* Whether job j may run on cluster (its viable siblings). */
+bool eligible(const ad_job_t *j, const char *cluster);
+
+/* agorad_auction.c */
+void pins_child(int c, int fd);
+void catalog_build(const agora_conf_t *conf, ad_catalog_t *ac);
+void catalog_free(ad_catalog_t *ac);
+/* The team's credit fraction over the whole federation. */
+double fed_credit(const char *team);
+/* usage_text[c]: the GPU-hours of every app on the other clusters */
+void build_usage_texts(void);
+/* The AdminComment text of job i's award (malloc'ed). */
+char *decision_text(int i, const pol_fed_award_t *a, const pol_fed_weights_t *w,
+		    const ad_catalog_t *ac, const pol_fed_job_t *pj,
+		    const pol_fed_plan_t *plans, time_t now);
+
+#endif

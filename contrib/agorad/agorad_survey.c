@@ -1,0 +1,395 @@
+/*
+ * agorad_survey.c - what the children of steps 1 and 2 of a round do on
+ * their cluster (agorad_round.c runs one per cluster, with libslurm's
+ * target cluster set to it).
+ *
+ *   1. survey: the jobs that job_submit/agora holds at this origin,
+ *      free/total GPUs, pending GPU demand, and the usage per app that
+ *      slurmctld/agora publishes
+ *   2. plans: Slurm's will-run of each held job on this cluster; the first
+ *      request carries the other clusters' usage per app and tells
+ *      job_submit/agora that agorad is alive
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "agora_fed_marks.h"
+#include "agorad_round_int.h"
+
+/* exported by libslurm, not declared in its public headers */
+extern void slurm_free_will_run_response_msg(will_run_response_msg_t *msg);
+
+/* libslurm's job_desc_msg_t takes char *, not const char * */
+static char plan_name[] = "agora-plan";
+static char heartbeat_name[] = "agora-heartbeat";
+static char plan_mark[] = AGORA_FED_PLAN;
+
+/* ---- 1. survey ------------------------------------------------------ */
+
+/* "gpu:8", "gpu:a100:8(S:0-1)", "gpu:3(IDX:0-2)": the GPU count */
+static int gres_gpus(const char *s)
+{
+	int total = 0;
+
+	if (!s)
+		return 0;
+	while ((s = strstr(s, "gpu"))) {
+		const char *p = s + 3, *end = p;
+
+		while (*end && *end != ',' && *end != '(')
+			end++;
+		/* the count is after the last ':' before end */
+		for (const char *q = end; q > p; q--)
+			if (q[-1] == ':') {
+				total += atoi(q);
+				break;
+			}
+		s = end;
+	}
+	return total;
+}
+
+/* "cpu=2,mem=1G,node=1,billing=2,gres/gpu=8" -> 8 */
+static int tres_gpus(const char *s)
+{
+	const char *p = s ? strstr(s, "gres/gpu=") : NULL;
+
+	return p ? atoi(p + strlen("gres/gpu=")) : 0;
+}
+
+static void comment_dataset(const char *comment, char *out, size_t size)
+{
+	const char *p = comment ? strstr(comment, "dataset=") : NULL;
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (!p)
+		return;
+	p += strlen("dataset=");
+	while (p[n] && p[n] != ' ' && p[n] != ',' && p[n] != ';' &&
+	       n + 1 < size)
+		n++;
+	memcpy(out, p, n);
+	out[n] = '\0';
+}
+
+/* The held job j of origin me, as the round carries it. */
+static void job_from_info(ad_job_t *a, const slurm_job_info_t *j,
+			  const char *me)
+{
+	a->job_id = j->job_id;
+	a->user_id = j->user_id;
+	a->group_id = j->group_id;
+	a->num_nodes = j->num_nodes;
+	a->max_nodes = j->max_nodes;
+	a->num_tasks = j->num_tasks;
+	a->num_cpus = j->num_cpus;
+	a->time_limit = j->time_limit;
+	a->cpus_per_task = j->cpus_per_task;
+	a->ntasks_per_node = j->ntasks_per_node;
+	a->pn_min_memory = j->pn_min_memory;
+	a->gpus = tres_gpus(j->tres_req_str);
+	a->submit = j->submit_time;
+	scopy(a->origin, me, sizeof(a->origin));
+	scopy(a->account, j->account, sizeof(a->account));
+	scopy(a->partition, j->partition, sizeof(a->partition));
+	scopy(a->qos, j->qos, sizeof(a->qos));
+	scopy(a->tres_per_node, j->tres_per_node, sizeof(a->tres_per_node));
+	scopy(a->tres_per_job, j->tres_per_job, sizeof(a->tres_per_job));
+	scopy(a->tres_per_task, j->tres_per_task, sizeof(a->tres_per_task));
+	scopy(a->tres_per_socket, j->tres_per_socket,
+	      sizeof(a->tres_per_socket));
+	scopy(a->cpus_per_tres, j->cpus_per_tres, sizeof(a->cpus_per_tres));
+	scopy(a->mem_per_tres, j->mem_per_tres, sizeof(a->mem_per_tres));
+	scopy(a->features, j->features, sizeof(a->features));
+	scopy(a->viable, j->fed_siblings_viable_str, sizeof(a->viable));
+	comment_dataset(j->comment, a->dataset, sizeof(a->dataset));
+}
+
+/* The Credit[<app>] items of slurmctld/agora in the plugstack items l:
+ * *out (malloc'ed, NULL if none); returns their count. */
+static int survey_usage(List l, ad_usage_t **out)
+{
+	ListIterator it = slurm_list_iterator_create(l);
+	ad_plugin_params_t *pp;
+	ad_usage_t *us = NULL;
+	int n = 0, cap = 0;
+
+	while ((pp = slurm_list_next(it))) {
+		ListIterator kit;
+		ad_pair_t *kp;
+
+		if (!pp->name || strcmp(pp->name, "slurmctld/agora"))
+			continue;
+		kit = slurm_list_iterator_create(pp->key_pairs);
+		while ((kp = slurm_list_next(kit))) {
+			const char *u, *q;
+			size_t nl;
+
+			if (!kp->name || strncmp(kp->name, "Credit[", 7) ||
+			    !kp->value)
+				continue;
+			nl = strlen(kp->name);
+			if (nl < 9 || kp->name[nl - 1] != ']')
+				continue;
+			if (n == cap) {
+				int ncap = cap ? 2 * cap : 16;
+				ad_usage_t *nu = realloc(us,
+							 ncap * sizeof(*us));
+
+				if (!nu) {
+					ad_error(
+						"out of memory: no usage per app");
+					free(us);
+					us = NULL;
+					n = 0;
+					break;
+				}
+				us = nu;
+				cap = ncap;
+			}
+			memset(&us[n], 0, sizeof(*us));
+			snprintf(us[n].app, AD_NAME, "%.*s", (int) (nl - 8),
+				 kp->name + 7);
+			u = strstr(kp->value, "usage=");
+			q = strstr(kp->value, "quota=");
+			us[n].usage = u ? atof(u + 6) : 0;
+			us[n].quota = q ? atof(q + 6) : 0;
+			n++;
+		}
+		slurm_list_iterator_destroy(kit);
+		if (cap && !us)
+			break;
+	}
+	slurm_list_iterator_destroy(it);
+	*out = us;
+	return n;
+}
+
+void survey_child(int c, int fd)
+{
+	ad_survey_hdr_t h = { 0 };
+	job_info_msg_t *jm = NULL;
+	node_info_msg_t *nm = NULL;
+	slurm_conf_t *cf = NULL;
+	ad_job_t *mine = NULL;
+	ad_usage_t *us = NULL;
+	const char *me = clusters[c].name;
+
+	if (slurm_load_jobs(0, &jm, SHOW_ALL | SHOW_LOCAL) ||
+	    slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL)) {
+		snprintf(h.err, sizeof(h.err), "%s",
+			 slurm_strerror(slurm_get_errno()));
+		(void) write_all(fd, &h, sizeof(h));
+		return;
+	}
+	h.ok = 1;
+	mine = calloc(jm->record_count + 1, sizeof(*mine));
+	for (uint32_t i = 0; i < jm->record_count; i++) {
+		slurm_job_info_t *j = &jm->job_array[i];
+
+		if ((j->job_state & JOB_STATE_BASE) != JOB_PENDING ||
+		    (j->job_state & JOB_REVOKED))
+			continue;
+		h.gpus_pending += tres_gpus(j->tres_req_str);
+		if (j->priority != 0 || !j->admin_comment ||
+		    strncmp(j->admin_comment, AGORA_FED_HOLD,
+			    strlen(AGORA_FED_HOLD)) ||
+		    (j->fed_origin_str && strcmp(j->fed_origin_str, me)))
+			continue;
+		job_from_info(&mine[h.n_jobs++], j, me);
+	}
+	for (uint32_t i = 0; i < nm->record_count; i++) {
+		node_info_t *n = &nm->node_array[i];
+		uint32_t base = n->node_state & NODE_STATE_BASE;
+		int g = gres_gpus(n->gres), used = gres_gpus(n->gres_used);
+		bool usable = base != NODE_STATE_DOWN &&
+			      base != NODE_STATE_FUTURE &&
+			      base != NODE_STATE_UNKNOWN &&
+			      !(n->node_state &
+				(NODE_STATE_DRAIN | NODE_STATE_NO_RESPOND));
+
+		if (!n->name)
+			continue;
+		h.n_nodes++;
+		h.gpus_total += g;
+		if (g > h.gpus_per_node)
+			h.gpus_per_node = g;
+		if (usable && g > used)
+			h.gpus_free += g - used;
+	}
+	/* usage per app, as slurmctld/agora publishes it */
+	if (!slurm_load_ctl_conf(0, &cf) && cf->slurmctld_plugstack_conf)
+		h.n_usage = survey_usage(cf->slurmctld_plugstack_conf, &us);
+	if (cf)
+		slurm_free_ctl_conf(cf);
+	slurm_free_job_info_msg(jm);
+	slurm_free_node_info_msg(nm);
+	(void) write_all(fd, &h, sizeof(h));
+	(void) write_all(fd, mine, h.n_jobs * sizeof(*mine));
+	if (h.n_usage)
+		(void) write_all(fd, us, h.n_usage * sizeof(*us));
+	free(mine);
+	free(us);
+}
+
+/* ---- 2. plans ------------------------------------------------------- */
+
+bool eligible(const ad_job_t *j, const char *cluster)
+{
+	const char *p;
+	size_t n = strlen(cluster);
+
+	if (!j->viable[0])
+		return true;
+	for (p = j->viable; (p = strstr(p, cluster)); p += n)
+		if ((p == j->viable || p[-1] == ',') &&
+		    (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
+}
+
+static char *nz(char *s)
+{
+	return s[0] ? s : NULL;
+}
+
+static void desc_from_job(job_desc_msg_t *d, ad_job_t *j, char *admin)
+{
+	slurm_init_job_desc_msg(d);
+	d->name = plan_name;
+	d->user_id = j->user_id;
+	d->group_id = j->group_id;
+	d->account = nz(j->account);
+	d->partition = nz(j->partition);
+	d->qos = nz(j->qos);
+	d->min_nodes = j->num_nodes ? j->num_nodes : 1;
+	if (j->max_nodes)
+		d->max_nodes = j->max_nodes;
+	if (j->num_tasks && j->num_tasks != NO_VAL)
+		d->num_tasks = j->num_tasks;
+	if (j->ntasks_per_node && j->ntasks_per_node != NO_VAL16)
+		d->ntasks_per_node = j->ntasks_per_node;
+	if (j->cpus_per_task && j->cpus_per_task != NO_VAL16)
+		d->cpus_per_task = j->cpus_per_task;
+	if (j->num_cpus && j->num_cpus != NO_VAL)
+		d->min_cpus = j->num_cpus;
+	if (j->pn_min_memory && j->pn_min_memory != NO_VAL64)
+		d->pn_min_memory = j->pn_min_memory;
+	d->tres_per_node = nz(j->tres_per_node);
+	d->tres_per_job = nz(j->tres_per_job);
+	d->tres_per_task = nz(j->tres_per_task);
+	d->tres_per_socket = nz(j->tres_per_socket);
+	d->cpus_per_tres = nz(j->cpus_per_tres);
+	d->mem_per_tres = nz(j->mem_per_tres);
+	d->features = nz(j->features);
+	if (j->time_limit && j->time_limit != NO_VAL)
+		d->time_limit = j->time_limit;
+	d->admin_comment = admin;
+}
+
+/* The shape of a request: jobs of one shape get one will-run each. */
+static void shape_key(const ad_job_t *j, char *key, size_t size)
+{
+	snprintf(key, size,
+		 "%u|%u|%s|%s|%s|%u|%u|%u|%u|%u|%u|%lu|%s|%s|%s|%s|%s|%s|%s",
+		 j->user_id, j->group_id, j->account, j->partition, j->qos,
+		 j->num_nodes, j->max_nodes, j->num_tasks, j->num_cpus,
+		 j->cpus_per_task, j->time_limit,
+		 (unsigned long) j->pn_min_memory, j->tres_per_node,
+		 j->tres_per_job, j->tres_per_task, j->tres_per_socket,
+		 j->cpus_per_tres, j->mem_per_tres, j->features);
+}
+
+void plans_child(int c, int fd)
+{
+	char *admin = NULL, *plain = plan_mark;
+	size_t alen;
+	char **keys = calloc(n_jobs + 1, sizeof(char *));
+	ad_plan_msg_t *res = calloc(n_jobs + 1, sizeof(*res));
+	int n_keys = 0, asked = 0;
+	bool usage_sent = false;
+
+	alen = strlen(AGORA_FED_PLAN) + strlen(AGORA_FED_USAGE) +
+	       (usage_text[c] ? strlen(usage_text[c]) : 0) + 1;
+	admin = malloc(alen);
+	snprintf(admin, alen, "%s%s%s", AGORA_FED_PLAN,
+		 usage_text[c] ? AGORA_FED_USAGE : "",
+		 usage_text[c] ? usage_text[c] : "");
+	for (int i = 0; i < n_jobs; i++) {
+		ad_plan_msg_t m = { .idx = (uint32_t) i };
+		will_run_response_msg_t *resp = NULL;
+		job_desc_msg_t d;
+		char key[2048];
+		int k;
+
+		if (!eligible(&jobs[i], clusters[c].name))
+			continue;
+		shape_key(&jobs[i], key, sizeof(key));
+		for (k = 0; k < n_keys; k++)
+			if (!strcmp(keys[k], key))
+				break;
+		if (k < n_keys) { /* same shape asked already this round */
+			m = res[k];
+			m.idx = (uint32_t) i;
+			(void) write_all(fd, &m, sizeof(m));
+			continue;
+		}
+		desc_from_job(&d, &jobs[i], usage_sent ? plain : admin);
+		usage_sent = true;
+		asked++;
+		if (slurm_job_will_run2(&d, &resp) || !resp) {
+			m.valid = 0;
+			snprintf(m.err, sizeof(m.err), "%s",
+				 slurm_strerror(slurm_get_errno()));
+		} else {
+			m.valid = 1;
+			m.start = resp->start_time;
+			m.n_preempt = resp->preemptee_job_id
+					      ? slurm_list_count(
+							resp->preemptee_job_id)
+					      : 0;
+			if (resp->node_list) {
+				hostlist_t hl = slurm_hostlist_create(
+					resp->node_list);
+
+				m.n_nodes = hl ? slurm_hostlist_count(hl) : 0;
+				if (hl)
+					slurm_hostlist_destroy(hl);
+			}
+		}
+		if (resp)
+			slurm_free_will_run_response_msg(resp);
+		keys[n_keys] = strdup(key);
+		res[n_keys++] = m;
+		(void) write_all(fd, &m, sizeof(m));
+	}
+	if (!usage_sent) {
+		/* nothing to ask: a request anyway, so that job_submit/agora
+		 * knows agorad is alive and gets the federation's usage */
+		job_desc_msg_t d;
+		will_run_response_msg_t *resp = NULL;
+
+		slurm_init_job_desc_msg(&d);
+		d.name = heartbeat_name;
+		d.user_id = getuid();
+		d.group_id = getgid();
+		d.min_nodes = 1;
+		d.time_limit = 1;
+		d.admin_comment = admin;
+		if (!slurm_job_will_run2(&d, &resp) && resp)
+			slurm_free_will_run_response_msg(resp);
+	}
+	ad_debug("%s: %d will-run requests for %d jobs", clusters[c].name,
+		 asked, n_jobs);
+	for (int k = 0; k < n_keys; k++)
+		free(keys[k]);
+	free(keys);
+	free(res);
+	free(admin);
+}
