@@ -16,13 +16,13 @@
 #include "agora_mem.h"
 #include "agora_num.h"
 #include "pol_policy_int.h"
-#include "pol_agora.h" /* agora, agora-order */
+#include "pol_agora.h"     /* agora, agora-order */
 #include "pol_baselines.h" /* backfill-fs, tiresias */
 
 static const pol_policy_ops_t *const registry[] = {
-	&pol_fifo_ops,        &pol_backfill_ops, &pol_las_ops, &pol_srtf_ops,
-	&pol_agora_order_ops, &pol_agora_ops,    &pol_backfill_fs_ops,
-	&pol_tiresias_ops,    NULL,
+	&pol_fifo_ops,        &pol_backfill_ops,    &pol_las_ops,
+	&pol_srtf_ops,        &pol_agora_order_ops, &pol_agora_ops,
+	&pol_backfill_fs_ops, &pol_tiresias_ops,    NULL,
 };
 
 struct pol_policy {

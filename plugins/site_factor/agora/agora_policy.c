@@ -110,7 +110,7 @@ extern void agora_view_write(const agora_snapshot_t *snap, time_t now,
 		a->usage = pol_credit_usage(l, name, now);
 		a->credit = pol_credit_get(l, name, now);
 		a->has_rho = !pol_agora_policy_app(agora_policy, name, &rho,
-						    NULL);
+						   NULL);
 		a->rho = a->has_rho ? rho : 0;
 	}
 	for (t = 0; t < snap->n_tenants; t++) {
