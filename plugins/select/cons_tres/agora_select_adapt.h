@@ -10,7 +10,33 @@
 #ifndef AGORA_SELECT_ADAPT_H
 #define AGORA_SELECT_ADAPT_H
 
-#include "agora_select_view.h"
+#include <stdint.h>
+
+/*
+ * A plain-C view of one cons_tres node-choice call: the candidates of a
+ * choose_nodes() call as plain arrays, logged under DebugFlags=SelectType
+ * (agora_select_hook.c).  The adapter allocates and frees every view.
+ */
+/* One candidate node, as cons_tres sees it for this job right now. */
+typedef struct agora_sel_node {
+	uint32_t node_inx;   /* Slurm node index (node_record_table_ptr) */
+	uint16_t avail_cpus; /* CPUs usable by this job on the node */
+	uint16_t max_cpus;   /* most CPUs the job could get on the node */
+	uint16_t avail_gpus; /* GPUs free for this job on the node */
+	uint16_t sock_cnt;   /* sockets on the node */
+	uint8_t required;    /* 1 if in the job's --nodelist: never drop */
+} agora_sel_node_t;
+
+/* All candidates of one choose_nodes() call. */
+typedef struct agora_sel_view {
+	uint32_t job_id;
+	uint32_t min_nodes;      /* job needs at least this many nodes */
+	uint32_t max_nodes;      /* and at most this many (0: no limit) */
+	uint32_t req_nodes;      /* desired node count */
+	uint32_t node_cnt;       /* entries in nodes[] */
+	uint64_t avail_gpus;     /* sum of nodes[].avail_gpus */
+	agora_sel_node_t *nodes; /* node_cnt entries, ascending node_inx */
+} agora_sel_view_t;
 
 /*
  * Fill a view with one entry per node set in node_map.
