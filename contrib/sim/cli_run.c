@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agora_file.h"
 #include "sim_cli.h"
 #include "pol_place_agora.h"
 #include "sim_cluster.h"
@@ -26,46 +27,13 @@ double cli_now(void)
 
 char *cli_read_file(const char *path, agora_err_t *err)
 {
-	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	size_t len;
 
-	if (!f) {
-		agora_err_set(err, "%s: %s", path, strerror(errno));
+	/* traces, cluster files: up to 1 GiB of text, links followed */
+	if (agora_file_read_ex(path, (size_t) 1 << 30, AGORA_FILE_FOLLOW, &buf,
+			       &len, NULL, err))
 		return NULL;
-	}
-	for (;;) {
-		if (cap - len < 65536) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 1 << 20;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				agora_err_set(err, "%s: out of memory", path);
-				return NULL;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		agora_err_set(err, "%s: read error", path);
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	buf[len] = '\0';
-	if (memchr(buf, '\0', len)) {
-		agora_err_set(err, "%s: binary data (NUL byte)", path);
-		free(buf);
-		return NULL;
-	}
 	return buf;
 }
 

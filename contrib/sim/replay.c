@@ -65,41 +65,11 @@ static int num_opt(const char *name, const char *s, double lo, double hi,
 
 static char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	agora_err_t err = { { 0 } };
+	char *buf = cli_read_file(path, &err);
 
-	if (!f) {
-		fprintf(stderr, "agora-sim: %s: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		if (cap - len < 65536) {
-			char *nb = realloc(buf,
-					   (cap = cap ? cap * 2 : 1 << 20) + 1);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				fprintf(stderr,
-					"agora-sim: %s: out of memory\n", path);
-				return NULL;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		fprintf(stderr, "agora-sim: %s: read error\n", path);
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	buf[len] = '\0';
+	if (!buf)
+		fprintf(stderr, "agora-sim: %s\n", err.text);
 	return buf;
 }
 
