@@ -13,41 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pol_topo_place.h"
-#include "pol_place_subset.h"
-
-typedef struct cand {
-	int node, type, leaf, nfree, take, g;
-	pol_gpumask_t sel;
-	int level, dfrag;
-	double cost, w;
-} cand_t;
-
-struct pol_topo_place {
-	pol_place_weights_t w;
-	pol_place_type_t *types;
-	int n_types;
-	cand_t *cand, *tmp;
-	int cand_cap;
-	int *leaf_free, *leaf_cap, *leaf_cnt, *leaf_off, *leaf_sum, *order;
-	int leaf_arr_cap;
-	int maxg; /* largest eligible node of this decision's pool */
-	double last_score;
-};
-
-/* where free masks come from */
-typedef struct fsrc {
-	const pol_cluster_t *c;
-	const pol_gpumask_t *arr;
-	const pol_freemap_t *fm;
-} fsrc_t;
-
-static pol_gpumask_t fget(const fsrc_t *s, int i)
-{
-	if (s->fm)
-		return pol_freemap_node(s->fm, i);
-	return s->arr ? s->arr[i] : s->c->nodes[i].free;
-}
+#include "pol_topo_place_int.h"
 
 void pol_place_weights_default(pol_place_weights_t *w)
 {
@@ -131,7 +97,7 @@ double pol_topo_place_last_score(const pol_topo_place_t *a)
 }
 
 /* the cluster must have the node types the placer was made for */
-static int types_match(const pol_topo_place_t *a, const pol_cluster_t *c)
+int pol_tp_types_match(const pol_topo_place_t *a, const pol_cluster_t *c)
 {
 	int i;
 
@@ -144,7 +110,7 @@ static int types_match(const pol_topo_place_t *a, const pol_cluster_t *c)
 	return 1;
 }
 
-static int scratch(pol_topo_place_t *a, const pol_cluster_t *c)
+int pol_tp_scratch(pol_topo_place_t *a, const pol_cluster_t *c)
 {
 	int nl = c->n_leaves > 0 ? c->n_leaves : 1;
 
@@ -179,77 +145,6 @@ static int scratch(pol_topo_place_t *a, const pol_cluster_t *c)
 	}
 	return 0;
 }
-
-/* ---- scoring ------------------------------------------------------------ */
-
-static int partial(int free, int cap)
-{
-	return free > 0 && free < cap;
-}
-
-/*
- * Score of a chosen set of candidates (each with take/sel/level/dfrag
- * set).  leaf sums are those of the pass.
- */
-static double score_parts(pol_topo_place_t *a, const cand_t *const *p, int np,
-			  const int *leaf_free, const int *leaf_cap,
-			  int n_leaves, double maxw)
-{
-	double f_num = 0, f_den = 0, wsum = 0, lev;
-	int i, j, worst = 0, L, total = 0, min_nodes;
-	int same_leaf = 1;
-
-	for (i = 0; i < np; i++) {
-		pol_place_type_t *t = &a->types[p[i]->type];
-		/* level above the best this many GPUs can have on the type:
-		 * a whole 2-island node is not "worse" than half of it */
-		int excess = p[i]->level -
-			     pol_place_type_best(t, t->all, p[i]->take).level;
-
-		total += p[i]->take;
-		f_num += p[i]->dfrag;
-		f_den += p[i]->g;
-		wsum += p[i]->w;
-		if (np == 1)
-			excess = p[i]->level;
-		if (excess > worst)
-			worst = excess;
-		if (p[i]->leaf != p[0]->leaf)
-			same_leaf = 0;
-	}
-	/* leaves touched: each counts as one group */
-	for (i = 0; i < np; i++) {
-		int l = p[i]->leaf, taken = 0, seen = 0;
-
-		for (j = 0; j < i; j++)
-			if (p[j]->leaf == l)
-				seen = 1;
-		if (seen || l < 0 || l >= n_leaves)
-			continue;
-		for (j = i; j < np; j++)
-			if (p[j]->leaf == l)
-				taken += p[j]->take;
-		f_num += partial(leaf_free[l] - taken, leaf_cap[l]) -
-			 partial(leaf_free[l], leaf_cap[l]);
-		f_den += 1;
-	}
-	if (np == 1) {
-		L = worst;
-		lev = L;
-	} else {
-		/* spread in [0, 0.75): more nodes than needed, then the
-		 * worst intra-node excess level; below one level step */
-		L = same_leaf ? POL_LVL_LEAF : POL_LVL_CLUSTER;
-		min_nodes = a->maxg > 0 ? (total + a->maxg - 1) / a->maxg : np;
-		if (min_nodes > np)
-			min_nodes = np;
-		lev = L + 0.5 * (1.0 - (double) min_nodes / np) +
-		      0.25 * worst / 3.0;
-	}
-	return a->w.level * lev + a->w.frag * (f_den > 0 ? f_num / f_den : 0) +
-	       a->w.weight * (maxw > 0 && np ? wsum / np / maxw : 0);
-}
-
 /* ---- placement ---------------------------------------------------------- */
 
 static int cmp_cost(const void *x, const void *y)
@@ -271,17 +166,12 @@ static int cmp_free(const void *x, const void *y)
 	return cmp_cost(x, y);
 }
 
-typedef struct pass {
-	int n_cand, n_leaves, maxg, max_leaf;
-	double maxw;
-} pass_t;
-
 /*
  * One pass over the nodes: leaf sums of the pool and the candidates with
  * at least kmin free GPUs (eligible: up, pool, features, type known).
  * With k > 0 each candidate gets its best k-subset, else the whole mask.
  */
-static void node_pass(pol_topo_place_t *a, const fsrc_t *src,
+void pol_tp_node_pass(pol_topo_place_t *a, const fsrc_t *src,
 		      const pol_place_req_t *req, int kmin, int k, pass_t *ps)
 {
 	const pol_cluster_t *c = src->c;
@@ -392,11 +282,12 @@ static int place_one(pol_topo_place_t *a, const fsrc_t *src,
 	double bs = 0;
 	int i;
 
-	node_pass(a, src, req, k, k, &ps);
+	pol_tp_node_pass(a, src, req, k, k, &ps);
 	for (i = 0; i < ps.n_cand; i++) {
 		const cand_t *cd = &a->cand[i];
-		double s = score_parts(a, &cd, 1, a->leaf_free, a->leaf_cap,
-				       ps.n_leaves, ps.maxw);
+		double s = pol_tp_score_parts(a, &cd, 1, a->leaf_free,
+					      a->leaf_cap, ps.n_leaves,
+					      ps.maxw);
 
 		if (!best || s < bs) { /* ties: lower index came first */
 			best = cd;
@@ -423,7 +314,7 @@ static int place_gang(pol_topo_place_t *a, const fsrc_t *src,
 	double bs = 0;
 	int l, i, found = 0, rc = -1;
 
-	node_pass(a, src, req, k, k, &ps);
+	pol_tp_node_pass(a, src, req, k, k, &ps);
 	if (ps.n_cand < n) {
 		errno = ENOSPC;
 		return -1;
@@ -445,8 +336,8 @@ static int place_gang(pol_topo_place_t *a, const fsrc_t *src,
 		qsort(seg, (size_t) a->leaf_cnt[l], sizeof(*seg), cmp_cost);
 		for (i = 0; i < n; i++)
 			pick[i] = &seg[i];
-		s = score_parts(a, pick, n, a->leaf_free, a->leaf_cap,
-				ps.n_leaves, ps.maxw);
+		s = pol_tp_score_parts(a, pick, n, a->leaf_free, a->leaf_cap,
+				       ps.n_leaves, ps.maxw);
 		if (!found || s < bs) {
 			memcpy(best, pick, sizeof(*pick) * (size_t) n);
 			bs = s;
@@ -488,8 +379,8 @@ static int place_gang(pol_topo_place_t *a, const fsrc_t *src,
 			for (j = 0; j < take; j++)
 				best[got++] = &a->tmp[a->leaf_off[lf] + j];
 		}
-		bs = score_parts(a, best, n, a->leaf_free, a->leaf_cap,
-				 ps.n_leaves, ps.maxw);
+		bs = pol_tp_score_parts(a, best, n, a->leaf_free, a->leaf_cap,
+					ps.n_leaves, ps.maxw);
 	}
 	if (emit(best, n, out) < 0)
 		goto out;
@@ -556,7 +447,7 @@ static int place_split(pol_topo_place_t *a, const fsrc_t *src,
 	double bs = 0;
 	int l, np, bn = 0, found = 0, rc = -1;
 
-	node_pass(a, src, req, 1, 0, &ps);
+	pol_tp_node_pass(a, src, req, 1, 0, &ps);
 	set_costs(a, &ps, 4.0);
 	by_leaf(a, &ps);
 	pick = malloc(sizeof(*pick) * (size_t) (ps.n_cand + 1));
@@ -577,8 +468,8 @@ static int place_split(pol_topo_place_t *a, const fsrc_t *src,
 		np = split_take(a, src, seg, a->leaf_cnt[l], total, pick, 0);
 		if (np < 0)
 			continue;
-		s = score_parts(a, pick, np, a->leaf_free, a->leaf_cap,
-				ps.n_leaves, ps.maxw);
+		s = pol_tp_score_parts(a, pick, np, a->leaf_free, a->leaf_cap,
+				       ps.n_leaves, ps.maxw);
 		if (!found || s < bs) {
 			/* keep copies: later leaves reuse nothing of seg */
 			for (i = 0; i < np; i++) {
@@ -626,8 +517,8 @@ static int place_split(pol_topo_place_t *a, const fsrc_t *src,
 		for (i = 0; i < np; i++)
 			best[i] = pick[i];
 		bn = np;
-		bs = score_parts(a, best, bn, a->leaf_free, a->leaf_cap,
-				 ps.n_leaves, ps.maxw);
+		bs = pol_tp_score_parts(a, best, bn, a->leaf_free, a->leaf_cap,
+					ps.n_leaves, ps.maxw);
 	}
 	if (emit(best, bn, out) < 0)
 		goto out;
@@ -653,7 +544,7 @@ static int place(pol_topo_place_t *a, const fsrc_t *src,
 	}
 	out->parts = NULL;
 	out->n_parts = 0;
-	if (!types_match(a, c)) {
+	if (!pol_tp_types_match(a, c)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -662,7 +553,7 @@ static int place(pol_topo_place_t *a, const fsrc_t *src,
 		errno = EINVAL;
 		return -1;
 	}
-	if (scratch(a, c) < 0) {
+	if (pol_tp_scratch(a, c) < 0) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -747,82 +638,4 @@ int pol_topo_place_job(void *arg, const pol_freemap_t *fm, const pol_job_t *job,
 	src.arr = NULL;
 	src.fm = fm;
 	return place(a, &src, &req, out, NULL);
-}
-
-double pol_topo_place_score(pol_topo_place_t *a, const pol_cluster_t *c,
-			    const pol_gpumask_t *free_masks,
-			    const pol_alloc_t *alloc)
-{
-	fsrc_t src = { c, free_masks, NULL };
-	const cand_t **p = NULL;
-	cand_t *parts = NULL;
-	pol_place_req_t req;
-	pass_t ps;
-	double s = -1.0;
-	int i, nl;
-
-	if (!a || !c || !alloc || alloc->n_parts < 1 || !types_match(a, c) ||
-	    scratch(a, c) < 0) {
-		errno = EINVAL;
-		return -1.0;
-	}
-	memset(&req, 0, sizeof(req));
-	req.pool = c->nodes[alloc->parts[0].node].pool;
-	/* leaf sums and the weight scale (no candidates needed: kmin huge) */
-	node_pass(a, &src, &req, POL_MAX_GPUS_PER_NODE + 1, 1, &ps);
-	a->maxg = 0;
-	for (i = 0; i < c->n_nodes; i++) {
-		const pol_node_t *nd = &c->nodes[i];
-
-		if (!nd->up || nd->pool != req.pool || nd->type < 0 ||
-		    nd->type >= a->n_types)
-			continue;
-		if (nd->weight > ps.maxw)
-			ps.maxw = nd->weight;
-		if (a->types[nd->type].n > a->maxg)
-			a->maxg = a->types[nd->type].n;
-	}
-	nl = ps.n_leaves;
-	parts = calloc((size_t) alloc->n_parts, sizeof(*parts));
-	p = calloc((size_t) alloc->n_parts, sizeof(*p));
-	if (!parts || !p) {
-		errno = ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < alloc->n_parts; i++) {
-		int nd = alloc->parts[i].node;
-		pol_place_type_t *t;
-		pol_gpumask_t f, g = alloc->parts[i].gpus;
-
-		if (nd < 0 || nd >= c->n_nodes || c->nodes[nd].type < 0 ||
-		    c->nodes[nd].type >= a->n_types) {
-			errno = EINVAL;
-			goto out;
-		}
-		t = &a->types[c->nodes[nd].type];
-		f = fget(&src, nd) & t->all;
-		if (!g || (g & ~f)) {
-			errno = EINVAL;
-			goto out;
-		}
-		parts[i].node = nd;
-		parts[i].type = c->nodes[nd].type;
-		parts[i].leaf = c->nodes[nd].leaf >= 0 && c->nodes[nd].leaf < nl
-					? c->nodes[nd].leaf
-					: 0;
-		parts[i].take = pol_popcount(g);
-		parts[i].g = t->n_groups;
-		parts[i].sel = g;
-		parts[i].level = pol_place_type_level(t, g);
-		parts[i].dfrag = pol_place_type_frag(t, f & ~g) -
-				 pol_place_type_frag(t, f);
-		parts[i].w = c->nodes[nd].weight > 0 ? c->nodes[nd].weight : 0;
-		p[i] = &parts[i];
-	}
-	s = score_parts(a, p, alloc->n_parts, a->leaf_free, a->leaf_cap, nl,
-			ps.maxw);
-out:
-	free(parts);
-	free(p);
-	return s;
 }
