@@ -27,7 +27,7 @@ PKGS=(agora-tools slurm-agora-plugins)
 n_run=0
 n_pass=0
 n_fail=0
-DIAG_FILE=$(mktemp /tmp/agora-deb-diag.XXXXXX)
+DIAG_FILE=$(mktemp)
 BUILD_ROOT=""
 HARNESS_UP=0
 
@@ -116,7 +116,7 @@ t_build() {
 	local src f
 	VERSION=$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Version) ||
 		fail "cannot read debian/changelog" || return 1
-	BUILD_ROOT=$(mktemp -d /tmp/agora-deb.XXXXXX)
+	BUILD_ROOT=$(mktemp -d)
 	src=$BUILD_ROOT/agora-$VERSION
 	mkdir -p "$src"
 	# the working tree as git sees it (tracked and new files, not ignored
