@@ -39,6 +39,7 @@ static void usage(FILE *f)
 	      "  agora-sim robustness --trace FILE --cluster SPEC [--policies p1,...] [--regimes r1,r2]\n"
 	      "                    [--ckpts c1,c2] [--json OUT] [--plot DIR] [--threads N] [options]\n"
 	      "  agora-sim loaning --trace FILE --json OUT [--plot DIR] [options] (--help)\n"
+	      "  agora-sim federation --trace FILE --federation SPEC --json OUT [options] (--help)\n"
 	      "  agora-sim list\n"
 	      "  agora-sim slice --trace FILE --jobs N --speedup F [--start ROW] [--filter F] (--help)\n"
 	      "  agora-sim score --jobs FILE --cluster SPEC [--json OUT] [--label L] [--scale F]\n"
@@ -318,6 +319,8 @@ int main(int argc, char **argv)
 		return robustness_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "loaning")) /* loaning.c, doc/loaning.md */
 		return loaning_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "federation")) /* federation.c */
+		return federation_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list")) {
 		for (r = pol_registry(); *r; r++)
 			printf("%s\n", (*r)->name);

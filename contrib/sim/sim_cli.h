@@ -98,5 +98,6 @@ int bench_main(int argc, char **argv);
 int slice_main(int argc, char **argv);      /* replay.c */
 int score_main(int argc, char **argv);      /* replay.c */
 int robustness_main(int argc, char **argv); /* robustness.c */
+int federation_main(int argc, char **argv); /* federation.c */
 
 #endif
