@@ -1,0 +1,357 @@
+/*
+ * test_pol_estimate.c - run-time estimates: the recent-k mean of the most
+ * specific group, the cap by the time limit, the attained-service
+ * fallback, the text state (round trip, merge, errors by line and field).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pol_estimate.h"
+
+static const pol_est_key_t alice8 = { "vision", "alice", "resnet", 8 };
+static const pol_est_key_t alice1 = { "vision", "alice", "resnet", 1 };
+static const pol_est_key_t alice_bert = { "vision", "alice", "bert", 8 };
+static const pol_est_key_t bob8 = { "vision", "bob", "resnet", 8 };
+
+static pol_est_t *make(int k, int64_t prior)
+{
+	pol_est_params_t p;
+	pol_est_t *e;
+
+	pol_est_params_default(&p);
+	p.k = k;
+	p.prior_s = prior;
+	e = pol_est_create(&p);
+	assert_non_null(e);
+	return e;
+}
+
+static void test_recent_k_mean(void **state)
+{
+	pol_est_t *e = make(2, 3600);
+	double mean;
+	int n;
+
+	(void) state;
+	assert_int_equal(pol_est_history(e, &alice8, &mean, &n), -1);
+	assert_int_equal(n, 0);
+	assert_int_equal(pol_est_record(e, &alice8, 1000, 100), 1);
+	assert_int_equal(pol_est_history(e, &alice8, &mean, &n), 0);
+	assert_int_equal(n, 1);
+	assert_true(mean == 1000);
+	assert_int_equal(pol_est_record(e, &alice8, 3000, 200), 1);
+	assert_int_equal(pol_est_record(e, &alice8, 5000, 300), 1);
+	/* the two most recent: (3000 + 5000) / 2 */
+	assert_int_equal(pol_est_history(e, &alice8, &mean, &n), 0);
+	assert_int_equal(n, 2);
+	assert_true(mean == 4000);
+	/* an older sample than the two kept changes nothing, nor a repeat */
+	assert_int_equal(pol_est_record(e, &alice8, 9000, 50), 0);
+	assert_int_equal(pol_est_record(e, &alice8, 5000, 300), 0);
+	assert_int_equal(pol_est_history(e, &alice8, &mean, &n), 0);
+	assert_true(mean == 4000);
+	/* remaining: the mean less the service so far */
+	assert_int_equal(pol_est_remaining(e, &alice8, 0, 1500, NULL), 2500);
+	pol_est_destroy(&e);
+	assert_null(e);
+}
+
+static void test_levels(void **state)
+{
+	pol_est_t *e = make(2, 3600);
+	double mean;
+	int n;
+
+	(void) state;
+	assert_int_equal(pol_est_record(e, &alice8, 1000, 100), 1);
+	assert_int_equal(pol_est_record(e, &alice1, 200, 110), 1);
+	assert_int_equal(pol_est_record(e, &alice_bert, 7000, 120), 1);
+	/* same name and GPUs: level 0 */
+	assert_int_equal(pol_est_history(e, &alice8, &mean, &n), 0);
+	assert_true(mean == 1000);
+	/* same name, other GPU count: level 1, both resnet samples */
+	{
+		pol_est_key_t k4 = alice8;
+
+		k4.gpus = 4;
+		assert_int_equal(pol_est_history(e, &k4, &mean, &n), 1);
+		assert_true(mean == 600);
+	}
+	/* another name: level 2, the user's two most recent jobs */
+	{
+		pol_est_key_t gpt = { "vision", "alice", "gpt", 8 };
+
+		assert_int_equal(pol_est_history(e, &gpt, &mean, &n), 2);
+		assert_int_equal(n, 2);
+		assert_true(mean == (200 + 7000) / 2.0);
+	}
+	/* another user: nothing */
+	assert_int_equal(pol_est_history(e, &bob8, &mean, &n), -1);
+	pol_est_destroy(&e);
+}
+
+static void test_limit_cap(void **state)
+{
+	pol_est_t *e = make(2, 3600);
+	pol_est_source_t src;
+
+	(void) state;
+	assert_int_equal(pol_est_record(e, &alice8, 10000, 100), 1);
+	assert_int_equal(pol_est_record(e, &alice8, 20000, 200), 1);
+	/* history says 15000; the job asked for 4000: 4000 - 1000 */
+	assert_int_equal(pol_est_remaining(e, &alice8, 4000, 1000, &src), 3000);
+	assert_int_equal(src, POL_EST_LIMIT);
+	/* a limit above the history does not raise it */
+	assert_int_equal(pol_est_remaining(e, &alice8, 604800, 1000, &src),
+			 14000);
+	assert_int_equal(src, POL_EST_HISTORY);
+	/* at or past the limit: 1 s */
+	assert_int_equal(pol_est_remaining(e, &alice8, 4000, 5000, &src), 1);
+	assert_int_equal(src, POL_EST_LIMIT);
+	pol_est_destroy(&e);
+}
+
+static void test_fallback(void **state)
+{
+	pol_est_t *e = make(2, 600);
+	pol_est_source_t src;
+
+	(void) state;
+	/* no history: max(attained, prior) */
+	assert_int_equal(pol_est_remaining(e, &bob8, 0, 0, &src), 600);
+	assert_int_equal(src, POL_EST_SERVICE);
+	assert_int_equal(pol_est_remaining(e, &bob8, 0, 100, &src), 600);
+	assert_int_equal(pol_est_remaining(e, &bob8, 0, 5000, &src), 5000);
+	assert_int_equal(src, POL_EST_SERVICE);
+	/* the longer it ran, the longer it looks */
+	assert_true(pol_est_remaining(e, &bob8, 0, 9000, NULL) >
+		    pol_est_remaining(e, &bob8, 0, 5000, NULL));
+	/* ...but never past the limit */
+	assert_int_equal(pol_est_remaining(e, &bob8, 7000, 5000, &src), 2000);
+	assert_int_equal(src, POL_EST_LIMIT);
+	/* a job that outran its history falls back too */
+	assert_int_equal(pol_est_record(e, &bob8, 1000, 10), 1);
+	assert_int_equal(pol_est_remaining(e, &bob8, 0, 400, &src), 600);
+	assert_int_equal(src, POL_EST_HISTORY);
+	assert_int_equal(pol_est_remaining(e, &bob8, 0, 3000, &src), 3000);
+	assert_int_equal(src, POL_EST_SERVICE);
+	pol_est_destroy(&e);
+}
+
+static void test_bad_args(void **state)
+{
+	pol_est_params_t p;
+	pol_est_t *e = make(2, 600);
+
+	(void) state;
+	pol_est_params_default(&p);
+	p.k = 0;
+	errno = 0;
+	assert_null(pol_est_create(&p));
+	assert_int_equal(errno, EINVAL);
+	p.k = POL_EST_MAX_K + 1;
+	assert_null(pol_est_create(&p));
+	pol_est_params_default(&p);
+	p.prior_s = 0;
+	assert_null(pol_est_create(&p));
+	assert_int_equal(pol_est_record(e, &alice8, -1, 10), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(pol_est_record(NULL, &alice8, 1, 10), -1);
+	assert_int_equal(pol_est_record(e, NULL, 1, 10), -1);
+	assert_int_equal(pol_est_samples(e), 0);
+	pol_est_destroy(&e);
+	pol_est_destroy(NULL);
+}
+
+static void test_round_trip(void **state)
+{
+	pol_est_t *e = make(2, 600), *f = make(2, 600);
+	pol_est_key_t odd = { "team a", "-", "job\nname%", 0 };
+	char *t1, *t2;
+	agora_err_t err = { { 0 } };
+	double m1, m2;
+	int n1, n2;
+
+	(void) state;
+	assert_int_equal(pol_est_record(e, &alice8, 1000, 100), 1);
+	assert_int_equal(pol_est_record(e, &alice8, 3000, 200), 1);
+	assert_int_equal(pol_est_record(e, &alice8, 5000, 300), 1);
+	assert_int_equal(pol_est_record(e, &alice_bert, 70, 150), 1);
+	assert_int_equal(pol_est_record(e, &odd, 42, 160), 1);
+	t1 = pol_est_save(e);
+	assert_non_null(t1);
+	/* names are escaped: nothing can add a line or a field */
+	assert_non_null(
+		strstr(t1, "job team%20a %2D job%0Aname%25 0 160 42\n"));
+	assert_int_equal(pol_est_load(f, t1, "est", &err), 0);
+	t2 = pol_est_save(f);
+	assert_non_null(t2);
+	assert_string_equal(t1, t2);
+	/* the same answers, at every level */
+	pol_est_history(e, &alice8, &m1, &n1);
+	pol_est_history(f, &alice8, &m2, &n2);
+	assert_true(m1 == m2 && n1 == n2 && m1 == 4000);
+	{
+		pol_est_key_t gpt = { "vision", "alice", "gpt", 8 };
+
+		assert_int_equal(pol_est_history(e, &gpt, &m1, &n1), 2);
+		assert_int_equal(pol_est_history(f, &gpt, &m2, &n2), 2);
+		assert_true(m1 == m2 && n1 == n2);
+	}
+	assert_int_equal(pol_est_history(f, &odd, &m2, &n2), 0);
+	assert_true(m2 == 42);
+	free(t1);
+	free(t2);
+	pol_est_destroy(&e);
+	pol_est_destroy(&f);
+}
+
+static void test_merge(void **state)
+{
+	pol_est_t *a = make(2, 600), *b = make(2, 600), *ab, *ba;
+	char *s1, *s2;
+
+	(void) state;
+	assert_int_equal(pol_est_record(a, &alice8, 1000, 100), 1);
+	assert_int_equal(pol_est_record(a, &alice8, 3000, 300), 1);
+	assert_int_equal(pol_est_record(b, &alice8, 2000, 200), 1);
+	assert_int_equal(pol_est_record(b, &alice8, 4000, 400), 1);
+	assert_int_equal(pol_est_record(b, &bob8, 10, 50), 1);
+	ab = make(2, 600);
+	ba = make(2, 600);
+	assert_int_equal(pol_est_merge(ab, a), 0);
+	assert_int_equal(pol_est_merge(ab, b), 0);
+	assert_int_equal(pol_est_merge(ab, b), 0); /* idempotent */
+	assert_int_equal(pol_est_merge(ba, b), 0);
+	assert_int_equal(pol_est_merge(ba, a), 0);
+	s1 = pol_est_save(ab);
+	s2 = pol_est_save(ba);
+	assert_string_equal(s1, s2); /* commutative */
+	/* alice: the newest two of all four */
+	assert_non_null(strstr(s1, "job vision alice resnet 8 300 3000\n"
+				   "job vision alice resnet 8 400 4000\n"));
+	assert_null(strstr(s1, " 100 1000"));
+	assert_int_equal(pol_est_samples(ab), 3);
+	free(s1);
+	free(s2);
+	pol_est_destroy(&a);
+	pol_est_destroy(&b);
+	pol_est_destroy(&ab);
+	pol_est_destroy(&ba);
+}
+
+/* load text into a fresh state; returns the error text (static) or NULL */
+static const char *load_err(const char *text)
+{
+	static agora_err_t err;
+	pol_est_t *e = make(2, 600);
+	int rc;
+
+	memset(&err, 0, sizeof(err));
+	errno = 0;
+	rc = pol_est_load(e, text, "/var/spool/agora_estimates.txt", &err);
+	if (rc == 0) {
+		pol_est_destroy(&e);
+		return NULL;
+	}
+	assert_int_equal(errno, EINVAL);
+	/* nothing of a bad file is kept */
+	assert_int_equal(pol_est_groups(e), 0);
+	pol_est_destroy(&e);
+	return err.text;
+}
+
+static void test_bad_text(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "", "agora_estimates.txt:1: header:" },
+		{ "agora-estimates 2\n", ":1: header:" },
+		{ "# c\nagora-estimates 1\njob a u n 8 100 1000\nfoo a u n 8 100 1\n",
+		  ":4: record: expected 'job'" },
+		{ "agora-estimates 1\njob a u n 8 100\n",
+		  ":2: run: expected 7 fields" },
+		{ "agora-estimates 1\njob a u n x8 100 5\n", ":2: gpus: 'x8'" },
+		{ "agora-estimates 1\njob a u n 8 1e3 5\n", ":2: end: '1e3'" },
+		{ "agora-estimates 1\n\njob a u n 8 100 -5\n",
+		  ":3: run: '-5'" },
+		{ "agora-estimates 1\njob a u%2 n 8 100 5\n",
+		  ":2: user: 'u%2': bad %XX escape" },
+		{ "agora-estimates 1\njob a%41 u n 8 100 5\n",
+		  ":2: app: 'a%41': an escaped byte that needs no escape" },
+		{ "agora-estimates 1\njob a u n;rm 8 100 5\n",
+		  ":2: name: 'n;rm': a byte that must be escaped" },
+		{ "agora-estimates 1\njob a u n 8 100 5 extra\n",
+		  ":2: record: expected 7 fields" },
+	};
+	size_t i;
+
+	(void) state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *why = load_err(cases[i].text);
+
+		if (!why || !strstr(why, cases[i].want))
+			fail_msg("case %zu: got '%s', want '%s'", i,
+				 why ? why : "(loaded)", cases[i].want);
+	}
+	/* and a good one with comments, blanks and CRLF loads */
+	assert_null(load_err("# saved\r\n\r\nagora-estimates 1\r\n"
+			     "job a u - 8 100 5\r\n"));
+}
+
+static void test_bounded(void **state)
+{
+	pol_est_params_t p;
+	pol_est_t *e;
+	int i;
+
+	(void) state;
+	pol_est_params_default(&p);
+	p.max_groups = 30;
+	e = pol_est_create(&p);
+	assert_non_null(e);
+	for (i = 0; i < 100; i++) {
+		char name[16];
+		pol_est_key_t k = { "a", "u", name, 1 };
+
+		snprintf(name, sizeof(name), "j%d", i);
+		assert_int_equal(pol_est_record(e, &k, 10 + i, 1000 + i), 1);
+		assert_true(pol_est_groups(e) <= 30);
+	}
+	/* the newest job's group survives */
+	{
+		pol_est_key_t k = { "a", "u", "j99", 1 };
+		double mean;
+		int n;
+
+		assert_int_equal(pol_est_history(e, &k, &mean, &n), 0);
+		assert_true(mean == 109);
+	}
+	pol_est_destroy(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_recent_k_mean),
+		cmocka_unit_test(test_levels),
+		cmocka_unit_test(test_limit_cap),
+		cmocka_unit_test(test_fallback),
+		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_bad_text),
+		cmocka_unit_test(test_bounded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
