@@ -29,6 +29,7 @@ typedef enum conf_type {
 	CT_LIST,
 	CT_QUOTA,
 	CT_PLACEMENT,
+	CT_DEMAND,
 } conf_type_t;
 
 typedef struct conf_key {
@@ -65,6 +66,21 @@ static const conf_key_t conf_keys[] = {
 	{ "FedAuctionInterval", CT_DURATION, OFF(fed_interval_s), 1, 600,
 	  false },
 	{ "FedCatalog", CT_STRING, OFF(fed_catalog), 0, 0, false },
+	{ "Loaning", CT_BOOL, OFF(loaning), 0, 0, false },
+	{ "LoanInferencePartitions", CT_LIST, OFF(loan_infer_partitions), 0, 0,
+	  false },
+	{ "LoanTrainPartitions", CT_LIST, OFF(loan_train_partitions), 0, 0,
+	  false },
+	{ "LoanHeadroomNodes", CT_INT, OFF(loan_headroom), 0, 100000, false },
+	{ "LoanInterval", CT_DURATION, OFF(loan_interval_s), 1, 600, false },
+	{ "LoanLendHold", CT_DURATION, OFF(loan_lend_hold_s), 0, 86400, false },
+	{ "ReclaimDeadline", CT_DURATION, OFF(reclaim_deadline_s), 5, 86400,
+	  false },
+	{ "LoanCheckpointInterval", CT_DURATION, OFF(loan_ckpt_s), 0,
+	  30 * 86400, false },
+	{ "LoanRestartOverhead", CT_DURATION, OFF(loan_restart_s), 0, 86400,
+	  false },
+	{ "LoanDemandSource", CT_DEMAND, OFF(loan_demand_kind), 0, 0, false },
 };
 
 #define N_KEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -90,6 +106,14 @@ void agora_conf_defaults(agora_conf_t *conf)
 	 * means it is down and the job goes on as stock Slurm would run it */
 	conf->fed_auction_timeout_s = 60;
 	conf->fed_interval_s = 2;
+	/* loaning: one spare node above demand, a period well inside the
+	 * deadline, agora-sim's checkpoint model (doc/sim.md) */
+	conf->loan_headroom = 1;
+	conf->loan_interval_s = 10;
+	conf->reclaim_deadline_s = 300;
+	conf->loan_ckpt_s = 1800;
+	conf->loan_restart_s = 120;
+	conf->loan_demand_kind = AGORA_DEMAND_JOBS;
 }
 
 void agora_conf_free(agora_conf_t *conf)
@@ -106,6 +130,13 @@ void agora_conf_free(agora_conf_t *conf)
 	free(conf->quotas);
 	free(conf->topology_model);
 	free(conf->fed_catalog);
+	for (i = 0; i < conf->n_loan_infer_partitions; i++)
+		free(conf->loan_infer_partitions[i]);
+	free(conf->loan_infer_partitions);
+	for (i = 0; i < conf->n_loan_train_partitions; i++)
+		free(conf->loan_train_partitions[i]);
+	free(conf->loan_train_partitions);
+	free(conf->loan_demand_arg);
 	memset(conf, 0, sizeof(*conf));
 }
 
@@ -196,13 +227,23 @@ static int valid_name(const char *s)
 		return -1;                                                     \
 	} while (0)
 
+/* The count beside a CT_LIST field. */
+static size_t *list_count(agora_conf_t *c, const conf_key_t *k)
+{
+	if (k->offset == OFF(loan_infer_partitions))
+		return &c->n_loan_infer_partitions;
+	if (k->offset == OFF(loan_train_partitions))
+		return &c->n_loan_train_partitions;
+	return &c->n_auction_partitions;
+}
+
 /* CT_LIST: a comma-separated list of names, replacing the previous one. */
 static int set_list(agora_conf_t *c, const conf_key_t *k, char *val,
 		    const char *name, int line, agora_err_t *err)
 {
 	char *save = NULL, *tok;
-	char **list = NULL;
-	size_t n = 0;
+	char **list = NULL, ***old;
+	size_t n = 0, *count;
 
 	for (tok = strtok_r(val, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
@@ -233,11 +274,13 @@ static int set_list(agora_conf_t *c, const conf_key_t *k, char *val,
 		n++;
 		list[n] = NULL;
 	}
-	for (size_t i = 0; i < c->n_auction_partitions; i++)
-		free(c->auction_partitions[i]);
-	free(c->auction_partitions);
-	c->auction_partitions = list;
-	c->n_auction_partitions = n;
+	old = (char ***) ((char *) c + k->offset);
+	count = list_count(c, k);
+	for (size_t i = 0; i < *count; i++)
+		free((*old)[i]);
+	free(*old);
+	*old = list;
+	*count = n;
 	return 0;
 }
 
@@ -275,6 +318,39 @@ static int set_quota(agora_conf_t *c, const conf_key_t *k, char *val,
 	c->quotas = nq;
 	c->quotas[c->n_quotas].gpu_hours = d;
 	c->n_quotas++;
+	return 0;
+}
+
+/* CT_DEMAND: jobs, file:PATH or command:CMD. */
+static int set_demand(agora_conf_t *c, const conf_key_t *k, char *val,
+		      const char *name, int line, agora_err_t *err)
+{
+	agora_demand_kind_t kind;
+	const char *arg = NULL;
+	char *copy = NULL;
+
+	if (!strcasecmp(val, "jobs"))
+		kind = AGORA_DEMAND_JOBS;
+	else if (!strncasecmp(val, "file:", 5)) {
+		kind = AGORA_DEMAND_FILE;
+		arg = trim(val + 5);
+		if (arg[0] != '/')
+			BAD("'%s': file: needs an absolute path", val);
+	} else if (!strncasecmp(val, "command:", 8)) {
+		kind = AGORA_DEMAND_COMMAND;
+		arg = trim(val + 8);
+		if (!*arg)
+			BAD("'%s': command: needs a command", val);
+	} else
+		BAD("'%s' is not one of jobs, file:PATH, command:CMD", val);
+	if (arg && !(copy = strdup(arg))) {
+		agora_err_set(err, "%s:%d: out of memory", name, line);
+		errno = ENOMEM;
+		return -1;
+	}
+	free(c->loan_demand_arg);
+	c->loan_demand_arg = copy;
+	c->loan_demand_kind = kind;
 	return 0;
 }
 
@@ -358,17 +434,48 @@ static int conf_set(agora_conf_t *c, const conf_key_t *k, char *val,
 		return set_list(c, k, val, name, line, err);
 	case CT_QUOTA:
 		return set_quota(c, k, val, name, line, err);
+	case CT_DEMAND:
+		return set_demand(c, k, val, name, line, err);
 	}
 	return 0;
 }
 #undef BAD
+
+/* Checks across keys, after the whole file parsed: Loaning=yes needs
+ * both partition lists, and no partition may be in both.  line: the
+ * Loaning line. */
+static int conf_check_loan(const agora_conf_t *c, const char *name, int line,
+			   agora_err_t *err)
+{
+	if (!c->loaning)
+		return 0;
+	if (!c->n_loan_infer_partitions || !c->n_loan_train_partitions) {
+		agora_err_set(
+			err,
+			"%s:%d: Loaning: yes needs LoanInferencePartitions and LoanTrainPartitions",
+			name, line);
+		errno = EINVAL;
+		return -1;
+	}
+	for (size_t i = 0; i < c->n_loan_infer_partitions; i++)
+		if (agora_conf_loan_partition(c, c->loan_infer_partitions[i],
+					      false)) {
+			agora_err_set(
+				err,
+				"%s:%d: LoanTrainPartitions: '%s' is also an inference partition",
+				name, line, c->loan_infer_partitions[i]);
+			errno = EINVAL;
+			return -1;
+		}
+	return 0;
+}
 
 int agora_conf_parse_string(const char *text, const char *name,
 			    agora_conf_t *conf, agora_err_t *err)
 {
 	agora_conf_t tmp;
 	char *copy, *line, *next;
-	int lineno = 0, rc = -1;
+	int lineno = 0, rc = -1, loan_line = 0;
 	unsigned char seen[N_KEYS] = { 0 };
 
 	if (!text || !conf) {
@@ -437,7 +544,11 @@ int agora_conf_parse_string(const char *text, const char *name,
 		}
 		if (conf_set(&tmp, k, val, name, lineno, err))
 			goto out;
+		if (k->offset == OFF(loaning))
+			loan_line = lineno;
 	}
+	if (conf_check_loan(&tmp, name, loan_line, err))
+		goto out;
 	rc = 0;
 	agora_conf_free(conf);
 	*conf = tmp;
@@ -474,6 +585,20 @@ double agora_conf_quota(const agora_conf_t *conf, const char *account)
 			if (!strcmp(conf->quotas[i].account, account))
 				return conf->quotas[i].gpu_hours;
 	return conf->default_quota;
+}
+
+bool agora_conf_loan_partition(const agora_conf_t *conf, const char *part,
+			       bool infer)
+{
+	char **l = infer ? conf->loan_infer_partitions
+			 : conf->loan_train_partitions;
+	size_t n = infer ? conf->n_loan_infer_partitions
+			 : conf->n_loan_train_partitions;
+
+	for (size_t i = 0; part && i < n; i++)
+		if (!strcmp(l[i], part))
+			return true;
+	return false;
 }
 
 bool agora_conf_auction_partition(const agora_conf_t *conf, const char *part)

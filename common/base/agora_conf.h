@@ -36,6 +36,13 @@ typedef enum agora_placement {
 	AGORA_PLACEMENT_STOCK,     /* stock cons_tres only (the A/B baseline) */
 } agora_placement_t;
 
+/* LoanDemandSource=: where agorad reads the inference demand (nodes). */
+typedef enum agora_demand_kind {
+	AGORA_DEMAND_JOBS = 0, /* jobs: the inference partitions' jobs */
+	AGORA_DEMAND_FILE,     /* file:PATH, a number of nodes */
+	AGORA_DEMAND_COMMAND,  /* command:CMD, prints a number of nodes */
+} agora_demand_kind_t;
+
 typedef struct agora_quota {
 	char *account;
 	double gpu_hours; /* per CreditPeriod */
@@ -74,6 +81,22 @@ typedef struct agora_conf {
 				      not decided by then is released */
 	int fed_interval_s;        /* FedAuctionInterval: agorad's round */
 	char *fed_catalog;         /* FedCatalog: dataset catalog (JSON) */
+
+	/* loaning idle inference nodes to training, by agorad */
+	bool loaning;                 /* Loaning: agorad lends and reclaims */
+	char **loan_infer_partitions; /* LoanInferencePartitions */
+	size_t n_loan_infer_partitions;
+	char **loan_train_partitions; /* LoanTrainPartitions */
+	size_t n_loan_train_partitions;
+	int loan_headroom;      /* LoanHeadroomNodes: kept above demand */
+	int loan_interval_s;    /* LoanInterval: agorad's loan period */
+	int loan_lend_hold_s;   /* LoanLendHold: lend against the peak
+				      demand of this last window */
+	int reclaim_deadline_s; /* ReclaimDeadline: nodes back by then */
+	int loan_ckpt_s;        /* LoanCheckpointInterval (0: none) */
+	int loan_restart_s;     /* LoanRestartOverhead */
+	agora_demand_kind_t loan_demand_kind; /* LoanDemandSource= kind */
+	char *loan_demand_arg; /* its PATH or CMD (NULL for jobs) */
 } agora_conf_t;
 
 /* Fill *conf with the documented defaults (doc/agora.conf.5). */
@@ -97,6 +120,11 @@ int agora_conf_parse_file(const char *path, agora_conf_t *conf,
 
 /* The quota of an account (DefaultQuota unless an AccountQuota names it). */
 double agora_conf_quota(const agora_conf_t *conf, const char *account);
+
+/* True if part is listed in LoanInferencePartitions (infer) or
+ * LoanTrainPartitions (!infer). */
+bool agora_conf_loan_partition(const agora_conf_t *conf, const char *part,
+			       bool infer);
 
 /* True if partition is listed in AuctionPartitions. */
 bool agora_conf_auction_partition(const agora_conf_t *conf, const char *part);

@@ -224,12 +224,79 @@ static void test_conf_fed_keys(void **state)
 	agora_conf_free(&c);
 }
 
+/* The loaning keys: values, defaults, the demand source, and the checks
+ * across keys (both partition lists, no partition in both). */
+static void test_conf_loan_keys(void **state)
+{
+	agora_conf_t c;
+	agora_err_t err = { { 0 } };
+
+	(void) state;
+	agora_conf_defaults(&c);
+	assert_false(c.loaning);
+	assert_int_equal(c.loan_headroom, 1);
+	assert_int_equal(c.reclaim_deadline_s, 300);
+	assert_int_equal(c.loan_demand_kind, AGORA_DEMAND_JOBS);
+	assert_int_equal(
+		agora_conf_parse_string(
+			"Loaning=yes\nLoanInferencePartitions=infer,serve\n"
+			"LoanTrainPartitions=train\nLoanHeadroomNodes=2\n"
+			"LoanInterval=5\nLoanLendHold=1m\nReclaimDeadline=90\n"
+			"LoanCheckpointInterval=10m\nLoanRestartOverhead=30\n"
+			"LoanDemandSource=file:/run/demand\n",
+			"t.conf", &c, &err),
+		0);
+	assert_true(c.loaning);
+	assert_int_equal(c.n_loan_infer_partitions, 2);
+	assert_string_equal(c.loan_infer_partitions[1], "serve");
+	assert_true(agora_conf_loan_partition(&c, "train", false));
+	assert_false(agora_conf_loan_partition(&c, "train", true));
+	assert_int_equal(c.loan_headroom, 2);
+	assert_int_equal(c.loan_lend_hold_s, 60);
+	assert_int_equal(c.reclaim_deadline_s, 90);
+	assert_int_equal(c.loan_ckpt_s, 600);
+	assert_int_equal(c.loan_demand_kind, AGORA_DEMAND_FILE);
+	assert_string_equal(c.loan_demand_arg, "/run/demand");
+	assert_int_equal(agora_conf_parse_string(
+				 "LoanDemandSource=command:/bin/echo 3\n",
+				 "t.conf", &c, &err),
+			 0);
+	assert_int_equal(c.loan_demand_kind, AGORA_DEMAND_COMMAND);
+	assert_string_equal(c.loan_demand_arg, "/bin/echo 3");
+	assert_int_equal(agora_conf_parse_string("\nLoanDemandSource=file:x\n",
+						 "t.conf", &c, &err),
+			 -1);
+	assert_non_null(strstr(err.text, "t.conf:2: LoanDemandSource:"));
+	assert_int_equal(agora_conf_parse_string("LoanDemandSource=web\n",
+						 "t.conf", &c, &err),
+			 -1);
+	assert_int_equal(agora_conf_parse_string(
+				 "# x\nLoaning=yes\nLoanTrainPartitions=t\n",
+				 "t.conf", &c, &err),
+			 -1);
+	assert_non_null(strstr(err.text, "t.conf:2: Loaning:"));
+	assert_int_equal(
+		agora_conf_parse_string("Loaning=yes\nLoanTrainPartitions=a,b\n"
+					"LoanInferencePartitions=b\n",
+					"t.conf", &c, &err),
+		-1);
+	assert_non_null(strstr(err.text, "LoanTrainPartitions: 'b'"));
+	assert_int_equal(agora_conf_parse_string("ReclaimDeadline=1\n",
+						 "t.conf", &c, &err),
+			 -1);
+	assert_non_null(strstr(err.text, "t.conf:1: ReclaimDeadline:"));
+	/* a failed parse keeps the previous configuration */
+	assert_int_equal(c.loan_demand_kind, AGORA_DEMAND_COMMAND);
+	agora_conf_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conf_defaults_when_empty),
 		cmocka_unit_test(test_conf_all_keys_parse),
 		cmocka_unit_test(test_conf_fed_keys),
+		cmocka_unit_test(test_conf_loan_keys),
 		cmocka_unit_test(test_conf_bad_input_names_file_line_key),
 		cmocka_unit_test(test_conf_file_missing_and_real),
 	};
