@@ -172,7 +172,51 @@ int cli_load_inputs(cli_ctx_t *ctx)
 		return -1;
 	}
 	free(text);
+	if (cli_window(ctx))
+		return -1;
 	return cli_apps(ctx);
+}
+
+/*
+ * --window FROM:DAYS: keep the jobs submitted in days [FROM, FROM+DAYS)
+ * of the trace, day 0 being the UTC day of the first submit.  The jobs
+ * before it are not simulated: the window starts on an empty cluster.
+ */
+int cli_window(cli_ctx_t *ctx)
+{
+	trace_t *t = &ctx->trace;
+	int64_t first = INT64_MAX, from, to;
+	int i, n = 0;
+
+	if (ctx->window_days <= 0)
+		return 0;
+	for (i = 0; i < t->n; i++)
+		if (t->jobs[i].submit < first)
+			first = t->jobs[i].submit;
+	if (first == INT64_MAX)
+		return 0;
+	first -= ((first % 86400) + 86400) % 86400;
+	from = first + (int64_t) (ctx->window_from * 86400);
+	to = from + (int64_t) (ctx->window_days * 86400);
+	for (i = 0; i < t->n; i++) {
+		if (t->jobs[i].submit < from || t->jobs[i].submit >= to)
+			continue;
+		t->jobs[n] = t->jobs[i];
+		if (t->job_name)
+			t->job_name[n] = t->job_name[i];
+		n++;
+	}
+	fprintf(stderr,
+		"agora-sim: --window %g:%g: %d of %d jobs (submitted in days [%g, %g))\n",
+		ctx->window_from, ctx->window_days, n, t->n,
+		ctx->window_from, ctx->window_from + ctx->window_days);
+	if (n == 0) {
+		fprintf(stderr, "agora-sim: --window: no job in the window\n");
+		return -1;
+	}
+	t->filtered += t->n - n;
+	t->n = n;
+	return 0;
 }
 
 /* Run one labelled policy over the context's trace. */
@@ -428,6 +472,20 @@ int cli_model_opt(int ch, const char *arg, cli_ctx_t *ctx)
 			break;
 		p->bin_s = (int64_t) d;
 		return 0;
+	case 'W': {
+		char *end;
+		double f, n;
+
+		errno = 0;
+		f = strtod(arg, &end);
+		if (errno || end == arg || *end != ':' || !isfinite(f) ||
+		    f < 0 || f > 1e5 ||
+		    cli_parse_double(end + 1, 0.001, 1e5, &n))
+			break;
+		ctx->window_from = f;
+		ctx->window_days = n;
+		return 0;
+	}
 	default:
 		return 1;
 	}
@@ -452,6 +510,7 @@ void cli_model_opt_error(int ch, const char *arg)
 		{ 'k', "limit-kill", "fail, resubmit or none" },
 		{ 'E', "elastic-serial", "a number in [0, 0.999]" },
 		{ 'B', "bin", "a number in [1, 1e8] s" },
+		{ 'W', "window", "FROM:DAYS, days since the first submit's day" },
 	};
 	size_t i;
 

@@ -54,6 +54,8 @@ static void usage(FILE *f)
 	      "  --limits REGIME         time limits jobs ask for: trace, uniform:A:B,\n"
 	      "                          lognormal:SIGMA, constant:T, partmax[:T]\n"
 	      "                          (default: the trace's, else uniform:1:2)\n"
+	      "  --window FROM:DAYS      simulate the jobs submitted in days [FROM, FROM+DAYS)\n"
+	      "                          of the trace (day 0: the first submit's UTC day)\n"
 	      "  --limit-factor F        default regime with uniform:1:F\n"
 	      "  --limit-kill fail|resubmit|none  a run reaching its limit is killed:\n"
 	      "                          fails (default), or is resubmitted with twice\n"

@@ -31,6 +31,7 @@ typedef struct cli_ctx {
 	/* apps for Themis' rho: "tenant" (app = NULL, names = tenants) or
 	 * "sweep" (job-name prefix within a tenant; cli_apps()) */
 	const char *app_mode;
+	double window_from, window_days; /* --window FROM:DAYS (days 0: all) */
 	int *app;
 	int n_apps;
 	char (*app_names)[POL_NAME_LEN];
@@ -67,6 +68,7 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run);
 		{ "restart-overhead", required_argument, NULL, 'O' },          \
 		{ "limit-kill", required_argument, NULL, 'k' },                \
 		{ "elastic-serial", required_argument, NULL, 'E' },            \
+		{ "window", required_argument, NULL, 'W' },                    \
 	{                                                                      \
 		"bin", required_argument, NULL, 'B'                            \
 	}
@@ -75,6 +77,8 @@ void cli_model_opt_error(int ch, const char *arg);
 const char *cli_kill_name(sim_limit_kill_t k);
 /* "none", "continuous" or the interval in seconds, written into buf */
 const char *cli_ckpt_name(int64_t ckpt_s, char *buf, size_t len);
+/* --window: drop the trace's jobs outside it; 0 or -1 with a message */
+int cli_window(cli_ctx_t *ctx);
 /* group the loaded trace's jobs into apps by ctx->app_mode; 0 or -1 */
 int cli_apps(cli_ctx_t *ctx);
 void cli_apps_free(cli_ctx_t *ctx);
