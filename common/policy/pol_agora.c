@@ -51,10 +51,13 @@ static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
 	    p->lease_s <= 0 || p->grace_s < 0 || p->min_lease_s <= 0 ||
 	    p->max_opts < 1 || p->max_opts > 64 || (int) p->solver < 0 ||
 	    p->solver > POL_PF_GREEDY ||
-	    (p->app_model != AG_APP_MEAN && p->app_model != AG_APP_POOL)) {
+	    (p->app_model != AG_APP_MEAN && p->app_model != AG_APP_POOL) ||
+	    (int) p->est_mode < 0 || p->est_mode > AG_EST_SERVICE ||
+	    p->est_k < 1 || p->est_k > POL_EST_MAX_K || p->est_prior_s <= 0 ||
+	    p->est_prior_s >= ((int64_t) 1 << 53)) {
 		agora_err_set(
 			err,
-			"policy %s: half_life, period, default_limit, lease and min_lease must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1",
+			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16",
 			name);
 		errno = EINVAL;
 		return NULL;
@@ -74,6 +77,8 @@ static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
 		return NULL;
 	}
 	if (auctions && !(a->leases = pol_lease_table_create()))
+		goto nomem;
+	if (pol_ag_est_setup(a) < 0)
 		goto nomem;
 	if (!auctions) {
 		char bp[96];
@@ -115,6 +120,9 @@ static void params_default(ag_params_t *p)
 	p->align = true;
 	p->drain = true;
 	p->small_victims = true;
+	p->est_mode = AG_EST_HIST;
+	p->est_k = 2;
+	p->est_prior_s = 3600;
 }
 
 pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
@@ -132,6 +140,8 @@ pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
 		return NULL;
 	}
 	params_default(&p);
+	/* the plugin keeps the limit until it persists the history */
+	p.est_mode = AG_EST_LIMIT;
 	p.half_life_s = conf->credit_half_life_h * 3600.0;
 	p.period_s = conf->credit_period_h * 3600.0;
 	p.quota = conf->default_quota;
@@ -166,6 +176,8 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 	a = *ap;
 	pol_credit_destroy(&a->ledger);
 	pol_lease_table_destroy(&a->leases);
+	pol_est_destroy(&a->est);
+	pol_ag_est_free(&a->estx);
 	if (a->bf)
 		pol_backfill_ops.destroy(a->bf);
 	pol_work_free(&a->w);
@@ -337,6 +349,8 @@ int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)
 		src->n_resv = 0;
 		src->resv_cap = 0;
 	}
+	if (dst->est && src->est && pol_est_merge(dst->est, src->est) < 0)
+		return -1;
 	dst->cont = src->cont;
 	dst->charged = src->charged;
 	dst->last_charge = src->last_charge;
@@ -470,7 +484,7 @@ static void add_work(pol_agora_policy_t *a, ag_tenant_t *t, const pol_job_t *j,
 {
 	if (t->app.work == 0 || j->submit < t->app.arrival)
 		t->app.arrival = j->submit;
-	t->app.work += (double) pol_ag_job_limit(a, j) * g;
+	t->app.work += (double) pol_ag_job_work(a, j, g) * g;
 	t->app.done += j->attained > 0 ? (double) j->attained : 0;
 	t->app.demand += g;
 }
@@ -492,7 +506,7 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	for (i = 0; i < snap->n_running; i++)
 		if (snap->running[i].tenant >= n_ten)
 			n_ten = snap->running[i].tenant + 1;
-	if (map_tenants(a, n_ten) < 0)
+	if (map_tenants(a, n_ten) < 0 || pol_ag_est_update(a, snap, now) < 0)
 		return -1;
 	/* usage recorded in the future (the clock stepped back, a peer's
 	 * clock runs ahead) would not decay until then: read it as now */
@@ -625,6 +639,57 @@ int pol_agora_policy_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 
 /* The registry's face ------------------------------------------------ */
 
+/*
+ * est=limit|hist|service (a word, which pol_params_parse() would refuse):
+ * into *mode, and params less that item into rest.  0, or -1/EINVAL.
+ */
+static int est_param(const char *params, char *rest, size_t len,
+		     ag_est_mode_t *mode, agora_err_t *err)
+{
+	static const char *const names[] = { "limit", "hist", "service" };
+	const char *p = params, *item, *end;
+	size_t n = 0, il, i;
+
+	if (!params)
+		return 0;
+	if (strlen(params) >= len) {
+		agora_err_set(err, "policy agora: parameters too long");
+		errno = EINVAL;
+		return -1;
+	}
+	rest[0] = '\0';
+	for (; *p; p = *end ? end + 1 : end) {
+		while (*p == ' ')
+			p++;
+		item = p;
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		il = (size_t) (end - item);
+		if (il > 4 && !strncmp(item, "est=", 4)) {
+			for (i = 0; i < 3; i++)
+				if (il - 4 == strlen(names[i]) &&
+				    !strncmp(item + 4, names[i], il - 4))
+					break;
+			if (i == 3) {
+				agora_err_set(err,
+					      "policy agora: est: '%.*s' is not limit, hist or service",
+					      (int) (il - 4), item + 4);
+				errno = EINVAL;
+				return -1;
+			}
+			*mode = (ag_est_mode_t) i;
+			continue;
+		}
+		if (n)
+			rest[n++] = ',';
+		memcpy(rest + n, item, il);
+		n += il;
+		rest[n] = '\0';
+	}
+	return 0;
+}
+
 static void *create_common(bool auctions, const char *params,
 			   const pol_placer_t *placer, agora_err_t *err)
 {
@@ -633,14 +698,22 @@ static void *create_common(bool auctions, const char *params,
 						  "window",    "max_job_test",
 						  NULL };
 	static const char *const keys_agora[] = {
-		"half_life", "period", "quota",     "default_limit", "f",
-		"lease",     "grace",  "min_lease", "options",       "solver",
-		"app",       "align",  "drain",     "victims",       NULL
+		"half_life", "period",  "quota",     "default_limit", "f",
+		"lease",     "grace",   "min_lease", "options",       "solver",
+		"app",       "align",   "drain",     "victims",       "est_k",
+		"est_prior", NULL
 	};
 	ag_params_t p;
-	double v[14];
+	double v[16];
+	char rest[256];
 
 	params_default(&p);
+	if (!auctions)
+		p.est_mode = AG_EST_LIMIT;
+	else if (est_param(params, rest, sizeof(rest), &p.est_mode, err) < 0)
+		return NULL;
+	else if (params)
+		params = rest;
 	v[0] = p.half_life_s;
 	v[1] = p.period_s;
 	v[2] = p.quota;
@@ -664,6 +737,8 @@ static void *create_common(bool auctions, const char *params,
 		v[11] = p.align;
 		v[12] = p.drain;
 		v[13] = p.small_victims;
+		v[14] = p.est_k;
+		v[15] = (double) p.est_prior_s;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -680,6 +755,10 @@ static void *create_common(bool auctions, const char *params,
 		p.align = v[11] != 0;
 		p.drain = v[12] != 0;
 		p.small_victims = v[13] != 0;
+		p.est_k = v[14] == floor(v[14]) && v[14] >= 1 && v[14] <= 64
+				  ? (int) v[14]
+				  : -1;
+		p.est_prior_s = (int64_t) v[15];
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

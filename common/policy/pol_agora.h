@@ -38,6 +38,13 @@
  *           that does not fit reserves the node where it can start
  *           soonest) victims=1 (losers give up GPUs fewest-GPUs first,
  *           then lowest credit; 0: lowest credit first)
+ *           est=hist (what a job's bid takes as its run time: hist = the
+ *           mean of the est_k=2 most recent run times of the same app,
+ *           user and GPU count, capped by the job's time limit, without
+ *           history max(attained, est_prior=1h) capped by the limit;
+ *           service = that fallback only; limit = the time limit, the
+ *           behaviour before estimates; pol_estimate.h).  The plugin's
+ *           policy (pol_agora_policy_create_conf()) uses est=limit.
  *
  * Ownership: pol_agora_policy_t is owned by its creator
  * (pol_agora_policy_destroy()); it borrows the placer.
@@ -191,6 +198,11 @@ int pol_agora_policy_app(const pol_agora_policy_t *a, const char *name,
 
 /* The credit ledger (borrowed): save/load it, absorb peers' records. */
 pol_credit_t *pol_agora_policy_ledger(pol_agora_policy_t *a);
+
+/* The run-time history behind the bids (borrowed; NULL with est=limit):
+ * save it with pol_est_save(), put a saved one back with pol_est_load(). */
+struct pol_est;
+struct pol_est *pol_agora_policy_estimates(pol_agora_policy_t *a);
 
 /* The leases of running jobs (borrowed; "agora" only, else NULL). */
 const pol_lease_table_t *pol_agora_policy_leases(const pol_agora_policy_t *a);

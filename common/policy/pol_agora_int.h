@@ -10,6 +10,7 @@
 
 #include "agora_mem.h"
 #include "pol_agora.h"
+#include "pol_estimate.h"
 #include "pol_policy_int.h"
 
 /*
@@ -47,6 +48,16 @@ typedef enum ag_app_model {
 	AG_APP_POOL = 1,
 } ag_app_model_t;
 
+/* The service estimate of a job (pol_agora_est.c); the values are the
+ * policy parameter est=limit|hist|service. */
+typedef enum ag_est_mode {
+	AG_EST_LIMIT = 0,   /* its time limit (default_limit without one) */
+	AG_EST_HIST = 1,    /* recent history, capped by the limit */
+	AG_EST_SERVICE = 2, /* max(attained, prior), capped by the limit */
+} ag_est_mode_t;
+
+typedef struct ag_est ag_est_t;
+
 typedef struct ag_params {
 	double half_life_s, period_s, quota;
 	int64_t default_limit;
@@ -61,6 +72,9 @@ typedef struct ag_params {
 	bool align;         /* full leases end on a grid of lease_s */
 	bool drain;         /* leftover pass keeps one EASY reservation */
 	bool small_victims; /* losers in GPU order (fewest first), then credit */
+	ag_est_mode_t est_mode;
+	int est_k;           /* recent samples averaged */
+	int64_t est_prior_s; /* remaining time without history or service */
 } ag_params_t;
 
 struct pol_agora_policy {
@@ -112,6 +126,9 @@ struct pol_agora_policy {
 	size_t fpend_cap, frun_cap;
 	pol_gpumask_t *claimed; /* per node: GPUs of running jobs so far */
 	size_t claimed_cap;
+	/* service estimates (NULL with est=limit) and their pass state */
+	pol_est_t *est;
+	ag_est_t *estx;
 };
 
 /* pending flags */
@@ -129,6 +146,18 @@ struct pol_agora_policy {
 int pol_ag_job_gpus(const pol_job_t *j);
 /* The job's service estimate: its time limit, or default_limit. */
 int64_t pol_ag_job_limit(const pol_agora_policy_t *a, const pol_job_t *j);
+/* The run time (s, at its size gpus) j is expected to need in all: its
+ * limit with est=limit, else its service so far plus the estimate of
+ * what remains (pol_agora_est.c, after pol_ag_est_update() this pass). */
+int64_t pol_ag_job_work(const pol_agora_policy_t *a, const pol_job_t *j,
+			int gpus);
+/* est != limit: the estimator and its pass state; 0 or -1/ENOMEM. */
+int pol_ag_est_setup(pol_agora_policy_t *a);
+void pol_ag_est_free(ag_est_t **ep);
+/* Learn from the jobs that ended since the last pass, look up the
+ * histories this pass needs.  0 or -1/ENOMEM. */
+int pol_ag_est_update(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+		      int64_t now);
 /* Length of a full lease granted now (aligned to the lease grid). */
 int64_t pol_ag_full_lease(const pol_agora_policy_t *a, int64_t now);
 /* Charge, credits, contention, app aggregates, credit order (a->keys). */

@@ -77,7 +77,7 @@ static int job_rho(const pol_agora_policy_t *a, const ag_tenant_t *t,
 {
 	pol_ftf_app_t app = {
 		.arrival = j->submit,
-		.work = (double) pol_ag_job_limit(a, j) * demand,
+		.work = (double) pol_ag_job_work(a, j, demand) * demand,
 		.done = j->attained > 0 ? (double) j->attained : 0,
 		.demand = demand > 0 ? demand : 1,
 		.n_avg = t->app.n_avg >= 1 ? t->app.n_avg : 1,
