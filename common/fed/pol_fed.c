@@ -313,3 +313,64 @@ int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 	free(ord);
 	return 0;
 }
+
+/* Whether the name want[0..n) is one of the ','-separated names in have. */
+static bool fed_has_feature(const char *want, size_t n, const char *have)
+{
+	const char *p = have;
+
+	while (n && p && *p) {
+		size_t k = strcspn(p, ",");
+
+		if (k == n && !strncmp(p, want, n))
+			return true;
+		p += k;
+		if (*p == ',')
+			p++;
+	}
+	return n == 0;
+}
+
+/* One '&' term: alternatives separated by '|'. */
+static bool fed_term_match(const char *t, size_t len, const char *have)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t start, end;
+
+		while (i < len && strchr("[]() ", t[i]))
+			i++;
+		start = i;
+		while (i < len && t[i] != '|' && !strchr("[]()* ", t[i]))
+			i++;
+		end = i;
+		while (i < len && t[i] != '|')
+			i++; /* a count ("*2") or a closing bracket */
+		if (end > start &&
+		    fed_has_feature(t + start, end - start, have))
+			return true;
+		if (i < len)
+			i++; /* the '|' */
+	}
+	return false;
+}
+
+bool pol_fed_features_match(const char *want, const char *have)
+{
+	const char *p = want;
+
+	if (!want)
+		return true;
+	while (*p) {
+		size_t len = strcspn(p, "&,");
+		size_t k = strspn(p, "[]() ");
+
+		if (k < len && !fed_term_match(p, len, have))
+			return false;
+		p += len;
+		if (*p)
+			p++;
+	}
+	return true;
+}

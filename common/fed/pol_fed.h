@@ -41,11 +41,20 @@ typedef struct pol_fed_site {
 	double link_bytes_per_s;     /* transfer rate into this cluster (> 0) */
 } pol_fed_site_t;
 
+/* An account's default dataset: the data its jobs read when the job does
+ * not name one (no script change needed). */
+typedef struct pol_fed_account {
+	char name[POL_FED_NAME_LEN]; /* Slurm account */
+	int dataset;                 /* index into datasets */
+} pol_fed_account_t;
+
 typedef struct pol_fed_catalog {
 	pol_fed_site_t *sites;
 	int n_sites;
 	pol_fed_dataset_t *datasets;
 	int n_datasets;
+	pol_fed_account_t *accounts; /* may be NULL when n_accounts is 0 */
+	int n_accounts;
 } pol_fed_catalog_t;
 
 /*
@@ -61,6 +70,19 @@ void pol_fed_catalog_free(pol_fed_catalog_t *cat);
 /* Index of a dataset / site by name, -1 if unknown. */
 int pol_fed_catalog_dataset(const pol_fed_catalog_t *cat, const char *name);
 int pol_fed_catalog_site(const pol_fed_catalog_t *cat, const char *name);
+/*
+ * The dataset a job's comment names: the word after "dataset=" (up to a
+ * space, ',' or ';'), cut to size - 1 characters, into out ("" if none).
+ */
+void pol_fed_comment_dataset(const char *comment, char *out, size_t size);
+/*
+ * The dataset a job reads: the one it names (its comment's dataset=NAME),
+ * else its account's default, else none.  named may be NULL or "".
+ * The catalog index, or -1: none, or (with *unknown set, may be NULL) a
+ * named dataset the catalog does not have.
+ */
+int pol_fed_catalog_job_dataset(const pol_fed_catalog_t *cat, const char *named,
+				const char *account, bool *unknown);
 /* Seconds to bring dataset d to cluster c (0 if c holds a replica). */
 double pol_fed_transfer_s(const pol_fed_catalog_t *cat, int d, int c);
 
@@ -90,6 +112,16 @@ typedef struct pol_fed_plan {
 	double team_credit; /* the team's credit fraction, credit/quota in
 			       [-1, 1] (one federation-wide ledger) */
 } pol_fed_plan_t;
+
+/*
+ * Whether a cluster whose nodes carry the features in have (a list
+ * separated by ',', the union over its usable nodes) matches the soft
+ * feature request want (Slurm's --prefer, the --constraint syntax): every
+ * '&'- or ','-separated term must be present, a term "a|b" needs one of
+ * its alternatives; brackets and counts ("[a|b]", "a*2") are read as the
+ * plain names.  An empty or NULL want matches everything.
+ */
+bool pol_fed_features_match(const char *want, const char *have);
 
 /* Weights of the score (agora.conf Fed* keys; defaults in
  * pol_fed_weights_default()).  A plan's cost, lower is better:

@@ -316,14 +316,77 @@ static int fed_parse_datasets(fed_ctx_t *c, json_object *arr,
 	return 0;
 }
 
+static int fed_parse_account(fed_ctx_t *c, json_object *o, const char *path,
+			     const pol_fed_catalog_t *cat, pol_fed_account_t *a)
+{
+	static const char *const keys[] = { "name", "dataset", NULL };
+	json_object *v;
+	const char *s;
+
+	if (!json_object_is_type(o, json_type_object)) {
+		agora_err_set(c->err, "%s: %s: not an object", c->file, path);
+		return -1;
+	}
+	if (fed_keys(c, o, path, keys) < 0 || fed_name(c, o, path, a->name) < 0)
+		return -1;
+	if (!json_object_object_get_ex(o, "dataset", &v) ||
+	    !json_object_is_type(v, json_type_string)) {
+		agora_err_set(c->err, "%s: %s.dataset: missing or not a string",
+			      c->file, path);
+		return -1;
+	}
+	s = json_object_get_string(v);
+	a->dataset = pol_fed_catalog_dataset(cat, s);
+	if (a->dataset < 0) {
+		agora_err_set(c->err, "%s: %s.dataset: unknown dataset '%.64s'",
+			      c->file, path, s);
+		return -1;
+	}
+	return 0;
+}
+
+/* "accounts": [{"name": ACCOUNT, "dataset": DATASET}, ...] */
+static int fed_parse_accounts(fed_ctx_t *c, json_object *arr,
+			      pol_fed_catalog_t *cat)
+{
+	int n = (int) json_object_array_length(arr), i, k;
+	char path[64];
+
+	cat->accounts = calloc(n ? (size_t) n : 1, sizeof(*cat->accounts));
+	if (!cat->accounts) {
+		agora_err_set(c->err, "%s: out of memory", c->file);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		pol_fed_account_t *a = &cat->accounts[i];
+
+		snprintf(path, sizeof(path), "accounts[%d]", i);
+		if (fed_parse_account(c, json_object_array_get_idx(arr, i),
+				      path, cat, a) < 0)
+			return -1;
+		for (k = 0; k < i; k++)
+			if (!strcmp(cat->accounts[k].name, a->name)) {
+				agora_err_set(c->err,
+					      "%s: %s.name: '%s' already used "
+					      "by accounts[%d]",
+					      c->file, path, a->name, k);
+				return -1;
+			}
+		cat->n_accounts = i + 1;
+	}
+	return 0;
+}
+
 int pol_fed_catalog_parse(const char *text, const char *name,
 			  pol_fed_catalog_t *cat, agora_err_t *err)
 {
-	static const char *const keys[] = { "sites", "datasets", NULL };
+	static const char *const keys[] = { "sites", "datasets", "accounts",
+					    NULL };
 	fed_ctx_t c = { name ? name : "(catalog)", err };
 	pol_fed_catalog_t out = { 0 };
 	json_tokener *tok;
-	json_object *root = NULL, *sites, *datasets;
+	json_object *root = NULL, *sites, *datasets, *accounts;
 	enum json_tokener_error jerr;
 	size_t len, end;
 	int saved;
@@ -375,6 +438,11 @@ int pol_fed_catalog_parse(const char *text, const char *name,
 		if (!datasets || fed_parse_datasets(&c, datasets, &out) < 0)
 			goto fail;
 	}
+	if (json_object_object_get_ex(root, "accounts", NULL)) {
+		accounts = fed_array(&c, root, "accounts");
+		if (!accounts || fed_parse_accounts(&c, accounts, &out) < 0)
+			goto fail;
+	}
 	json_object_put(root);
 	*cat = out;
 	return 0;
@@ -394,7 +462,47 @@ void pol_fed_catalog_free(pol_fed_catalog_t *cat)
 		return;
 	free(cat->sites);
 	free(cat->datasets);
+	free(cat->accounts);
 	memset(cat, 0, sizeof(*cat));
+}
+
+void pol_fed_comment_dataset(const char *comment, char *out, size_t size)
+{
+	const char *p = comment ? strstr(comment, "dataset=") : NULL;
+	size_t n = 0;
+
+	if (!out || !size)
+		return;
+	out[0] = '\0';
+	if (!p)
+		return;
+	p += strlen("dataset=");
+	while (p[n] && p[n] != ' ' && p[n] != ',' && p[n] != ';' &&
+	       n + 1 < size)
+		n++;
+	memcpy(out, p, n);
+	out[n] = '\0';
+}
+
+int pol_fed_catalog_job_dataset(const pol_fed_catalog_t *cat, const char *named,
+				const char *account, bool *unknown)
+{
+	int i;
+
+	if (unknown)
+		*unknown = false;
+	if (!cat)
+		return -1;
+	if (named && named[0]) {
+		i = pol_fed_catalog_dataset(cat, named);
+		if (i < 0 && unknown)
+			*unknown = true;
+		return i;
+	}
+	for (i = 0; account && i < cat->n_accounts; i++)
+		if (!strcmp(cat->accounts[i].name, account))
+			return cat->accounts[i].dataset;
+	return -1;
 }
 
 int pol_fed_catalog_dataset(const pol_fed_catalog_t *cat, const char *name)
@@ -480,6 +588,33 @@ fail:
 	return NULL;
 }
 
+static int fed_format_accounts(const pol_fed_catalog_t *cat, json_object *root)
+{
+	json_object *arr = json_object_new_array();
+
+	if (fed_add(root, "accounts", arr) < 0)
+		return -1;
+	for (int i = 0; i < cat->n_accounts; i++) {
+		const pol_fed_account_t *a = &cat->accounts[i];
+		json_object *o = json_object_new_object();
+
+		if (a->dataset < 0 || a->dataset >= cat->n_datasets) {
+			json_object_put(o);
+			errno = EINVAL;
+			return -1;
+		}
+		if (!o || fed_add(o, "name", json_object_new_string(a->name)) ||
+		    fed_add(o, "dataset",
+			    json_object_new_string(
+				    cat->datasets[a->dataset].name)) ||
+		    json_object_array_add(arr, o) < 0) {
+			json_object_put(o);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 char *pol_fed_catalog_format(const pol_fed_catalog_t *cat)
 {
 	json_object *root = NULL, *sites, *datasets;
@@ -514,6 +649,8 @@ char *pol_fed_catalog_format(const pol_fed_catalog_t *cat)
 			goto nomem;
 		}
 	}
+	if (cat->n_accounts && fed_format_accounts(cat, root) < 0)
+		goto nomem;
 	text = json_object_to_json_string_ext(
 		root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 			      JSON_C_TO_STRING_NOSLASHESCAPE);

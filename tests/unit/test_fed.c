@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "pol_fed.h"
+#include "pol_fed_locality.h"
 
 #define NOW 1000000
 
@@ -38,6 +39,10 @@ static const char *catalog3 =
 	"    {\"name\": \"imagenet\", \"bytes\": \"100G\", \"where\": [\"c1\"]},\n"
 	"    {\"name\": \"c4\", \"bytes\": 5e11, \"where\": [\"c2\", \"c3\"]},\n"
 	"    {\"name\": \"new\", \"bytes\": 1}\n"
+	"  ],\n"
+	"  \"accounts\": [\n"
+	"    {\"name\": \"vision\", \"dataset\": \"imagenet\"},\n"
+	"    {\"name\": \"crawl\", \"dataset\": \"c4\"}\n"
 	"  ]\n"
 	"}\n";
 
@@ -47,6 +52,102 @@ static void parse_ok(const char *text, pol_fed_catalog_t *cat)
 
 	if (pol_fed_catalog_parse(text, "cat.json", cat, &err) < 0)
 		fail_msg("parse failed: %s", err.text);
+}
+
+/* ---- a plan's GPU locality, by the select wrapper's placer ------------ */
+
+/* Nodes g[1-4]: two sockets of four GPUs, one NVLink island per socket. */
+static void model_2x4(topo_model_t *m, topo_node_t *t)
+{
+	memset(t, 0, sizeof(*t));
+	snprintf(t->type.name, sizeof(t->type.name), "2s-8gpu");
+	snprintf(t->nodes, sizeof(t->nodes), "g[1-4]");
+	t->type.n_gpus = 8;
+	t->type.n_sockets = 2;
+	for (int i = 0; i < 8; i++) {
+		t->gpu[i].socket = i / 4;
+		t->gpu[i].island = i / 4;
+		t->gpu[i].pcie_switch = -1;
+		t->gpu[i].numa = i / 4;
+	}
+	topo_node_derive_levels(t);
+	m->types = t;
+	m->n_types = 1;
+}
+
+static void plan_node(pol_fed_plan_node_t *p, const char *name, int gpus,
+		      pol_gpumask_t used)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->gpus = gpus;
+	p->used = used;
+}
+
+static void test_plan_locality(void **state)
+{
+	topo_model_t m;
+	topo_node_t t;
+	pol_fed_plan_node_t n[2];
+
+	(void) state;
+	model_2x4(&m, &t);
+	/* the four free GPUs are one socket's island: NVLink */
+	plan_node(&n[0], "g1", 8, 0x0F);
+	assert_near(pol_fed_plan_locality(&m, n, 1, 4, 0), POL_LVL_NVLINK, 0);
+	/* two free on each socket: four GPUs must cross sockets */
+	plan_node(&n[0], "g1", 8, 0x33);
+	assert_near(pol_fed_plan_locality(&m, n, 1, 4, 0), POL_LVL_NODE, 0);
+	/* two planned nodes: the placer takes the whole island on g2 */
+	plan_node(&n[1], "g2", 8, 0xF0);
+	assert_near(pol_fed_plan_locality(&m, n, 2, 4, 0), POL_LVL_NVLINK, 0);
+	/* two GPUs fit on one socket of g1 */
+	assert_near(pol_fed_plan_locality(&m, n, 1, 2, 0), POL_LVL_NVLINK, 0);
+	/* a node the model does not name: uniform, one island */
+	plan_node(&n[0], "x1", 8, 0x55);
+	assert_near(pol_fed_plan_locality(&m, n, 1, 4, 0), POL_LVL_NVLINK, 0);
+	assert_near(pol_fed_plan_locality(NULL, n, 1, 4, 0), POL_LVL_NVLINK, 0);
+	/* nothing free now (the plan starts later): the node counts as
+	 * wholly free */
+	plan_node(&n[0], "g1", 8, 0xFF);
+	assert_near(pol_fed_plan_locality(&m, n, 1, 8, 0), POL_LVL_NODE, 0);
+	/* a gang over two nodes: one leaf */
+	plan_node(&n[0], "g1", 8, 0);
+	plan_node(&n[1], "g2", 8, 0);
+	assert_near(pol_fed_plan_locality(&m, n, 2, 16, 2), POL_LVL_LEAF, 0);
+	/* unknown: bad shapes, or too big even on free nodes */
+	errno = 0;
+	assert_near(pol_fed_plan_locality(&m, n, 2, 16, 3), -1, 0);
+	assert_int_equal(errno, EINVAL);
+	assert_near(pol_fed_plan_locality(&m, n, 0, 4, 0), -1, 0);
+	assert_near(pol_fed_plan_locality(&m, NULL, 1, 4, 0), -1, 0);
+	assert_near(pol_fed_plan_locality(&m, n, 1, 0, 0), -1, 0);
+	errno = 0;
+	assert_near(pol_fed_plan_locality(&m, n, 2, 32, 0), -1, 0);
+	assert_int_equal(errno, ENOSPC);
+}
+
+/* Soft features (--prefer) against a cluster's feature union. */
+static void test_features_match(void **state)
+{
+	const char *have = "a100,nvlink,ib";
+
+	(void) state;
+	assert_true(pol_fed_features_match(NULL, have));
+	assert_true(pol_fed_features_match("", have));
+	assert_true(pol_fed_features_match("a100", have));
+	assert_true(pol_fed_features_match("a100&ib", have));
+	assert_true(pol_fed_features_match("a100,nvlink", have));
+	assert_false(pol_fed_features_match("h100", have));
+	assert_false(pol_fed_features_match("a100&h100", have));
+	assert_true(pol_fed_features_match("h100|a100", have));
+	assert_true(pol_fed_features_match("[h100|a100]&ib", have));
+	assert_true(pol_fed_features_match("nvlink*2", have));
+	/* a prefix is not the feature */
+	assert_false(pol_fed_features_match("a10", have));
+	assert_false(pol_fed_features_match("a1000", have));
+	assert_false(pol_fed_features_match("a100", NULL));
+	assert_false(pol_fed_features_match("a100", ""));
 }
 
 /* ---- catalog ---------------------------------------------------------- */
@@ -104,6 +205,12 @@ static void test_catalog_round_trip(void **state)
 		assert_true(a.sites[i].link_bytes_per_s ==
 			    b.sites[i].link_bytes_per_s);
 	}
+	assert_int_equal(a.n_accounts, 2);
+	assert_int_equal(b.n_accounts, 2);
+	for (i = 0; i < a.n_accounts; i++) {
+		assert_string_equal(a.accounts[i].name, b.accounts[i].name);
+		assert_int_equal(a.accounts[i].dataset, b.accounts[i].dataset);
+	}
 	for (i = 0; i < a.n_datasets; i++) {
 		assert_string_equal(a.datasets[i].name, b.datasets[i].name);
 		assert_true(a.datasets[i].bytes == b.datasets[i].bytes);
@@ -120,7 +227,7 @@ static void test_catalog_round_trip(void **state)
 /* text with %s replaced by a datasets entry, parsed: the error or "" */
 static void expect_error(const char *text, const char *want)
 {
-	pol_fed_catalog_t cat = { (pol_fed_site_t *) 1, 42, NULL, 0 };
+	pol_fed_catalog_t cat = { (pol_fed_site_t *) 1, 42, NULL, 0, NULL, 0 };
 	agora_err_t err = { "" };
 
 	errno = 0;
@@ -178,6 +285,21 @@ static void test_catalog_errors(void **state)
 	expect_error("{\"sites\":[{\"name\":\"c1\",\"link_bytes_per_s\":1},"
 		     "{\"name\":\"c1\",\"link_bytes_per_s\":1}]}",
 		     "fed.json: sites[1].name: 'c1' already used by sites[0]");
+	expect_error("{" SITES2 ",\"datasets\":[{\"name\":\"a\",\"bytes\":1}],"
+		     "\"accounts\":[{\"name\":\"x\",\"dataset\":\"b\"}]}",
+		     "fed.json: accounts[0].dataset: unknown dataset 'b'");
+	expect_error("{" SITES2 ",\"datasets\":[{\"name\":\"a\",\"bytes\":1}],"
+		     "\"accounts\":[{\"name\":\"x\",\"dataset\":\"a\"},"
+		     "{\"name\":\"x\",\"dataset\":\"a\"}]}",
+		     "fed.json: accounts[1].name: 'x' already used by "
+		     "accounts[0]");
+	expect_error("{" SITES2 ",\"accounts\":[{\"name\":\"x\"}]}",
+		     "fed.json: accounts[0].dataset: missing or not a string");
+	expect_error("{" SITES2 ",\"accounts\":[{\"name\":\"x\","
+		     "\"dataset\":\"a\",\"qos\":1}]}",
+		     "fed.json: accounts[0]: unknown key 'qos'");
+	expect_error("{" SITES2 ",\"accounts\":{}}",
+		     "fed.json: accounts: not an array");
 	expect_error("{\"datasets\":[]}", "fed.json: sites: missing");
 	expect_error("{\"sites\":[],\"extra\":1}",
 		     "fed.json: top level: unknown key 'extra'");
@@ -185,6 +307,52 @@ static void test_catalog_errors(void **state)
 	expect_error("{\"sites\":[", "fed.json: not valid JSON");
 	expect_error("{\"sites\":[]} x", "fed.json: not valid JSON");
 	expect_error("", "fed.json: not valid JSON");
+}
+
+/* A job's dataset: the one it names, else its account's default. */
+static void test_catalog_job_dataset(void **state)
+{
+	pol_fed_catalog_t cat;
+	bool unknown = true;
+
+	(void) state;
+	parse_ok(catalog3, &cat);
+	assert_int_equal(
+		pol_fed_catalog_job_dataset(&cat, "", "vision", &unknown), 0);
+	assert_false(unknown);
+	assert_int_equal(
+		pol_fed_catalog_job_dataset(&cat, NULL, "crawl", &unknown), 1);
+	/* a named dataset wins over the account's default */
+	assert_int_equal(
+		pol_fed_catalog_job_dataset(&cat, "new", "vision", &unknown),
+		2);
+	/* an account without a default, or no account: none */
+	assert_int_equal(
+		pol_fed_catalog_job_dataset(&cat, "", "physics", &unknown), -1);
+	assert_false(unknown);
+	assert_int_equal(pol_fed_catalog_job_dataset(&cat, NULL, NULL, NULL),
+			 -1);
+	/* a named dataset the catalog lacks: none, flagged, no fallback */
+	assert_int_equal(
+		pol_fed_catalog_job_dataset(&cat, "laion", "vision", &unknown),
+		-1);
+	assert_true(unknown);
+	pol_fed_catalog_free(&cat);
+	assert_null(cat.accounts);
+	{
+		char w[8];
+
+		pol_fed_comment_dataset("run 3; dataset=c4,lr=0.1", w,
+					sizeof(w));
+		assert_string_equal(w, "c4");
+		pol_fed_comment_dataset("dataset=imagenet-21k", w, sizeof(w));
+		assert_string_equal(w, "imagene"); /* cut to the buffer */
+		pol_fed_comment_dataset("no data", w, sizeof(w));
+		assert_string_equal(w, "");
+		pol_fed_comment_dataset(NULL, w, sizeof(w));
+		assert_string_equal(w, "");
+	}
+	assert_int_equal(cat.n_accounts, 0);
 }
 
 static void test_catalog_too_many_sites(void **state)
@@ -831,6 +999,9 @@ int main(void)
 		cmocka_unit_test(test_catalog_parse),
 		cmocka_unit_test(test_catalog_round_trip),
 		cmocka_unit_test(test_catalog_errors),
+		cmocka_unit_test(test_catalog_job_dataset),
+		cmocka_unit_test(test_plan_locality),
+		cmocka_unit_test(test_features_match),
 		cmocka_unit_test(test_catalog_too_many_sites),
 		cmocka_unit_test(test_cost_terms),
 		cmocka_unit_test(test_cost_data_crossover),
