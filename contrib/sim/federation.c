@@ -619,7 +619,7 @@ static int fed_prof_split(fed_prof_t *p, int64_t t)
 	return lo;
 }
 
-/* g GPUs taken on [s, s + len) */
+/* g GPUs taken on [s, s + len); -1/EPROTO if that overcommits */
 static int fed_prof_reserve(fed_prof_t *p, int64_t s, int64_t len, int g)
 {
 	int a, b, k;
@@ -630,8 +630,13 @@ static int fed_prof_reserve(fed_prof_t *p, int64_t s, int64_t len, int g)
 	a = fed_prof_split(p, s);
 	if (a < 0 || b < 0)
 		return -1;
-	for (k = a; k < b; k++)
+	for (k = a; k < b; k++) {
 		p->free[k] -= g;
+		if (p->free[k] < 0) { /* never more GPUs taken than exist */
+			errno = EPROTO;
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -1379,7 +1384,13 @@ static void fed_table(const fed_run_t *runs, int n, double initial)
 	}
 }
 
-#define FED_D(o, k, v) json_object_object_add(o, k, json_object_new_double(v))
+/* a number, or null when it is not finite (no such window) */
+static json_object *fed_num(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+#define FED_D(o, k, v) json_object_object_add(o, k, fed_num(v))
 #define FED_I(o, k, v) json_object_object_add(o, k, json_object_new_int64(v))
 
 static json_object *fed_json_run(const fed_scen_t *sc, const fed_run_t *r,
@@ -1703,8 +1714,16 @@ int federation_main(int argc, char **argv)
 	    (n = fed_disp_parse(o.dispatchers, list)) < 0 || fed_load(&o, &t))
 		goto out;
 	rc = 1;
-	if (fed_scen_build(&o, &t, sc) ||
-	    fed_initial(sc, &o, &initial, &iseries, &n_bins))
+	if (fed_scen_build(&o, &t, sc))
+		goto out;
+	if (!sc->n) {
+		fprintf(stderr,
+			"agora-sim federation: %s: no job to simulate (%d larger than every cluster)\n",
+			o.trace, sc->skipped);
+		rc = 2;
+		goto out;
+	}
+	if (fed_initial(sc, &o, &initial, &iseries, &n_bins))
 		goto out;
 	fprintf(stderr,
 		"agora-sim federation: %s: %d jobs (filter %s, %d dropped, %d larger than every cluster), %d datasets; %d clusters\n",

@@ -1,7 +1,121 @@
 #!/bin/sh
-# End-to-end checks of agora-sim federation (run by make check, TAP).
+# End-to-end checks of agora-sim federation (run by make check, TAP): the
+# JSON has the five dispatchers and their keys, a two-job case computed by
+# hand, the Philly scenario starts imbalanced (worst demand/supply >= 2.5)
+# and replica placement lowers it, results are deterministic, and a bad
+# --federation spec or dispatcher is refused naming the field.
 set -u
 SIM=${SIM:-./agora-sim}
+SRC=${srcdir:-.}
+PHILLY=$SRC/../traces/philly_pollux_jobs_2017-10-02_2wk.csv
+TMP=$(mktemp -d) || exit 99
+trap 'rm -rf "$TMP"' EXIT
+fail=0
 n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+ko() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+# Two 8-GPU jobs, one dataset on cluster a (1 GB at 1e7 B/s: 100 s away).
+# j1 runs on a over [0, 50).  j2 (submit 10): first-start takes b, where
+# it starts at once but transfers for 100 s first: ends 210, JCT 200;
+# agora waits 40 s for a (cost 40 < 100): [50, 150), JCT 140.
+cat > "$TMP/two.csv" <<'CSV'
+id,submit,duration,gpus,tenant
+1,0,50,8,a
+2,10,100,8,a
+CSV
+if "$SIM" federation --trace "$TMP/two.csv" --federation a:1x8,b:1x8 \
+	--datasets-per-tenant 1 --data-size 1e9:1e9 --link 1e7 \
+	--json "$TMP/two.json" >"$TMP/out" 2>"$TMP/err"; then
+	ok "federation runs"
+else
+	ko "federation runs: $(cat "$TMP/err")"
+fi
+python3 - "$TMP/two.json" <<'PY' && ok "JSON: five dispatchers with their keys" || ko "JSON keys"
+import json, sys
+r = json.load(open(sys.argv[1]))
+names = ["first-start", "random", "least-loaded", "agora", "agora+data"]
+keys = ["mean_jct_s", "mean_queue_s", "worst_demand_supply",
+        "gpu_hours_moved", "worst_demand_supply_initial"]
+assert "worst_demand_supply_initial" in r, r.keys()
+for d in names:
+    assert d in r, d
+    for k in keys:
+        assert isinstance(r[d].get(k), (int, float)), (d, k)
+PY
+python3 - "$TMP/two.json" <<'PY' && ok "two jobs: JCT, queue and moved GPU-hours as computed by hand" || ko "two jobs by hand"
+import json, sys
+r = json.load(open(sys.argv[1]))
+near = lambda a, b: abs(a - b) < 1e-6
+f, a = r["first-start"], r["agora"]
+assert near(f["mean_jct_s"], 125) and near(f["mean_queue_s"], 0), f
+assert near(f["gpu_hours_moved"], 8 * 100 / 3600), f
+assert near(a["mean_jct_s"], 95) and near(a["mean_queue_s"], 20), a
+assert near(a["gpu_hours_moved"], 0), a
+PY
+
+# bad input: exit 2, the option and the field named
+bad() { # $1 what, $2 expected message, rest: arguments
+	what=$1 msg=$2
+	shift 2
+	"$SIM" federation --trace "$TMP/two.csv" --json "$TMP/bad.json" "$@" \
+		>/dev/null 2>"$TMP/err"
+	rc=$?
+	if [ $rc = 2 ] && grep -q -- "$msg" "$TMP/err"; then
+		ok "$what"
+	else
+		ko "$what (rc $rc: $(cat "$TMP/err"))"
+	fi
+}
+bad "bad spec: NODES field named" "--federation: entry 2 'b:1y8': NODES" \
+	--federation a:1x8,b:1y8
+bad "bad spec: GPUS missing" "--federation: entry 1 'a:2x': GPUS" \
+	--federation a:2x
+bad "bad spec: no NAME" "--federation: entry 1 '4x8': NAME" --federation 4x8
+bad "bad spec: NAME twice" "entry 2 'a:1x8': NAME: given twice" \
+	--federation a:1x8,a:1x8
+bad "unknown dispatcher named" "--dispatchers: unknown dispatcher 'nope'" \
+	--federation a:1x8 --dispatchers agora,nope
+bad "bad --data-size field named" "--data-size: '5:1': MAX" \
+	--federation a:1x8 --data-size 5:1
+
+if [ -r "$PHILLY" ]; then
+	"$SIM" federation --trace "$PHILLY" \
+		--federation c1:40x8,c2:24x8,c3:16x8 --json "$TMP/p.json" \
+		>"$TMP/out" 2>"$TMP/err" || ko "Philly run: $(cat "$TMP/err")"
+	python3 - "$TMP/p.json" <<'PY' && ok "Philly: starts at worst demand/supply >= 2.5" || ko "Philly initial"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["worst_demand_supply_initial"] >= 2.5, r["worst_demand_supply_initial"]
+PY
+	python3 - "$TMP/p.json" <<'PY' && ok "Philly: agora+data's worst demand/supply is below agora's" || ko "Philly placement"
+import json, sys
+r = json.load(open(sys.argv[1]))
+a, d = r["agora"], r["agora+data"]
+assert d["worst_demand_supply"] < a["worst_demand_supply"], (a, d)
+assert d["replica_copies"] > 0 and a["replica_copies"] == 0, (a, d)
+PY
+	"$SIM" federation --trace "$PHILLY" \
+		--federation c1:40x8,c2:24x8,c3:16x8 --json "$TMP/q.json" \
+		>/dev/null 2>&1
+	if [ "$(grep -v wall_s "$TMP/p.json")" = "$(grep -v wall_s "$TMP/q.json")" ]; then
+		ok "Philly: deterministic"
+	else
+		ko "Philly: deterministic"
+	fi
+else
+	skip "Philly checks" "no $PHILLY"
+fi
+
+if command -v gnuplot >/dev/null 2>&1; then
+	"$SIM" federation --trace "$TMP/two.csv" --federation a:1x8,b:1x8 \
+		--json "$TMP/two.json" --plot "$TMP/plot" >/dev/null 2>"$TMP/err" &&
+		[ -s "$TMP/plot/fed_demand_agora-data.png" ] &&
+		[ -s "$TMP/plot/fed_jct_cdf.png" ] &&
+		ok "demand/supply and JCT PNGs" || ko "PNGs: $(cat "$TMP/err")"
+else
+	skip "demand/supply and JCT PNGs" "gnuplot not installed"
+fi
 echo "1..$n"
-exit 0
+exit $fail
