@@ -196,9 +196,23 @@ static int group_pending(pol_agora_policy_t *a, const pol_snapshot_t *snap)
 
 /* The leftover pass's reservation ("drain", doc/fairness.md section 3) ---- */
 
-static int64_t job_limit(const pol_agora_policy_t *a, const pol_job_t *j)
+/* When a running job is expected to end (with est=limit: start + time
+ * limit, as Slurm's backfill plans; else now + the estimate of what
+ * remains, so that a shorter stated limit buys no hole in the plan). */
+static int64_t run_end(const pol_agora_policy_t *a, const pol_job_t *j,
+		       int64_t now)
 {
-	return j->time_limit > 0 ? j->time_limit : a->p.default_limit;
+	if (!a->est)
+		return j->start + pol_ag_job_limit(a, j);
+	return now + pol_ag_job_rest(a, j, pol_ag_job_gpus(j));
+}
+
+/* How long a pending job is expected to run, by the same rule. */
+static int64_t pend_len(const pol_agora_policy_t *a, const pol_job_t *j)
+{
+	if (!a->est)
+		return pol_ag_job_limit(a, j);
+	return pol_ag_job_rest(a, j, j->total_gpus);
 }
 
 /* A one-node job of 2+ GPUs: the kind a fragmented map blocks. */
@@ -226,9 +240,8 @@ static int rel_cmp(const void *x, const void *y)
 
 /*
  * EASY for one one-node job j that does not fit: the up node of its pool
- * where it can start soonest if running jobs end at start + time limit
- * (default_limit without one; GPUs started in this pass are never
- * released), ties to the lowest index.  *node = -1 if none can ever
+ * where it can start soonest if running jobs end when run_end() says
+ * (GPUs started in this pass are never released), ties to the lowest index.  *node = -1 if none can ever
  * hold it.  0, or -1/ENOMEM.
  */
 static int pick_drain(pol_agora_policy_t *a, const pol_snapshot_t *snap,
@@ -250,7 +263,7 @@ static int pick_drain(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	}
 	for (i = 0; i < snap->n_running; i++) {
 		const pol_job_t *rj = &snap->running[i];
-		int64_t end = rj->start + job_limit(a, rj);
+		int64_t end = run_end(a, rj, now);
 
 		for (p = 0; p < rj->alloc.n_parts; p++) {
 			rel[r].node = rj->alloc.parts[p].node;
@@ -335,7 +348,7 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 
 		if (a->pflag[p])
 			continue;
-		if (dnode >= 0 && now + job_limit(a, j) > dshadow)
+		if (dnode >= 0 && now + pend_len(a, j) > dshadow)
 			m = a->tent;
 		fit = pol_ag_try_place(a, m, j, &al);
 		if (fit < 0)

@@ -244,13 +244,23 @@ int pol_ag_est_update(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 int64_t pol_ag_job_work(const pol_agora_policy_t *a, const pol_job_t *j,
 			int gpus)
 {
+	if (!a->est)
+		return pol_ag_job_limit(a, j);
+	return att_s(j, gpus) + pol_ag_job_rest(a, j, gpus);
+}
+
+int64_t pol_ag_job_rest(const pol_agora_policy_t *a, const pol_job_t *j,
+			int gpus)
+{
 	const ag_est_t *x = a->estx;
 	double mean = 0;
 	int n = 0;
 	int64_t done;
 
-	if (!a->est)
-		return pol_ag_job_limit(a, j);
+	if (!a->est) {
+		done = pol_ag_job_limit(a, j) - att_s(j, gpus);
+		return done > 1 ? done : 1;
+	}
 	if (a->p.est_mode == AG_EST_HIST && x->used_h) {
 		int s = hslot(x, a->tmap[j->tenant], j->user, gpus);
 
@@ -260,8 +270,8 @@ int64_t pol_ag_job_work(const pol_agora_policy_t *a, const pol_job_t *j,
 		}
 	}
 	done = att_s(j, gpus);
-	return done + pol_est_remaining_from(pol_est_params(a->est), mean, n,
-					     j->time_limit, done, NULL);
+	return pol_est_remaining_from(pol_est_params(a->est), mean, n,
+				      j->time_limit, done, NULL);
 }
 
 pol_est_t *pol_agora_policy_estimates(pol_agora_policy_t *a)

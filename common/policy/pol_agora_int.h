@@ -151,6 +151,9 @@ int64_t pol_ag_job_limit(const pol_agora_policy_t *a, const pol_job_t *j);
  * what remains (pol_agora_est.c, after pol_ag_est_update() this pass). */
 int64_t pol_ag_job_work(const pol_agora_policy_t *a, const pol_job_t *j,
 			int gpus);
+/* The same, less the service j had: what remains (>= 1 s). */
+int64_t pol_ag_job_rest(const pol_agora_policy_t *a, const pol_job_t *j,
+			int gpus);
 /* est != limit: the estimator and its pass state; 0 or -1/ENOMEM. */
 int pol_ag_est_setup(pol_agora_policy_t *a);
 void pol_ag_est_free(ag_est_t **ep);

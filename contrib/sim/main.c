@@ -38,6 +38,8 @@ static void usage(FILE *f)
 	      "  agora-sim bench [--nodes N] [--gpus G] [--jobs J] [--trace FILE --cluster SPEC]\n"
 	      "  agora-sim robustness --trace FILE --cluster SPEC [--policies p1,...] [--regimes r1,r2]\n"
 	      "                    [--ckpts c1,c2] [--json OUT] [--plot DIR] [--threads N] [options]\n"
+	      "  agora-sim strategic --trace FILE --cluster SPEC [--tenants A,B | --top N]\n"
+	      "                    [--limit-scale 0.5,4,max] [--check] [options] (--help)\n"
 	      "  agora-sim loaning --trace FILE --json OUT [--plot DIR] [options] (--help)\n"
 	      "  agora-sim federation --trace FILE --federation SPEC --json OUT [options] (--help)\n"
 	      "  agora-sim list\n"
@@ -319,6 +321,8 @@ int main(int argc, char **argv)
 		return score_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "robustness"))
 		return robustness_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "strategic")) /* strategic.c */
+		return strategic_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "loaning")) /* loaning.c, doc/loaning.md */
 		return loaning_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "federation")) /* federation.c */

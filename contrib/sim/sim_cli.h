@@ -102,6 +102,7 @@ int bench_main(int argc, char **argv);
 int slice_main(int argc, char **argv);      /* replay.c */
 int score_main(int argc, char **argv);      /* replay.c */
 int robustness_main(int argc, char **argv); /* robustness.c */
+int strategic_main(int argc, char **argv);  /* strategic.c */
 int federation_main(int argc, char **argv); /* federation.c */
 
 #endif

@@ -288,5 +288,46 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
 	n=$((n + 1)); echo "ok $n - robustness PNG # SKIP gnuplot not installed"
 fi
+# --window: day 0 keeps the five jobs, day 1 has none (exit 2)
+"$SIM" run --trace "$TMP/five.csv" --cluster 2x4 --policy fifo --window 0:1 \
+	--json "$TMP/w.json" >/dev/null 2>"$TMP/err" &&
+	grep -q -- "--window 0:1: 5 of 5 jobs" "$TMP/err" &&
+	ok "--window keeps the jobs of its days" || ko "--window 0:1: $(cat "$TMP/err")"
+"$SIM" run --trace "$TMP/five.csv" --cluster 2x4 --policy fifo --window 1:1 \
+	>/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc = 2 ] && grep -q -- "--window: no job in the window" "$TMP/err"; } &&
+	ok "--window without jobs" || ko "--window 1:1 (rc $rc: $(cat "$TMP/err"))"
+# the strategic tenant: tenant a states half of its (constant 1-week)
+# limits; its app rho must not improve by more than 5% (exit 0), and the
+# check can fail: with bids on the time limit (est=limit) the lie pays
+# and strategic --check exits 3
+python3 - "$TMP/strat.csv" <<'PY'
+import random, sys
+r = random.Random(7)
+with open(sys.argv[1], "w") as f:
+    f.write("id,submit,duration,gpus,tenant\n")
+    t = 0
+    for i in range(1, 301):
+        t += int(r.expovariate(1 / 60.0))
+        d = max(30, int(r.lognormvariate(6.5, 1.2)))
+        f.write("%d,%d,%d,%d,%s\n" % (i, t, d, r.choice([1, 1, 2, 4, 8]), "abc"[i % 3]))
+PY
+"$SIM" strategic --trace "$TMP/strat.csv" --cluster 4x8 --tenants a \
+	--limits constant:1w --limit-scale 0.5 --check --json "$TMP/st.json" \
+	>"$TMP/st.txt" 2>"$TMP/err" &&
+	python3 - "$TMP/st.json" <<'PY' && ok "strategic: a tenant halving its limits gains at most 5%" || ko "strategic: $(cat "$TMP/st.txt" "$TMP/err")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r) == 1 and r[0]["tenant"] == "a" and r[0]["lie"] == "x0.5", r
+assert r[0]["change_pct"] >= -5 and not r[0]["pays"], r
+PY
+"$SIM" strategic --trace "$TMP/strat.csv" --cluster 4x8 --tenants a \
+	--limits constant:1w --limit-scale 0.5 --check --params est=limit \
+	>"$TMP/st2.txt" 2>"$TMP/err"
+rc=$?
+{ [ $rc = 3 ] && grep -q ' PAYS$' "$TMP/st2.txt"; } &&
+	ok "strategic: the check fails when bids trust the limit" ||
+	ko "strategic est=limit (rc $rc): $(cat "$TMP/st2.txt" "$TMP/err")"
 echo "1..$n"
 exit $fail
