@@ -35,6 +35,7 @@
 #include <slurm/slurm.h>
 
 #include "agorad.h"
+#include "agorad_loan.h"
 
 static volatile sig_atomic_t got_hup = 0;
 static volatile int stop_flag = 0;
@@ -144,6 +145,10 @@ static int conf_load(const char *path, agora_conf_t *conf, bool first)
 		path, conf->fed_auction ? "yes" : "no", conf->fed_interval_s,
 		conf->fed_auction_timeout_s,
 		conf->fed_catalog ? conf->fed_catalog : "(none)");
+	if (conf->loaning)
+		ad_info("%s: Loaning=yes LoanInterval=%d s LoanHeadroomNodes=%d ReclaimDeadline=%d s",
+			path, conf->loan_interval_s, conf->loan_headroom,
+			conf->reclaim_deadline_s);
 	return 0;
 }
 
@@ -153,6 +158,15 @@ static double now_s(void)
 
 	gettimeofday(&tv, NULL);
 	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/* Seconds until the next round of either job. */
+static double wait_left(const agora_conf_t *conf, double next_fed)
+{
+	double now = now_s(), fed = next_fed - now,
+	       loan = ad_loan_due_in(conf, now);
+
+	return fed < loan ? fed : loan;
 }
 
 int main(int argc, char **argv)
@@ -167,6 +181,7 @@ int main(int argc, char **argv)
 	     *state_path = NULL;
 	int opt, level = AD_LOG_INFO, rc = 0;
 	bool once = false, idle_logged = false;
+	double next_fed = 0;
 	agora_conf_t conf;
 	ad_stats_t st = { 0 };
 	struct sigaction sa;
@@ -243,12 +258,16 @@ int main(int argc, char **argv)
 			ad_log_reopen();
 			(void) conf_load(conf_path, &conf, false);
 		}
-		if (!conf.fed_auction) {
-			if (!idle_logged)
+		if (t0 < next_fed) {
+			/* only the loan round is due */
+		} else if (!conf.fed_auction) {
+			next_fed = t0 + conf.fed_interval_s;
+			if (!idle_logged && !conf.loaning)
 				ad_info("FedAuction=no in %s: nothing to do (no job is held)",
 					conf_path);
 			idle_logged = true;
 		} else {
+			next_fed = t0 + conf.fed_interval_s;
 			idle_logged = false;
 			n = ad_round(&conf, state_path, &st, &stop_flag);
 			st.last_round_s = now_s() - t0;
@@ -257,18 +276,22 @@ int main(int argc, char **argv)
 			else
 				rc = 0;
 		}
+		/* the second job: loaning inference nodes (agorad_loan.c) */
+		if (conf.loaning && ad_loan_tick(&conf, state_path, now_s()))
+			rc = 1;
 		if (once)
 			break;
-		left = conf.fed_interval_s - (now_s() - t0);
+		left = wait_left(&conf, next_fed);
 		while (left > 0 && !stop_flag && !got_hup) {
 			usleep(left > 0.2 ? 200000 : (useconds_t) (left * 1e6));
-			left = conf.fed_interval_s - (now_s() - t0);
+			left = wait_left(&conf, next_fed);
 		}
 	}
 	ad_info("agorad stopping after %llu rounds: %llu jobs pinned, %llu pins failed",
 		(unsigned long long) st.rounds, (unsigned long long) st.pinned,
 		(unsigned long long) st.failed);
 	ad_round_fini();
+	ad_loan_fini();
 	slurm_fini();
 	if (pid_path)
 		unlink(pid_path);

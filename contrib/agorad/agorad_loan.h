@@ -1,0 +1,112 @@
+/*
+ * agorad_loan.h - agorad's second job: loaning idle inference nodes to
+ * training and taking them back (doc/loaning.md).
+ *
+ * agorad_loan.c        the loan round: classify, reclaim, lend, history
+ * agorad_loan_slurm.c  what it reads from and writes to Slurm (snapshot,
+ *                      partition node lists, node Comments, requeues),
+ *                      the demand source and the state file
+ *
+ * The loan is Slurm's state, not agorad's: an inference node is on loan
+ * while it is in a training partition's node list, and its Comment names
+ * the loan ("Agora loan: ...") so that a slurmctld restart, which resets
+ * partition node lists to slurm.conf, leaves a trace agorad reconciles.
+ */
+#ifndef AGORAD_LOAN_H
+#define AGORAD_LOAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "agora_conf.h"
+
+/* ---- what agorad.c calls ---- */
+
+/* Run one loan round if LoanInterval has passed since the last one.
+ * state_path: agorad's -s file; the loans go beside it (ad_loan_path).
+ * Returns 0, or -1 when Slurm could not be read (logged). */
+int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now);
+/* Seconds until the next loan round is due (0: now). */
+double ad_loan_due_in(const agora_conf_t *conf, double now);
+void ad_loan_fini(void);
+
+/* The loan state file beside agorad's state file: X.json -> X.loans.json,
+ * else X.loans (malloc'ed; NULL if state_path is NULL). */
+char *ad_loan_path(const char *state_path);
+
+/* ---- shared by agorad_loan.c and agorad_loan_slurm.c ---- */
+
+#define LN_NAME           64
+#define LN_COMMENT_PREFIX "Agora loan: "
+#define LN_MAX_HISTORY    64
+
+typedef enum {
+	LN_HOME = 0,  /* serves inference: not in training, no borrower */
+	LN_LENT,      /* in a training partition */
+	LN_RETURNING, /* out of training, but borrowers or a loan Comment */
+} ln_state_t;
+
+typedef struct {
+	char name[LN_NAME];
+	bool up;         /* not down, drained or failing */
+	bool in_train;   /* in a training partition's node list now */
+	bool commented;  /* its Comment names a loan */
+	bool other_jobs; /* runs jobs that are not training's (inference) */
+	bool pinned;     /* runs a training job that cannot be requeued */
+	int64_t since;   /* loan start, from the Comment (0 unknown) */
+	int n_borrowers;
+	ln_state_t state;
+} ln_node_t;
+
+typedef struct {
+	uint32_t id;
+	int gpus;
+	int64_t start;
+	bool requeue; /* --requeue (batch job, requeue allowed) */
+	int n_nodes;  /* inference nodes it runs on */
+	int *nodes;   /* their indices in the snapshot's nodes */
+} ln_job_t;
+
+typedef struct {
+	ln_node_t *nodes; /* the inference partitions' nodes */
+	int n_nodes;
+	ln_job_t *jobs; /* running training jobs on inference nodes */
+	int n_jobs;
+	/* nodes of running or pending jobs of the inference partitions (the
+	 * demand source "jobs") */
+	int infer_job_nodes;
+} ln_snap_t;
+
+typedef struct {
+	int64_t time;
+	int need;
+	char nodes[512];                /* the nodes taken back */
+	char victims[512];              /* "job:cost,..." */
+	double cost;                    /* GPU-hours lost, least-cost choice */
+	double cost_slurm, cost_recent; /* the alternatives' costs */
+	int short_by;
+	double done_s; /* nodes free after this long; < 0 not yet */
+	int deadline_s;
+} ln_reclaim_t;
+
+/* agorad_loan_slurm.c */
+int ln_snapshot(const agora_conf_t *conf, ln_snap_t *s);
+void ln_snap_free(ln_snap_t *s);
+/* Put exactly the nodes with lend[i] of s into every training partition
+ * (and keep each partition's own nodes).  Returns 0 or -1 (logged). */
+int ln_set_train_nodes(const agora_conf_t *conf, const ln_snap_t *s,
+		       const bool *lend);
+/* Set (text non-NULL) or clear a node's loan Comment. */
+int ln_set_comment(const char *node, const char *text);
+/* Requeue one job (Slurm's own requeue: SIGTERM, KillWait, requeued). */
+int ln_requeue(uint32_t job_id);
+/* The inference demand in nodes; -1 when the source fails (logged). */
+double ln_demand(const agora_conf_t *conf, const ln_snap_t *s);
+void ln_write_state(const char *path, const ln_snap_t *s, int64_t now,
+		    double demand, int want, const ln_reclaim_t *hist,
+		    int n_hist);
+/* The reclaim history of a previous agorad's state file. */
+int ln_read_history(const char *path, ln_reclaim_t *hist, int max);
+
+#endif

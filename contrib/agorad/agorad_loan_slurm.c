@@ -1,0 +1,504 @@
+/*
+ * agorad_loan_slurm.c - what the loan round reads from Slurm and writes to
+ * it, through the public libslurm API only: the snapshot (inference nodes,
+ * their loan state, the training jobs on them), training partitions' node
+ * lists, node Comments, requeues; the demand source; the state file that
+ * agoractl loans reads.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "agora_file.h"
+#include "agorad.h"
+#include "agorad_loan.h"
+
+static void scopy_n(char *dst, const char *src, size_t size)
+{
+	snprintf(dst, size, "%s", src ? src : "");
+}
+
+static int node_index(const ln_snap_t *s, const char *name)
+{
+	for (int i = 0; i < s->n_nodes; i++)
+		if (!strcmp(s->nodes[i].name, name))
+			return i;
+	return -1;
+}
+
+/* The inference partitions' nodes into s->nodes; *train gets the nodes of
+ * the training partitions. */
+static int snap_partitions(const agora_conf_t *conf, ln_snap_t *s,
+			   hostlist_t *train)
+{
+	partition_info_msg_t *pm = NULL;
+	hostlist_t inf;
+	char *h;
+
+	if (slurm_load_partitions((time_t) 0, &pm, SHOW_ALL)) {
+		ad_error("loan: cannot read the partitions: %s",
+			 slurm_strerror(slurm_get_errno()));
+		return -1;
+	}
+	inf = slurm_hostlist_create(NULL);
+	*train = slurm_hostlist_create(NULL);
+	for (uint32_t i = 0; i < pm->record_count; i++) {
+		partition_info_t *p = &pm->partition_array[i];
+
+		if (!p->nodes || !*p->nodes)
+			continue;
+		if (agora_conf_loan_partition(conf, p->name, true))
+			slurm_hostlist_push(inf, p->nodes);
+		else if (agora_conf_loan_partition(conf, p->name, false))
+			slurm_hostlist_push(*train, p->nodes);
+	}
+	slurm_free_partition_info_msg(pm);
+	slurm_hostlist_uniq(inf);
+	s->nodes = calloc(slurm_hostlist_count(inf) + 1, sizeof(*s->nodes));
+	if (!s->nodes) {
+		slurm_hostlist_destroy(inf);
+		return -1;
+	}
+	while ((h = slurm_hostlist_shift(inf))) {
+		ln_node_t *n = &s->nodes[s->n_nodes++];
+
+		scopy_n(n->name, h, sizeof(n->name));
+		n->in_train = slurm_hostlist_find(*train, h) >= 0;
+		free(h);
+	}
+	slurm_hostlist_destroy(inf);
+	return 0;
+}
+
+static int snap_nodes(ln_snap_t *s)
+{
+	node_info_msg_t *nm = NULL;
+
+	if (slurm_load_node((time_t) 0, &nm, SHOW_ALL)) {
+		ad_error("loan: cannot read the nodes: %s",
+			 slurm_strerror(slurm_get_errno()));
+		return -1;
+	}
+	for (uint32_t i = 0; i < nm->record_count; i++) {
+		node_info_t *ni = &nm->node_array[i];
+		uint32_t base = ni->node_state & NODE_STATE_BASE;
+		int k = ni->name ? node_index(s, ni->name) : -1;
+		long since = 0;
+
+		if (k < 0)
+			continue;
+		s->nodes[k].up = base != NODE_STATE_DOWN &&
+				 base != NODE_STATE_FUTURE &&
+				 base != NODE_STATE_UNKNOWN &&
+				 !(ni->node_state &
+				   (NODE_STATE_DRAIN | NODE_STATE_FAIL));
+		if (ni->comment && !strncmp(ni->comment, LN_COMMENT_PREFIX,
+					    strlen(LN_COMMENT_PREFIX))) {
+			s->nodes[k].commented = true;
+			if (sscanf(ni->comment + strlen(LN_COMMENT_PREFIX),
+				   "lent since %ld", &since) == 1)
+				s->nodes[k].since = since;
+		}
+	}
+	slurm_free_node_info_msg(nm);
+	return 0;
+}
+
+/* GPUs of a running job, from its allocated TRES ("...,gres/gpu=8"). */
+static int job_gpus(const slurm_job_info_t *j)
+{
+	const char *p = j->tres_alloc_str
+				? strstr(j->tres_alloc_str, "gres/gpu=")
+				: NULL;
+
+	return p ? atoi(p + strlen("gres/gpu=")) : 0;
+}
+
+/* One running job: marks its inference nodes; a training job on them is
+ * added to s->jobs. */
+static int snap_running(const agora_conf_t *conf, ln_snap_t *s,
+			const slurm_job_info_t *j)
+{
+	bool train = agora_conf_loan_partition(conf, j->partition, false);
+	hostlist_t hl = slurm_hostlist_create(j->nodes);
+	ln_job_t *lj = &s->jobs[s->n_jobs];
+	char *h;
+
+	lj->nodes = calloc(slurm_hostlist_count(hl) + 1, sizeof(int));
+	if (!lj->nodes) {
+		slurm_hostlist_destroy(hl);
+		return -1;
+	}
+	while ((h = slurm_hostlist_shift(hl))) {
+		int k = node_index(s, h);
+
+		free(h);
+		if (k < 0)
+			continue;
+		if (!train) {
+			s->nodes[k].other_jobs = true;
+			continue;
+		}
+		lj->nodes[lj->n_nodes++] = k;
+		s->nodes[k].n_borrowers++;
+		if (!(j->requeue && j->batch_flag))
+			s->nodes[k].pinned = true;
+	}
+	slurm_hostlist_destroy(hl);
+	if (!lj->n_nodes) {
+		free(lj->nodes);
+		lj->nodes = NULL;
+		return 0;
+	}
+	lj->id = j->job_id;
+	lj->gpus = job_gpus(j);
+	lj->start = j->start_time;
+	lj->requeue = j->requeue && j->batch_flag;
+	s->n_jobs++;
+	return 0;
+}
+
+static int snap_jobs(const agora_conf_t *conf, ln_snap_t *s)
+{
+	job_info_msg_t *jm = NULL;
+	int rc = 0;
+
+	if (slurm_load_jobs((time_t) 0, &jm, SHOW_ALL)) {
+		ad_error("loan: cannot read the jobs: %s",
+			 slurm_strerror(slurm_get_errno()));
+		return -1;
+	}
+	s->jobs = calloc(jm->record_count + 1, sizeof(*s->jobs));
+	if (!s->jobs) {
+		slurm_free_job_info_msg(jm);
+		return -1;
+	}
+	for (uint32_t i = 0; i < jm->record_count && !rc; i++) {
+		slurm_job_info_t *j = &jm->job_array[i];
+		uint32_t st = j->job_state & JOB_STATE_BASE;
+		bool run = st == JOB_RUNNING || st == JOB_SUSPENDED ||
+			   (j->job_state & JOB_COMPLETING);
+
+		if (agora_conf_loan_partition(conf, j->partition, true) &&
+		    (run || st == JOB_PENDING))
+			s->infer_job_nodes += j->num_nodes ? j->num_nodes : 1;
+		if (run && j->nodes && *j->nodes)
+			rc = snap_running(conf, s, j);
+	}
+	slurm_free_job_info_msg(jm);
+	return rc;
+}
+
+int ln_snapshot(const agora_conf_t *conf, ln_snap_t *s)
+{
+	hostlist_t train = NULL;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	rc = snap_partitions(conf, s, &train);
+	if (train)
+		slurm_hostlist_destroy(train);
+	if (!rc)
+		rc = snap_nodes(s);
+	if (!rc)
+		rc = snap_jobs(conf, s);
+	if (rc)
+		ln_snap_free(s);
+	return rc;
+}
+
+void ln_snap_free(ln_snap_t *s)
+{
+	for (int j = 0; s->jobs && j < s->n_jobs; j++)
+		free(s->jobs[j].nodes);
+	free(s->jobs);
+	free(s->nodes);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- writes --------------------------------------------------------- */
+
+/* The node list of training partition p: its own nodes (those not
+ * inference nodes) plus the lent ones.  malloc'ed. */
+static char *train_list(const partition_info_t *p, const ln_snap_t *s,
+			const bool *lend)
+{
+	hostlist_t old = slurm_hostlist_create(p->nodes ? p->nodes : "");
+	hostlist_t nl = slurm_hostlist_create(NULL);
+	char *h, *out;
+
+	while ((h = slurm_hostlist_shift(old))) {
+		if (node_index(s, h) < 0)
+			slurm_hostlist_push_host(nl, h);
+		free(h);
+	}
+	for (int i = 0; i < s->n_nodes; i++)
+		if (lend[i])
+			slurm_hostlist_push_host(nl, s->nodes[i].name);
+	slurm_hostlist_uniq(nl);
+	out = slurm_hostlist_ranged_string_malloc(nl);
+	slurm_hostlist_destroy(old);
+	slurm_hostlist_destroy(nl);
+	return out;
+}
+
+int ln_set_train_nodes(const agora_conf_t *conf, const ln_snap_t *s,
+		       const bool *lend)
+{
+	partition_info_msg_t *pm = NULL;
+	int rc = 0;
+
+	if (slurm_load_partitions((time_t) 0, &pm, SHOW_ALL)) {
+		ad_error("loan: cannot read the partitions: %s",
+			 slurm_strerror(slurm_get_errno()));
+		return -1;
+	}
+	for (uint32_t i = 0; i < pm->record_count; i++) {
+		partition_info_t *p = &pm->partition_array[i];
+		update_part_msg_t m;
+		char *nodes;
+
+		if (!agora_conf_loan_partition(conf, p->name, false))
+			continue;
+		if (!(nodes = train_list(p, s, lend)))
+			continue;
+		if (!p->nodes || strcmp(nodes, p->nodes)) {
+			slurm_init_part_desc_msg(&m);
+			m.name = p->name;
+			m.nodes = nodes;
+			if (slurm_update_partition(&m)) {
+				ad_error("loan: partition %s Nodes=%s: %s",
+					 p->name, nodes,
+					 slurm_strerror(slurm_get_errno()));
+				rc = -1;
+			} else
+				ad_verbose("loan: partition %s Nodes=%s",
+					   p->name, nodes);
+		}
+		free(nodes);
+	}
+	slurm_free_partition_info_msg(pm);
+	return rc;
+}
+
+int ln_set_comment(const char *node, const char *text)
+{
+	update_node_msg_t m;
+
+	slurm_init_update_node_msg(&m);
+	m.node_names = (char *) node;
+	m.comment = (char *) (text ? text : "");
+	if (slurm_update_node(&m)) {
+		ad_error("loan: node %s Comment: %s", node,
+			 slurm_strerror(slurm_get_errno()));
+		return -1;
+	}
+	return 0;
+}
+
+int ln_requeue(uint32_t job_id)
+{
+	if (slurm_requeue(job_id, 0)) {
+		int e = slurm_get_errno();
+
+		ad_error("loan: requeue of job %u: %s", job_id,
+			 slurm_strerror(e));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the demand ----------------------------------------------------- */
+
+static double parse_demand(const char *text, const char *what)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(text, &end);
+	if (errno || end == text || !isfinite(d) || d < 0) {
+		ad_error("loan: %s: '%.32s' is not a number of nodes >= 0",
+			 what, text);
+		return -1;
+	}
+	return d;
+}
+
+static double demand_command(const char *cmd)
+{
+	char line[256] = "";
+	FILE *f = popen(cmd, "r");
+	int st;
+
+	if (!f) {
+		ad_error("loan: LoanDemandSource command:%s: %s", cmd,
+			 strerror(errno));
+		return -1;
+	}
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	st = pclose(f);
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		ad_error("loan: LoanDemandSource command:%s: exit status %d",
+			 cmd, st == -1 ? -1 : WEXITSTATUS(st));
+		return -1;
+	}
+	return parse_demand(line, "LoanDemandSource command");
+}
+
+double ln_demand(const agora_conf_t *conf, const ln_snap_t *s)
+{
+	agora_err_t err = { { 0 } };
+	char *text = NULL;
+	size_t len = 0;
+	double d;
+
+	switch (conf->loan_demand_kind) {
+	case AGORA_DEMAND_JOBS:
+		return s->infer_job_nodes;
+	case AGORA_DEMAND_COMMAND:
+		return demand_command(conf->loan_demand_arg);
+	case AGORA_DEMAND_FILE:
+		break;
+	}
+	if (agora_file_read_ex(conf->loan_demand_arg, 4096, AGORA_FILE_FOLLOW,
+			       &text, &len, NULL, &err) < 0) {
+		ad_error("loan: LoanDemandSource: %s", err.text);
+		return -1;
+	}
+	d = parse_demand(text, conf->loan_demand_arg);
+	free(text);
+	return d;
+}
+
+/* ---- the state file agoractl loans reads ---------------------------- */
+
+static json_object *node_json(const ln_snap_t *s, int i)
+{
+	static const char *names[] = { "home", "lent", "returning" };
+	const ln_node_t *n = &s->nodes[i];
+	json_object *o = json_object_new_object(), *jobs;
+
+	json_object_object_add(o, "name", json_object_new_string(n->name));
+	json_object_object_add(o, "state",
+			       json_object_new_string(names[n->state]));
+	json_object_object_add(o, "up", json_object_new_boolean(n->up));
+	json_object_object_add(o, "since", json_object_new_int64(n->since));
+	jobs = json_object_new_array();
+	for (int j = 0; j < s->n_jobs; j++)
+		for (int k = 0; k < s->jobs[j].n_nodes; k++)
+			if (s->jobs[j].nodes[k] == i)
+				json_object_array_add(
+					jobs,
+					json_object_new_int64(s->jobs[j].id));
+	json_object_object_add(o, "jobs", jobs);
+	return o;
+}
+
+static json_object *reclaim_json(const ln_reclaim_t *r)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "time", json_object_new_int64(r->time));
+	json_object_object_add(o, "need", json_object_new_int(r->need));
+	json_object_object_add(o, "nodes", json_object_new_string(r->nodes));
+	json_object_object_add(o, "victims",
+			       json_object_new_string(r->victims));
+	json_object_object_add(o, "cost", json_object_new_double(r->cost));
+	json_object_object_add(o, "cost_slurm_order",
+			       json_object_new_double(r->cost_slurm));
+	json_object_object_add(o, "cost_most_recent",
+			       json_object_new_double(r->cost_recent));
+	json_object_object_add(o, "short_by", json_object_new_int(r->short_by));
+	json_object_object_add(o, "done_s", json_object_new_double(r->done_s));
+	json_object_object_add(o, "deadline_s",
+			       json_object_new_int(r->deadline_s));
+	return o;
+}
+
+void ln_write_state(const char *path, const ln_snap_t *s, int64_t now,
+		    double demand, int want, const ln_reclaim_t *hist,
+		    int n_hist)
+{
+	json_object *root = json_object_new_object(), *a;
+	char tmp[4096];
+
+	if (!path)
+		return;
+	json_object_object_add(root, "time", json_object_new_int64(now));
+	json_object_object_add(root, "demand", json_object_new_double(demand));
+	json_object_object_add(root, "want", json_object_new_int(want));
+	a = json_object_new_array();
+	for (int i = 0; i < s->n_nodes; i++)
+		json_object_array_add(a, node_json(s, i));
+	json_object_object_add(root, "nodes", a);
+	a = json_object_new_array();
+	for (int i = 0; i < n_hist; i++)
+		json_object_array_add(a, reclaim_json(&hist[i]));
+	json_object_object_add(root, "reclaims", a);
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	if (json_object_to_file_ext(tmp, root, JSON_C_TO_STRING_PLAIN) ||
+	    rename(tmp, path))
+		ad_error("loan: cannot write %s: %s", path, strerror(errno));
+	json_object_put(root);
+}
+
+static double jnum(json_object *o, const char *k)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_double(v)
+						   : 0;
+}
+
+static void jstr(json_object *o, const char *k, char *dst, size_t size)
+{
+	json_object *v;
+
+	scopy_n(dst,
+		json_object_object_get_ex(o, k, &v) ? json_object_get_string(v)
+						    : "",
+		size);
+}
+
+int ln_read_history(const char *path, ln_reclaim_t *hist, int max)
+{
+	json_object *root, *a;
+	int n = 0;
+
+	if (!path || access(path, R_OK))
+		return 0;
+	root = json_object_from_file(path);
+	if (!root || !json_object_object_get_ex(root, "reclaims", &a) ||
+	    !json_object_is_type(a, json_type_array)) {
+		json_object_put(root);
+		return 0;
+	}
+	for (size_t i = 0; i < json_object_array_length(a) && n < max; i++) {
+		json_object *o = json_object_array_get_idx(a, i);
+		ln_reclaim_t *r = &hist[n++];
+
+		memset(r, 0, sizeof(*r));
+		r->time = (int64_t) jnum(o, "time");
+		r->need = (int) jnum(o, "need");
+		jstr(o, "nodes", r->nodes, sizeof(r->nodes));
+		jstr(o, "victims", r->victims, sizeof(r->victims));
+		r->cost = jnum(o, "cost");
+		r->cost_slurm = jnum(o, "cost_slurm_order");
+		r->cost_recent = jnum(o, "cost_most_recent");
+		r->short_by = (int) jnum(o, "short_by");
+		r->done_s = jnum(o, "done_s");
+		r->deadline_s = (int) jnum(o, "deadline_s");
+	}
+	json_object_put(root);
+	return n;
+}
