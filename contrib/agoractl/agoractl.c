@@ -38,6 +38,7 @@
 
 #include "agora_view.h"
 #include "fed_cmds.h"
+#include "loan_cmds.h"
 
 /*
  * Layout of the list items slurmctld returns in slurmctld_plugstack_conf
@@ -74,6 +75,8 @@ static int usage(FILE *f)
 		"  leases   running jobs' GPU leases\n"
 		"  show     all key=value pairs slurmctld/agora publishes\n"
 		"  fed | explain JOBID | datasets | place [--apply]: the federation\n"
+		"  loans    inference nodes on loan, borrowers, reclaim history\n"
+		"  loan-curve  the diurnal demand model, compressed (loan_cmds.c)\n"
 		"The cluster is the one of SLURM_CONF (as for scontrol).\n"
 		"\n"
 		"PrivateData (slurm.conf) applies to every caller, since slurmctld\n"
@@ -300,6 +303,8 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && agoractl_fed_command(argv[1]))
 		return agoractl_fed_main(argc - 1, argv + 1);
+	if (argc >= 2 && agoractl_loan_command(argv[1]))
+		return agoractl_loan_main(argc - 1, argv + 1);
 	if (argc != 2)
 		return usage(stderr);
 	cmd = argv[1];

@@ -1,0 +1,242 @@
+/*
+ * loan_cmds.c - agoractl's loaning commands (doc/loaning.md):
+ *
+ *   agoractl loans [--state FILE]   the inference nodes (home, lent,
+ *                                   returning), the training jobs on them
+ *                                   and agorad's reclaim history
+ *   agoractl loan-curve [--nodes N] [--day-seconds S] [--step S]
+ *       [--peak F] [--ratio R] [--noise X] [--peak-hour H] [--seed N]
+ *                                   the core's diurnal demand model
+ *                                   (pol_loan_demand_at) compressed to a
+ *                                   day of S seconds: "SECOND NODES" lines
+ *
+ * The loans come from agorad's loan state file, beside its -s file
+ * (X.json -> X.loans.json): --state names the -s file, default
+ * $AGORAD_STATE, else /run/agorad/agorad.json, as agoractl fed.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "agora_file.h"
+#include "loan_cmds.h"
+#include "pol_loan.h"
+
+bool agoractl_loan_command(const char *cmd)
+{
+	return !strcmp(cmd, "loans") || !strcmp(cmd, "loan-curve");
+}
+
+/* agorad's -s file -> its loan state file (agorad_loan.c's rule). */
+static char *loan_path(const char *opt)
+{
+	const char *e = getenv("AGORAD_STATE");
+	const char *s = opt ? opt : (e && *e ? e : "/run/agorad/agorad.json");
+	size_t n = strlen(s);
+	char *p = malloc(n + sizeof(".loans.json"));
+
+	if (!p)
+		return NULL;
+	if (n > 5 && !strcmp(s + n - 5, ".json"))
+		snprintf(p, n + sizeof(".loans.json"), "%.*s.loans.json",
+			 (int) (n - 5), s);
+	else
+		snprintf(p, n + sizeof(".loans.json"), "%s.loans", s);
+	return p;
+}
+
+static const char *jstr(json_object *o, const char *k)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v)
+						   : "";
+}
+
+static double jnum(json_object *o, const char *k)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_double(v)
+						   : 0;
+}
+
+static void when(double t, char *buf, size_t size)
+{
+	time_t tt = (time_t) t;
+	struct tm tm;
+
+	if (t <= 0 || !localtime_r(&tt, &tm))
+		snprintf(buf, size, "-");
+	else
+		strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+}
+
+static void print_nodes(json_object *root)
+{
+	json_object *a, *n, *jobs;
+	char since[32];
+
+	printf("%-12s %-10s %-3s %-20s %s\n", "NODE", "STATE", "UP", "SINCE",
+	       "BORROWERS");
+	if (!json_object_object_get_ex(root, "nodes", &a))
+		return;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		n = json_object_array_get_idx(a, i);
+		when(jnum(n, "since"), since, sizeof(since));
+		printf("%-12s %-10s %-3s %-20s", jstr(n, "name"),
+		       jstr(n, "state"), jnum(n, "up") ? "yes" : "no", since);
+		if (json_object_object_get_ex(n, "jobs", &jobs))
+			for (size_t k = 0; k < json_object_array_length(jobs);
+			     k++)
+				printf(" %s", json_object_get_string(
+						      json_object_array_get_idx(
+							      jobs, k)));
+		printf("\n");
+	}
+}
+
+static void print_reclaims(json_object *root)
+{
+	json_object *a, *r;
+	char t[32], done[16];
+
+	printf("\n# reclaims (GPU-h lost: least-cost, and what Slurm's order and most-recent would have cost)\n");
+	printf("%-20s %4s %8s %8s %8s %7s %8s %-20s %s\n", "TIME", "NEED",
+	       "GPU_H", "SLURM", "RECENT", "DONE_S", "DEADLINE", "NODES",
+	       "VICTIMS(job:GPU-h)");
+	if (!json_object_object_get_ex(root, "reclaims", &a))
+		return;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		r = json_object_array_get_idx(a, i);
+		when(jnum(r, "time"), t, sizeof(t));
+		if (jnum(r, "done_s") < 0)
+			snprintf(done, sizeof(done), "-");
+		else
+			snprintf(done, sizeof(done), "%.0f", jnum(r, "done_s"));
+		printf("%-20s %4.0f %8.3f %8.3f %8.3f %7s %8.0f %-20s %s\n", t,
+		       jnum(r, "need"), jnum(r, "cost"),
+		       jnum(r, "cost_slurm_order"), jnum(r, "cost_most_recent"),
+		       done, fabs(jnum(r, "deadline_s")), jstr(r, "nodes"),
+		       jstr(r, "victims"));
+	}
+}
+
+static int cmd_loans(int argc, char **argv)
+{
+	agora_err_t err = { { 0 } };
+	const char *opt = NULL;
+	char *path, *text = NULL, t[32];
+	json_object *root;
+	size_t len = 0;
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--state") && i + 1 < argc)
+			opt = argv[++i];
+		else {
+			fprintf(stderr,
+				"usage: agoractl loans [--state FILE]\n");
+			return 2;
+		}
+	if (!(path = loan_path(opt)))
+		return 1;
+	if (agora_file_read_ex(path, 64 << 20, AGORA_FILE_FOLLOW, &text, &len,
+			       NULL, &err) < 0) {
+		fprintf(stderr,
+			"agoractl: %s (is agorad running with Loaning=yes and -s?)\n",
+			err.text);
+		free(path);
+		return 1;
+	}
+	root = json_tokener_parse(text);
+	free(text);
+	if (!root || !json_object_is_type(root, json_type_object)) {
+		fprintf(stderr, "agoractl: %s: not agorad's loan state\n",
+			path);
+		json_object_put(root);
+		free(path);
+		return 1;
+	}
+	when(jnum(root, "time"), t, sizeof(t));
+	printf("# agorad's loan round of %s: demand %.2f nodes, %d kept for inference\n",
+	       t, jnum(root, "demand"), (int) jnum(root, "want"));
+	print_nodes(root);
+	print_reclaims(root);
+	json_object_put(root);
+	free(path);
+	return 0;
+}
+
+static int num_arg(const char *opt, const char *v, double lo, double hi,
+		   double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(v, &end);
+	if (errno || end == v || *end || !isfinite(*out) || *out < lo ||
+	    *out > hi) {
+		fprintf(stderr,
+			"agoractl loan-curve: %s: '%s' not in [%g, %g]\n", opt,
+			v, lo, hi);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_curve(int argc, char **argv)
+{
+	double nodes = 8, day = 86400, step = 0, v;
+	pol_loan_demand_t d;
+	static const char *opts[] = { "--nodes",     "--day-seconds", "--step",
+				      "--peak",      "--ratio",       "--noise",
+				      "--peak-hour", "--seed" };
+	double val[8] = { 0 };
+	bool set[8] = { false };
+
+	for (int i = 1; i < argc; i++) {
+		int k = 0;
+
+		while (k < 8 && strcmp(argv[i], opts[k]))
+			k++;
+		if (k == 8 || i + 1 >= argc) {
+			fprintf(stderr,
+				"usage: agoractl loan-curve [--nodes N] [--day-seconds S] [--step S] [--peak F] [--ratio R] [--noise X] [--peak-hour H] [--seed N]\n");
+			return 2;
+		}
+		if (num_arg(opts[k], argv[++i], 0, 1e9, &v))
+			return 2;
+		val[k] = v;
+		set[k] = true;
+	}
+	nodes = set[0] ? val[0] : nodes;
+	day = set[1] && val[1] >= 1 ? val[1] : day;
+	step = set[2] && val[2] > 0 ? val[2] : day / 24;
+	pol_loan_demand_default(&d, (int) nodes);
+	if (set[3])
+		d.peak = val[3] * nodes;
+	if (set[4])
+		d.ratio = val[4] < 1 ? 1 : val[4];
+	if (set[5])
+		d.noise = val[5];
+	if (set[6])
+		d.peak_hour = val[6];
+	if (set[7])
+		d.seed = (uint64_t) val[7];
+	for (double s = 0; s < day; s += step)
+		printf("%.0f %.3f\n", s,
+		       pol_loan_demand_at(&d, (int64_t) (s * 86400 / day)));
+	return 0;
+}
+
+int agoractl_loan_main(int argc, char **argv)
+{
+	if (!strcmp(argv[0], "loans"))
+		return cmd_loans(argc, argv);
+	return cmd_curve(argc, argv);
+}
