@@ -17,7 +17,8 @@
  * /run/agorad/agorad.json; the catalog to agora.conf's FedCatalog (the
  * agora.conf beside SLURM_CONF).  Jobs are read with the public libslurm
  * API (squeue --federation's call); a job names its dataset in its
- * comment ("dataset=NAME").
+ * comment ("dataset=NAME"), or reads its account's default (the catalog's
+ * "accounts").
  */
 #include <errno.h>
 #include <libgen.h>
@@ -284,6 +285,11 @@ static int cmd_datasets(int argc, char **argv)
 		printf("%-24s %12.1f  %s\n", cat.datasets[d].name,
 		       cat.datasets[d].bytes / 1e9, where);
 	}
+	if (cat.n_accounts)
+		printf("\n%-24s %s\n", "ACCOUNT", "DEFAULT_DATASET");
+	for (int a = 0; a < cat.n_accounts; a++)
+		printf("%-24s %s\n", cat.accounts[a].name,
+		       cat.datasets[cat.accounts[a].dataset].name);
 	pol_fed_catalog_free(&cat);
 	free(path);
 	return 0;
@@ -303,22 +309,15 @@ static int dataset_demand(const pol_fed_catalog_t *cat, double *demand)
 	for (uint32_t i = 0; i < m->record_count; i++) {
 		slurm_job_info_t *j = &m->job_array[i];
 		uint32_t st = j->job_state & JOB_STATE_BASE;
-		const char *p, *g;
+		const char *g;
 		char name[POL_FED_NAME_LEN];
-		size_t n = 0;
 		int d;
 
 		if ((st != JOB_PENDING && st != JOB_RUNNING) ||
-		    (j->job_state & JOB_REVOKED) || !j->comment ||
-		    !(p = strstr(j->comment, "dataset=")))
+		    (j->job_state & JOB_REVOKED))
 			continue;
-		p += 8;
-		while (p[n] && p[n] != ' ' && p[n] != ',' && p[n] != ';' &&
-		       n + 1 < sizeof(name))
-			n++;
-		memcpy(name, p, n);
-		name[n] = '\0';
-		d = pol_fed_catalog_dataset(cat, name);
+		pol_fed_comment_dataset(j->comment, name, sizeof(name));
+		d = pol_fed_catalog_job_dataset(cat, name, j->account, NULL);
 		g = j->tres_req_str ? strstr(j->tres_req_str, "gres/gpu=")
 				    : NULL;
 		if (d >= 0 && g)

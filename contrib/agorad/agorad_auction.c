@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <slurm/slurm.h>
 
@@ -69,12 +70,65 @@ void pins_child(int c, int fd)
 	}
 }
 
+/* ---- the topology model ---------------------------------------------- */
+
+const topo_model_t *ad_model;
+static topo_model_t model;
+static char *model_path;
+static struct timespec model_mtime;
+
+void model_fini(void)
+{
+	topo_model_free(&model);
+	ad_model = NULL;
+	free(model_path);
+	model_path = NULL;
+}
+
+void model_refresh(const agora_conf_t *conf)
+{
+	const char *path = conf->topology_model;
+	agora_err_t err = { { 0 } };
+	struct stat sb;
+
+	if (!path) {
+		if (model_path)
+			ad_info("TopologyModel unset: plans are scored with uniform node types");
+		model_fini();
+		return;
+	}
+	if (stat(path, &sb) < 0) {
+		if (!model_path || strcmp(model_path, path))
+			ad_error(
+				"TopologyModel %s: %m; plans are scored with uniform node types",
+				path);
+		model_fini();
+		model_path = strdup(path);
+		return;
+	}
+	if (model_path && !strcmp(model_path, path) &&
+	    sb.st_mtim.tv_sec == model_mtime.tv_sec &&
+	    sb.st_mtim.tv_nsec == model_mtime.tv_nsec)
+		return;
+	model_fini();
+	model_path = strdup(path);
+	model_mtime = sb.st_mtim;
+	if (topo_model_load(path, &model, &err) < 0) {
+		ad_error("%s; plans are scored with uniform node types",
+			 err.text);
+		return;
+	}
+	ad_model = &model;
+	ad_info("TopologyModel %s: %d node types", path, model.n_types);
+}
+
 /* ---- 3. the auction ------------------------------------------------- */
 
 void catalog_free(ad_catalog_t *ac)
 {
 	free(ac->cat.sites);
 	free(ac->cat.datasets);
+	free(ac->cat.accounts);
 	free(ac->col_of_site);
 	if (ac->have_file)
 		pol_fed_catalog_free(&ac->file);
@@ -125,6 +179,18 @@ void catalog_build(const agora_conf_t *conf, ad_catalog_t *ac)
 	ac->cat.n_datasets = ac->file.n_datasets;
 	ac->cat.datasets = calloc(ac->file.n_datasets + 1,
 				  sizeof(pol_fed_dataset_t));
+	/* account defaults keep the file's dataset indices */
+	ac->cat.accounts = calloc(ac->file.n_accounts + 1,
+				  sizeof(pol_fed_account_t));
+	if (!ac->cat.datasets || !ac->cat.accounts) {
+		ad_error("out of memory: auctions go on without data locality");
+		ac->cat.n_datasets = 0;
+		return;
+	}
+	ac->cat.n_accounts = ac->file.n_accounts;
+	if (ac->file.n_accounts)
+		memcpy(ac->cat.accounts, ac->file.accounts,
+		       ac->file.n_accounts * sizeof(pol_fed_account_t));
 	for (int d = 0; d < ac->file.n_datasets; d++) {
 		pol_fed_dataset_t *ds = &ac->cat.datasets[d];
 

@@ -68,6 +68,7 @@ char *usage_text[AD_MAX_CLUSTERS]; /* payload for cluster c */
 static pol_fed_award_t *awards = NULL;
 char **decision = NULL; /* AdminComment text per job */
 int *winner_cluster = NULL;
+uint64_t *plan_hw = NULL;
 
 static double now_s(void)
 {
@@ -404,6 +405,8 @@ static void round_reset(void)
 	awards = NULL;
 	free(winner_cluster);
 	winner_cluster = NULL;
+	free(plan_hw);
+	plan_hw = NULL;
 	n_jobs = 0;
 }
 
@@ -499,17 +502,11 @@ static void plan_take(int c, const ad_plan_msg_t *m, pol_fed_plan_t *plans,
 	p->valid = m->valid;
 	p->start = m->start < now ? now : m->start;
 	p->n_preempt = m->n_preempt;
-	p->locality = -1;
-	if (m->valid && clusters[c].gpus_per_node > 0 && m->n_nodes > 0) {
-		int need = (jobs[m->idx].gpus + clusters[c].gpus_per_node - 1) /
-			   clusters[c].gpus_per_node;
-
-		/* one node: NVLink-level; the fewest nodes: across nodes;
-		 * more: fragmented */
-		p->locality = m->n_nodes == 1      ? 0
-			      : m->n_nodes <= need ? 4
-						   : 4.5;
-	}
+	/* the select wrapper's placer on the planned nodes (-1: unknown,
+	 * which the auction counts as level 3) */
+	p->locality = m->valid ? m->locality : -1;
+	if (m->valid && m->hw_match && plan_hw)
+		plan_hw[m->idx] |= 1ULL << c;
 	if (!m->valid)
 		ad_debug("JobId=%u on %s: no plan: %s", jobs[m->idx].job_id,
 			 clusters[c].name, m->err);
@@ -526,6 +523,7 @@ static pol_fed_plan_t *round_plans(time_t now, volatile int *stop)
 	pol_fed_plan_t *plans;
 
 	plans = calloc((size_t) (n_jobs + 1) * n_clusters, sizeof(*plans));
+	plan_hw = calloc((size_t) n_jobs + 1, sizeof(*plan_hw));
 	for (int c = 0; c < n_clusters; c++)
 		want[c] = clusters[c].up;
 	run_children(want, plans_child, out, len, AD_CHILD_LIMIT_S, stop);
@@ -550,21 +548,27 @@ static pol_fed_job_t *auction_jobs(const ad_catalog_t *ac,
 				   pol_fed_plan_t *plans)
 {
 	pol_fed_job_t *pj = calloc(n_jobs, sizeof(*pj));
+	bool unknown;
 
 	for (int i = 0; pj && i < n_jobs; i++) {
 		pj[i].id = jobs[i].job_id;
 		scopy(pj[i].team, jobs[i].account, POL_FED_NAME_LEN);
 		pj[i].gpus = jobs[i].gpus;
-		pj[i].dataset = jobs[i].dataset[0]
-					? pol_fed_catalog_dataset(
-						  &ac->cat, jobs[i].dataset)
-					: -1;
+		pj[i].dataset = pol_fed_catalog_job_dataset(
+			&ac->cat, jobs[i].dataset, jobs[i].account, &unknown);
+		if (unknown)
+			ad_info("JobId=%u names dataset '%s', which %s does not list: no data locality for it",
+				jobs[i].job_id, jobs[i].dataset,
+				ac->have_file ? "FedCatalog" : "no catalog");
 		pj[i].submit = jobs[i].submit;
 		pj[i].priority = 0;
 		for (int c = 0; c < n_clusters; c++)
 			if (eligible(&jobs[i], clusters[c].name))
 				pj[i].eligible |= 1ULL << c;
-		pj[i].hw_match = pj[i].eligible;
+		/* the hardware it prefers (--prefer): a cluster that would
+		 * run it on other nodes may, at a cost */
+		pj[i].hw_match = pj[i].eligible &
+				 (plan_hw ? plan_hw[i] : ~0ULL);
 		for (int c = 0; c < n_clusters; c++)
 			plans[(size_t) i * n_clusters + c].team_credit =
 				fed_credit(jobs[i].account);
@@ -690,6 +694,7 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	}
 	build_usage_texts();
 
+	model_refresh(conf);
 	plans = round_plans(now, stop);
 	t_plans = now_s();
 	if (!plans) {
@@ -739,4 +744,5 @@ void ad_round_fini(void)
 		slurm_list_destroy(cluster_list);
 	cluster_list = NULL;
 	n_clusters = 0;
+	model_fini();
 }

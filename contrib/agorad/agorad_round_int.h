@@ -20,6 +20,7 @@
 
 #include "agorad.h"
 #include "pol_fed.h"
+#include "topo_model.h"
 
 #define AD_NAME          64
 #define AD_STR           256
@@ -55,7 +56,8 @@ typedef struct ad_job {
 		qos[AD_NAME], dataset[AD_NAME];
 	char tres_per_node[AD_STR], tres_per_job[AD_STR], tres_per_task[AD_STR],
 		tres_per_socket[AD_STR], cpus_per_tres[AD_STR],
-		mem_per_tres[AD_STR], features[AD_STR], viable[AD_STR];
+		mem_per_tres[AD_STR], features[AD_STR], viable[AD_STR],
+		prefer[AD_STR];
 } ad_job_t;
 
 typedef struct {
@@ -75,6 +77,8 @@ typedef struct {
 	int valid;
 	int64_t start;
 	int n_preempt, n_nodes;
+	double locality; /* the placer's level on the planned nodes, <0 unknown */
+	int hw_match;    /* the planned nodes have the features it prefers */
 	char err[96];
 } ad_plan_msg_t;
 
@@ -95,6 +99,10 @@ typedef struct {
 extern ad_cluster_t clusters[AD_MAX_CLUSTERS];
 extern int n_clusters;
 
+/* TopologyModel, as the select wrapper reads it (NULL: none; nodes get
+ * uniform types).  Reloaded when the path or the file changes. */
+extern const topo_model_t *ad_model;
+
 /* ---- per round ------------------------------------------------------ */
 extern ad_job_t *jobs;
 extern int n_jobs;
@@ -102,6 +110,7 @@ extern ad_usage_t *usage[AD_MAX_CLUSTERS];
 extern int n_usage[AD_MAX_CLUSTERS];
 extern char *usage_text[AD_MAX_CLUSTERS]; /* payload for cluster c */
 extern char **decision;                   /* AdminComment text per job */
+extern uint64_t *plan_hw; /* per job: bit c, c's plan is on preferred nodes */
 extern int *winner_cluster;
 
 /* agorad_round.c */
@@ -120,6 +129,9 @@ bool eligible(const ad_job_t *j, const char *cluster);
 void pins_child(int c, int fd);
 void catalog_build(const agora_conf_t *conf, ad_catalog_t *ac);
 void catalog_free(ad_catalog_t *ac);
+/* Load or reload TopologyModel into ad_model if it changed. */
+void model_refresh(const agora_conf_t *conf);
+void model_fini(void);
 /* The team's credit fraction over the whole federation. */
 double fed_credit(const char *team);
 /* usage_text[c]: the GPU-hours of every app on the other clusters */

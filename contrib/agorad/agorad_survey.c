@@ -20,6 +20,7 @@
 
 #include "agora_fed_marks.h"
 #include "agorad_round_int.h"
+#include "pol_fed_locality.h"
 
 /* exported by libslurm, not declared in its public headers */
 extern void slurm_free_will_run_response_msg(will_run_response_msg_t *msg);
@@ -62,22 +63,6 @@ static int tres_gpus(const char *s)
 	return p ? atoi(p + strlen("gres/gpu=")) : 0;
 }
 
-static void comment_dataset(const char *comment, char *out, size_t size)
-{
-	const char *p = comment ? strstr(comment, "dataset=") : NULL;
-	size_t n = 0;
-
-	out[0] = '\0';
-	if (!p)
-		return;
-	p += strlen("dataset=");
-	while (p[n] && p[n] != ' ' && p[n] != ',' && p[n] != ';' &&
-	       n + 1 < size)
-		n++;
-	memcpy(out, p, n);
-	out[n] = '\0';
-}
-
 /* The held job j of origin me, as the round carries it. */
 static void job_from_info(ad_job_t *a, const slurm_job_info_t *j,
 			  const char *me)
@@ -108,7 +93,8 @@ static void job_from_info(ad_job_t *a, const slurm_job_info_t *j,
 	scopy(a->mem_per_tres, j->mem_per_tres, sizeof(a->mem_per_tres));
 	scopy(a->features, j->features, sizeof(a->features));
 	scopy(a->viable, j->fed_siblings_viable_str, sizeof(a->viable));
-	comment_dataset(j->comment, a->dataset, sizeof(a->dataset));
+	scopy(a->prefer, j->prefer, sizeof(a->prefer));
+	pol_fed_comment_dataset(j->comment, a->dataset, sizeof(a->dataset));
 }
 
 /* The Credit[<app>] items of slurmctld/agora in the plugstack items l:
@@ -288,6 +274,7 @@ static void desc_from_job(job_desc_msg_t *d, ad_job_t *j, char *admin)
 	d->cpus_per_tres = nz(j->cpus_per_tres);
 	d->mem_per_tres = nz(j->mem_per_tres);
 	d->features = nz(j->features);
+	d->prefer = nz(j->prefer);
 	if (j->time_limit && j->time_limit != NO_VAL)
 		d->time_limit = j->time_limit;
 	d->admin_comment = admin;
@@ -297,13 +284,101 @@ static void desc_from_job(job_desc_msg_t *d, ad_job_t *j, char *admin)
 static void shape_key(const ad_job_t *j, char *key, size_t size)
 {
 	snprintf(key, size,
-		 "%u|%u|%s|%s|%s|%u|%u|%u|%u|%u|%u|%lu|%s|%s|%s|%s|%s|%s|%s",
+		 "%u|%u|%s|%s|%s|%u|%u|%u|%u|%u|%u|%lu|%s|%s|%s|%s|%s|%s|%s|%s",
 		 j->user_id, j->group_id, j->account, j->partition, j->qos,
 		 j->num_nodes, j->max_nodes, j->num_tasks, j->num_cpus,
 		 j->cpus_per_task, j->time_limit,
 		 (unsigned long) j->pn_min_memory, j->tres_per_node,
 		 j->tres_per_job, j->tres_per_task, j->tres_per_socket,
-		 j->cpus_per_tres, j->mem_per_tres, j->features);
+		 j->cpus_per_tres, j->mem_per_tres, j->features, j->prefer);
+}
+
+/* "gpu:a100:2(IDX:0-1),gpu:v100:0(IDX:N/A)": the GPUs in use (bit i:
+ * GPU index i); without IDX, the lowest 'count' indices. */
+static pol_gpumask_t gres_used_mask(const char *s)
+{
+	pol_gpumask_t used = 0;
+	int v[POL_MAX_GPUS_PER_NODE];
+
+	while (s && (s = strstr(s, "gpu"))) {
+		const char *idx = strstr(s, "(IDX:"), *next = strstr(s, "),");
+		int n;
+
+		if (idx && (!next || idx < next)) {
+			char ranges[256];
+			size_t k = strcspn(idx + 5, ")");
+
+			if (k >= sizeof(ranges))
+				k = sizeof(ranges) - 1;
+			memcpy(ranges, idx + 5, k);
+			ranges[k] = '\0';
+			n = strcmp(ranges, "N/A")
+				    ? topo_parse_ranges(ranges, v,
+							POL_MAX_GPUS_PER_NODE,
+							POL_MAX_GPUS_PER_NODE)
+				    : 0;
+			for (int i = 0; i < n; i++)
+				used |= (pol_gpumask_t) 1 << v[i];
+		} else {
+			n = gres_gpus(s);
+			for (int i = 0; i < n && i < POL_MAX_GPUS_PER_NODE; i++)
+				used |= (pol_gpumask_t) 1 << i;
+		}
+		s = next ? next + 2 : NULL;
+	}
+	return used;
+}
+
+/* The locality level the select wrapper's placer reaches for job j on
+ * the will-run's planned nodes (pol_fed_plan_locality); -1 if unknown.
+ * *n_nodes gets the number of planned nodes, *hw whether they all have
+ * the features the job prefers (--prefer). */
+static double plan_locality(const ad_job_t *j, const char *node_list,
+			    const node_info_msg_t *nm, int *n_nodes, int *hw)
+{
+	pol_fed_plan_node_t *pn = NULL;
+	hostlist_t hl = node_list ? slurm_hostlist_create(node_list) : NULL;
+	char *host;
+	int n = 0, gang;
+	double level = -1.0;
+
+	*n_nodes = hl ? slurm_hostlist_count(hl) : 0;
+	*hw = 1;
+	if (!hl || !nm || *n_nodes <= 0 ||
+	    !(pn = calloc(*n_nodes, sizeof(*pn))))
+		goto out;
+	while ((host = slurm_hostlist_shift(hl))) {
+		for (uint32_t i = 0; i < nm->record_count && n < *n_nodes;
+		     i++) {
+			const node_info_t *ni = &nm->node_array[i];
+
+			if (!ni->name || strcmp(ni->name, host))
+				continue;
+			if (!pol_fed_features_match(j->prefer,
+						    ni->features_act
+							    ? ni->features_act
+							    : ni->features))
+				*hw = 0;
+			scopy(pn[n].name, host, sizeof(pn[n].name));
+			pn[n].gpus = gres_gpus(ni->gres);
+			pn[n].used = gres_used_mask(ni->gres_used);
+			n++;
+			break;
+		}
+		free(host);
+	}
+	/* a gang: GPUs per node on a fixed node count */
+	gang = j->num_nodes > 1 && strstr(j->tres_per_node, "gpu") &&
+			       j->gpus % j->num_nodes == 0
+		       ? (int) j->num_nodes
+		       : 0;
+	if (n == *n_nodes && j->gpus > 0)
+		level = pol_fed_plan_locality(ad_model, pn, n, j->gpus, gang);
+out:
+	free(pn);
+	if (hl)
+		slurm_hostlist_destroy(hl);
+	return level;
 }
 
 void plans_child(int c, int fd)
@@ -314,6 +389,7 @@ void plans_child(int c, int fd)
 	ad_plan_msg_t *res = calloc(n_jobs + 1, sizeof(*res));
 	int n_keys = 0, asked = 0;
 	bool usage_sent = false;
+	node_info_msg_t *nm = NULL;
 
 	alen = strlen(AGORA_FED_PLAN) + strlen(AGORA_FED_USAGE) +
 	       (usage_text[c] ? strlen(usage_text[c]) : 0) + 1;
@@ -321,11 +397,14 @@ void plans_child(int c, int fd)
 	snprintf(admin, alen, "%s%s%s", AGORA_FED_PLAN,
 		 usage_text[c] ? AGORA_FED_USAGE : "",
 		 usage_text[c] ? usage_text[c] : "");
+	/* GPUs in use per node, for the plans' locality */
+	if (n_jobs && slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL))
+		nm = NULL;
 	for (int i = 0; i < n_jobs; i++) {
-		ad_plan_msg_t m = { .idx = (uint32_t) i };
+		ad_plan_msg_t m = { .idx = (uint32_t) i, .locality = -1 };
 		will_run_response_msg_t *resp = NULL;
 		job_desc_msg_t d;
-		char key[2048];
+		char key[4096];
 		int k;
 
 		if (!eligible(&jobs[i], clusters[c].name))
@@ -354,14 +433,8 @@ void plans_child(int c, int fd)
 					      ? slurm_list_count(
 							resp->preemptee_job_id)
 					      : 0;
-			if (resp->node_list) {
-				hostlist_t hl = slurm_hostlist_create(
-					resp->node_list);
-
-				m.n_nodes = hl ? slurm_hostlist_count(hl) : 0;
-				if (hl)
-					slurm_hostlist_destroy(hl);
-			}
+			m.locality = plan_locality(&jobs[i], resp->node_list,
+						   nm, &m.n_nodes, &m.hw_match);
 		}
 		if (resp)
 			slurm_free_will_run_response_msg(resp);
@@ -392,4 +465,6 @@ void plans_child(int c, int fd)
 	free(keys);
 	free(res);
 	free(admin);
+	if (nm)
+		slurm_free_node_info_msg(nm);
 }

@@ -1,7 +1,12 @@
 #!/bin/bash
 # test_fed.sh - agorad's cross-cluster auction on a 3-cluster agora-dc
 # federation (2 x 8 nodes + 1 x 4 nodes, 8 GPUs each), end to end:
-#   1. data: a job naming a dataset held only on c2 goes to c2
+#   1. data: a job naming a dataset held only on c2 goes to c2, and so
+#      does a job of an account whose default dataset it is
+#   1b. GPU locality: c1's nodes are PCIe-only in TopologyModel, so a
+#      whole-node job goes to c2 (NVLink) although ties go to c1
+#   1c. hardware: a job that prefers (--prefer) a feature whose free
+#      nodes only c3 has goes to c3
 #   2. free GPUs: jobs beyond c1's free GPUs go to c2/c3
 #   3. the decision (winner, bids) shows in scontrol show job on every
 #      cluster (SystemComment on the origin, AdminComment forwarded)
@@ -38,14 +43,20 @@ cat >"$t/catalog.json" <<EOT
 {"sites": [{"name": "c1", "link_bytes_per_s": 1e8},
            {"name": "c2", "link_bytes_per_s": 1e8},
            {"name": "c3", "link_bytes_per_s": 1e8}],
- "datasets": [{"name": "imagenet", "bytes": 1e12, "where": ["c2"]}]}
+ "datasets": [{"name": "imagenet", "bytes": 1e12, "where": ["c2"]}],
+ "accounts": [{"name": "acct_b", "dataset": "imagenet"}]}
 EOT
+# c1's nodes: 8 GPUs on PCIe switches, no NVLink (the fuzz corpus's pcie
+# type); c2 and c3 are not in the model (uniform: one NVLink island)
+sed 's/"nodes": ""/"nodes": "c1n[1-8]"/' "$repo/tests/fuzz/corpus/topo_model/pcie.json" >"$t/model.json"
+grep -q 'c1n\[1-8\]' "$t/model.json" || { echo "cannot write the topology model" >&2; exit 1; }
 cat >"$t/agora.conf" <<EOT
 SchedulerInterval=1
 FedAuction=yes
 FedAuctionInterval=1
 FedAuctionTimeout=15
 FedCatalog=$t/catalog.json
+TopologyModel=$t/model.json
 # a small quota, so that a minute of 64 GPUs shows in the credit term
 DefaultQuota=2
 EOT
@@ -87,11 +98,41 @@ j=$(sub --comment dataset=imagenet)
 wait_pinned "$j"
 [ "$(winner "$j")" = c2 ] && pass "dataset on c2: job $j pinned to c2" ||
 	fail "dataset on c2: job $j pinned to '$(winner "$j")' ($(admin "$j"))"
-# without data the tie goes to the first cluster
+# the account's default dataset (catalog "accounts"): no comment needed
+b=$(sub -A acct_b)
+wait_pinned "$b"
+[ "$(winner "$b")" = c2 ] && admin "$b" | grep -q 'c2: start +[0-9]*s, data local' &&
+	pass "acct_b's default dataset on c2: job $b pinned to c2, data local" ||
+	fail "acct_b's default dataset: job $b on '$(winner "$b")' ($(admin "$b"))"
+
+# 1b. locality: without data every cluster is free; c1 (PCIe-only nodes,
+# level 3 for 8 GPUs) loses to the NVLink nodes of c2/c3 (level 0), though
+# ties go to c1
 k=$(sub)
 wait_pinned "$k"
-[ "$(winner "$k")" = c1 ] && pass "no dataset, all free: job $k on c1" ||
-	fail "no dataset: job $k on '$(winner "$k")'"
+wk=$(winner "$k")
+[ -n "$wk" ] && [ "$wk" != c1 ] && admin "$k" | grep -q 'c1: start +[0-9]*s, no data, 0 preempted, locality 3.0' &&
+	admin "$k" | grep -q "won by $wk .*: $wk: start +[0-9]*s, no data, 0 preempted, locality 0.0" &&
+	pass "locality: job $k on $wk (level 0); c1's PCIe-only nodes bid level 3" ||
+	fail "locality: job $k on '$wk' ($(admin "$k"))"
+
+# 1c. hardware: the job prefers a100 (--prefer, a soft feature).  c3's
+# nodes have it; on c1 only c1n8 has it, and c1n8 is busy, so c1 plans the
+# job on other nodes (a mismatch) or later.  c2 defines no a100 at all, so
+# Slurm refuses the request there (not eligible).
+on 3 scontrol update NodeName='c3n[1-4]' AvailableFeatures=a100 ActiveFeatures=a100
+on 1 scontrol update NodeName=c1n8 AvailableFeatures=a100 ActiveFeatures=a100
+on 1 sbatch -M c1 -A acct_a -w c1n8 --gres=gpu:8 -t 10 --wrap 'sleep 300' >/dev/null
+sleep 2
+h=$(sub --prefer=a100)
+wait_pinned "$h"
+c1bid=$(admin "$h" | grep -o 'c1 [-0-9]* s (c1: [^)]*)')
+if [ "$(winner "$h")" = c3 ] && admin "$h" | grep -q 'c2 refused' &&
+	grep -Eq 'hardware mismatch|start \+[1-9]' <<<"$c1bid"; then
+	pass "hardware: job $h preferring a100 on c3; c1 bid: $c1bid"
+else
+	fail "hardware: job $h on '$(winner "$h")' ($(admin "$h"))"
+fi
 
 # 3. the decision on every cluster
 sleep 3
