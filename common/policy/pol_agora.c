@@ -120,9 +120,11 @@ static void params_default(ag_params_t *p)
 	p->align = true;
 	p->drain = true;
 	p->small_victims = true;
+	/* chosen on the first week of the Philly window (doc/evaluation.md,
+	 * "Estimates instead of limits") */
 	p->est_mode = AG_EST_HIST;
 	p->est_k = 2;
-	p->est_prior_s = 3600;
+	p->est_prior_s = 4 * 3600;
 }
 
 pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
@@ -672,9 +674,10 @@ static int est_param(const char *params, char *rest, size_t len,
 				    !strncmp(item + 4, names[i], il - 4))
 					break;
 			if (i == 3) {
-				agora_err_set(err,
-					      "policy agora: est: '%.*s' is not limit, hist or service",
-					      (int) (il - 4), item + 4);
+				agora_err_set(
+					err,
+					"policy agora: est: '%.*s' is not limit, hist or service",
+					(int) (il - 4), item + 4);
 				errno = EINVAL;
 				return -1;
 			}
@@ -698,9 +701,9 @@ static void *create_common(bool auctions, const char *params,
 						  "window",    "max_job_test",
 						  NULL };
 	static const char *const keys_agora[] = {
-		"half_life", "period",  "quota",     "default_limit", "f",
-		"lease",     "grace",   "min_lease", "options",       "solver",
-		"app",       "align",   "drain",     "victims",       "est_k",
+		"half_life", "period", "quota",     "default_limit", "f",
+		"lease",     "grace",  "min_lease", "options",       "solver",
+		"app",       "align",  "drain",     "victims",       "est_k",
 		"est_prior", NULL
 	};
 	ag_params_t p;

@@ -41,7 +41,7 @@
  *           est=hist (what a job's bid takes as its run time: hist = the
  *           mean of the est_k=2 most recent run times of the same app,
  *           user and GPU count, capped by the job's time limit, without
- *           history max(attained, est_prior=1h) capped by the limit;
+ *           history max(attained, est_prior=4h) capped by the limit;
  *           service = that fallback only; limit = the time limit, the
  *           behaviour before estimates; pol_estimate.h).  The plugin's
  *           policy (pol_agora_policy_create_conf()) uses est=limit.

@@ -409,12 +409,32 @@ static int cmp_group(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
+/* append to a growing string; 0 or -1/ENOMEM */
+static int put(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*len + n + 1 > *cap) {
+		size_t nc = *cap ? *cap : 4096;
+		char *nb;
+
+		while (*len + n + 1 > nc)
+			nc *= 2;
+		if (!(nb = realloc(*buf, nc)))
+			return -1;
+		*buf = nb;
+		*cap = nc;
+	}
+	memcpy(*buf + *len, s, n + 1);
+	*len += n;
+	return 0;
+}
+
 char *pol_est_save(const pol_est_t *e)
 {
 	est_group_t **v = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *buf = NULL, line[KEY_LEN + 64];
+	size_t len = 0, cap = 0;
 	int i, m = 0, s;
 
 	if (!e) {
@@ -428,24 +448,26 @@ char *pol_est_save(const pol_est_t *e)
 			v[m++] = e->g[i];
 	if (m > 1)
 		qsort(v, (size_t) m, sizeof(*v), cmp_group);
-	if (!(f = open_memstream(&buf, &len))) {
-		free(v);
-		return NULL;
-	}
-	fputs("agora-estimates 1\n"
-	      "# job APP USER NAME GPUS END RUN: completed jobs, newest k per group\n",
-	      f);
+	if (put(&buf, &len, &cap,
+		"agora-estimates 1\n"
+		"# job APP USER NAME GPUS END RUN: completed jobs, newest k per group\n") <
+	    0)
+		goto nomem;
 	for (i = 0; i < m; i++)
-		for (s = v[i]->n - 1; s >= 0; s--)
-			fprintf(f, "job %s %" PRId64 " %" PRId64 "\n",
-				v[i]->key, v[i]->end[s], v[i]->run[s]);
+		for (s = v[i]->n - 1; s >= 0; s--) {
+			snprintf(line, sizeof(line),
+				 "job %s %" PRId64 " %" PRId64 "\n", v[i]->key,
+				 v[i]->end[s], v[i]->run[s]);
+			if (put(&buf, &len, &cap, line) < 0)
+				goto nomem;
+		}
 	free(v);
-	if (fclose(f)) {
-		free(buf);
-		errno = ENOMEM;
-		return NULL;
-	}
 	return buf;
+nomem:
+	free(v);
+	free(buf);
+	errno = ENOMEM;
+	return NULL;
 }
 
 static const char *const field_names[] = { "record", "app", "user", "name",
