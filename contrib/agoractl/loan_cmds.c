@@ -115,7 +115,9 @@ static void print_reclaims(json_object *root)
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		r = json_object_array_get_idx(a, i);
 		when(jnum(r, "time"), t, sizeof(t));
-		if (jnum(r, "done_s") < 0)
+		if (jnum(r, "done_s") == -2)
+			snprintf(done, sizeof(done), "cancel");
+		else if (jnum(r, "done_s") < 0)
 			snprintf(done, sizeof(done), "-");
 		else
 			snprintf(done, sizeof(done), "%.0f", jnum(r, "done_s"));

@@ -156,12 +156,23 @@ static void hist_progress(const agora_conf_t *conf, const ln_snap_t *s,
 		ln_reclaim_t *r = &hist[h];
 		bool done = true;
 
-		if (r->done_s >= 0)
+		if (r->done_s >= 0 || r->done_s == LN_CANCELLED)
 			continue;
-		for (int i = 0; i < s->n_nodes && done; i++)
-			if (s->nodes[i].state != LN_HOME &&
-			    in_list(r->nodes, s->nodes[i].name))
+		for (int i = 0; i < s->n_nodes && done; i++) {
+			if (!in_list(r->nodes, s->nodes[i].name))
+				continue;
+			if (s->nodes[i].state == LN_LENT) {
+				/* demand fell first: lent again, not taken */
+				ad_info("loan: reclaim of %s cancelled: %s lent again",
+					r->nodes, s->nodes[i].name);
+				r->done_s = LN_CANCELLED;
+				break;
+			}
+			if (s->nodes[i].state != LN_HOME)
 				done = false;
+		}
+		if (r->done_s == LN_CANCELLED)
+			continue;
 		if (!done) {
 			if (now - r->time > conf->reclaim_deadline_s &&
 			    r->deadline_s > 0) {
@@ -425,6 +436,8 @@ static int loan_round(const agora_conf_t *conf, ln_snap_t *s, double d,
 	want = d < 0 ? n_up : want_nodes(conf, d, n_up);
 	hold = d < 0 ? n_up : want_nodes(conf, demand_peak(conf, now, d), n_up);
 	home = settle_returning(s, home, want, lend, victim_node);
+	/* before this round's own changes: what Slurm shows now */
+	hist_progress(conf, s, now);
 	if (home < want)
 		home += reclaim_lent(conf, s, want - home, now, lend,
 				     victim_node);
@@ -436,7 +449,6 @@ static int loan_round(const agora_conf_t *conf, ln_snap_t *s, double d,
 	if (changed && ln_set_train_nodes(conf, s, lend))
 		return want;
 	requeue_victims(s, victim_node);
-	hist_progress(conf, s, now);
 	return want;
 }
 

@@ -40,6 +40,7 @@ char *ad_loan_path(const char *state_path);
 #define LN_NAME           64
 #define LN_COMMENT_PREFIX "Agora loan: "
 #define LN_MAX_HISTORY    64
+#define LN_CANCELLED      (-2.0)
 
 typedef enum {
 	LN_HOME = 0,  /* serves inference: not in training, no borrower */
@@ -86,7 +87,9 @@ typedef struct {
 	double cost;                    /* GPU-hours lost, least-cost choice */
 	double cost_slurm, cost_recent; /* the alternatives' costs */
 	int short_by;
-	double done_s; /* nodes free after this long; < 0 not yet */
+	/* nodes home after this long (seen by agorad's next round); -1 not
+	 * yet; LN_CANCELLED: demand fell and a node was lent again first */
+	double done_s;
 	int deadline_s;
 } ln_reclaim_t;
 

@@ -1,0 +1,350 @@
+#!/bin/bash
+# tests/integration/test_loan.sh - agorad lends idle inference nodes to
+# training and takes them back by least preemption cost, on a real local
+# Slurm cluster (doc/loaning.md).
+#
+# One cluster of 16 nodes x 8 fake GPUs (contrib/harness/agora-dc): the
+# partition "infer" holds c1n[1-8], "train" c1n[9-16]; agorad runs with
+# Loaning=yes, LoanInterval=1 s, LoanHeadroomNodes=1, ReclaimDeadline=15 s
+# and the demand from a file.  A feeder keeps training jobs (one node,
+# 8 GPUs, --requeue, 20-35 s) pending in "train" throughout.  A monitor
+# reads Slurm every second (not agorad): the inference nodes that are home
+# (in no training partition's node list, no training job on them), and the
+# demand file; inference wants min(8, ceil(demand) + 1).  Checks, each able
+# to fail:
+#   - a bad LoanDemandSource is refused naming file, line and key
+#   - a compressed day (the core's diurnal curve, agoractl loan-curve, one
+#     day in DAY_S seconds): nodes are lent at the trough and taken back at
+#     the peak; the victims were running (least-cost choice logged)
+#   - agorad kill -9 mid-reclaim, TRIALS trials (random point in the round)
+#     and two crash states a kill leaves (Comment set but not yet in the
+#     partition; out of the partition, victims not yet requeued): each time
+#     inference has its nodes within ReclaimDeadline, none stays loaned
+#   - slurmctld restarted with nodes on loan: the partition list resets to
+#     slurm.conf, agorad lends the nodes again, the borrowers keep running
+#     (not requeued); a reclaim afterwards meets the deadline
+#   - the monitor never saw inference short of nodes for longer than
+#     ReclaimDeadline; every reclaim in agorad's history finished in time
+#   - no job lost: every training job submitted completes (sacct), the
+#     requeued victims included; the --no-requeue job was never requeued
+#   - agoractl loans shows the nodes and the reclaim history
+# Prints TAP, the measurements as "#" lines, and "N passed, M failed".
+set -uo pipefail
+
+here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+HARNESS=$repo/contrib/harness/agora-dc
+BUILD=${AGORA_BUILD:-$repo/_build}
+W=${AGORA_LOAN_WORKDIR:-/tmp/agora-loan-test}
+BASE_PORT=${AGORA_LOAN_BASE_PORT:-26000}
+PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$BUILD/stage/plugins}
+AGORAD_BIN=${AGORAD_BIN:-$BUILD/contrib/agorad/agorad}
+AGORACTL=${AGORACTL:-$BUILD/contrib/agoractl/agoractl}
+TRIALS=${AGORA_LOAN_TRIALS:-10}
+DAY_S=${AGORA_LOAN_DAY_S:-80}
+DEADLINE=15
+INFER=8
+
+n=0
+pass=0
+failn=0
+ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); failn=$((failn + 1)); echo "not ok $n - $*"; }
+diag() { sed 's/^/#   /'; }
+t_start=$(date +%s)
+
+if [ ! -x "$AGORAD_BIN" ] || [ ! -x "$AGORACTL" ] || [ ! -f "$PLUGIN_DIR/job_submit_agora.so" ]; then
+	echo "ok 1 - loan tests # SKIP agorad, agoractl or plugins not built in $BUILD"
+	echo "1 passed, 0 failed"
+	exit 0
+fi
+
+IN=${W}.in
+rm -rf "$IN"
+mkdir -p "$IN"
+DEMAND=$IN/demand
+cat >"$IN/agora.conf" <<EOF
+Loaning=yes
+LoanInferencePartitions=infer
+LoanTrainPartitions=train
+LoanHeadroomNodes=1
+LoanInterval=1
+ReclaimDeadline=$DEADLINE
+LoanCheckpointInterval=60
+LoanRestartOverhead=10
+LoanDemandSource=file:$DEMAND
+EOF
+cat >"$IN/extra.conf" <<EOF
+PartitionName=infer Nodes=c1n[1-$INFER] MaxTime=INFINITE State=UP
+PartitionName=train Nodes=c1n[$((INFER + 1))-16] MaxTime=INFINITE State=UP
+EOF
+echo 7 >"$DEMAND"
+
+# 1. a bad demand source names file, line and key (no cluster needed)
+printf 'Loaning=yes\nLoanInferencePartitions=infer\nLoanTrainPartitions=train\nLoanDemandSource=http://x\n' >"$IN/bad.conf"
+if ! "$AGORAD_BIN" -f "$IN/bad.conf" --once >"$IN/bad.out" 2>&1 &&
+	grep -q "bad.conf:4: LoanDemandSource: 'http://x'" "$IN/bad.out"; then
+	ok "a bad LoanDemandSource is refused: $(sed 's/^\[[^]]*\] //' "$IN/bad.out" | head -1)"
+else
+	notok "a bad LoanDemandSource is refused naming file:line: key"
+	diag <"$IN/bad.out"
+fi
+
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	[ "${AGORA_IT_KEEP:-0}" = 1 ] || "$HARNESS" --workdir "$W" stop >/dev/null 2>&1
+}
+finish() {
+	cleanup
+	echo "# runtime $(($(date +%s) - t_start)) s"
+	echo "$pass passed, $failn failed"
+	[ "$failn" = 0 ]
+	exit $?
+}
+"$HARNESS" --workdir "$W" stop >/dev/null 2>&1
+trap cleanup EXIT
+if ! "$HARNESS" --workdir "$W" --fresh --clusters 1 --nodes 16 --gpus 8 \
+	--base-port "$BASE_PORT" --plugin-dir "$PLUGIN_DIR" \
+	--agora-conf "$IN/agora.conf" --conf-extra "$IN/extra.conf" \
+	--agorad --agorad-bin "$AGORAD_BIN" --accounts acct_a \
+	--cred-expire 10 start >"$IN/harness.out" 2>&1; then
+	notok "harness starts 8 inference + 8 training nodes with agorad"
+	tail -30 "$IN/harness.out" | diag
+	finish
+fi
+ok "harness starts 8 inference + 8 training nodes with agorad ($(($(date +%s) - t_start)) s)"
+
+export SLURM_CONF=$W/c1/etc/slurm.conf
+export AGORAD_STATE=$W/agorad.json
+ALOG=$W/log/agorad.log
+JOBS=$IN/jobs
+: >"$JOBS"
+
+# ---- what Slurm shows ------------------------------------------------------
+want_of() { # DEMAND -> nodes inference wants
+	awk -v d="$1" -v n=$INFER 'BEGIN { w = int(d); if (w < d - 1e-9) w++; w++; if (w > n) w = n; print w }'
+}
+# home lent: inference nodes home (no training partition, no training job),
+# and in the training partition
+home_lent() {
+	local tn jn
+	tn=$(scontrol show hostnames "$(sinfo -h -p train -o %N | head -1)" 2>/dev/null) || return 1
+	jn=$(squeue -h -p train -t R,CG -o %N | while read -r l; do
+		[ -n "$l" ] && scontrol show hostnames "$l"; done)
+	local h=0 l=0 i
+	for ((i = 1; i <= INFER; i++)); do
+		if grep -qx "c1n$i" <<<"$tn"; then
+			l=$((l + 1))
+		elif ! grep -qx "c1n$i" <<<"$jn"; then
+			h=$((h + 1))
+		fi
+	done
+	echo "$h $l"
+}
+# wait_home WANT LIMIT_S [SINCE_MS]: seconds from SINCE_MS (default now)
+# until WANT nodes are home, or -1 if not by SINCE_MS + LIMIT_S
+wait_home() {
+	local s hl d
+	s=${3:-$(date +%s%3N)}
+	d=$((s + $2 * 1000))
+	while [ "$(date +%s%3N)" -lt $d ]; do
+		hl=$(home_lent) && [ "${hl% *}" -ge "$1" ] && {
+			echo "$(( ($(date +%s%3N) - s) / 1000 ))"
+			return 0
+		}
+		sleep 0.3
+	done
+	echo -1
+}
+# wait_lent N LIMIT_S: until N nodes are lent with a training job running
+# on at least 2 of them
+wait_borrowed() {
+	local d=$(($(date +%s) + $2)) b
+	while [ "$(date +%s)" -lt $d ]; do
+		b=$(squeue -h -p train -t R -o %N | while read -r l; do
+			scontrol show hostnames "$l"; done | grep -cE "^c1n[1-$INFER]$")
+		[ "$b" -ge "$1" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# ---- the feeder and the monitor ---------------------------------------------
+feeder() {
+	local k=0 p
+	while [ ! -f "$IN/stop-feeder" ]; do
+		p=$(squeue -h -p train -t PD | wc -l)
+		while [ "$p" -lt 6 ]; do
+			sbatch --parsable -p train -A acct_a -N1 --gres=gpu:8 --requeue \
+				-t 5 -o /dev/null --wrap "sleep $((20 + (k * 7) % 16))" >>"$JOBS" 2>/dev/null
+			k=$((k + 1))
+			p=$((p + 1))
+		done
+		sleep 1
+	done
+}
+monitor() { # one line a second: epoch demand want home lent
+	local d hl
+	while [ ! -f "$IN/stop-monitor" ]; do
+		d=$(cat "$DEMAND")
+		hl=$(home_lent) && echo "$(date +%s) $d $(want_of "$d") $hl"
+		sleep 1
+	done >"$IN/monitor"
+}
+# a job that cannot be requeued, kept off the loaned nodes
+norq=$(sbatch --parsable -p train -A acct_a -N1 --gres=gpu:8 --no-requeue \
+	-x "c1n[1-$INFER]" -t 5 -o /dev/null --wrap 'sleep 30')
+feeder &
+pids+=($!)
+monitor &
+pids+=($!)
+
+# ---- 2. a compressed day ----------------------------------------------------
+"$AGORACTL" loan-curve --nodes $INFER --day-seconds "$DAY_S" --step 2 >"$IN/curve"
+t0=$(date +%s)
+while read -r s d; do
+	while [ $(($(date +%s) - t0)) -lt "${s%.*}" ]; do sleep 0.2; done
+	echo "$d" >"$DEMAND.new" && mv "$DEMAND.new" "$DEMAND"
+done <"$IN/curve"
+maxlent=$(awk '{ if ($5 > m) m = $5 } END { print m + 0 }' "$IN/monitor")
+nrec=$(grep -c 'loan: reclaim [0-9]* node' "$ALOG")
+nvict=$(grep -c 'loan: job [0-9]* requeued' "$ALOG")
+if [ "$maxlent" -ge 3 ] && [ "$nrec" -ge 1 ] && [ "$nvict" -ge 1 ]; then
+	ok "compressed day ($DAY_S s): up to $maxlent nodes lent, $nrec reclaims, $nvict victims requeued"
+else
+	notok "compressed day: lent up to $maxlent, $nrec reclaims, $nvict victims (want >= 3, >= 1, >= 1)"
+fi
+grep 'loan: candidates' "$ALOG" | head -3 | cut -c1-200 | diag
+
+# ---- 3. agorad kill -9 mid-reclaim -------------------------------------------
+agorad_pid() { cat "$W/run/agorad.pid" 2>/dev/null; }
+lend_phase() { # demand low until >= 2 lent nodes have borrowers
+	echo 2 >"$DEMAND"
+	wait_borrowed 2 40
+}
+times=()
+bad=0
+for ((t = 1; t <= TRIALS; t++)); do
+	if ! lend_phase; then
+		bad=$((bad + 1))
+		echo "# trial $t: no borrowers on lent nodes within 40 s"
+		continue
+	fi
+	echo 7 >"$DEMAND"
+	since=$(date +%s%3N)
+	# somewhere in the next round (1 s period)
+	sleep "0.$(((t * 37) % 10))$(((t * 53) % 10))"
+	kill -9 "$(agorad_pid)" 2>/dev/null
+	sleep 1
+	"$HARNESS" --workdir "$W" start-agorad >/dev/null 2>&1
+	s=$(wait_home $INFER "$DEADLINE" "$since")
+	times+=("$s")
+	[ "$s" -ge 0 ] || bad=$((bad + 1))
+done
+# crash states: lend half done (Comment, not in the partition) and reclaim
+# half done (out of the partition, victims still running)
+"$HARNESS" --workdir "$W" stop-agorad >/dev/null 2>&1
+echo 7 >"$DEMAND"
+wait_home $INFER 20 >/dev/null
+scontrol update nodename=c1n8 comment="Agora loan: lent since $(date +%s)"
+"$HARNESS" --workdir "$W" start-agorad >/dev/null 2>&1
+sleep 3
+c8=$(scontrol show node c1n8 | sed -n 's/^ *Comment=//p')
+[ "$c8" = "(null)" ] || [ -z "$c8" ] || { bad=$((bad + 1)); echo "# half lend: c1n8 still has Comment '$c8'"; }
+lend_phase || { bad=$((bad + 1)); echo "# no borrowers before the half reclaim"; }
+"$HARNESS" --workdir "$W" stop-agorad >/dev/null 2>&1
+scontrol update partitionname=train nodes="c1n[$((INFER + 1))-16]"
+echo 7 >"$DEMAND"
+since=$(date +%s%3N)
+"$HARNESS" --workdir "$W" start-agorad >/dev/null 2>&1
+s=$(wait_home $INFER "$DEADLINE" "$since")
+times+=("$s")
+[ "$s" -ge 0 ] || { bad=$((bad + 1)); echo "# half reclaim: not home within $DEADLINE s"; }
+if [ "$bad" = 0 ]; then
+	ok "agorad kill -9 mid-reclaim, $TRIALS trials + 2 crash states: all $INFER nodes home within ${DEADLINE} s each time (s: ${times[*]})"
+else
+	notok "agorad kill -9: $bad of $((TRIALS + 2)) trials failed (s: ${times[*]})"
+fi
+
+# ---- 4. slurmctld restart with nodes on loan ---------------------------------
+lend_phase
+borrowers=$(squeue -h -p train -t R -o '%i %N' | while read -r j l; do
+	scontrol show hostnames "$l" | grep -qE "^c1n[1-$INFER]$" && echo "$j"; done)
+rs_before=$(for j in $borrowers; do scontrol show job "$j" | grep -o 'Restarts=[0-9]*'; done | tr '\n' ' ')
+"$HARNESS" --workdir "$W" restart-ctld 1 >"$IN/restart.out" 2>&1
+sleep 4
+lent_after=$(home_lent | cut -d' ' -f2)
+rs_after=$(for j in $borrowers; do scontrol show job "$j" | grep -o 'Restarts=[0-9]*'; done | tr '\n' ' ')
+still=$(for j in $borrowers; do squeue -h -j "$j" -t R -o %i; done | wc -w)
+if [ -n "$borrowers" ] && [ "$lent_after" -ge 2 ] && [ "$rs_before" = "$rs_after" ]; then
+	ok "slurmctld restart with $(wc -w <<<"$borrowers") borrowers: lent again ($lent_after nodes), $still still running, none requeued"
+else
+	notok "slurmctld restart: borrowers '$borrowers', lent after $lent_after, restarts '$rs_before' -> '$rs_after'"
+	grep -E 'lent again|loan:' "$ALOG" | tail -5 | diag
+fi
+echo 7 >"$DEMAND"
+s=$(wait_home $INFER "$DEADLINE" "$(date +%s%3N)")
+if [ "$s" -ge 0 ]; then
+	ok "after the slurmctld restart, a reclaim brings all $INFER nodes home in $s s"
+else
+	notok "after the slurmctld restart, nodes not home within $DEADLINE s"
+fi
+
+# ---- 5. deadlines, from the monitor and from agorad ------------------------
+: >"$IN/stop-monitor"
+sleep 1.5
+longest=$(awk '$4 < $3 { if (!s) s = $1; if ($1 - s + 1 > m) m = $1 - s + 1; next } { s = 0 } END { print m + 0 }' "$IN/monitor")
+if [ "$longest" -le "$DEADLINE" ]; then
+	ok "inference never short of nodes longer than ReclaimDeadline: longest shortfall $longest s (deadline $DEADLINE s, $(wc -l <"$IN/monitor") samples)"
+else
+	notok "inference short of nodes for $longest s > $DEADLINE s"
+	awk '$4 < $3' "$IN/monitor" | tail -5 | diag
+fi
+"$AGORACTL" loans >"$IN/loans.out" 2>&1
+done_s=$(grep -oE 'reclaim of .* done in [0-9]+ s' "$ALOG" | grep -oE '[0-9]+ s$' | tr -d ' s' | sort -n | tr '\n' ' ')
+late=$(grep -c 'not done within ReclaimDeadline' "$ALOG")
+if [ "$late" = 0 ] && [ -n "$done_s" ]; then
+	ok "agorad: every reclaim done within ReclaimDeadline (s: $done_s)"
+else
+	notok "agorad: $late reclaims late (done s: $done_s)"
+fi
+if grep -q 'VICTIMS' "$IN/loans.out" && grep -qE '^c1n1 +home' "$IN/loans.out"; then
+	ok "agoractl loans shows the nodes and $(awk '/^[0-9]{4}-/' "$IN/loans.out" | wc -l) reclaims"
+else
+	notok "agoractl loans"
+	diag <"$IN/loans.out"
+fi
+sed -n '1,12p' "$IN/loans.out" | diag
+
+# ---- 6. no job lost ----------------------------------------------------------
+: >"$IN/stop-feeder"
+echo 0 >"$DEMAND"
+victims=$(grep -oE 'loan: job [0-9]+ requeued' "$ALOG" | awk '{ print $3 }' | sort -u)
+all=$(sort -u "$JOBS")
+d=$(($(date +%s) + 150))
+left=1
+while [ "$(date +%s)" -lt $d ]; do
+	left=$(squeue -h -p train | wc -l)
+	[ "$left" = 0 ] && break
+	sleep 2
+done
+ids=$(echo $all $norq | tr ' ' ',')
+sacct -X -n -P -j "$ids" -o JobID,State >"$IN/sacct" 2>&1
+ncomp=$(grep -c '|COMPLETED$' "$IN/sacct")
+nall=$(echo $all $norq | wc -w)
+nvict=$(wc -w <<<"$victims")
+vcomp=0
+for v in $victims; do grep -q "^$v|COMPLETED$" "$IN/sacct" && vcomp=$((vcomp + 1)); done
+if [ "$left" = 0 ] && [ "$ncomp" = "$nall" ] && [ "$vcomp" = "$nvict" ] && [ "$nvict" -ge 1 ]; then
+	ok "no job lost: $ncomp of $nall training jobs completed, the $nvict requeued victims included"
+else
+	notok "jobs: $ncomp of $nall completed, $vcomp of $nvict victims, $left still queued"
+	grep -v '|COMPLETED$' "$IN/sacct" | head | diag
+fi
+if grep -q "^$norq|COMPLETED$" "$IN/sacct" && ! grep -qw "$norq" <<<"$victims"; then
+	ok "the --no-requeue job was never requeued and completed"
+else
+	notok "the --no-requeue job $norq: $(grep "^$norq|" "$IN/sacct")"
+fi
+finish
