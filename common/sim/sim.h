@@ -143,6 +143,9 @@ typedef struct sim_params {
 	double elastic_serial; /* in [0, 1) */
 	int64_t ckpt_s;        /* > 0, SIM_CKPT_NONE or SIM_CKPT_CONTINUOUS */
 	int64_t restart_s;     /* restart overhead, s of work */
+	int64_t launch_s;      /* every start: Slurm's launch and completion
+				  (slurmstepd, script, epilog), s holding the
+				  GPUs before work begins; default 0 */
 	uint64_t seed;
 	int64_t bin_s;          /* utilization time series bin */
 	bool check;             /* invariants on every event */

@@ -392,9 +392,11 @@ static int check_params(const sim_params_t *p, agora_err_t *err)
 		return -1;
 	}
 	if (p->ckpt_s < SIM_CKPT_CONTINUOUS || p->restart_s < 0 ||
-	    p->limit_kill < SIM_KILL_FAIL || p->limit_kill > SIM_KILL_NONE) {
-		agora_err_set(err,
-			      "simulator: bad ckpt_s, restart_s or limit_kill");
+	    p->launch_s < 0 || p->limit_kill < SIM_KILL_FAIL ||
+	    p->limit_kill > SIM_KILL_NONE) {
+		agora_err_set(
+			err,
+			"simulator: bad ckpt_s, restart_s, launch_s or limit_kill");
 		return -1;
 	}
 	return 0;

@@ -448,7 +448,9 @@ int sim_act_start(sim_t *s, const pol_action_t *a)
 	j->t_upd = s->now;
 	j->run_start = s->now;
 	j->ckpt_t = -1;
-	j->overhead = j->preempted ? (double) s->p->restart_s + j->carry : 0;
+	/* Slurm's launch on every start, then a restart's reload */
+	j->overhead = (double) s->p->launch_s +
+		      (j->preempted ? (double) s->p->restart_s + j->carry : 0);
 	j->carry = 0;
 	j->prog_start = j->overhead > 0 ? INFINITY : (double) s->now;
 	if (s->res->jobs[s->order[id]].first_start < 0)

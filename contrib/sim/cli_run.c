@@ -208,8 +208,8 @@ int cli_window(cli_ctx_t *ctx)
 	}
 	fprintf(stderr,
 		"agora-sim: --window %g:%g: %d of %d jobs (submitted in days [%g, %g))\n",
-		ctx->window_from, ctx->window_days, n, t->n,
-		ctx->window_from, ctx->window_from + ctx->window_days);
+		ctx->window_from, ctx->window_days, n, t->n, ctx->window_from,
+		ctx->window_from + ctx->window_days);
 	if (n == 0) {
 		fprintf(stderr, "agora-sim: --window: no job in the window\n");
 		return -1;
@@ -453,6 +453,11 @@ int cli_model_opt(int ch, const char *arg, cli_ctx_t *ctx)
 			break;
 		p->restart_s = v;
 		return 0;
+	case CLI_OPT_LAUNCH:
+		if (sim_duration_parse(arg, &v))
+			break;
+		p->launch_s = v;
+		return 0;
 	case 'k':
 		if (!strcmp(arg, "fail"))
 			p->limit_kill = SIM_KILL_FAIL;
@@ -507,10 +512,12 @@ void cli_model_opt_error(int ch, const char *arg)
 		{ 'K', "ckpt",
 		  "a duration (1800, 30m, 0 = none) or continuous" },
 		{ 'O', "restart-overhead", "a duration (120, 2m)" },
+		{ CLI_OPT_LAUNCH, "launch-overhead", "a duration (0, 1, 2s)" },
 		{ 'k', "limit-kill", "fail, resubmit or none" },
 		{ 'E', "elastic-serial", "a number in [0, 0.999]" },
 		{ 'B', "bin", "a number in [1, 1e8] s" },
-		{ 'W', "window", "FROM:DAYS, days since the first submit's day" },
+		{ 'W', "window",
+		  "FROM:DAYS, days since the first submit's day" },
 	};
 	size_t i;
 

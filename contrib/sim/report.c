@@ -116,6 +116,8 @@ static void json_model(json_object *o, const cli_ctx_t *ctx)
 			       json_object_new_int64(ctx->params.ckpt_s));
 	json_object_object_add(o, "restart_overhead_s",
 			       json_object_new_int64(ctx->params.restart_s));
+	json_object_object_add(o, "launch_overhead_s",
+			       json_object_new_int64(ctx->params.launch_s));
 	json_object_object_add(o, "apps",
 			       json_object_new_string(ctx->app_mode));
 }

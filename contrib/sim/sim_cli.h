@@ -51,6 +51,9 @@ int cli_load_inputs(cli_ctx_t *ctx);
 int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run);
 
 /* long options of the model, shared by the subcommands (cli_model_opt) */
+/* long-only model options (no short letter to collide with) */
+#define CLI_OPT_LAUNCH 0x300
+
 #define CLI_MODEL_OPTIONS                                                      \
 	{ "trace", required_argument, NULL, 't' },                             \
 		{ "cluster", required_argument, NULL, 'c' },                   \
@@ -66,6 +69,8 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run);
 		{ "restart", required_argument, NULL, 'R' },                   \
 		{ "ckpt", required_argument, NULL, 'K' },                      \
 		{ "restart-overhead", required_argument, NULL, 'O' },          \
+		{ "launch-overhead", required_argument, NULL,                  \
+		  CLI_OPT_LAUNCH },                                            \
 		{ "limit-kill", required_argument, NULL, 'k' },                \
 		{ "elastic-serial", required_argument, NULL, 'E' },            \
 		{ "window", required_argument, NULL, 'W' },                    \

@@ -318,6 +318,39 @@ static void test_sim_restart_cost_on_preemption(void **state)
 	pol_cluster_destroy(&c);
 }
 
+static void test_sim_launch_overhead(void **state)
+{
+	/* 1x4, fifo, launch 2 s: J1 (4 GPUs, 10 s) runs [0, 12); J2 (4
+	 * GPUs, 5 s, at 1) waits for it and runs [12, 19); preempted
+	 * as in the case above, J1 would pay launch and restart. */
+	static const sim_job_t j[] = {
+		{ .submit = 0, .duration = 10, .gpus = 4, .dataset = -1 },
+		{ .submit = 1, .duration = 5, .gpus = 4, .dataset = -1 },
+	};
+	pol_cluster_t *c = pol_cluster_uniform(1, 4, 16);
+	pol_policy_t *p = pol_policy_create("fifo", NULL, NULL, NULL);
+	sim_params_t prm;
+	sim_result_t res;
+
+	(void) state;
+	sim_params_default(&prm);
+	prm.launch_s = 2;
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), 0);
+	assert_int_equal(res.jobs[0].first_start, 0);
+	assert_int_equal(res.jobs[0].finish, 12);
+	assert_int_equal(res.jobs[1].first_start, 12);
+	assert_int_equal(res.jobs[1].finish, 19);
+	assert_int_equal(res.jobs[1].run_s, 7);
+	/* the launch is not useful work: 2 x 2 s x 4 GPUs lost */
+	assert_true(fabs(res.lost_gpu_s - 16) < 1e-9);
+	sim_result_free(&res);
+	/* negative: refused */
+	prm.launch_s = -1;
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), -1);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+}
+
 static void test_sim_deterministic_and_every_job_ends_once(void **state)
 {
 	pol_cluster_t *c = pol_cluster_uniform(8, 8, 4);
@@ -733,6 +766,7 @@ int main(void)
 		cmocka_unit_test(test_sim_locality_level_by_hand),
 		cmocka_unit_test(test_sim_models_slowdown_restart_limits),
 		cmocka_unit_test(test_sim_restart_cost_on_preemption),
+		cmocka_unit_test(test_sim_launch_overhead),
 		cmocka_unit_test(
 			test_sim_deterministic_and_every_job_ends_once),
 		cmocka_unit_test(test_sim_app_rho_three_apps_by_hand),
