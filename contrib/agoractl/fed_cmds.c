@@ -137,23 +137,32 @@ static int cmd_fed(int argc, char **argv)
 	return 0;
 }
 
-/* Print text cut at "; " and ". Bids:" into lines. */
+/* Print text cut at "; " (outside parentheses) and ". Bids:" into
+ * lines. */
 static void print_decision(const char *text)
 {
 	const char *p = text;
+	int depth = 0;
 
 	printf("  ");
 	for (; *p; p++) {
 		if (!strncmp(p, ". Bids:", 7)) {
 			printf("\n  bids:\n   ");
-			p += 6;
+			p += 7;
+			while (p[0] == ' ' && p[1] == ' ')
+				p++;
+			if (*p != ' ')
+				p--;
 			continue;
 		}
-		if (*p == ';' && p[1] == ' ') {
+		depth += *p == '(' ? 1 : *p == ')' && depth > 0 ? -1 : 0;
+		if (*p == ';' && p[1] == ' ' && depth == 0) {
 			printf("\n   ");
 			p++;
 			continue;
 		}
+		if (*p == ';' && !p[1])
+			continue; /* the last bid's separator */
 		putchar(*p);
 	}
 	putchar('\n');
@@ -186,8 +195,14 @@ static int cmd_explain(int argc, char **argv)
 
 		if (!t || strncmp(t, "Agora: fed", 10))
 			continue;
-		printf("JobId=%u origin %s, now on %s\n", j->job_id,
-		       j->fed_origin_str ? j->fed_origin_str : "?",
+		/* the record may be the origin's: its active sibling is
+		 * where the job runs (or ran) */
+		printf("JobId=%u origin %s, sibling on %s (record of %s)\n",
+		       j->job_id, j->fed_origin_str ? j->fed_origin_str : "?",
+		       j->fed_siblings_active_str &&
+				       j->fed_siblings_active_str[0]
+			       ? j->fed_siblings_active_str
+			       : "none yet",
 		       j->cluster ? j->cluster : "?");
 		print_decision(t + strlen("Agora: "));
 		shown = 1;

@@ -12,6 +12,7 @@
 #include "src/common/macros.h"
 
 #include "agora_gres.h"
+#include "agora_ctld_weak.h"
 
 static uint32_t gpu_plugin_id;
 static pthread_once_t gpu_once = PTHREAD_ONCE_INIT;

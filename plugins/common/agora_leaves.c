@@ -9,6 +9,7 @@
 #include "src/common/slurm_topology.h"
 
 #include "agora_leaves.h"
+#include "agora_ctld_weak.h"
 
 extern void agora_set_leaves(pol_cluster_t *c, const int *slurm_index)
 {

@@ -10,6 +10,7 @@
 #include "src/common/xmalloc.h"
 
 #include "agora_slurm_conf.h"
+#include "agora_ctld_weak.h"
 
 extern int agora_slurm_conf_load(agora_conf_t *c, char **path, agora_err_t *err)
 {

@@ -17,6 +17,7 @@
 #include "src/plugins/select/cons_common/cons_common.h"
 
 #include "agora_select_adapt.h"
+#include "agora_ctld_weak.h"
 
 extern int agora_sel_view_build(job_record_t *job_ptr, bitstr_t *node_map,
 				avail_res_t **avail_res_array,

@@ -22,6 +22,7 @@
 #include "agora_select_adapt.h"
 #include "agora_select_hook.h"
 #include "agora_select_place.h"
+#include "agora_ctld_weak.h"
 
 /*
  * hook_lock protects installation; the callback itself reads orig_choose

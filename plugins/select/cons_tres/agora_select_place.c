@@ -42,6 +42,7 @@
 #include "agora_leaves.h"
 #include "agora_slurm_conf.h"
 #include "agora_select_place.h"
+#include "agora_ctld_weak.h"
 
 static pthread_mutex_t place_lock = PTHREAD_MUTEX_INITIALIZER;
 
