@@ -110,7 +110,7 @@ static void escape(const char *s, char *out)
 		strcpy(out, "-");
 		return;
 	}
-	for (i = 0; s[i] && i < POL_EST_FIELD_LEN; i++) {
+	for (i = 0; i < POL_EST_FIELD_LEN && s[i]; i++) {
 		unsigned char c = (unsigned char) s[i];
 
 		if (safe_byte(c)) {
