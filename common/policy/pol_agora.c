@@ -125,6 +125,7 @@ static void params_default(ag_params_t *p)
 	p->est_mode = AG_EST_HIST;
 	p->est_k = 2;
 	p->est_prior_s = 4 * 3600;
+	p->est_learn = true;
 }
 
 pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
@@ -142,8 +143,8 @@ pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
 		return NULL;
 	}
 	params_default(&p);
-	/* the plugin keeps the limit until it persists the history */
-	p.est_mode = AG_EST_LIMIT;
+	/* the adapter records completed jobs from Slurm's job records */
+	p.est_learn = false;
 	p.half_life_s = conf->credit_half_life_h * 3600.0;
 	p.period_s = conf->credit_period_h * 3600.0;
 	p.quota = conf->default_quota;
@@ -351,8 +352,6 @@ int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)
 		src->n_resv = 0;
 		src->resv_cap = 0;
 	}
-	if (dst->est && src->est && pol_est_merge(dst->est, src->est) < 0)
-		return -1;
 	dst->cont = src->cont;
 	dst->charged = src->charged;
 	dst->last_charge = src->last_charge;
@@ -373,6 +372,9 @@ int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)
 	src->tname = NULL;
 	src->n_app = src->n_slot = src->n_tname = 0;
 	src->app_cap = 0;
+	/* the run-time history (last: a failure loses only it) */
+	if (dst->est && src->est && pol_est_merge(dst->est, src->est) < 0)
+		return -1;
 	return 0;
 }
 

@@ -44,7 +44,10 @@
  *           history max(attained, est_prior=4h) capped by the limit;
  *           service = that fallback only; limit = the time limit, the
  *           behaviour before estimates; pol_estimate.h).  The plugin's
- *           policy (pol_agora_policy_create_conf()) uses est=limit.
+ *           policy (pol_agora_policy_create_conf()) uses est=hist but
+ *           does not learn from its snapshots: the adapter records each
+ *           completed job (pol_est_record() on
+ *           pol_agora_policy_estimates(), group app, uid, GPUs).
  *
  * Ownership: pol_agora_policy_t is owned by its creator
  * (pol_agora_policy_destroy()); it borrows the placer.

@@ -5,6 +5,11 @@
  * or were killed at their limit), and answers, per job, the total run
  * time it is expected to need.
  *
+ * The Slurm adapter does not learn from the running set (a requeued job
+ * is not pending for Slurm's credential window, a completing one is not
+ * running): it records each completed job's run time from Slurm's job
+ * record (est_learn false, pol_agora_policy_estimates()).
+ *
  * est=limit (the old behaviour) uses the time limit (default_limit
  * without one) and learns nothing.  est=hist: the recent-k mean of the
  * job's group (app, user, GPUs), capped by its limit, with the
@@ -219,7 +224,8 @@ int pol_ag_est_update(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 
 	if (!a->est)
 		return 0;
-	if (a->p.est_mode == AG_EST_HIST && learn(a, snap, now) < 0)
+	if (a->p.est_mode == AG_EST_HIST && a->p.est_learn &&
+	    learn(a, snap, now) < 0)
 		return -1;
 	if (hist_reset(a->estx, snap->n_running + snap->n_pending) < 0)
 		return -1;

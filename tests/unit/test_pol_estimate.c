@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "agora_conf.h"
+#include "pol_agora.h"
 #include "pol_estimate.h"
 
 static const pol_est_key_t alice8 = { "vision", "alice", "resnet", 8 };
@@ -339,6 +341,115 @@ static void test_bounded(void **state)
 	pol_est_destroy(&e);
 }
 
+/* An 8-GPU job of tenant 0 ("t0", uid 0) running on node 0 since start. */
+static pol_job_t running8(int64_t id, int64_t start, int64_t now,
+			  pol_alloc_part_t *part)
+{
+	pol_job_t j;
+
+	memset(&j, 0, sizeof(j));
+	j.id = id;
+	j.total_gpus = j.min_gpus = j.max_gpus = 8;
+	j.time_limit = 604800;
+	j.dataset = -1;
+	j.requeueable = true;
+	j.state = POL_JOB_RUNNING;
+	j.start = start;
+	j.submit = start;
+	j.attained = 8 * (now - start);
+	j.remaining = -1;
+	part->node = 0;
+	part->gpus = 0xff;
+	j.alloc.parts = part;
+	j.alloc.n_parts = 1;
+	return j;
+}
+
+/* one pass of a with job j running (or nothing, j NULL) */
+static void pass(pol_agora_policy_t *a, pol_cluster_t *c, pol_job_t *run,
+		 int n_run, pol_job_t *pend, int n_pend, int64_t now)
+{
+	pol_snapshot_t s = { c, pend, n_pend, run, n_run, 1 };
+	pol_actions_t out = { 0 };
+
+	c->nodes[0].free = n_run ? 0 : 0xff;
+	assert_int_equal(pol_agora_policy_decide(a, &s, now, &out), 0);
+	pol_actions_free(&out);
+}
+
+/* The simulator's "agora" learns a job's run time when it leaves the
+ * running set without coming back as pending; a requeue is no sample. */
+static void test_agora_learns_from_passes(void **state)
+{
+	agora_err_t err = { { 0 } };
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_agora_policy_t *a = pol_agora_ops.create(NULL, NULL, &err);
+	pol_est_key_t k = { "t0", "0", NULL, 8 };
+	pol_alloc_part_t part;
+	pol_job_t j;
+	double mean;
+	int n;
+
+	(void) state;
+	assert_non_null(c);
+	assert_non_null(a);
+	assert_non_null(pol_agora_policy_estimates(a));
+	j = running8(1, 0, 100, &part);
+	pass(a, c, &j, 1, NULL, 0, 100);
+	assert_int_equal(pol_est_samples(pol_agora_policy_estimates(a)), 0);
+	/* gone at 400: it ran 100 s of service plus 300 s since */
+	pass(a, c, NULL, 0, NULL, 0, 400);
+	assert_int_equal(
+		pol_est_history(pol_agora_policy_estimates(a), &k, &mean, &n),
+		0);
+	assert_int_equal(n, 1);
+	assert_true(mean == 400);
+	/* job 2 runs, then is pending again (requeued): not an end */
+	j = running8(2, 500, 600, &part);
+	pass(a, c, &j, 1, NULL, 0, 600);
+	j.state = POL_JOB_PENDING;
+	j.alloc.n_parts = 0;
+	j.alloc.parts = NULL;
+	pass(a, c, NULL, 0, &j, 1, 700);
+	assert_int_equal(pol_est_samples(pol_agora_policy_estimates(a)), 1);
+	pol_agora_policy_destroy(&a);
+	/* est=limit keeps no history */
+	a = pol_agora_ops.create("est=limit", NULL, &err);
+	assert_non_null(a);
+	assert_null(pol_agora_policy_estimates(a));
+	pol_agora_policy_destroy(&a);
+	/* a bad mode is named */
+	assert_null(pol_agora_ops.create("f=0.8,est=oracle", NULL, &err));
+	assert_non_null(strstr(err.text,
+			       "est: 'oracle' is not limit, hist or service"));
+	pol_cluster_destroy(&c);
+}
+
+/* The plugin's policy keeps a history but does not learn from its
+ * snapshots (a requeued job is not pending for Slurm's credential
+ * window): the adapter records completed jobs itself. */
+static void test_agora_conf_records_only(void **state)
+{
+	agora_err_t err = { { 0 } };
+	agora_conf_t conf;
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_agora_policy_t *a;
+	pol_alloc_part_t part;
+	pol_job_t j;
+
+	(void) state;
+	agora_conf_defaults(&conf);
+	a = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	assert_non_null(a);
+	assert_non_null(pol_agora_policy_estimates(a));
+	j = running8(1, 0, 100, &part);
+	pass(a, c, &j, 1, NULL, 0, 100);
+	pass(a, c, NULL, 0, NULL, 0, 400);
+	assert_int_equal(pol_est_samples(pol_agora_policy_estimates(a)), 0);
+	pol_agora_policy_destroy(&a);
+	pol_cluster_destroy(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +462,8 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_bad_text),
 		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_agora_learns_from_passes),
+		cmocka_unit_test(test_agora_conf_records_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,6 +24,7 @@
 #include "agora_sched.h"
 #include "agora_view.h"
 #include "pol_agora.h"
+#include "pol_estimate.h"
 #include "pol_place.h"
 #include "topo_model.h"
 
@@ -54,8 +55,77 @@ static char *state_file(void)
 	return path;
 }
 
+/* The run-time history of the auction's estimates (pol_estimate.h). */
+#define AGORA_ESTIMATES_FILE "agora_estimates.txt"
+#define AGORA_ESTIMATES_MAX  ((size_t) 64 << 20)
+
+static char *estimates_file(void)
+{
+	char *path = NULL;
+
+	xstrfmtcat(path, "%s/%s", agora_state_dir, AGORA_ESTIMATES_FILE);
+	return path;
+}
+
+/* Save the run-time history beside the ledger (same atomic write: mode
+ * 0600, fsynced, .prev kept).  Caller holds agora_state_lock and the
+ * state-file lock. */
+static void estimates_save(void)
+{
+	pol_est_t *est = pol_agora_policy_estimates(agora_policy);
+	agora_err_t err = { { 0 } };
+	char *path, *text;
+
+	if (!est)
+		return;
+	if (!(text = pol_est_save(est))) {
+		error("site_factor/agora: cannot save run-time history: out of memory");
+		return;
+	}
+	path = estimates_file();
+	if (agora_file_write_atomic(path, text, strlen(text), &err))
+		error("site_factor/agora: cannot save run-time history: %s",
+		      err.text);
+	free(text); /* core memory: malloc'ed by pol_est_save */
+	xfree(path);
+}
+
+/*
+ * Load the saved run-time history into a new policy (start-up).  A file
+ * that cannot be read or parsed is logged with its file, line and field,
+ * moved aside (.bad.<time>, never deleted) and the history starts empty.
+ */
+static void estimates_load(pol_agora_policy_t *np, time_t now)
+{
+	pol_est_t *est = pol_agora_policy_estimates(np);
+	agora_err_t err = { { 0 } };
+	char *path, *buf = NULL, *aside = NULL;
+	size_t len;
+
+	if (!est)
+		return;
+	path = estimates_file();
+	if (access(path, F_OK)) {
+		xfree(path);
+		return; /* nothing recorded yet */
+	}
+	if (agora_file_read(path, AGORA_ESTIMATES_MAX, &buf, &len, &err) < 0 ||
+	    pol_est_load(est, buf, path, &err) < 0) {
+		xstrfmtcat(aside, "%s.bad.%ld", path, (long) now);
+		(void) rename(path, aside);
+		error("site_factor/agora: run-time history unreadable (%s); moved to %s, starting with no history",
+		      err.text, aside);
+		xfree(aside);
+	} else {
+		info("site_factor/agora: run-time history recovered from %s (%d completed jobs)",
+		     path, pol_est_samples(est));
+	}
+	free(buf); /* core memory: malloc'ed by agora_file_read */
+	xfree(path);
+}
+
 /* Save the credit ledger (this plugin owns it; the federation helper
- * reads it).  Caller holds agora_state_lock. */
+ * reads it) and the run-time history.  Caller holds agora_state_lock. */
 extern void agora_ledger_save(void)
 {
 	char *path;
@@ -69,6 +139,7 @@ extern void agora_ledger_save(void)
 				 &err))
 		error("site_factor/agora: cannot save credit state: %s",
 		      err.text);
+	estimates_save();
 	unlock_state_files();
 	xfree(path);
 }
@@ -345,6 +416,7 @@ extern void agora_policy_reset(void)
 				     p);
 		}
 		xfree(path);
+		estimates_load(np, now);
 		restore_leases(np);
 	}
 	agora_policy = np;

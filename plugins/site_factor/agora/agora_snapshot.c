@@ -25,7 +25,9 @@
 #include "agora_hold.h"
 #include "agora_gres.h"
 #include "agora_leaves.h"
+#include "pol_agora.h"
 #include "pol_app.h"
+#include "pol_estimate.h"
 #include "topo_model.h"
 #include "agora_sched.h"
 
@@ -115,6 +117,46 @@ static int tenant_index(agora_snapshot_t *snap, char *name)
 	xrecalloc(snap->tenants, snap->n_tenants + 1, sizeof(char *));
 	snap->tenants[snap->n_tenants] = name;
 	return snap->n_tenants++;
+}
+
+/*
+ * A completed job's run time into the policy's history of run times
+ * (pol_estimate.h; the caller holds agora_state_lock).  Only jobs that
+ * ended by themselves (COMPLETED) or at their limit (TIMEOUT): a
+ * cancelled or failed run says little about the next one.  A job seen
+ * again at a later pass is recorded once (the history ignores a sample
+ * it has).  Keyed like the auction's lookups: app key, uid, GPUs.
+ */
+static void learn_end(job_record_t *job_ptr, const agora_conf_t *conf,
+		      time_t since)
+{
+	pol_est_t *est = agora_policy ? pol_agora_policy_estimates(agora_policy)
+				      : NULL;
+	char uid[24], key_app[POL_APP_KEY_LEN], *app;
+	pol_est_key_t key;
+	int64_t run;
+	int nodes;
+
+	if (!est || !job_ptr->start_time ||
+	    job_ptr->end_time < job_ptr->start_time ||
+	    (since && job_ptr->end_time + 3600 < since))
+		return;
+	run = (int64_t) (job_ptr->end_time - job_ptr->start_time) -
+	      (int64_t) job_ptr->tot_sus_time;
+	nodes = job_ptr->details ? (int) job_ptr->details->min_nodes : 1;
+	key.gpus = job_gpus(job_ptr, nodes);
+	if (run < 0 || key.gpus <= 0)
+		return;
+	app = agora_job_app(job_ptr, conf);
+	pol_app_key(app, key_app);
+	xfree(app);
+	snprintf(uid, sizeof(uid), "%d", (int) job_ptr->user_id);
+	key.app = key_app;
+	key.user = uid;
+	key.name = NULL;
+	if (pol_est_record(est, &key, run, (int64_t) job_ptr->end_time) < 0)
+		debug("site_factor/agora: job %u: run time not recorded: %m",
+		      job_ptr->job_id);
 }
 
 /* Fill the fields pending and running jobs share. */
@@ -390,6 +432,9 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 			pj->requeueable = pj->requeueable &&
 					  job_ptr->batch_flag &&
 					  !job_ptr->het_job_id;
+		} else if (IS_JOB_COMPLETE(job_ptr) ||
+			   IS_JOB_TIMEOUT(job_ptr)) {
+			learn_end(job_ptr, conf, since);
 		}
 	}
 	list_iterator_destroy(it);
