@@ -592,7 +592,11 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		a->keys[i] = (pol_credit_key_t){
 			.band = j->band,
 			.credit = AG_TEN(a, j->tenant)->credit,
-			.submit = j->submit,
+			/* jobs of one app share its credit: est_order puts
+			 * its shortest expected job first */
+			.submit = a->est && a->p.est_order
+					  ? pol_ag_job_rest(a, j, j->total_gpus)
+					  : j->submit,
 			.id = j->id,
 			.index = i,
 		};
@@ -703,13 +707,14 @@ static void *create_common(bool auctions, const char *params,
 						  "window",    "max_job_test",
 						  NULL };
 	static const char *const keys_agora[] = {
-		"half_life", "period", "quota",     "default_limit", "f",
-		"lease",     "grace",  "min_lease", "options",       "solver",
-		"app",       "align",  "drain",     "victims",       "est_k",
-		"est_prior", NULL
+		"half_life", "period",  "quota", "default_limit",
+		"f",         "lease",   "grace", "min_lease",
+		"options",   "solver",  "app",   "align",
+		"drain",     "victims", "est_k", "est_prior",
+		"est_order", NULL
 	};
 	ag_params_t p;
-	double v[16];
+	double v[17];
 	char rest[256];
 
 	params_default(&p);
@@ -744,6 +749,7 @@ static void *create_common(bool auctions, const char *params,
 		v[13] = p.small_victims;
 		v[14] = p.est_k;
 		v[15] = (double) p.est_prior_s;
+		v[16] = p.est_order;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -764,6 +770,7 @@ static void *create_common(bool auctions, const char *params,
 				  ? (int) v[14]
 				  : -1;
 		p.est_prior_s = (int64_t) v[15];
+		p.est_order = v[16] != 0;
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

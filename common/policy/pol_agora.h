@@ -43,7 +43,9 @@
  *           user and GPU count, capped by the job's time limit, without
  *           history max(attained, est_prior=4h) capped by the limit;
  *           service = that fallback only; limit = the time limit, the
- *           behaviour before estimates; pol_estimate.h).  The plugin's
+ *           behaviour before estimates; pol_estimate.h).  est_order=0
+ *           (1: an app's pending jobs in shortest-estimate order instead
+ *           of submit order, in its bids and the leftover pass).  The plugin's
  *           policy (pol_agora_policy_create_conf()) uses est=hist but
  *           does not learn from its snapshots: the adapter records each
  *           completed job (pol_est_record() on
