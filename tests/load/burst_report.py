@@ -57,6 +57,7 @@ def agora_passes(path):
     site_factor/agora's "N actions, W won, P priorities changed, D dropped".
     """
     res = {"passes": 0, "snapshot": [], "decide": [], "apply": [],
+           "read_wait": [], "write_wait": [],
            "actions": 0, "won": 0, "applied": 0, "dropped": 0}
     if not os.path.exists(path):
         return res
@@ -67,6 +68,11 @@ def agora_passes(path):
                 m = re.search(k + r"[ =:]+([0-9]+) ?us", line)
                 if m:
                     res[k].append(int(m.group(1)))
+            # since the lock's wait is logged apart: "(read lock wait N us)"
+            for k in ("read", "write"):
+                m = re.search(k + r" lock wait ([0-9]+) ?us", line)
+                if m:
+                    res[k + "_wait"].append(int(m.group(1)))
             for k, pat in (("actions", r"([0-9]+) actions?\b"),
                            ("won", r"([0-9]+) won\b"),
                            ("applied", r"\(([0-9]+) applied|([0-9]+) priorit(?:y|ies) changed"),
@@ -168,10 +174,14 @@ def main():
               f"{sd.get('bf:Total cycles', 'n/a')} | {ms(sd['bf:Mean cycle']) if 'bf:Mean cycle' in sd else 'n/a'} | "
               f"{ms(sd['bf:Max cycle']) if 'bf:Max cycle' in sd else 'n/a'} |")
     print("#")
-    print("# | Agora (c1) | passes | snapshot mean/max ms | decide mean/max ms | apply mean/max ms | actions decided | won | applied | dropped |")
-    print("# |---|---|---|---|---|---|---|---|---|")
+    print("# | Agora (c1) | passes | snapshot (read lock held) mean/max ms | read lock wait mean/max ms | "
+          "decide mean/max ms | apply (write lock held) mean/max ms | write lock wait mean/max ms | "
+          "actions decided | won | applied | dropped |")
+    print("# |---|---|---|---|---|---|---|---|---|---|---|")
     s, d, a = stat_cells(ag["snapshot"]), stat_cells(ag["decide"]), stat_cells(ag["apply"])
-    print(f"# | pass | {ag['passes']} | {s[0]} / {s[1]} | {d[0]} / {d[1]} | {a[0]} / {a[1]} | "
+    rw, ww = stat_cells(ag["read_wait"]), stat_cells(ag["write_wait"])
+    print(f"# | pass | {ag['passes']} | {s[0]} / {s[1]} | {rw[0]} / {rw[1]} | {d[0]} / {d[1]} | "
+          f"{a[0]} / {a[1]} | {ww[0]} / {ww[1]} | "
           f"{ag['actions']} | {ag['won']} | {ag['applied']} | {ag['dropped']} |")
     print()
     print(f"{n - fails} passed, {fails} failed")

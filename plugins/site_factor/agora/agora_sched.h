@@ -92,15 +92,16 @@ typedef struct agora_snapshot {
 	int n_not_ready; /* pending, but Slurm would not start them now */
 	int n_uncovered; /* nodes no node type covers (skipped) */
 	uint32_t *het;   /* pending het job components: left to Slurm */
-	int n_het;
+	int n_het, cap_het;
 	/* GPU usage outside the auction, charged to the credit ledger by the
 	 * adapter (the auction's own jobs are charged by the core) */
 	struct agora_charge {
 		char *account;
 		double gpu_seconds;
 	} * charges;
-	int n_charges;
-	char **tenants; /* tenant index -> app name */
+	int n_charges, cap_charges; /* grown by doubling: the snapshot runs
+				       under slurmctld's read lock */
+	char **tenants;             /* tenant index -> app name */
 	int n_tenants;
 	int gpus_total, gpus_free;
 } agora_snapshot_t;

@@ -283,7 +283,12 @@ static void charge_outside(agora_snapshot_t *snap, job_record_t *job_ptr,
 	gpus = job_alloc_gpus(job_ptr);
 	if (gpus <= 0)
 		return;
-	xrecalloc(snap->charges, snap->n_charges + 1, sizeof(*snap->charges));
+	if (snap->n_charges == snap->cap_charges) {
+		snap->cap_charges = snap->cap_charges ? 2 * snap->cap_charges
+						      : 64;
+		xrecalloc(snap->charges, snap->cap_charges,
+			  sizeof(*snap->charges));
+	}
 	snap->charges[snap->n_charges].account = agora_job_app(job_ptr, conf);
 	snap->charges[snap->n_charges].gpu_seconds = (double) gpus *
 						     (double) (to - from);
@@ -392,8 +397,14 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 				continue;
 			}
 			if (job_ptr->het_job_id) {
-				xrecalloc(snap->het, snap->n_het + 1,
-					  sizeof(uint32_t));
+				if (snap->n_het == snap->cap_het) {
+					snap->cap_het =
+						snap->cap_het
+							? 2 * snap->cap_het
+							: 64;
+					xrecalloc(snap->het, snap->cap_het,
+						  sizeof(uint32_t));
+				}
 				snap->het[snap->n_het++] = job_ptr->job_id;
 				continue;
 			}

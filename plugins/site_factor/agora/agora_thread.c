@@ -439,13 +439,17 @@ static void agora_pass(void)
 	pol_actions_t acts = { 0 };
 	pol_award_t *award = NULL;
 	struct timeval t0;
-	int64_t snap_us, decide_us, apply_us;
+	int64_t snap_wait_us, snap_us, decide_us, apply_wait_us, apply_us;
 	int applied = 0, dropped = 0, rc = 0;
 	bool job_changed = false, managed;
 	time_t now = time(NULL);
 
+	/* the lock's wait (behind a backfill cycle) and its hold are
+	 * measured apart: only the hold delays Slurm */
 	gettimeofday(&t0, NULL);
 	lock_slurmctld(read_locks);
+	snap_wait_us = usec_since(&t0);
+	gettimeofday(&t0, NULL);
 	slurm_mutex_lock(&agora_state_lock);
 	agora_conf_strings_copy();
 	take_offer();
@@ -501,6 +505,8 @@ static void agora_pass(void)
 	/* 5-6. publish, apply job by job */
 	gettimeofday(&t0, NULL);
 	lock_slurmctld(write_locks);
+	apply_wait_us = usec_since(&t0);
+	gettimeofday(&t0, NULL);
 	/* Only this thread replaces the published table, so award stays
 	 * valid until its next pass; award_lock is not held here because
 	 * set_job_prio() calls site_factor_p_set(), which takes it. */
@@ -536,12 +542,13 @@ static void agora_pass(void)
 	pass_count++;
 	debug("%s: pass %" PRIu64
 	      ": %d nodes, %d/%d GPUs free, %d pending (+%d not ready, %d CPU-only) and %d running auction-managed, %d apps, %d actions, %d won, %d priorities changed, %d dropped, snapshot %" PRId64
-	      " us, decide %" PRId64 " us, apply %" PRId64 " us",
+	      " us (read lock wait %" PRId64 " us), decide %" PRId64
+	      " us, apply %" PRId64 " us (write lock wait %" PRId64 " us)",
 	      LOG_PREFIX, pass_count, snap.cluster.n_nodes, snap.gpus_free,
 	      snap.gpus_total, snap.n_pending, snap.n_not_ready,
 	      snap.n_cpu_only, snap.n_running, snap.n_tenants, acts.n,
 	      award ? pol_award_n_won(award) : 0, applied, dropped, snap_us,
-	      decide_us, apply_us);
+	      snap_wait_us, decide_us, apply_us, apply_wait_us);
 	pol_actions_free(&acts);
 	agora_snapshot_free(&snap);
 }
