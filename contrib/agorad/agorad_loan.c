@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <slurm/slurm.h>
+
 #include "agorad.h"
 #include "agorad_loan.h"
 #include "pol_loan.h"
@@ -105,17 +107,64 @@ static void classify(ln_snap_t *s)
 	}
 }
 
-/* Requeue every training job that runs on a node with victim_node set
- * (once per job). */
-static void requeue_victims(const ln_snap_t *s, const bool *victim_node)
+/* An elastic job's node list without its nodes on victim nodes, if it can
+ * shrink to it (its minimum known and kept, its batch host kept);
+ * malloc'ed, or NULL. */
+static char *shrunk_list(const ln_snap_t *s, const ln_job_t *lj,
+			 const bool *victim_node)
+{
+	hostlist_t all, keep;
+	char *h, *out = NULL;
+	int dropped = 0;
+
+	if (!lj->elastic || lj->min_nodes <= 0 || !lj->all ||
+	    (lj->batch >= 0 && victim_node[lj->batch]))
+		return NULL;
+	for (int k = 0; k < lj->n_nodes; k++)
+		dropped += victim_node[lj->nodes[k]];
+	if (lj->total_nodes - dropped < lj->min_nodes)
+		return NULL;
+	all = slurm_hostlist_create(lj->all);
+	keep = slurm_hostlist_create(NULL);
+	while ((h = slurm_hostlist_shift(all))) {
+		int k = 0;
+
+		while (k < s->n_nodes && strcmp(s->nodes[k].name, h))
+			k++;
+		if (k == s->n_nodes || !victim_node[k])
+			slurm_hostlist_push_host(keep, h);
+		free(h);
+	}
+	if (slurm_hostlist_count(keep) > 0)
+		out = slurm_hostlist_ranged_string_malloc(keep);
+	slurm_hostlist_destroy(all);
+	slurm_hostlist_destroy(keep);
+	return out;
+}
+
+/* Every training job on a victim node gives it up: an elastic job that
+ * can shrink off those nodes shrinks (nothing is lost), any other is
+ * requeued (once per job). */
+static void free_victim_nodes(const ln_snap_t *s, const bool *victim_node)
 {
 	for (int j = 0; j < s->n_jobs; j++) {
 		const ln_job_t *lj = &s->jobs[j];
+		char *keep;
 		int k = 0;
 
 		while (k < lj->n_nodes && !victim_node[lj->nodes[k]])
 			k++;
-		if (k == lj->n_nodes || !lj->requeue)
+		if (k == lj->n_nodes)
+			continue;
+		if ((keep = shrunk_list(s, lj, victim_node))) {
+			if (!ln_shrink(lj->id, keep))
+				ad_info("loan: job %u shrunk to %s (elastic; node %s goes back to inference)",
+					lj->id, keep,
+					s->nodes[lj->nodes[k]].name);
+			free(keep);
+			continue;
+		}
+		if (!lj->requeue)
 			continue;
 		if (!ln_requeue(lj->id))
 			ad_info("loan: job %u requeued (node %s goes back to inference)",
@@ -210,9 +259,18 @@ static int reclaim_input(const agora_conf_t *conf, const ln_snap_t *s,
 
 		memset(p, 0, sizeof(*p));
 		p->nodes = pnodes + used;
+		/* the batch host last: the core shrinks off a job's nodes in
+		 * order, and Slurm cannot take a job's batch host away */
 		for (int k = 0; k < lj->n_nodes; k++)
-			if (pos[lj->nodes[k]] >= 0)
+			if (pos[lj->nodes[k]] >= 0 && lj->nodes[k] != lj->batch)
 				pnodes[used + p->n_nodes++] = pos[lj->nodes[k]];
+		p->shrinkable = lj->elastic && lj->min_nodes > 0
+					? lj->total_nodes - lj->min_nodes
+					: 0;
+		if (p->shrinkable > p->n_nodes)
+			p->shrinkable = p->n_nodes;
+		if (lj->batch >= 0 && pos[lj->batch] >= 0)
+			pnodes[used + p->n_nodes++] = pos[lj->batch];
 		if (!p->n_nodes)
 			continue;
 		used += p->n_nodes;
@@ -238,6 +296,8 @@ static double alt_cost(pol_loan_reclaim_in_t in, pol_loan_order_t order,
 				       .shrink_by = shrink };
 
 	in.order = order;
+	/* Slurm's preemption does not know that a job could shrink */
+	in.shrink_first = order != POL_LOAN_SLURM;
 	return pol_loan_reclaim(&in, &out) ? -1 : out.cost;
 }
 
@@ -291,6 +351,11 @@ static void reclaim_record(const ln_snap_t *s, const int *idx, int n_lent,
 			lv += snprintf(r->victims + lv, sizeof(r->victims) - lv,
 				       "%s%lld:%.3f", lv ? "," : "",
 				       (long long) pj[j].id, pj[j].cost);
+		else if (out->action[j] == POL_LOAN_SHRINK &&
+			 lv < (int) sizeof(r->victims) - 40)
+			lv += snprintf(r->victims + lv, sizeof(r->victims) - lv,
+				       "%s%lld:shrink-%d", lv ? "," : "",
+				       (long long) pj[j].id, out->shrink_by[j]);
 	r->cost = out->cost;
 	r->short_by = out->short_by;
 }
@@ -336,7 +401,8 @@ static int reclaim_lent(const agora_conf_t *conf, ln_snap_t *s, int need,
 				      .jobs = pj,
 				      .n_jobs = n_pj,
 				      .order = POL_LOAN_LEAST_COST,
-				      .mode = POL_LOAN_AUTO };
+				      .mode = POL_LOAN_AUTO,
+				      .shrink_first = true };
 	if (pol_loan_reclaim(&in, &out)) {
 		ad_error("loan: the reclaim choice failed (need %d of %d)",
 			 need, n_lent);
@@ -448,7 +514,7 @@ static int loan_round(const agora_conf_t *conf, ln_snap_t *s, double d,
 	/* out of the training partitions first: no new job lands there */
 	if (changed && ln_set_train_nodes(conf, s, lend))
 		return want;
-	requeue_victims(s, victim_node);
+	free_victim_nodes(s, victim_node);
 	return want;
 }
 

@@ -67,6 +67,13 @@ typedef struct {
 	bool requeue; /* --requeue (batch job, requeue allowed) */
 	int n_nodes;  /* inference nodes it runs on */
 	int *nodes;   /* their indices in the snapshot's nodes */
+	/* elastic (opt-in: --comment=elastic with sbatch -N MIN-MAX, or
+	 * --comment=elastic:MIN): it may shrink down to min_nodes (0
+	 * unknown: never shrunk) by giving up nodes but its batch host */
+	bool elastic;
+	int min_nodes, total_nodes;
+	int batch; /* index of its batch host in the snapshot, or -1 */
+	char *all; /* all its nodes (Slurm's list) */
 } ln_job_t;
 
 typedef struct {
@@ -104,6 +111,18 @@ int ln_set_train_nodes(const agora_conf_t *conf, const ln_snap_t *s,
 int ln_set_comment(const char *node, const char *text);
 /* Requeue one job (Slurm's own requeue: SIGTERM, KillWait, requeued). */
 int ln_requeue(uint32_t job_id);
+/* Shrink a running job to the nodes of keep (scontrol update job
+ * NodeList=). */
+int ln_shrink(uint32_t job_id, const char *keep);
+/* The elastic opt-in, the job's comment: "elastic" (the minimum is the
+ * MIN of sbatch -N MIN-MAX, seen while the job pends) or "elastic:MIN".
+ * Returns MIN, 0 for "elastic", -1 when the job did not opt in. */
+int ln_elastic_comment(const char *comment);
+/* The node range of an elastic job, first seen while it was pending
+ * (kept across agorad restarts in the state file); its minimum, 0 when
+ * unknown. */
+void ln_elastic_note(uint32_t job_id, int min_nodes, int max_nodes);
+int ln_elastic_min(uint32_t job_id);
 /* The inference demand in nodes; -1 when the source fails (logged). */
 double ln_demand(const agora_conf_t *conf, const ln_snap_t *s);
 void ln_write_state(const char *path, const ln_snap_t *s, int64_t now,

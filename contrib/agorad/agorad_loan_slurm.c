@@ -159,6 +159,13 @@ static int snap_running(const agora_conf_t *conf, ln_snap_t *s,
 		return 0;
 	}
 	lj->id = j->job_id;
+	lj->min_nodes = ln_elastic_comment(j->comment);
+	lj->elastic = lj->min_nodes >= 0;
+	if (lj->min_nodes <= 0)
+		lj->min_nodes = lj->elastic ? ln_elastic_min(j->job_id) : 0;
+	lj->total_nodes = (int) j->num_nodes;
+	lj->batch = j->batch_host ? node_index(s, j->batch_host) : -1;
+	lj->all = strdup(j->nodes);
 	lj->gpus = job_gpus(j);
 	lj->start = j->start_time;
 	lj->requeue = j->requeue && j->batch_flag;
@@ -187,6 +194,10 @@ static int snap_jobs(const agora_conf_t *conf, ln_snap_t *s)
 		bool run = st == JOB_RUNNING || st == JOB_SUSPENDED ||
 			   (j->job_state & JOB_COMPLETING);
 
+		if (st == JOB_PENDING && ln_elastic_comment(j->comment) >= 0 &&
+		    agora_conf_loan_partition(conf, j->partition, false))
+			ln_elastic_note(j->job_id, (int) j->num_nodes,
+					(int) j->max_nodes);
 		if (agora_conf_loan_partition(conf, j->partition, true) &&
 		    (run || st == JOB_PENDING))
 			s->infer_job_nodes += j->num_nodes ? j->num_nodes : 1;
@@ -217,8 +228,10 @@ int ln_snapshot(const agora_conf_t *conf, ln_snap_t *s)
 
 void ln_snap_free(ln_snap_t *s)
 {
-	for (int j = 0; s->jobs && j < s->n_jobs; j++)
+	for (int j = 0; s->jobs && j < s->n_jobs; j++) {
 		free(s->jobs[j].nodes);
+		free(s->jobs[j].all);
+	}
 	free(s->jobs);
 	free(s->nodes);
 	memset(s, 0, sizeof(*s));
@@ -314,6 +327,77 @@ int ln_requeue(uint32_t job_id)
 		return -1;
 	}
 	return 0;
+}
+
+int ln_shrink(uint32_t job_id, const char *keep)
+{
+	job_desc_msg_t d;
+
+	slurm_init_job_desc_msg(&d);
+	d.job_id = job_id;
+	d.req_nodes = (char *) keep;
+	if (slurm_update_job(&d)) {
+		ad_error("loan: shrink of job %u to %s: %s", job_id, keep,
+			 slurm_strerror(slurm_get_errno()));
+		return -1;
+	}
+	return 0;
+}
+
+/* Elastic jobs' minimum node counts, as seen while they were pending;
+ * kept in the state file for the next agorad. */
+#define LN_ELASTIC_MAX 1024
+static struct {
+	uint32_t id;
+	int min, max;
+} emap[LN_ELASTIC_MAX];
+static int n_emap = 0;
+
+static int emap_find(uint32_t job_id)
+{
+	for (int i = 0; i < n_emap; i++)
+		if (emap[i].id == job_id)
+			return i;
+	return -1;
+}
+
+/* The first range seen is kept: later, a pending job shows Slurm's
+ * estimate of its node count (after a shrink and a requeue, the size it
+ * had), not its minimum. */
+void ln_elastic_note(uint32_t job_id, int min_nodes, int max_nodes)
+{
+	if (emap_find(job_id) >= 0)
+		return;
+	if (n_emap == LN_ELASTIC_MAX) {
+		memmove(emap, emap + 1, (n_emap - 1) * sizeof(*emap));
+		n_emap--;
+	}
+	emap[n_emap].id = job_id;
+	emap[n_emap].min = min_nodes > 0 ? min_nodes : 1;
+	emap[n_emap++].max = max_nodes;
+}
+
+int ln_elastic_min(uint32_t job_id)
+{
+	int i = emap_find(job_id);
+
+	return i < 0 ? 0 : emap[i].min;
+}
+
+int ln_elastic_comment(const char *comment)
+{
+	char *end;
+	long m;
+
+	if (!comment || strncmp(comment, "elastic", 7))
+		return -1;
+	if (!comment[7] || comment[7] == ' ' || comment[7] == ',' ||
+	    comment[7] == ';')
+		return 0;
+	if (comment[7] != ':')
+		return -1;
+	m = strtol(comment + 8, &end, 10);
+	return end > comment + 8 && m > 0 && m < 1000000 ? (int) m : 0;
 }
 
 /* ---- the demand ----------------------------------------------------- */
@@ -445,6 +529,19 @@ void ln_write_state(const char *path, const ln_snap_t *s, int64_t now,
 	for (int i = 0; i < n_hist; i++)
 		json_object_array_add(a, reclaim_json(&hist[i]));
 	json_object_object_add(root, "reclaims", a);
+	a = json_object_new_array();
+	for (int i = 0; i < n_emap; i++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "job",
+				       json_object_new_int64(emap[i].id));
+		json_object_object_add(e, "min_nodes",
+				       json_object_new_int(emap[i].min));
+		json_object_object_add(e, "max_nodes",
+				       json_object_new_int(emap[i].max));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(root, "elastic", a);
 	snprintf(tmp, sizeof(tmp), "%s.new", path);
 	if (json_object_to_file_ext(tmp, root, JSON_C_TO_STRING_PLAIN) ||
 	    rename(tmp, path))
@@ -470,6 +567,23 @@ static void jstr(json_object *o, const char *k, char *dst, size_t size)
 		size);
 }
 
+static void read_elastic(json_object *root)
+{
+	json_object *a;
+
+	if (!json_object_object_get_ex(root, "elastic", &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+
+		if (jnum(e, "job") > 0 && jnum(e, "min_nodes") > 0)
+			ln_elastic_note((uint32_t) jnum(e, "job"),
+					(int) jnum(e, "min_nodes"),
+					(int) jnum(e, "max_nodes"));
+	}
+}
+
 int ln_read_history(const char *path, ln_reclaim_t *hist, int max)
 {
 	json_object *root, *a;
@@ -478,6 +592,8 @@ int ln_read_history(const char *path, ln_reclaim_t *hist, int max)
 	if (!path || access(path, R_OK))
 		return 0;
 	root = json_object_from_file(path);
+	if (root)
+		read_elastic(root);
 	if (!root || !json_object_object_get_ex(root, "reclaims", &a) ||
 	    !json_object_is_type(a, json_type_array)) {
 		json_object_put(root);

@@ -28,6 +28,9 @@
 #   - no job lost: every training job submitted completes (sacct), the
 #     requeued victims included; the --no-requeue job was never requeued
 #   - agoractl loans shows the nodes and the reclaim history
+#   - elastic (sbatch -N 2-16 --comment=elastic): a reclaim of lent nodes
+#     it runs on shrinks it (scontrol update job NodeList=) instead of
+#     requeueing it
 # Prints TAP, the measurements as "#" lines, and "N passed, M failed".
 set -uo pipefail
 
@@ -150,7 +153,7 @@ wait_home() {
 	d=$((s + $2 * 1000))
 	while [ "$(date +%s%3N)" -lt $d ]; do
 		hl=$(home_lent) && [ "${hl% *}" -ge "$1" ] && {
-			echo "$(( ($(date +%s%3N) - s) / 1000 ))"
+			awk -v a="$(date +%s%3N)" -v b="$s" 'BEGIN { printf "%.1f\n", (a - b) / 1000 }'
 			return 0
 		}
 		sleep 0.3
@@ -240,7 +243,7 @@ for ((t = 1; t <= TRIALS; t++)); do
 	"$HARNESS" --workdir "$W" start-agorad >/dev/null 2>&1
 	s=$(wait_home $INFER "$DEADLINE" "$since")
 	times+=("$s")
-	[ "$s" -ge 0 ] || bad=$((bad + 1))
+	[ "$s" != -1 ] || bad=$((bad + 1))
 done
 # crash states: lend half done (Comment, not in the partition) and reclaim
 # half done (out of the partition, victims still running)
@@ -260,7 +263,7 @@ since=$(date +%s%3N)
 "$HARNESS" --workdir "$W" start-agorad >/dev/null 2>&1
 s=$(wait_home $INFER "$DEADLINE" "$since")
 times+=("$s")
-[ "$s" -ge 0 ] || { bad=$((bad + 1)); echo "# half reclaim: not home within $DEADLINE s"; }
+[ "$s" != -1 ] || { bad=$((bad + 1)); echo "# half reclaim: not home within $DEADLINE s"; }
 if [ "$bad" = 0 ]; then
 	ok "agorad kill -9 mid-reclaim, $TRIALS trials + 2 crash states: all $INFER nodes home within ${DEADLINE} s each time (s: ${times[*]})"
 else
@@ -285,7 +288,7 @@ else
 fi
 echo 7 >"$DEMAND"
 s=$(wait_home $INFER "$DEADLINE" "$(date +%s%3N)")
-if [ "$s" -ge 0 ]; then
+if [ "$s" != -1 ]; then
 	ok "after the slurmctld restart, a reclaim brings all $INFER nodes home in $s s"
 else
 	notok "after the slurmctld restart, nodes not home within $DEADLINE s"
@@ -347,4 +350,31 @@ if grep -q "^$norq|COMPLETED$" "$IN/sacct" && ! grep -qw "$norq" <<<"$victims"; 
 else
 	notok "the --no-requeue job $norq: $(grep "^$norq|" "$IN/sacct")"
 fi
+
+# ---- 7. elastic: shrink before anyone is preempted ---------------------------
+# demand 0: 7 nodes lent (c1n[2-8]); an elastic job (-N 2-16, opt-in by
+# comment) seen pending by agorad, then released, takes all 15 training
+# nodes with its batch host on c1n2; demand 4 wants 4 of them back
+d=$(($(date +%s) + 15))
+while [ "$(home_lent | cut -d' ' -f2)" != 7 ] && [ "$(date +%s)" -lt $d ]; do sleep 0.5; done
+ej=$(sbatch --parsable -H -p train -A acct_a -N 2-16 --gres=gpu:8 --comment=elastic \
+	-t 5 -o /dev/null --wrap 'sleep 300')
+sleep 2.5
+scontrol release "$ej"
+d=$(($(date +%s) + 15))
+while ! squeue -h -j "$ej" -t R | grep -q . && [ "$(date +%s)" -lt $d ]; do sleep 0.5; done
+nn0=$(squeue -h -j "$ej" -o %D)
+echo 4 >"$DEMAND"
+s=$(wait_home 5 "$DEADLINE" "$(date +%s%3N)")
+sleep 1
+nn1=$(squeue -h -j "$ej" -t R -o %D)
+rs=$(scontrol show job "$ej" | grep -o 'Restarts=[0-9]*')
+if [ "$s" != -1 ] && [ -n "$nn1" ] && [ "$rs" = Restarts=0 ] && [ "$nn1" -lt "$nn0" ] &&
+	grep -q "job $ej shrunk to" "$ALOG"; then
+	ok "elastic job shrunk from $nn0 to $nn1 nodes, not requeued; inference had 5 nodes in $s s"
+else
+	notok "elastic job: nodes $nn0 -> '$nn1', $rs, home after '$s' s"
+	grep -E "loan: (reclaim|job $ej)" "$ALOG" | tail -3 | diag
+fi
+scancel "$ej"
 finish
