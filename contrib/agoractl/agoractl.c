@@ -37,6 +37,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "agora_view.h"
+#include "est_cmds.h"
 #include "fed_cmds.h"
 #include "loan_cmds.h"
 
@@ -77,6 +78,8 @@ static int usage(FILE *f)
 		"  fed | explain JOBID | datasets | place [--apply]: the federation\n"
 		"  loans    inference nodes on loan, borrowers, reclaim history\n"
 		"  loan-curve  the diurnal demand model, compressed (loan_cmds.c)\n"
+		"  estimates seed [--days N]: seed the auction's run-time history\n"
+		"           from slurmdbd (merged at the next reconfigure)\n"
 		"The cluster is the one of SLURM_CONF (as for scontrol).\n"
 		"\n"
 		"PrivateData (slurm.conf) applies to every caller, since slurmctld\n"
@@ -305,6 +308,8 @@ int main(int argc, char **argv)
 		return agoractl_fed_main(argc - 1, argv + 1);
 	if (argc >= 2 && agoractl_loan_command(argv[1]))
 		return agoractl_loan_main(argc - 1, argv + 1);
+	if (argc >= 2 && agoractl_est_command(argv[1]))
+		return agoractl_est_main(argc - 1, argv + 1);
 	if (argc != 2)
 		return usage(stderr);
 	cmd = argv[1];

@@ -27,6 +27,9 @@
 #     requeued by Slurm's preemption, and later completes
 #   - sprio shows the credit term: acct_a, which used GPU-hours, has a lower
 #     SITE factor than its quota allows at start (10000)
+#   - the run-time history: completed jobs saved beside the ledger;
+#     agoractl estimates seed reads them from slurmdbd and a reconfigure
+#     merges the seed
 # Prints TAP and a final "N passed, M failed" line.
 set -uo pipefail
 
@@ -286,7 +289,10 @@ dep_after_parent() {
 # sprio's SITE column (%S) is the site factor: 10000 * credit/quota
 a_site() { # lowest SITE of acct_a's pending jobs
 	local ids
-	ids=$(squeue -h -t PD -A acct_a -o '%i' | paste -sd, -)
+	# not the afterok job: in a federation Slurm submits a dependent job
+	# held (InitPrio=0, fed_mgr) and sprio shows priority factors it
+	# never computed for it (SITE -2147483648)
+	ids=$(squeue -h -t PD -A acct_a -o '%i %r' | awk '$2 != "Dependency" {print $1}' | paste -sd, -)
 	[ -n "$ids" ] || return 1
 	sprio -h -j "$ids" -o '%S' 2>/dev/null | sort -n | head -1
 }
@@ -340,6 +346,32 @@ if wait_for 300 first_done && wait_for 60 dep_after_parent; then
 else
 	notok "the afterok job started only after its parent completed (parent $(state "$first_run"), dependent $(state "$dep"))"
 	sacct -X -j "$first_run,$dep" -o JobID,State,Start,End | diag
+fi
+
+# 8. the run-time history: learnt from the jobs that completed, saved
+# beside the ledger; seeded from slurmdbd by agoractl, merged at a
+# reconfigure
+SSL=$(scontrol show config | awk '$1 == "StateSaveLocation" {print $3}')
+learnt=$(grep -c '^job ' "$SSL/agora_estimates.txt" 2>/dev/null || true)
+if [ "${learnt:-0}" -ge 1 ]; then
+	ok "site_factor/agora saved the run times of $learnt completed jobs ($SSL/agora_estimates.txt)"
+else
+	notok "site_factor/agora saved completed jobs' run times ($SSL/agora_estimates.txt: '${learnt:-missing}')"
+fi
+if [ -x "$AGORACTL" ] && seeded=$("$AGORACTL" estimates seed --days 1 2>&1) &&
+	grep -Eq ': [1-9][0-9]* completed GPU jobs' <<<"$seeded" && [ -f "$SSL/agora_estimates.seed" ]; then
+	ok "agoractl estimates seed: $seeded"
+	scontrol reconfigure
+	merged() { grep -q 'run-time history seeded from .*agora_estimates.seed: [1-9][0-9]* completed jobs in it' "$LOG" &&
+		ls "$SSL"/agora_estimates.seed.merged.* >/dev/null 2>&1; }
+	if wait_for 20 merged; then
+		ok "reconfigure merged the seed: $(grep -o 'run-time history seeded from .*' "$LOG" | tail -1)"
+	else
+		notok "reconfigure merged the seed (no log line, or the seed file is still there)"
+		grep 'run-time' "$LOG" | tail -3 | diag
+	fi
+else
+	notok "agoractl estimates seed from slurmdbd: ${seeded:-agoractl missing}"
 fi
 
 finish

@@ -58,6 +58,7 @@ static char *state_file(void)
 /* The run-time history of the auction's estimates (pol_estimate.h). */
 #define AGORA_ESTIMATES_FILE "agora_estimates.txt"
 #define AGORA_ESTIMATES_MAX  ((size_t) 64 << 20)
+#define AGORA_ESTIMATES_SEED "agora_estimates.seed"
 
 static char *estimates_file(void)
 {
@@ -121,6 +122,55 @@ static void estimates_load(pol_agora_policy_t *np, time_t now)
 		     path, pol_est_samples(est));
 	}
 	free(buf); /* core memory: malloc'ed by agora_file_read */
+	xfree(path);
+}
+
+/*
+ * Merge a seed of the run-time history into np's, once: completed jobs
+ * from slurmdbd, written by 'agoractl estimates seed' as
+ * StateSaveLocation/agora_estimates.seed.  The file is then renamed
+ * .merged.<time> (kept for the record), or .bad.<time> if it cannot be
+ * read or parsed (logged with file, line and field).  At start-up and at
+ * each reconfigure; merging is idempotent, so a seed that overlaps the
+ * history adds nothing twice.
+ */
+static void estimates_seed(pol_agora_policy_t *np, time_t now)
+{
+	pol_est_t *est = pol_agora_policy_estimates(np), *seed = NULL;
+	agora_err_t err = { { 0 } };
+	char *path = NULL, *buf = NULL, *done = NULL;
+	size_t len;
+	int before;
+
+	if (!est)
+		return;
+	xstrfmtcat(path, "%s/%s", agora_state_dir, AGORA_ESTIMATES_SEED);
+	if (access(path, F_OK)) {
+		xfree(path);
+		return;
+	}
+	before = pol_est_samples(est);
+	if (!(seed = pol_est_create(pol_est_params(est)))) {
+		error("site_factor/agora: %s not merged: out of memory", path);
+	} else if (agora_file_read(path, AGORA_ESTIMATES_MAX, &buf, &len,
+				   &err) < 0 ||
+		   pol_est_load(seed, buf, path, &err) < 0) {
+		xstrfmtcat(done, "%s.bad.%ld", path, (long) now);
+		(void) rename(path, done);
+		error("site_factor/agora: run-time seed unreadable (%s); moved to %s",
+		      err.text, done);
+	} else if (pol_est_merge(est, seed) < 0) {
+		error("site_factor/agora: %s not merged: %m", path);
+	} else {
+		xstrfmtcat(done, "%s.merged.%ld", path, (long) now);
+		(void) rename(path, done);
+		info("site_factor/agora: run-time history seeded from %s: %d completed jobs in it, %d new (now %d); the file is now %s",
+		     path, pol_est_samples(seed), pol_est_samples(est) - before,
+		     pol_est_samples(est), done);
+	}
+	pol_est_destroy(&seed);
+	free(buf); /* core memory: malloc'ed by agora_file_read */
+	xfree(done);
 	xfree(path);
 }
 
@@ -419,6 +469,7 @@ extern void agora_policy_reset(void)
 		estimates_load(np, now);
 		restore_leases(np);
 	}
+	estimates_seed(np, time(NULL));
 	agora_policy = np;
 	/* the old agora_policy borrowed the old placer: free it only now */
 	pol_placer_release(&old_placer);
