@@ -513,11 +513,12 @@ void ln_write_state(const char *path, const ln_snap_t *s, int64_t now,
 		    double demand, int want, const ln_reclaim_t *hist,
 		    int n_hist)
 {
-	json_object *root = json_object_new_object(), *a;
+	json_object *root, *a;
 	char tmp[4096];
 
 	if (!path)
 		return;
+	root = json_object_new_object();
 	json_object_object_add(root, "time", json_object_new_int64(now));
 	json_object_object_add(root, "demand", json_object_new_double(demand));
 	json_object_object_add(root, "want", json_object_new_int(want));
