@@ -76,7 +76,7 @@ typedef struct ag_params {
 	int est_k;           /* recent samples averaged */
 	int64_t est_prior_s; /* remaining time without history or service */
 	bool est_order; /* within an app, shortest estimate first (else FIFO) */
-	bool est_learn;      /* learn from the running set (else the caller
+	bool est_learn; /* learn from the running set (else the caller
 			      * records completions, pol_est_record()) */
 } ag_params_t;
 
