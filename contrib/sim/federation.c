@@ -232,36 +232,24 @@ static int fed_dur(const char *opt, const char *arg, int64_t lo, int64_t *out)
 	return 0;
 }
 
-static int fed_size_range(const char *arg, fed_opts_t *o)
+/* "A:B" (--data-size MIN:MAX, --window FROM:DAYS) into *a in [a_lo, a_hi]
+ * and *b in [b_lo, b_hi] (b_lo NAN: at least *a); why[0..2] name what is
+ * expected of the whole, of A and of B.  0, or -1 with a message. */
+static int fed_pair(const char *opt, const char *arg, double a_lo, double a_hi,
+		    double b_lo, double b_hi, const char *const why[3],
+		    double *a, double *b)
 {
 	char buf[128], *colon;
 
 	snprintf(buf, sizeof(buf), "%s", arg);
 	colon = strchr(buf, ':');
 	if (!colon)
-		return fed_bad("data-size", arg, "expected MIN:MAX (bytes)");
+		return fed_bad(opt, arg, why[0]);
 	*colon = '\0';
-	if (cli_parse_double(buf, 1, 1e18, &o->size_min))
-		return fed_bad("data-size", arg, "MIN: expected 1-1e18 bytes");
-	if (cli_parse_double(colon + 1, o->size_min, 1e18, &o->size_max))
-		return fed_bad("data-size", arg,
-			       "MAX: expected MIN-1e18 bytes");
-	return 0;
-}
-
-static int fed_window(const char *arg, fed_opts_t *o)
-{
-	char buf[128], *colon;
-
-	snprintf(buf, sizeof(buf), "%s", arg);
-	colon = strchr(buf, ':');
-	if (!colon)
-		return fed_bad("window", arg, "expected FROM:DAYS");
-	*colon = '\0';
-	if (cli_parse_double(buf, 0, 1e5, &o->window_from))
-		return fed_bad("window", arg, "FROM: expected a day >= 0");
-	if (cli_parse_double(colon + 1, 0.001, 1e5, &o->window_days))
-		return fed_bad("window", arg, "DAYS: expected a number > 0");
+	if (cli_parse_double(buf, a_lo, a_hi, a))
+		return fed_bad(opt, arg, why[1]);
+	if (cli_parse_double(colon + 1, isnan(b_lo) ? *a : b_lo, b_hi, b))
+		return fed_bad(opt, arg, why[2]);
 	return 0;
 }
 
@@ -282,8 +270,16 @@ static int fed_value_opt(int ch, const char *arg, fed_opts_t *o)
 				       "expected an integer 1-64");
 		o->per_tenant = (int) d;
 		return 0;
-	case 'Z':
-		return fed_size_range(arg, o);
+	case 'Z': {
+		static const char *const why[3] = {
+			"expected MIN:MAX (bytes)",
+			"MIN: expected 1-1e18 bytes",
+			"MAX: expected MIN-1e18 bytes"
+		};
+
+		return fed_pair("data-size", arg, 1, 1e18, NAN, 1e18, why,
+				&o->size_min, &o->size_max);
+	}
 	case 'L':
 		if (cli_parse_double(arg, 1, 1e15, &o->link))
 			return fed_bad("link", arg, "expected 1-1e15 bytes/s");
@@ -294,8 +290,15 @@ static int fed_value_opt(int ch, const char *arg, fed_opts_t *o)
 		return fed_dur("place-every", arg, 60, &o->place_s);
 	case 'B':
 		return fed_dur("bin", arg, 60, &o->bin_s);
-	case 'W':
-		return fed_window(arg, o);
+	case 'W': {
+		static const char *const why[3] = {
+			"expected FROM:DAYS", "FROM: expected a day >= 0",
+			"DAYS: expected a number > 0"
+		};
+
+		return fed_pair("window", arg, 0, 1e5, 0.001, 1e5, why,
+				&o->window_from, &o->window_days);
+	}
 	default:
 		return 1;
 	}
