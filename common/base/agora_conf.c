@@ -636,3 +636,26 @@ const char *agora_app_def_name(agora_app_def_t def)
 	}
 	return "unknown";
 }
+
+char *agora_conf_app_name(const agora_conf_t *conf, const char *account,
+			  unsigned int uid, const char *job_name)
+{
+	char *p, *sep;
+	size_t n;
+
+	switch (conf->app_def) {
+	case AGORA_APP_USER:
+		n = sizeof("user:") + 10;
+		if ((p = malloc(n)))
+			snprintf(p, n, "user:%u", uid);
+		return p;
+	case AGORA_APP_NAME_PREFIX:
+		if ((p = strdup(job_name ? job_name : "")) &&
+		    (sep = strchr(p, conf->app_separator)))
+			*sep = '\0';
+		return p;
+	case AGORA_APP_ACCOUNT:
+	default:
+		return strdup(account ? account : "");
+	}
+}

@@ -135,4 +135,13 @@ const char *agora_placement_name(agora_placement_t p);
 /* Name of an app definition, for logs ("account", "user", "name_prefix"). */
 const char *agora_app_def_name(agora_app_def_t def);
 
+/*
+ * The app of a job under conf's AppDefinition, before pol_app_key():
+ * "user:<uid>", the job name up to AppNameSeparator, or the account (NULL
+ * strings are empty).  The one rule of site_factor/agora and agoractl.
+ * malloc'ed (caller frees), NULL with ENOMEM.
+ */
+char *agora_conf_app_name(const agora_conf_t *conf, const char *account,
+			  unsigned int uid, const char *job_name);
+
 #endif

@@ -77,27 +77,15 @@ static int tres_count(const char *s, uint32_t id)
 	return 0;
 }
 
-/* The app of a job as site_factor/agora names it (agora_job_app). */
+/* The app of a job as site_factor/agora names it (agora_conf_app_name,
+ * then the key). */
 static void job_app(const agora_conf_t *conf, const slurmdb_job_rec_t *j,
 		    char key[POL_APP_KEY_LEN])
 {
-	char buf[256];
+	char *name = agora_conf_app_name(conf, j->account, j->uid, j->jobname);
 
-	switch (conf->app_def) {
-	case AGORA_APP_USER:
-		snprintf(buf, sizeof(buf), "user:%u", j->uid);
-		break;
-	case AGORA_APP_NAME_PREFIX:
-		snprintf(buf, sizeof(buf), "%s", j->jobname ? j->jobname : "");
-		if (strchr(buf, conf->app_separator))
-			*strchr(buf, conf->app_separator) = '\0';
-		break;
-	case AGORA_APP_ACCOUNT:
-	default:
-		snprintf(buf, sizeof(buf), "%s", j->account ? j->account : "");
-		break;
-	}
-	(void) pol_app_key(buf, key);
+	(void) pol_app_key(name ? name : "", key);
+	free(name);
 }
 
 /* Record the completed GPU jobs of l into est; returns how many. */

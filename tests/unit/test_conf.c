@@ -11,6 +11,34 @@
 
 #include "agora_conf.h"
 
+static void test_conf_app_name(void **state)
+{
+	agora_conf_t c;
+	char *n;
+
+	(void) state;
+	agora_conf_defaults(&c);
+	n = agora_conf_app_name(&c, "vision", 1001, "sweep_lr3");
+	assert_string_equal(n, "vision");
+	free(n);
+	n = agora_conf_app_name(&c, NULL, 1001, NULL);
+	assert_string_equal(n, "");
+	free(n);
+	c.app_def = AGORA_APP_USER;
+	n = agora_conf_app_name(&c, "vision", 1001, "sweep_lr3");
+	assert_string_equal(n, "user:1001");
+	free(n);
+	c.app_def = AGORA_APP_NAME_PREFIX;
+	n = agora_conf_app_name(&c, "vision", 1001, "sweep_lr3");
+	assert_string_equal(n, "sweep");
+	free(n);
+	c.app_separator = '-';
+	n = agora_conf_app_name(&c, "vision", 1001, "sweep_lr3");
+	assert_string_equal(n, "sweep_lr3");
+	free(n);
+	agora_conf_free(&c);
+}
+
 static void test_conf_defaults_when_empty(void **state)
 {
 	agora_conf_t c;
@@ -299,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_conf_loan_keys),
 		cmocka_unit_test(test_conf_bad_input_names_file_line_key),
 		cmocka_unit_test(test_conf_file_missing_and_real),
+		cmocka_unit_test(test_conf_app_name),
 	};
 
 	return cmocka_run_group_tests_name("agora_conf", tests, NULL, NULL);

@@ -71,22 +71,13 @@ static int job_gpus(job_record_t *job_ptr, int nodes)
 /* The app a job belongs to, per AppDefinition.  Caller xfree()s. */
 extern char *agora_job_app(job_record_t *job_ptr, const agora_conf_t *conf)
 {
-	char *p, key[POL_APP_KEY_LEN];
+	char *p, *name, key[POL_APP_KEY_LEN];
 
-	switch (conf->app_def) {
-	case AGORA_APP_USER:
-		p = xstrdup_printf("user:%u", job_ptr->user_id);
-		break;
-	case AGORA_APP_NAME_PREFIX:
-		p = xstrdup(job_ptr->name ? job_ptr->name : "");
-		if (strchr(p, conf->app_separator))
-			*strchr(p, conf->app_separator) = '\0';
-		break;
-	case AGORA_APP_ACCOUNT:
-	default:
-		p = xstrdup(job_ptr->account ? job_ptr->account : "");
-		break;
-	}
+	/* the AppDefinition rule agoractl shares (agora_conf.h) */
+	name = agora_conf_app_name(conf, job_ptr->account, job_ptr->user_id,
+				   job_ptr->name);
+	p = xstrdup(name ? name : "");
+	free(name); /* core memory: malloc'ed */
 	/* one identity for credit, auction and site factor: empty and
 	 * over-long names get a collision-free key (pol_app.h) */
 	if (pol_app_key(p, key)) {
