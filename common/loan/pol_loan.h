@@ -151,6 +151,33 @@ int pol_loan_bfd(const int *size, int n, int *free_cap, int m, int *bin);
  * sublinear curve n / (1 + serial (n - 1)) (Amdahl), serial in [0, 1). */
 double pol_loan_speedup(int n, double serial);
 
+/*
+ * Elastic growth: which jobs get how many of cap free whole nodes.  Job i
+ * runs on cur nodes and may run on up to max; left_s is its estimated
+ * compute time left at cur nodes, resize_s the wall time a resize costs it
+ * (work since its last checkpoint plus the restart), gpn its GPUs per node.
+ * Growing by x nodes reduces its time left by
+ *   left_s - (resize_s + left_s x speedup(cur gpn) / speedup((cur + x) gpn))
+ * (pol_loan_speedup with serial).  One multiple-choice knapsack group per
+ * job with cur < max, options x = 1..max-cur with a positive reduction;
+ * exact (pol_mckp_dp) while groups x cap x options <= 4e6, else the hull
+ * greedy (within *bound of the optimum).  extra[i] = nodes job i gains (0:
+ * none); *gain = the summed reduction, *exact = the DP was used, *bound =
+ * the greedy's bound (0 for the DP); any of the three may be NULL.
+ * Returns 0, or -1 with errno EINVAL (bad job or argument) / ENOMEM.
+ */
+typedef struct pol_loan_grow_job {
+	int cur;         /* nodes it runs on now, >= 1 */
+	int max;         /* most nodes it may run on, >= cur */
+	double left_s;   /* compute time left at cur nodes, >= 0 */
+	double resize_s; /* wall time a resize costs it */
+	int gpn;         /* GPUs per node, >= 1 */
+} pol_loan_grow_job_t;
+
+int pol_loan_grow(const pol_loan_grow_job_t *jobs, int n, int cap,
+		  double serial, int *extra, double *gain, bool *exact,
+		  double *bound);
+
 /* ---------------------------------------------------------------- demand */
 
 /*

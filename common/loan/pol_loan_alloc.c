@@ -286,3 +286,103 @@ double pol_loan_speedup(int n, double serial)
 		serial = 0;
 	return (double) n / (1.0 + serial * (double) (n - 1));
 }
+
+/* JCT reduction of growing j by x nodes */
+static double grow_value(const pol_loan_grow_job_t *j, int x, double serial)
+{
+	double now = pol_loan_speedup(j->cur * j->gpn, serial);
+	double then = pol_loan_speedup((j->cur + x) * j->gpn, serial);
+
+	return j->left_s - (j->resize_s + j->left_s * now / then);
+}
+
+int pol_loan_grow(const pol_loan_grow_job_t *jobs, int n, int cap,
+		  double serial, int *extra, double *gain, bool *exact,
+		  double *bound)
+{
+	pol_mckp_group_t *g = NULL;
+	int *grp = NULL, *choice = NULL, *w = NULL, i, ng = 0, tot = 0, rc;
+	double *val = NULL, v = 0, bnd = 0;
+	bool dp;
+
+	if (n < 0 || cap < 0 || (n && (!jobs || !extra))) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const pol_loan_grow_job_t *j = &jobs[i];
+
+		if (j->cur < 1 || j->max < j->cur || j->gpn < 1 ||
+		    !(j->left_s >= 0) || !isfinite(j->left_s) ||
+		    !isfinite(j->resize_s)) {
+			errno = EINVAL;
+			return -1;
+		}
+		extra[i] = 0;
+		tot += j->max - j->cur < cap ? j->max - j->cur : cap;
+	}
+	if (gain)
+		*gain = 0;
+	if (exact)
+		*exact = true;
+	if (bound)
+		*bound = 0;
+	if (n == 0 || cap == 0 || tot == 0)
+		return 0;
+	g = calloc((size_t) n, sizeof(*g));
+	grp = calloc((size_t) n, sizeof(int));
+	choice = calloc((size_t) n, sizeof(int));
+	w = calloc((size_t) tot, sizeof(int));
+	val = calloc((size_t) tot, sizeof(double));
+	rc = -1;
+	if (!g || !grp || !choice || !w || !val) {
+		errno = ENOMEM;
+		goto out;
+	}
+	tot = 0;
+	for (i = 0; i < n; i++) {
+		const pol_loan_grow_job_t *j = &jobs[i];
+		int x, top = j->max - j->cur < cap ? j->max - j->cur : cap;
+
+		g[ng].weight = &w[tot];
+		g[ng].value = &val[tot];
+		for (x = 1; x <= top; x++) {
+			double gv = grow_value(j, x, serial);
+
+			if (gv <= 0)
+				continue;
+			w[tot] = x;
+			val[tot] = gv;
+			tot++;
+			g[ng].n++;
+		}
+		if (g[ng].n)
+			grp[ng++] = i;
+	}
+	rc = 0;
+	if (ng == 0)
+		goto out;
+	dp = (double) ng * cap * ((double) tot / ng + 1) <= 4e6;
+	if (dp)
+		rc = pol_mckp_dp(g, ng, cap, choice, &v);
+	else
+		rc = pol_mckp_greedy(g, ng, cap, choice, &v, &bnd);
+	if (rc)
+		goto out;
+	for (i = 0; i < ng; i++)
+		if (choice[i] >= 0)
+			extra[grp[i]] = g[i].weight[choice[i]];
+	if (gain)
+		*gain = v;
+	if (exact)
+		*exact = dp;
+	if (bound)
+		*bound = bnd;
+out:
+	free(g);
+	free(grp);
+	free(choice);
+	free(w);
+	free(val);
+	return rc;
+}

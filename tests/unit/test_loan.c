@@ -486,6 +486,168 @@ static void test_mckp_concave_greedy_exact(void **state)
 	assert_int_equal(pol_mckp_dp(g, 2, -1, choice, &dp), -1);
 }
 
+/* ---- elastic growth ---- */
+
+static double gv(const pol_loan_grow_job_t *j, int x, double serial)
+{
+	if (x == 0)
+		return 0;
+	return j->left_s -
+	       (j->resize_s +
+		j->left_s * pol_loan_speedup(j->cur * j->gpn, serial) /
+			pol_loan_speedup((j->cur + x) * j->gpn, serial));
+}
+
+/* best summed reduction over every extra[] with sum <= cap */
+static double grow_brute(const pol_loan_grow_job_t *j, int n, int cap,
+			 double serial)
+{
+	double best = 0, v;
+	int x;
+
+	if (n == 0)
+		return 0;
+	best = grow_brute(j + 1, n - 1, cap, serial);
+	for (x = 1; x <= j->max - j->cur && x <= cap; x++) {
+		v = gv(j, x, serial);
+		if (v <= 0)
+			continue;
+		v += grow_brute(j + 1, n - 1, cap - x, serial);
+		if (v > best)
+			best = v;
+	}
+	return best;
+}
+
+static void test_grow_vs_brute(void **state)
+{
+	uint64_t s = 11;
+	int it, grown = 0, skipped = 0;
+
+	(void) state;
+	for (it = 0; it < 2000; it++) {
+		pol_loan_grow_job_t j[6];
+		int extra[6], n = rnd(&s, 7), cap = rnd(&s, 10), i, sum = 0;
+		double serial = (double) rnd(&s, 30) / 100, gain = -1, opt,
+		       v = 0, bound = -1;
+		bool exact = false;
+
+		for (i = 0; i < n; i++) {
+			j[i].cur = 1 + rnd(&s, 4);
+			j[i].max = j[i].cur + rnd(&s, 5);
+			j[i].left_s = (double) rnd(&s, 20000);
+			j[i].resize_s = (double) rnd(&s, 3000);
+			j[i].gpn = 1 + rnd(&s, 8);
+		}
+		assert_int_equal(pol_loan_grow(j, n, cap, serial, extra, &gain,
+					       &exact, &bound),
+				 0);
+		assert_true(exact);
+		assert_true(bound == 0);
+		for (i = 0; i < n; i++) {
+			assert_true(extra[i] >= 0);
+			assert_true(j[i].cur + extra[i] <= j[i].max);
+			/* a job that gains no time never grows */
+			if (extra[i])
+				assert_true(gv(&j[i], extra[i], serial) > 0);
+			sum += extra[i];
+			v += gv(&j[i], extra[i], serial);
+			grown += extra[i] > 0;
+			skipped += extra[i] == 0 && j[i].max > j[i].cur;
+		}
+		assert_true(sum <= cap);
+		assert_true(fabs(v - gain) < 1e-6);
+		opt = grow_brute(j, n, cap, serial);
+		assert_true(fabs(gain - opt) < 1e-6);
+	}
+	assert_true(grown > 100);
+	assert_true(skipped > 100);
+}
+
+static void test_grow_greedy_at_scale(void **state)
+{
+	/* large enough for the greedy: within its bound of the DP */
+	enum { N = 2000, CAP = 600, GO = 8 };
+	pol_loan_grow_job_t *j = calloc(N, sizeof(*j));
+	int *extra = calloc(N, sizeof(int)), *choice = calloc(N, sizeof(int));
+	int *w = calloc(N * GO, sizeof(int)), i, x, sum = 0;
+	double *v = calloc(N * GO, sizeof(double)), gain, bound, dp;
+	pol_mckp_group_t *g = calloc(N, sizeof(*g));
+	uint64_t s = 3;
+	bool exact = true;
+
+	(void) state;
+	assert_non_null(j);
+	assert_non_null(extra);
+	assert_non_null(choice);
+	assert_non_null(w);
+	assert_non_null(v);
+	assert_non_null(g);
+	for (i = 0; i < N; i++) {
+		j[i].cur = 1 + rnd(&s, 3);
+		j[i].max = j[i].cur + 1 + rnd(&s, GO);
+		if (j[i].max - j[i].cur > GO)
+			j[i].max = j[i].cur + GO;
+		j[i].left_s = (double) rnd(&s, 40000);
+		j[i].resize_s = (double) rnd(&s, 2000);
+		j[i].gpn = 8;
+	}
+	assert_int_equal(
+		pol_loan_grow(j, N, CAP, 0.05, extra, &gain, &exact, &bound),
+		0);
+	assert_false(exact);
+	for (i = 0; i < N; i++) {
+		g[i].weight = &w[i * GO];
+		g[i].value = &v[i * GO];
+		for (x = 1; x <= j[i].max - j[i].cur; x++) {
+			w[i * GO + g[i].n] = x;
+			v[i * GO + g[i].n] = gv(&j[i], x, 0.05) > 0
+						     ? gv(&j[i], x, 0.05)
+						     : 0;
+			g[i].n++;
+		}
+		sum += extra[i];
+	}
+	assert_true(sum <= CAP);
+	assert_int_equal(pol_mckp_dp(g, N, CAP, choice, &dp), 0);
+	assert_true(gain <= dp + 1e-6);
+	assert_true(gain >= dp - bound - 1e-6);
+	free(j);
+	free(extra);
+	free(choice);
+	free(w);
+	free(v);
+	free(g);
+}
+
+static void test_grow_bad_input(void **state)
+{
+	pol_loan_grow_job_t j = { 2, 1, 100, 10, 8 };
+	int extra[1];
+
+	(void) state;
+	/* max below cur */
+	assert_int_equal(pol_loan_grow(&j, 1, 4, 0.05, extra, NULL, NULL, NULL),
+			 -1);
+	j.max = 4;
+	j.left_s = NAN;
+	assert_int_equal(pol_loan_grow(&j, 1, 4, 0.05, extra, NULL, NULL, NULL),
+			 -1);
+	j.left_s = 100;
+	assert_int_equal(
+		pol_loan_grow(&j, 1, -1, 0.05, extra, NULL, NULL, NULL), -1);
+	/* a resize dearer than the time left: no growth */
+	j.resize_s = 200;
+	assert_int_equal(pol_loan_grow(&j, 1, 4, 0.05, extra, NULL, NULL, NULL),
+			 0);
+	assert_int_equal(extra[0], 0);
+	j.resize_s = 10;
+	j.left_s = 100000;
+	assert_int_equal(pol_loan_grow(&j, 1, 4, 0.05, extra, NULL, NULL, NULL),
+			 0);
+	assert_int_equal(extra[0], 2);
+}
+
 /* ---- best-fit decreasing ---- */
 
 static void test_bfd_properties(void **state)
@@ -661,6 +823,9 @@ int main(void)
 		cmocka_unit_test(test_preempt_cost),
 		cmocka_unit_test(test_mckp_vs_brute),
 		cmocka_unit_test(test_mckp_concave_greedy_exact),
+		cmocka_unit_test(test_grow_vs_brute),
+		cmocka_unit_test(test_grow_greedy_at_scale),
+		cmocka_unit_test(test_grow_bad_input),
 		cmocka_unit_test(test_bfd_properties),
 		cmocka_unit_test(test_demand),
 		cmocka_unit_test(test_sim_variants),
