@@ -15,7 +15,10 @@
  * on few nodes.  Elastic jobs (least-cost+elastic only) run on [k/2, 2k]
  * whole nodes (k requested), start on fewer than k when only that many
  * are free, grow onto free whole nodes by the knapsack (pol_mckp_*) when
- * no job waits, and give the grown nodes back when one waits.
+ * no job waits, and give the grown nodes back when one waits.  The
+ * knapsack values a grow by the job's estimated time left: by default its
+ * attained run time (pol_loan_left_attained), the oracle (its true
+ * remaining work) only when asked.
  *
  * Checkpoint model (as sim.h): a run checkpoints every ckpt_s of wall
  * time from its start; a preempted job loses its progress since the last
@@ -31,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define POL_LOAN_SIM_STATE
 #include "pol_loan_sim_int.h"
 
 #define BLOCK_AFTER (4 * 3600.0)
@@ -187,15 +191,26 @@ int whole_nodes(const sim_t *s, bool loaned_ok, int *out, int want)
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < s->N && c < want; i++)
 			if (s->nstate[i] == (pass ? N_LOANED : N_TRAIN) &&
-			    (pass == 0 || loaned_ok) && s->freeg[i] == s->gpn)
+			    (pass == 0 || (loaned_ok && !s->draining[i])) &&
+			    s->freeg[i] == s->gpn)
 				out[c++] = i;
 	return c;
+}
+
+/* may job j start on loaned nodes now */
+static bool may_borrow(const sim_t *s, const sj_t *j)
+{
+	if (s->v == POL_LOAN_V_NONE || !j->in->requeue)
+		return false;
+	if (!s->pol.borrow_ends_first || s->borrow_until == INFINITY)
+		return true;
+	return s->now + pol_loan_left_attained(j->run_s, j->limit) <=
+	       s->borrow_until;
 }
 
 static int pass(sim_t *s)
 {
 	int *defer = NULL, nd = 0, *nodes = NULL, i, rc = -1;
-	bool loans = s->v != POL_LOAN_V_NONE;
 
 	s->dirty = false;
 	defer = calloc((size_t) s->npend + 1, sizeof(int));
@@ -205,7 +220,7 @@ static int pass(sim_t *s)
 	for (i = 0; i < s->npend; i++) {
 		int ji = s->pend[i], node, c;
 		sj_t *j = &s->jobs[ji];
-		bool lok = loans && j->in->requeue;
+		bool lok = may_borrow(s, j);
 		bool started = false;
 
 		if (j->k == 0) {
@@ -247,7 +262,7 @@ static int pass(sim_t *s)
 			goto out;
 		}
 		for (k = 0; k < s->N; k++)
-			if (s->nstate[k] == N_LOANED) {
+			if (s->nstate[k] == N_LOANED && !s->draining[k]) {
 				nodes[m] = k;
 				cap[m++] = s->freeg[k];
 			}
@@ -444,8 +459,12 @@ static int setup(sim_t *s, const pol_loan_sim_job_t *jobs, int n)
 	s->run = calloc((size_t) n + 1, sizeof(int));
 	s->nhist = (int) (p->lend_hold_s / p->poll_s);
 	s->hist = calloc((size_t) s->nhist + 1, sizeof(double));
-	if (!s->hist || !s->nstate || !s->freeg || !s->back_at || !s->jobs ||
-	    !s->pend || !s->run)
+	s->nday = (int) (86400 / p->poll_s);
+	s->day = calloc((size_t) s->nday + 1, sizeof(double));
+	s->draining = calloc((size_t) s->N + 1, 1);
+	s->borrow_until = INFINITY;
+	if (!s->hist || !s->day || !s->draining || !s->nstate || !s->freeg ||
+	    !s->back_at || !s->jobs || !s->pend || !s->run)
 		return -1;
 	for (i = 0; i < s->N; i++) {
 		s->nstate[i] = i < s->T ? N_TRAIN : N_INFER;
@@ -461,6 +480,7 @@ static int setup(sim_t *s, const pol_loan_sim_job_t *jobs, int n)
 		j->first_start = j->finish = -1;
 		j->work = (double) jobs[i].duration;
 		j->rate = 1;
+		j->limit = s->pol.limit_s ? (double) s->pol.limit_s[i] : 0;
 		if (g <= s->gpn) {
 			j->k = 0;
 			j->use = g;
@@ -566,8 +586,14 @@ static int loop(sim_t *s, int *order)
 				s->hist[s->hpos] = s->demand;
 				s->hpos = (s->hpos + 1) % s->nhist;
 			}
+			if (s->nday) {
+				s->day[s->dpos] = s->demand;
+				s->dpos = (s->dpos + 1) % s->nday;
+			}
+			s->polls++;
 			if (s->v != POL_LOAN_V_NONE && adjust_loans(s))
 				return -1;
+			mark_draining(s);
 			slo_check(s);
 			if (s->v == POL_LOAN_V_ELASTIC) {
 				if (s->dirty && pass(s))
@@ -592,9 +618,53 @@ static int loop(sim_t *s, int *order)
 	return 0;
 }
 
+static const char *const enames[] = { "attained", "oracle" };
+
+const char *pol_loan_estimate_name(pol_loan_estimate_t e)
+{
+	return (unsigned) e <= POL_LOAN_EST_ORACLE ? enames[e] : "?";
+}
+
+int pol_loan_estimate_parse(const char *str, pol_loan_estimate_t *e)
+{
+	int i;
+
+	for (i = 0; str && i <= (int) POL_LOAN_EST_ORACLE; i++)
+		if (!strcmp(str, enames[i])) {
+			*e = (pol_loan_estimate_t) i;
+			return 0;
+		}
+	errno = EINVAL;
+	return -1;
+}
+
+double pol_loan_left_attained(double attained_s, double limit_s)
+{
+	double left = attained_s > 0 ? attained_s : 0;
+
+	if (limit_s > 0 && limit_s - attained_s < left)
+		left = limit_s - attained_s;
+	return left > 0 ? left : 0;
+}
+
+void pol_loan_sim_policy_default(pol_loan_sim_policy_t *pol)
+{
+	memset(pol, 0, sizeof(*pol));
+	pol->grow_estimate = POL_LOAN_EST_ATTAINED;
+}
+
 int pol_loan_sim_run(const pol_loan_sim_job_t *jobs, int n,
 		     pol_loan_variant_t v, const pol_loan_sim_params_t *p,
 		     pol_loan_sim_result_t *res)
+{
+	return pol_loan_sim_run_policy(jobs, n, v, p, NULL, res);
+}
+
+int pol_loan_sim_run_policy(const pol_loan_sim_job_t *jobs, int n,
+			    pol_loan_variant_t v,
+			    const pol_loan_sim_params_t *p,
+			    const pol_loan_sim_policy_t *pol,
+			    pol_loan_sim_result_t *res)
 {
 	sim_t s;
 	int *order = NULL, i, rc = -1, m = 0;
@@ -604,7 +674,9 @@ int pol_loan_sim_run(const pol_loan_sim_job_t *jobs, int n,
 	    p->infer_nodes < 0 || p->gpn < 1 || p->poll_s < 1 || p->bin_s < 1 ||
 	    p->headroom < 0 || p->grace_s < 0 || p->deadline_s < 0 ||
 	    p->restart_s < 0 || p->ckpt_s < -1 ||
-	    (unsigned) v >= POL_LOAN_N_VARIANTS) {
+	    (unsigned) v >= POL_LOAN_N_VARIANTS ||
+	    (pol && ((unsigned) pol->grow_estimate > POL_LOAN_EST_ORACLE ||
+		     pol->drain_ahead_s < 0))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -616,6 +688,10 @@ int pol_loan_sim_run(const pol_loan_sim_job_t *jobs, int n,
 	memset(res, 0, sizeof(*res));
 	memset(&s, 0, sizeof(s));
 	s.p = p;
+	if (pol)
+		s.pol = *pol;
+	else
+		pol_loan_sim_policy_default(&s.pol);
 	s.v = v;
 	s.r = res;
 	s.unmet_since = -1;
@@ -691,6 +767,8 @@ out:
 	free(s.freeg);
 	free(s.back_at);
 	free(s.hist);
+	free(s.day);
+	free(s.draining);
 	free(s.pend);
 	free(s.run);
 	free(order);

@@ -2,14 +2,60 @@
  * pol_loan_sim_int.h - the loaning scenario's state, shared by
  * pol_loan_sim.c (the pending queue, runs, placement, time, the
  * scenario loop) and pol_loan_sim_steps.c (the poll's steps: elastic
- * grow and shrink, lending and reclaiming inference nodes).  Not part of
- * the API: include pol_loan.h instead.
+ * grow and shrink, lending and reclaiming inference nodes), and the
+ * scenario's options beyond pol_loan_sim_params_t (pol_loan_sim_policy_t,
+ * used by agora-sim loaning).
  */
 #ifndef POL_LOAN_SIM_INT_H
 #define POL_LOAN_SIM_INT_H
 
 #include "pol_loan.h"
 
+/* How grow() estimates an elastic job's compute time left. */
+typedef enum pol_loan_estimate {
+	/* pol_loan_left_attained: what a daemon can know (the default) */
+	POL_LOAN_EST_ATTAINED = 0,
+	/* the job's true remaining work: an oracle, for sensitivity only */
+	POL_LOAN_EST_ORACLE,
+} pol_loan_estimate_t;
+
+/* "attained", "oracle" */
+const char *pol_loan_estimate_name(pol_loan_estimate_t e);
+int pol_loan_estimate_parse(const char *str, pol_loan_estimate_t *e);
+
+/*
+ * Time left of a job that has run attained_s so far (all its runs): "a job
+ * that has run t runs about t more" (the median of a heavy-tailed run time
+ * given that it exceeded t), capped by limit_s - attained_s when a time
+ * limit is known (limit_s > 0); never below 0.
+ */
+double pol_loan_left_attained(double attained_s, double limit_s);
+
+/* Loan policies that apply to every loaning variant alike. */
+typedef struct pol_loan_sim_policy {
+	pol_loan_estimate_t grow_estimate;
+	/* per job time limits in s (0: unknown), indexed as the jobs;
+	 * NULL: none known */
+	const int64_t *limit_s;
+	/* drain ahead: loaned nodes that the forecast (the demand seen one
+	 * day earlier) takes back within drain_ahead_s accept no new
+	 * borrowers (0: off) */
+	int64_t drain_ahead_s;
+	/* a job starts on loaned nodes only if its attained estimate says
+	 * it ends before the forecast takes back any loaned node */
+	bool borrow_ends_first;
+} pol_loan_sim_policy_t;
+
+void pol_loan_sim_policy_default(pol_loan_sim_policy_t *pol);
+
+/* pol_loan_sim_run with the policies of pol (NULL: the defaults) */
+int pol_loan_sim_run_policy(const pol_loan_sim_job_t *jobs, int n,
+			    pol_loan_variant_t v,
+			    const pol_loan_sim_params_t *p,
+			    const pol_loan_sim_policy_t *pol,
+			    pol_loan_sim_result_t *res);
+
+#ifdef POL_LOAN_SIM_STATE
 #define EPS 1e-6
 
 enum { J_FUTURE, J_PENDING, J_RUNNING, J_DONE, J_SKIPPED };
@@ -26,6 +72,7 @@ typedef struct sj {
 	int *nodes;   /* max_n (or 1) entries */
 	double work;  /* remaining, s at the requested size */
 	double work0; /* remaining when this run started */
+	double limit; /* time limit, s; 0: unknown */
 	double rate, overhead, oh_run, run_start;
 	double first_start, finish, run_s;
 	bool ran;
@@ -34,6 +81,7 @@ typedef struct sj {
 
 typedef struct sim {
 	const pol_loan_sim_params_t *p;
+	pol_loan_sim_policy_t pol;
 	pol_loan_variant_t v;
 	pol_loan_sim_result_t *r;
 	int N, T, gpn;
@@ -50,6 +98,15 @@ typedef struct sim {
 	double unmet_since;
 	bool unmet_counted;
 	bool dirty; /* a pass may start something */
+	/* demand at each poll of the last day, a ring of nday (the
+	 * forecast: the same time one day earlier) */
+	double *day;
+	int nday, dpos;
+	int64_t polls;
+	unsigned char *draining; /* loaned nodes closed to new borrowers */
+	/* borrow_ends_first: jobs start on loaned nodes only if their
+	 * estimate ends them before this time */
+	double borrow_until;
 } sim_t;
 
 static inline bool in_win(const sim_t *s)
@@ -84,8 +141,12 @@ static inline int count_state(const sim_t *s, int st)
 void preempt(sim_t *s, int ji);
 /* a checkpoint of job ji, then a restart on nodes[0..n) */
 void resize(sim_t *s, int ji, const int *nodes, int n);
-/* up to want whole free nodes into out, training nodes first */
+/* up to want whole free nodes into out, training nodes first (loaned
+ * nodes only if loaned_ok, never draining ones) */
 int whole_nodes(const sim_t *s, bool loaned_ok, int *out, int want);
+/* loaned nodes the forecast takes back within tau s from now (0 without a
+ * day of demand history) */
+int forecast_back(const sim_t *s, double tau);
 
 /* pol_loan_sim_steps.c: give grown nodes back (a job waits) */
 void shrink_grown(sim_t *s);
@@ -93,5 +154,10 @@ void shrink_grown(sim_t *s);
 int grow(sim_t *s);
 /* lend idle inference nodes or reclaim loaned ones to meet demand */
 int adjust_loans(sim_t *s);
+/* at a poll, after the loans: the loaned nodes the forecast takes back
+ * within drain_ahead_s (draining) and borrow_until */
+void mark_draining(sim_t *s);
+
+#endif /* POL_LOAN_SIM_STATE */
 
 #endif

@@ -3,12 +3,15 @@
  * (pol_loan_sim.c runs the loop): elastic jobs grow onto free whole nodes
  * by the knapsack and give grown nodes back when a job waits; the
  * inference pool lends nodes idle against recent demand and takes them
- * back through pol_loan_reclaim() when demand rises.
+ * back through pol_loan_reclaim() when demand rises; with a drain-ahead
+ * horizon, the loaned nodes a forecast (the demand one day earlier) takes
+ * back soon accept no new borrowers.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define POL_LOAN_SIM_STATE
 #include "pol_loan_sim_int.h"
 
 /* ---- elastic ---- */
@@ -30,13 +33,19 @@ void shrink_grown(sim_t *s)
 	}
 }
 
+/* j's compute time left at its current size, as grow() estimates it */
+static double left_estimate(const sim_t *s, const sj_t *j)
+{
+	if (s->pol.grow_estimate == POL_LOAN_EST_ORACLE)
+		return j->work / j->rate;
+	return pol_loan_left_attained(j->run_s, j->limit);
+}
+
 int grow(sim_t *s)
 {
-	int *grp = NULL, ng = 0, i, cap, *free_nodes = NULL, *choice = NULL;
-	pol_mckp_group_t *g = NULL;
-	int *w = NULL;
-	double *val = NULL;
-	int tot = 0, rc = -1, used = 0, runs[4096], nr;
+	int *free_nodes = NULL, *who = NULL, *extra = NULL, i, cap, ng = 0;
+	int used = 0, rc = -1;
+	pol_loan_grow_job_t *g = NULL;
 
 	free_nodes = calloc((size_t) s->N + 1, sizeof(int));
 	if (!free_nodes)
@@ -46,83 +55,56 @@ int grow(sim_t *s)
 		free(free_nodes);
 		return 0;
 	}
-	grp = calloc((size_t) s->nrun + 1, sizeof(int));
 	g = calloc((size_t) s->nrun + 1, sizeof(*g));
-	choice = calloc((size_t) s->nrun + 1, sizeof(int));
-	if (!grp || !g || !choice)
+	who = calloc((size_t) s->nrun + 1, sizeof(int));
+	extra = calloc((size_t) s->nrun + 1, sizeof(int));
+	if (!g || !who || !extra)
 		goto out;
 	for (i = 0; i < s->nrun; i++) {
 		sj_t *j = &s->jobs[s->run[i]];
-
-		if (j->elastic && j->n < j->max_n &&
-		    j->overhead + j->work / j->rate >=
-			    (double) s->p->min_grow_s)
-			tot += j->max_n - j->n;
-	}
-	w = calloc((size_t) tot + 1, sizeof(int));
-	val = calloc((size_t) tot + 1, sizeof(double));
-	if (!w || !val)
-		goto out;
-	tot = 0;
-	for (i = 0; i < s->nrun; i++) {
-		sj_t *j = &s->jobs[s->run[i]];
-		int x;
 		double left;
 
 		if (!j->elastic || j->n >= j->max_n)
 			continue;
-		left = j->overhead + j->work / j->rate;
-		if (left < (double) s->p->min_grow_s)
+		/* time left now: a restart still being paid, then the
+		 * compute left at this size */
+		left = left_estimate(s, j);
+		if (j->overhead + left < (double) s->p->min_grow_s)
 			continue;
-		g[ng].weight = &w[tot];
-		g[ng].value = &val[tot];
-		for (x = 1; x <= j->max_n - j->n; x++) {
-			/* JCT reduction: time left now minus time left on
-			 * n + x nodes after the restart */
-			double after = (double) s->p->restart_s +
-				       j->work / rate_of(s, j, j->n + x);
-
-			w[tot] = x;
-			val[tot] = left - after;
-			tot++;
-			g[ng].n++;
-		}
-		grp[ng++] = s->run[i];
+		g[ng].cur = j->n;
+		g[ng].max = j->max_n;
+		g[ng].left_s = left;
+		/* a grow is a checkpoint and a restart: it costs the restart
+		 * minus what is left of the one being paid now */
+		g[ng].resize_s = (double) s->p->restart_s - j->overhead;
+		g[ng].gpn = s->gpn;
+		who[ng++] = s->run[i];
 	}
 	if (ng == 0) {
 		rc = 0;
 		goto out;
 	}
-	if ((double) ng * cap * (tot / ng + 1) <= 4e6)
-		rc = pol_mckp_dp(g, ng, cap, choice, NULL);
-	else
-		rc = pol_mckp_greedy(g, ng, cap, choice, NULL, NULL);
-	if (rc)
+	if (pol_loan_grow(g, ng, cap, s->p->serial, extra, NULL, NULL, NULL))
 		goto out;
-	nr = 0;
-	for (i = 0; i < ng && nr < 4096; i++)
-		if (choice[i] >= 0 && g[i].value[choice[i]] > 0)
-			runs[nr++] = i;
-	for (i = 0; i < nr; i++) {
-		int gi = runs[i], ji = grp[gi], x = g[gi].weight[choice[gi]];
-		sj_t *j = &s->jobs[ji];
+	for (i = 0; i < ng; i++) {
+		sj_t *j = &s->jobs[who[i]];
 		int nodes[64], k, n = 0;
 
+		if (extra[i] <= 0)
+			continue;
 		for (k = 0; k < j->n && n < 64; k++)
 			nodes[n++] = j->nodes[k];
-		for (k = 0; k < x && used < cap && n < 64; k++)
+		for (k = 0; k < extra[i] && used < cap && n < 64; k++)
 			nodes[n++] = free_nodes[used++];
-		resize(s, ji, nodes, n);
+		resize(s, who[i], nodes, n);
 		s->r->grows++;
 	}
 	rc = 0;
 out:
 	free(free_nodes);
-	free(grp);
 	free(g);
-	free(choice);
-	free(w);
-	free(val);
+	free(who);
+	free(extra);
 	return rc;
 }
 
@@ -286,4 +268,82 @@ int adjust_loans(sim_t *s)
 			s->dirty = true;
 		}
 	return 0;
+}
+
+/* ---- forecast ---- */
+
+int forecast_back(const sim_t *s, double tau)
+{
+	int held = count_state(s, N_INFER) + count_state(s, N_RETURNING);
+	int loaned = count_state(s, N_LOANED), I = s->N - s->T, m, steps;
+	int target;
+	double peak = -1;
+
+	if (s->nday == 0 || s->polls < s->nday || tau < (double) s->p->poll_s)
+		return 0;
+	/* after this poll's write, day[(dpos + m - 1) % nday] is the demand
+	 * seen one day before now + m polls */
+	steps = (int) (tau / (double) s->p->poll_s);
+	if (steps > s->nday)
+		steps = s->nday;
+	for (m = 1; m <= steps; m++) {
+		double d = s->day[(s->dpos + m - 1) % s->nday];
+
+		if (d > peak)
+			peak = d;
+	}
+	target = (int) ceil(peak - EPS) + s->p->headroom;
+	if (target > I)
+		target = I;
+	if (target <= held)
+		return 0;
+	return target - held < loaned ? target - held : loaned;
+}
+
+/* the first time the forecast takes back a loaned node, INFINITY if it
+ * does not within a day (or without a day of history) */
+static double first_back(const sim_t *s)
+{
+	int held = count_state(s, N_INFER) + count_state(s, N_RETURNING);
+	int I = s->N - s->T, m, target;
+
+	if (s->nday == 0 || s->polls < s->nday || count_state(s, N_LOANED) == 0)
+		return INFINITY;
+	for (m = 1; m <= s->nday; m++) {
+		target = (int) ceil(s->day[(s->dpos + m - 1) % s->nday] - EPS) +
+			 s->p->headroom;
+		if (target > I)
+			target = I;
+		if (target > held)
+			return s->now + (double) m * (double) s->p->poll_s;
+	}
+	return INFINITY;
+}
+
+void mark_draining(sim_t *s)
+{
+	int back, i, k;
+
+	memset(s->draining, 0, (size_t) s->N);
+	s->borrow_until = INFINITY;
+	if (s->v == POL_LOAN_V_NONE)
+		return;
+	if (s->pol.borrow_ends_first)
+		s->borrow_until = first_back(s);
+	if (s->pol.drain_ahead_s <= 0)
+		return;
+	back = forecast_back(s, (double) s->pol.drain_ahead_s);
+	/* the emptiest loaned nodes (the newest loans first on ties): the
+	 * ones a reclaim would take at the least cost once they drain */
+	for (k = 0; k < back; k++) {
+		int best = -1;
+
+		for (i = s->N - 1; i >= s->T; i--)
+			if (s->nstate[i] == N_LOANED && !s->draining[i] &&
+			    (best < 0 || s->freeg[i] > s->freeg[best]))
+				best = i;
+		if (best < 0)
+			break;
+		s->draining[best] = 1;
+	}
 }
