@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "pol_loan.h"
+#include "pol_loan_sim_int.h"
 #include "sim_cli.h"
 
 static void loaning_usage(FILE *f)
@@ -41,6 +42,14 @@ static void loaning_usage(FILE *f)
 	      "  --min-grow S           grow only jobs with this much left (default 30m)\n"
 	      "  --lend-hold S          lend only nodes idle against the peak demand of the\n"
 	      "                         last S (default 30m; 0: the current demand)\n"
+	      "  --grow-estimate E      time left that values a grow: attained (the run time\n"
+	      "                         so far, capped by the time limit; default) or oracle\n"
+	      "                         (the job's true remaining work, for comparison)\n"
+	      "  --drain-ahead S        loaned nodes that the forecast (yesterday's demand)\n"
+	      "                         takes back within S accept no new borrowers (default 0:\n"
+	      "                         off)\n"
+	      "  --borrow-ends-first    a job starts on loaned nodes only if its attained\n"
+	      "                         estimate ends it before the forecast takes any back\n"
 	      "  --from-day D --days N  metrics over jobs submitted in days [D, D+N) of the\n"
 	      "                         trace (day 0 starts at the first submit's midnight);\n"
 	      "                         default: the whole arrival window\n"
@@ -53,6 +62,7 @@ typedef struct lopts {
 	cli_ctx_t ctx;
 	const char *json, *plot, *variants;
 	pol_loan_sim_params_t p;
+	pol_loan_sim_policy_t pol;
 	double elastic_frac, noreq_frac, peak;
 	double from_day, days;
 } lopts_t;
@@ -100,6 +110,9 @@ static const struct option loaning_opts[] = {
 	{ "from-day", required_argument, NULL, 1017 },
 	{ "days", required_argument, NULL, 1018 },
 	{ "lend-hold", required_argument, NULL, 1019 },
+	{ "grow-estimate", required_argument, NULL, 1020 },
+	{ "drain-ahead", required_argument, NULL, 1021 },
+	{ "borrow-ends-first", no_argument, NULL, 1022 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -108,6 +121,7 @@ static void lopts_default(lopts_t *o)
 {
 	cli_ctx_init(&o->ctx);
 	pol_loan_sim_params_default(&o->p);
+	pol_loan_sim_policy_default(&o->pol);
 	o->elastic_frac = 0.5;
 	o->peak = 0.85;
 	o->from_day = -1;
@@ -179,6 +193,19 @@ static int loan_opt(int ch, const char *arg, lopts_t *o)
 		return int_arg("days", arg, 0.001, 1e5, &o->days);
 	case 1019:
 		return dur_arg("lend-hold", arg, &o->p.lend_hold_s);
+	case 1020:
+		if (pol_loan_estimate_parse(arg, &o->pol.grow_estimate)) {
+			fprintf(stderr,
+				"agora-sim loaning: --grow-estimate: '%s' is not attained or oracle\n",
+				arg);
+			return -1;
+		}
+		return 0;
+	case 1021:
+		return dur_arg("drain-ahead", arg, &o->pol.drain_ahead_s);
+	case 1022:
+		o->pol.borrow_ends_first = true;
+		return 0;
 	default:
 		return 1;
 	}
@@ -279,6 +306,13 @@ static void summary_json(json_object *o, const lopts_t *lo, const lrun_t *x,
 	I("poll_s", p->poll_s);
 	I("grace_s", p->grace_s);
 	I("lend_hold_s", p->lend_hold_s);
+	json_object_object_add(o, "grow_estimate",
+			       json_object_new_string(pol_loan_estimate_name(
+				       lo->pol.grow_estimate)));
+	I("drain_ahead_s", lo->pol.drain_ahead_s);
+	json_object_object_add(
+		o, "borrow_ends_first",
+		json_object_new_boolean(lo->pol.borrow_ends_first));
 	I("deadline_s", p->deadline_s);
 	I("ckpt_s", p->ckpt_s);
 	I("restart_overhead_s", p->restart_s);
@@ -447,6 +481,7 @@ int loaning_main(int argc, char **argv)
 	lopts_t o;
 	lrun_t runs[POL_LOAN_N_VARIANTS];
 	pol_loan_sim_job_t *jobs = NULL;
+	int64_t *limits = NULL;
 	agora_err_t err = { { 0 } };
 	trace_filter_t filter;
 	char buf[512], *tok, *save = NULL, *text;
@@ -503,7 +538,8 @@ int loaning_main(int argc, char **argv)
 	}
 	free(text);
 	jobs = calloc((size_t) o.ctx.trace.n + 1, sizeof(*jobs));
-	if (!jobs) {
+	limits = calloc((size_t) o.ctx.trace.n + 1, sizeof(*limits));
+	if (!jobs || !limits) {
 		rc = 1;
 		goto out;
 	}
@@ -531,6 +567,8 @@ int loaning_main(int argc, char **argv)
 			j->gpus = s->gpus;
 			j->elastic = s->gpus >= o.p.gpn && u1 < o.elastic_frac;
 			j->requeue = u2 >= o.noreq_frac;
+			/* the trace's time limit, when it has one */
+			limits[m] = s->time_limit > 0 ? s->time_limit : 0;
 			if (s->submit < first)
 				first = s->submit;
 			m++;
@@ -547,9 +585,10 @@ int loaning_main(int argc, char **argv)
 			o.ctx.trace.filtered, skipped, o.p.train_nodes,
 			o.p.infer_nodes, o.p.gpn);
 		rc = 1;
+		o.pol.limit_s = limits;
 		for (i = 0; i < n; i++)
-			if (pol_loan_sim_run(jobs, m, runs[i].v, &o.p,
-					     &runs[i].r)) {
+			if (pol_loan_sim_run_policy(jobs, m, runs[i].v, &o.p,
+						    &o.pol, &runs[i].r)) {
 				fprintf(stderr,
 					"agora-sim loaning: %s: simulation failed: %s\n",
 					pol_loan_variant_name(runs[i].v),
@@ -567,6 +606,7 @@ out:
 	for (i = 0; i < n; i++)
 		pol_loan_sim_result_free(&runs[i].r);
 	free(jobs);
+	free(limits);
 	trace_free(&o.ctx.trace);
 	return rc;
 }
