@@ -657,14 +657,15 @@ int pol_loan_sim_run(const pol_loan_sim_job_t *jobs, int n,
 		     pol_loan_variant_t v, const pol_loan_sim_params_t *p,
 		     pol_loan_sim_result_t *res)
 {
-	return pol_loan_sim_run_policy(jobs, n, v, p, NULL, res);
+	return pol_loan_sim_run_policy(jobs, n, v, p, NULL, res, NULL);
 }
 
 int pol_loan_sim_run_policy(const pol_loan_sim_job_t *jobs, int n,
 			    pol_loan_variant_t v,
 			    const pol_loan_sim_params_t *p,
 			    const pol_loan_sim_policy_t *pol,
-			    pol_loan_sim_result_t *res)
+			    pol_loan_sim_result_t *res,
+			    pol_loan_sim_more_t *more)
 {
 	sim_t s;
 	int *order = NULL, i, rc = -1, m = 0;
@@ -752,6 +753,8 @@ int pol_loan_sim_run_policy(const pol_loan_sim_job_t *jobs, int n,
 				  res->total_gpu_s;
 		res->mean_loaned /= res->total_gpu_s / ((double) s.N * s.gpn);
 	}
+	if (more)
+		*more = s.m;
 	rc = 0;
 	goto out;
 nomem:

@@ -44,16 +44,29 @@ typedef struct pol_loan_sim_policy {
 	/* a job starts on loaned nodes only if its attained estimate says
 	 * it ends before the forecast takes back any loaned node */
 	bool borrow_ends_first;
+	/* a bound, not a policy: the least-cost variants choose the fewest
+	 * victims (GPU-hours lost only break ties) */
+	bool fewest_victims;
 } pol_loan_sim_policy_t;
+
+/* Counts beyond pol_loan_sim_result_t, over the metrics window. */
+typedef struct pol_loan_sim_more {
+	int64_t reclaim_shrinks; /* elastic jobs shrunk by a reclaim */
+	int64_t grown_back;      /* shrinks that gave grown nodes back */
+	int64_t victims_part;    /* preempted jobs on part of one node */
+	int64_t victims_whole;   /* preempted jobs of whole nodes */
+} pol_loan_sim_more_t;
 
 void pol_loan_sim_policy_default(pol_loan_sim_policy_t *pol);
 
-/* pol_loan_sim_run with the policies of pol (NULL: the defaults) */
+/* pol_loan_sim_run with the policies of pol (NULL: the defaults); more
+ * (may be NULL) gets the counts beyond res */
 int pol_loan_sim_run_policy(const pol_loan_sim_job_t *jobs, int n,
 			    pol_loan_variant_t v,
 			    const pol_loan_sim_params_t *p,
 			    const pol_loan_sim_policy_t *pol,
-			    pol_loan_sim_result_t *res);
+			    pol_loan_sim_result_t *res,
+			    pol_loan_sim_more_t *more);
 
 #ifdef POL_LOAN_SIM_STATE
 #define EPS 1e-6
@@ -84,6 +97,7 @@ typedef struct sim {
 	pol_loan_sim_policy_t pol;
 	pol_loan_variant_t v;
 	pol_loan_sim_result_t *r;
+	pol_loan_sim_more_t m;
 	int N, T, gpn;
 	int *nstate, *freeg;
 	double *back_at;

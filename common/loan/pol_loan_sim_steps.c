@@ -28,7 +28,10 @@ void shrink_grown(sim_t *s)
 		if (!j->elastic || j->n <= j->k)
 			continue;
 		resize(s, ji, j->nodes, j->k);
-		s->r->shrinks++;
+		if (in_win(s)) {
+			s->r->shrinks++;
+			s->m.grown_back++;
+		}
 		i = -1; /* run[] was reordered */
 	}
 }
@@ -97,7 +100,8 @@ int grow(sim_t *s)
 		for (k = 0; k < extra[i] && used < cap && n < 64; k++)
 			nodes[n++] = free_nodes[used++];
 		resize(s, who[i], nodes, n);
-		s->r->grows++;
+		if (in_win(s))
+			s->r->grows++;
 	}
 	rc = 0;
 out:
@@ -174,6 +178,9 @@ static int reclaim(sim_t *s, int need)
 			gpus_held(j), (int64_t) (s->now - j->run_start),
 			s->p->ckpt_s, s->p->restart_s);
 		x->requeue = j->in->requeue;
+		if (s->pol.fewest_victims &&
+		    order_of(s->v) == POL_LOAN_LEAST_COST)
+			x->cost = 1 + 1e-4 * x->cost;
 		if (j->elastic && s->v == POL_LOAN_V_ELASTIC) {
 			x->shrinkable = j->n - j->min_n;
 			if (x->shrinkable > on)
@@ -204,6 +211,12 @@ static int reclaim(sim_t *s, int need)
 		sj_t *j = &s->jobs[ji];
 
 		if (act[k] == POL_LOAN_PREEMPT) {
+			if (in_win(s)) {
+				if (j->k == 0)
+					s->m.victims_part++;
+				else
+					s->m.victims_whole++;
+			}
 			preempt(s, ji);
 		} else if (act[k] == POL_LOAN_SHRINK) {
 			int keep[64], n = 0, q;
@@ -213,7 +226,10 @@ static int reclaim(sim_t *s, int need)
 				    !back[lidx[j->nodes[q]]])
 					keep[n++] = j->nodes[q];
 			resize(s, ji, keep, n);
-			s->r->shrinks++;
+			if (in_win(s)) {
+				s->r->shrinks++;
+				s->m.reclaim_shrinks++;
+			}
 		}
 	}
 	for (k = 0; k < L; k++) {
@@ -225,7 +241,8 @@ static int reclaim(sim_t *s, int need)
 		s->back_at[node] = s->now +
 				   (had[k] ? (double) s->p->grace_s : 0);
 	}
-	s->r->reclaims++;
+	if (in_win(s))
+		s->r->reclaims++;
 	rc = 0;
 out:
 	free(lidx);
