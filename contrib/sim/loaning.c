@@ -50,6 +50,8 @@ static void loaning_usage(FILE *f)
 	      "                         off)\n"
 	      "  --borrow-ends-first    a job starts on loaned nodes only if its attained\n"
 	      "                         estimate ends it before the forecast takes any back\n"
+	      "  --fewest-victims       a bound, not a policy: least-cost variants choose the\n"
+	      "                         fewest victims (GPU-hours lost break ties)\n"
 	      "  --from-day D --days N  metrics over jobs submitted in days [D, D+N) of the\n"
 	      "                         trace (day 0 starts at the first submit's midnight);\n"
 	      "                         default: the whole arrival window\n"
@@ -113,6 +115,7 @@ static const struct option loaning_opts[] = {
 	{ "grow-estimate", required_argument, NULL, 1020 },
 	{ "drain-ahead", required_argument, NULL, 1021 },
 	{ "borrow-ends-first", no_argument, NULL, 1022 },
+	{ "fewest-victims", no_argument, NULL, 1023 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -206,6 +209,9 @@ static int loan_opt(int ch, const char *arg, lopts_t *o)
 	case 1022:
 		o->pol.borrow_ends_first = true;
 		return 0;
+	case 1023:
+		o->pol.fewest_victims = true;
+		return 0;
 	default:
 		return 1;
 	}
@@ -278,6 +284,7 @@ static int parse(int argc, char **argv, lopts_t *o)
 typedef struct lrun {
 	pol_loan_variant_t v;
 	pol_loan_sim_result_t r;
+	pol_loan_sim_more_t m;
 } lrun_t;
 
 static void summary_json(json_object *o, const lopts_t *lo, const lrun_t *x,
@@ -313,6 +320,8 @@ static void summary_json(json_object *o, const lopts_t *lo, const lrun_t *x,
 	json_object_object_add(
 		o, "borrow_ends_first",
 		json_object_new_boolean(lo->pol.borrow_ends_first));
+	json_object_object_add(o, "fewest_victims",
+			       json_object_new_boolean(lo->pol.fewest_victims));
 	I("deadline_s", p->deadline_s);
 	I("ckpt_s", p->ckpt_s);
 	I("restart_overhead_s", p->restart_s);
@@ -340,6 +349,17 @@ static void summary_json(json_object *o, const lopts_t *lo, const lrun_t *x,
 	I("reclaims", r->reclaims);
 	I("shrinks", r->shrinks);
 	I("grows", r->grows);
+	I("reclaim_shrinks", x->m.reclaim_shrinks);
+	I("grown_back_shrinks", x->m.grown_back);
+	I("victims_part_node", x->m.victims_part);
+	I("victims_whole_nodes", x->m.victims_whole);
+	/* training GPU-hours over the training pool's own GPU-hours: the
+	 * work delivered, loans not counted as capacity */
+	D("util_train_pool",
+	  r->total_gpu_s > 0
+		  ? r->train_busy_gpu_s / (r->total_gpu_s * p->train_nodes /
+					   (p->train_nodes + p->infer_nodes))
+		  : 0);
 #undef D
 #undef I
 }
@@ -588,7 +608,8 @@ int loaning_main(int argc, char **argv)
 		o.pol.limit_s = limits;
 		for (i = 0; i < n; i++)
 			if (pol_loan_sim_run_policy(jobs, m, runs[i].v, &o.p,
-						    &o.pol, &runs[i].r)) {
+						    &o.pol, &runs[i].r,
+						    &runs[i].m)) {
 				fprintf(stderr,
 					"agora-sim loaning: %s: simulation failed: %s\n",
 					pol_loan_variant_name(runs[i].v),

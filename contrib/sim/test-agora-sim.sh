@@ -329,5 +329,60 @@ rc=$?
 { [ $rc = 3 ] && grep -q ' PAYS$' "$TMP/st2.txt"; } &&
 	ok "strategic: the check fails when bids trust the limit" ||
 	ko "strategic est=limit (rc $rc): $(cat "$TMP/st2.txt" "$TMP/err")"
+# loaning: grows are valued by the attained estimate unless the oracle
+# is asked for, and the oracle changes the elastic variant's outcome on
+# the Philly week 2 (only the elastic variant grows, so least-cost stays)
+PHILLY=$SRC/../traces/philly_pollux_jobs_2017-10-02_2wk.csv
+for e in default oracle; do
+	arg=
+	[ $e = oracle ] && arg="--grow-estimate oracle"
+	# shellcheck disable=SC2086
+	"$SIM" loaning --trace "$PHILLY" --from-day 7 --days 7 \
+		--variants least-cost,least-cost+elastic $arg \
+		--json "$TMP/loan-$e.json" >/dev/null 2>"$TMP/err" ||
+		ko "loaning ($e): $(cat "$TMP/err")"
+done
+python3 - "$TMP/loan-default.json" "$TMP/loan-oracle.json" <<'PY' &&
+import json, sys
+a = json.load(open(sys.argv[1]))
+b = json.load(open(sys.argv[2]))
+for v in ("least-cost", "least-cost+elastic"):
+    assert a[v]["grow_estimate"] == "attained", a[v]["grow_estimate"]
+    assert b[v]["grow_estimate"] == "oracle", b[v]["grow_estimate"]
+for k in ("mean_queue_s", "mean_jct_s", "util_train", "util_total",
+          "preemptions", "gpu_hours_lost", "slo_misses", "reclaim_shrinks",
+          "util_train_pool", "drain_ahead_s"):
+    assert k in a["least-cost"], k
+e, o = a["least-cost+elastic"], b["least-cost+elastic"]
+assert e["grows"] > 0 and o["grows"] > 0, (e["grows"], o["grows"])
+assert (e["grows"], e["mean_jct_s"]) != (o["grows"], o["mean_jct_s"]), e
+lc = lambda r: {k: v for k, v in r["least-cost"].items() if k != "grow_estimate"}
+assert lc(a) == lc(b), "the estimate changed a variant that never grows"
+PY
+	ok "loaning: attained estimate by default, the oracle changes the grows" ||
+	ko "loaning: attained vs oracle"
+"$SIM" loaning --trace "$PHILLY" --grow-estimate median --json "$TMP/x.json" \
+	>/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc = 2 ] && grep -q -- "--grow-estimate: 'median'" "$TMP/err"; } &&
+	ok "loaning: bad --grow-estimate named" ||
+	ko "loaning --grow-estimate median (rc $rc: $(cat "$TMP/err"))"
+# draining the nodes yesterday's demand takes back within 2 h leaves fewer
+# busy nodes to reclaim: fewer preemptions in week 2
+"$SIM" loaning --trace "$PHILLY" --from-day 7 --days 7 --variants slurm-order \
+	--drain-ahead 2h --json "$TMP/loan-drain.json" >/dev/null 2>"$TMP/err" &&
+	"$SIM" loaning --trace "$PHILLY" --from-day 7 --days 7 \
+		--variants slurm-order --json "$TMP/loan-nodrain.json" \
+		>/dev/null 2>>"$TMP/err" &&
+	python3 - "$TMP/loan-drain.json" "$TMP/loan-nodrain.json" <<'PY' &&
+import json, sys
+d = json.load(open(sys.argv[1]))["slurm-order"]
+n = json.load(open(sys.argv[2]))["slurm-order"]
+assert d["drain_ahead_s"] == 7200 and n["drain_ahead_s"] == 0
+assert d["preemptions"] < n["preemptions"], (d["preemptions"], n["preemptions"])
+assert d["slo_misses"] <= n["slo_misses"]
+PY
+	ok "loaning: --drain-ahead cuts preemptions" ||
+	ko "loaning --drain-ahead: $(cat "$TMP/err")"
 echo "1..$n"
 exit $fail
