@@ -367,6 +367,27 @@ rc=$?
 { [ $rc = 2 ] && grep -q -- "--grow-estimate: 'median'" "$TMP/err"; } &&
 	ok "loaning: bad --grow-estimate named" ||
 	ko "loaning --grow-estimate median (rc $rc: $(cat "$TMP/err"))"
+# the time limit caps the attained estimate: a 40-min elastic job that has
+# run 30 min is expected to run 30 more and grows onto a free node, unless
+# its 45-min limit leaves it 15 min (under --min-grow 30m)
+printf 'id,submit,duration,gpus,time_limit,tenant\n1,0,2400,8,2700,a\n2,10800,60,1,60,a\n' \
+	>"$TMP/lim.csv"
+cut -d, -f1-4,6 "$TMP/lim.csv" >"$TMP/nolim.csv"
+for f in lim nolim; do
+	"$SIM" loaning --trace "$TMP/$f.csv" --train-nodes 4 --infer-nodes 0 \
+		--elastic-frac 1 --variants least-cost+elastic \
+		--json "$TMP/loan-$f.json" >/dev/null 2>"$TMP/err" ||
+		ko "loaning $f.csv: $(cat "$TMP/err")"
+done
+python3 - "$TMP/loan-lim.json" "$TMP/loan-nolim.json" <<'PY' &&
+import json, sys
+lim = json.load(open(sys.argv[1]))["least-cost+elastic"]
+nolim = json.load(open(sys.argv[2]))["least-cost+elastic"]
+assert nolim["grows"] == 1 and lim["grows"] == 0, (nolim["grows"], lim["grows"])
+assert nolim["mean_jct_s"] < lim["mean_jct_s"]
+PY
+	ok "loaning: the time limit caps the attained estimate" ||
+	ko "loaning: time limit cap"
 # draining the nodes yesterday's demand takes back within 2 h leaves fewer
 # busy nodes to reclaim: fewer preemptions in week 2
 "$SIM" loaning --trace "$PHILLY" --from-day 7 --days 7 --variants slurm-order \
