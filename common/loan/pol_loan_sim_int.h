@@ -25,9 +25,10 @@ int pol_loan_estimate_parse(const char *str, pol_loan_estimate_t *e);
 
 /*
  * Time left of a job that has run attained_s so far (all its runs): "a job
- * that has run t runs about t more" (the median of a heavy-tailed run time
- * given that it exceeded t), capped by limit_s - attained_s when a time
- * limit is known (limit_s > 0); never below 0.
+ * that has run t runs about t more" (for run times with a Pareto tail of
+ * index 1, the median time left of a job that has run t is t), capped by
+ * limit_s - attained_s when a time limit is known (limit_s > 0); never
+ * below 0.  agorad's rule too.
  */
 double pol_loan_left_attained(double attained_s, double limit_s);
 
