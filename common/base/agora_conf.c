@@ -81,6 +81,10 @@ static const conf_key_t conf_keys[] = {
 	{ "LoanRestartOverhead", CT_DURATION, OFF(loan_restart_s), 0, 86400,
 	  false },
 	{ "LoanDemandSource", CT_DEMAND, OFF(loan_demand_kind), 0, 0, false },
+	{ "LoanElasticGrow", CT_BOOL, OFF(loan_grow), 0, 0, false },
+	{ "LoanGrowMinGain", CT_DURATION, OFF(loan_grow_min_gain_s), 0,
+	  30 * 86400, false },
+	{ "LoanScalingSerial", CT_DOUBLE, OFF(loan_serial), 0.0, 0.99, false },
 };
 
 #define N_KEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -114,6 +118,11 @@ void agora_conf_defaults(agora_conf_t *conf)
 	conf->loan_ckpt_s = 1800;
 	conf->loan_restart_s = 120;
 	conf->loan_demand_kind = AGORA_DEMAND_JOBS;
+	/* elastic growth: a requeue at the new size must shorten the job by
+	 * ten minutes; the default sublinear scaling curve (doc/loaning.md) */
+	conf->loan_grow = true;
+	conf->loan_grow_min_gain_s = 600;
+	conf->loan_serial = 0.05;
 }
 
 void agora_conf_free(agora_conf_t *conf)

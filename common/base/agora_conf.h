@@ -96,7 +96,10 @@ typedef struct agora_conf {
 	int loan_ckpt_s;        /* LoanCheckpointInterval (0: none) */
 	int loan_restart_s;     /* LoanRestartOverhead */
 	agora_demand_kind_t loan_demand_kind; /* LoanDemandSource= kind */
-	char *loan_demand_arg; /* its PATH or CMD (NULL for jobs) */
+	char *loan_demand_arg;    /* its PATH or CMD (NULL for jobs) */
+	bool loan_grow;           /* LoanElasticGrow: grow elastic jobs */
+	int loan_grow_min_gain_s; /* LoanGrowMinGain: least JCT reduction */
+	double loan_serial;       /* LoanScalingSerial: Amdahl's serial part */
 } agora_conf_t;
 
 /* Fill *conf with the documented defaults (doc/agora.conf.5). */

@@ -174,6 +174,9 @@ typedef struct pol_loan_grow_job {
 	int gpn;         /* GPUs per node, >= 1 */
 } pol_loan_grow_job_t;
 
+/* The JCT reduction of growing j by x nodes (the formula above). */
+double pol_loan_grow_gain(const pol_loan_grow_job_t *j, int x, double serial);
+
 int pol_loan_grow(const pol_loan_grow_job_t *jobs, int n, int cap,
 		  double serial, int *extra, double *gain, bool *exact,
 		  double *bound);

@@ -287,8 +287,7 @@ double pol_loan_speedup(int n, double serial)
 	return (double) n / (1.0 + serial * (double) (n - 1));
 }
 
-/* JCT reduction of growing j by x nodes */
-static double grow_value(const pol_loan_grow_job_t *j, int x, double serial)
+double pol_loan_grow_gain(const pol_loan_grow_job_t *j, int x, double serial)
 {
 	double now = pol_loan_speedup(j->cur * j->gpn, serial);
 	double then = pol_loan_speedup((j->cur + x) * j->gpn, serial);
@@ -347,7 +346,7 @@ int pol_loan_grow(const pol_loan_grow_job_t *jobs, int n, int cap,
 		g[ng].weight = &w[tot];
 		g[ng].value = &val[tot];
 		for (x = 1; x <= top; x++) {
-			double gv = grow_value(j, x, serial);
+			double gv = pol_loan_grow_gain(j, x, serial);
 
 			if (gv <= 0)
 				continue;

@@ -129,6 +129,31 @@ static void print_reclaims(json_object *root)
 	}
 }
 
+static void print_grows(json_object *root)
+{
+	json_object *g, *a, *r;
+	char t[32], started[16];
+
+	printf("\n# elastic grows (requeue at the new size; GAIN_S: the JCT reduction estimated)\n");
+	printf("%-20s %-10s %5s %5s %8s %8s\n", "TIME", "JOB", "FROM", "TO",
+	       "STARTED", "GAIN_S");
+	if (!json_object_object_get_ex(root, "grows", &g) ||
+	    !json_object_object_get_ex(g, "history", &a))
+		return;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		r = json_object_array_get_idx(a, i);
+		when(jnum(r, "time"), t, sizeof(t));
+		if (jnum(r, "started") > 0)
+			snprintf(started, sizeof(started), "%.0f",
+				 jnum(r, "started"));
+		else
+			snprintf(started, sizeof(started), "-");
+		printf("%-20s %-10.0f %5.0f %5.0f %8s %8.0f\n", t,
+		       jnum(r, "job"), jnum(r, "from"), jnum(r, "to"), started,
+		       jnum(r, "gain_s"));
+	}
+}
+
 static int cmd_loans(int argc, char **argv)
 {
 	agora_err_t err = { { 0 } };
@@ -169,6 +194,7 @@ static int cmd_loans(int argc, char **argv)
 	       t, jnum(root, "demand"), (int) jnum(root, "want"));
 	print_nodes(root);
 	print_reclaims(root);
+	print_grows(root);
 	json_object_put(root);
 	free(path);
 	return 0;

@@ -484,9 +484,10 @@ static int settle_returning(ln_snap_t *s, int home, int want, bool *lend,
 	return home;
 }
 
-/* One round on a snapshot: returns the nodes inference wants. */
+/* One round on a snapshot: returns the nodes inference wants; *busy: a
+ * reclaim is under way (nodes still to come home). */
 static int loan_round(const agora_conf_t *conf, ln_snap_t *s, double d,
-		      int64_t now)
+		      int64_t now, bool *busy)
 {
 	bool lend[s->n_nodes + 1], victim_node[s->n_nodes + 1], changed = false;
 	int n_up = 0, home = 0, want, hold;
@@ -504,6 +505,9 @@ static int loan_round(const agora_conf_t *conf, ln_snap_t *s, double d,
 	home = settle_returning(s, home, want, lend, victim_node);
 	/* before this round's own changes: what Slurm shows now */
 	hist_progress(conf, s, now);
+	*busy = home < want;
+	for (int i = 0; i < s->n_nodes; i++)
+		*busy |= s->nodes[i].state == LN_RETURNING;
 	if (home < want)
 		home += reclaim_lent(conf, s, want - home, now, lend,
 				     victim_node);
@@ -524,6 +528,7 @@ int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now)
 	ln_snap_t s;
 	double d;
 	int want;
+	bool busy = false;
 
 	if (!conf->loaning || now < last_round + conf->loan_interval_s)
 		return 0;
@@ -545,7 +550,9 @@ int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now)
 		ad_info("loan: the demand source answers again (%.2f nodes)",
 			d);
 	demand_failed = d < 0;
-	want = loan_round(conf, &s, d, (int64_t) now);
+	want = loan_round(conf, &s, d, (int64_t) now, &busy);
+	/* after the partition update: grows see this round's loans */
+	ad_grow_round(conf, (int64_t) now, busy || d < 0);
 	ad_debug("loan: demand %.2f, want %d home", d, want);
 	ln_write_state(path, &s, (int64_t) now, d, want, hist, n_hist);
 	ln_snap_free(&s);
@@ -555,6 +562,7 @@ int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now)
 
 void ad_loan_fini(void)
 {
+	ad_grow_fini();
 	n_hist = 0;
 	hist_loaded = false;
 }

@@ -6,6 +6,7 @@
  * agorad_loan_slurm.c  what it reads from and writes to Slurm (snapshot,
  *                      partition node lists, node Comments, requeues),
  *                      the demand source and the state file
+ * agorad_grow.c        elastic jobs grow onto idle training nodes
  *
  * The loan is Slurm's state, not agorad's: an inference node is on loan
  * while it is in a training partition's node list, and its Comment names
@@ -18,6 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+
+#include <json-c/json.h>
 
 #include "agora_conf.h"
 
@@ -123,6 +126,8 @@ int ln_elastic_comment(const char *comment);
  * unknown. */
 void ln_elastic_note(uint32_t job_id, int min_nodes, int max_nodes);
 int ln_elastic_min(uint32_t job_id);
+/* Its maximum, 0 when unknown. */
+int ln_elastic_max(uint32_t job_id);
 /* The inference demand in nodes; -1 when the source fails (logged). */
 double ln_demand(const agora_conf_t *conf, const ln_snap_t *s);
 void ln_write_state(const char *path, const ln_snap_t *s, int64_t now,
@@ -130,5 +135,14 @@ void ln_write_state(const char *path, const ln_snap_t *s, int64_t now,
 		    int n_hist);
 /* The reclaim history of a previous agorad's state file. */
 int ln_read_history(const char *path, ln_reclaim_t *hist, int max);
+
+/* agorad_grow.c: elastic jobs grow onto idle training nodes by a requeue
+ * at the new size (pol_loan_grow).  quiet: a reclaim is under way or the
+ * demand is unknown (no new grow, grown jobs are still followed). */
+void ad_grow_round(const agora_conf_t *conf, int64_t now, bool quiet);
+/* Its part of the loan state file, and reading it back. */
+json_object *ad_grow_json(void);
+void ad_grow_read(json_object *grows);
+void ad_grow_fini(void);
 
 #endif

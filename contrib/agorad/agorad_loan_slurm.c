@@ -388,6 +388,13 @@ int ln_elastic_min(uint32_t job_id)
 	return i < 0 ? 0 : emap[i].min;
 }
 
+int ln_elastic_max(uint32_t job_id)
+{
+	int i = emap_find(job_id);
+
+	return i < 0 ? 0 : emap[i].max;
+}
+
 int ln_elastic_comment(const char *comment)
 {
 	char *end;
@@ -629,6 +636,7 @@ void ln_write_state(const char *path, const ln_snap_t *s, int64_t now,
 		json_object_array_add(a, e);
 	}
 	json_object_object_add(root, "elastic", a);
+	json_object_object_add(root, "grows", ad_grow_json());
 	snprintf(tmp, sizeof(tmp), "%s.new", path);
 	if (json_object_to_file_ext(tmp, root, JSON_C_TO_STRING_PLAIN) ||
 	    rename(tmp, path))
@@ -681,6 +689,8 @@ int ln_read_history(const char *path, ln_reclaim_t *hist, int max)
 	root = json_object_from_file(path);
 	if (root)
 		read_elastic(root);
+	if (root && json_object_object_get_ex(root, "grows", &a))
+		ad_grow_read(a);
 	if (!root || !json_object_object_get_ex(root, "reclaims", &a) ||
 	    !json_object_is_type(a, json_type_array)) {
 		json_object_put(root);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -315,6 +316,24 @@ static void test_conf_loan_keys(void **state)
 	assert_non_null(strstr(err.text, "t.conf:1: ReclaimDeadline:"));
 	/* a failed parse keeps the previous configuration */
 	assert_int_equal(c.loan_demand_kind, AGORA_DEMAND_COMMAND);
+	/* elastic growth: on by default, its keys checked */
+	agora_conf_free(&c);
+	agora_conf_defaults(&c);
+	assert_true(c.loan_grow);
+	assert_int_equal(c.loan_grow_min_gain_s, 600);
+	assert_true(fabs(c.loan_serial - 0.05) < 1e-12);
+	assert_int_equal(agora_conf_parse_string(
+				 "LoanElasticGrow=no\nLoanGrowMinGain=1h\n"
+				 "LoanScalingSerial=0.1\n",
+				 "t.conf", &c, &err),
+			 0);
+	assert_false(c.loan_grow);
+	assert_int_equal(c.loan_grow_min_gain_s, 3600);
+	assert_true(fabs(c.loan_serial - 0.1) < 1e-12);
+	assert_int_equal(agora_conf_parse_string("\nLoanScalingSerial=1.5\n",
+						 "t.conf", &c, &err),
+			 -1);
+	assert_non_null(strstr(err.text, "t.conf:2: LoanScalingSerial:"));
 	agora_conf_free(&c);
 }
 

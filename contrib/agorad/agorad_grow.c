@@ -1,0 +1,517 @@
+/*
+ * agorad_grow.c - elastic jobs grow onto idle training nodes (loaned ones
+ * included), doc/loaning.md "Elastic jobs".
+ *
+ * When the training partitions have idle nodes and no training job waits
+ * for nodes, the running elastic jobs (sbatch -N MIN-MAX
+ * --comment=elastic) below their MAX get extra nodes by the core's
+ * multiple-choice knapsack on JCT reduction (pol_loan_grow).  Without a
+ * clock for the job's length, the time it has left is estimated as the
+ * time it has run (the median rule for heavy-tailed run times), capped by
+ * its time limit; a grow costs the work since the job's last checkpoint,
+ * the restart overhead and the credential wait of a requeue, and must
+ * shorten the job by LoanGrowMinGain on top of that.
+ *
+ * Slurm 22.05 grows a running job only with the job's help (a helper job
+ * with --dependency=expand that the script merges itself, under
+ * SchedulerParameters=permit_job_expansion); an unchanged batch script
+ * cannot use nodes added under it.  So a grow is a requeue at the new
+ * size: Slurm's requeue (SIGTERM, KillWait; the job checkpoints), then,
+ * while the job pends, its node count is set to exactly the new size.  A
+ * range would not do: once an operator has changed a job's node count,
+ * Slurm starts it on its minimum, not on as many nodes as are free
+ * (_get_req_features: limit_set.tres[TRES_ARRAY_NODE]).  If the job has
+ * not restarted a while after its credential wait (the nodes went to
+ * other work), or once it has run again and pends later (a reclaim's
+ * requeue), its count goes back to the range it was submitted with, and
+ * Slurm then starts it on that range's minimum.  No other grow starts
+ * while a grown job has not restarted, so two grows never count the same
+ * idle nodes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "agorad.h"
+#include "agorad_loan.h"
+#include "pol_loan.h"
+
+#define GR_MAX     256 /* grown jobs followed */
+#define GR_HISTORY 32  /* grows kept for agoractl loans */
+
+typedef struct {
+	uint32_t id;
+	int from, to;   /* size before the grow, the knapsack's size */
+	int64_t time;   /* when requeued */
+	bool ranged;    /* its node count "to" is set in Slurm */
+	bool restarted; /* seen running again: restore its range later */
+	int min, max;   /* the range it was submitted with */
+	double gain_s;  /* the knapsack's JCT reduction estimate */
+	int started;    /* nodes it restarted on (0: not yet) */
+} gr_job_t;
+
+static gr_job_t gmap[GR_MAX];
+static int n_gmap = 0;
+static gr_job_t ghist[GR_HISTORY];
+static int n_ghist = 0;
+
+static void gmap_drop(int i)
+{
+	memmove(&gmap[i], &gmap[i + 1], (n_gmap - i - 1) * sizeof(*gmap));
+	n_gmap--;
+}
+
+static void ghist_put(const gr_job_t *g)
+{
+	for (int i = 0; i < n_ghist; i++)
+		if (ghist[i].id == g->id && ghist[i].time == g->time) {
+			ghist[i] = *g;
+			return;
+		}
+	if (n_ghist == GR_HISTORY) {
+		memmove(ghist, ghist + 1, (n_ghist - 1) * sizeof(*ghist));
+		n_ghist--;
+	}
+	ghist[n_ghist++] = *g;
+}
+
+/* Set a pending job's node range. */
+static int set_range(uint32_t id, int min, int max)
+{
+	job_desc_msg_t d;
+
+	slurm_init_job_desc_msg(&d);
+	d.job_id = id;
+	d.min_nodes = (uint32_t) min;
+	d.max_nodes = (uint32_t) max;
+	if (slurm_update_job(&d)) {
+		ad_error("loan: grow: node range %d-%d of job %u: %s", min, max,
+			 id, slurm_strerror(slurm_get_errno()));
+		return -1;
+	}
+	return 0;
+}
+
+/* The credential wait of a requeue: AuthInfo's cred_expire (Slurm's
+ * default 120 s), after which the requeued job may start again. */
+static int cred_wait_s(void)
+{
+	slurm_conf_t *c = NULL;
+	const char *p;
+	int s = 120;
+
+	if (slurm_load_ctl_conf((time_t) 0, &c) || !c)
+		return s;
+	p = c->authinfo ? strstr(c->authinfo, "cred_expire=") : NULL;
+	if (p && atoi(p + strlen("cred_expire=")) > 0)
+		s = atoi(p + strlen("cred_expire="));
+	slurm_free_ctl_conf(c);
+	return s;
+}
+
+static bool node_idle(const node_info_t *n)
+{
+	return (n->node_state & NODE_STATE_BASE) == NODE_STATE_IDLE &&
+	       !(n->node_state &
+		 (NODE_STATE_DRAIN | NODE_STATE_FAIL | NODE_STATE_COMPLETING |
+		  NODE_STATE_RES | NODE_STATE_MAINT | NODE_STATE_NO_RESPOND |
+		  NODE_STATE_POWERED_DOWN | NODE_STATE_POWERING_UP |
+		  NODE_STATE_POWERING_DOWN | NODE_STATE_REBOOT_REQUESTED |
+		  NODE_STATE_PLANNED));
+}
+
+/* Idle nodes in the training partitions' node lists (loans included). */
+static int idle_train_nodes(const agora_conf_t *conf)
+{
+	partition_info_msg_t *pm = NULL;
+	node_info_msg_t *nm = NULL;
+	hostlist_t hl = NULL;
+	int n = 0;
+
+	if (slurm_load_partitions((time_t) 0, &pm, SHOW_ALL)) {
+		ad_error("loan: grow: cannot read the partitions: %s",
+			 slurm_strerror(slurm_get_errno()));
+		return -1;
+	}
+	hl = slurm_hostlist_create(NULL);
+	for (uint32_t i = 0; i < pm->record_count; i++) {
+		partition_info_t *p = &pm->partition_array[i];
+
+		if (p->name && p->nodes && *p->nodes &&
+		    agora_conf_loan_partition(conf, p->name, false))
+			slurm_hostlist_push(hl, p->nodes);
+	}
+	slurm_free_partition_info_msg(pm);
+	slurm_hostlist_uniq(hl);
+	if (slurm_load_node((time_t) 0, &nm, SHOW_ALL)) {
+		ad_error("loan: grow: cannot read the nodes: %s",
+			 slurm_strerror(slurm_get_errno()));
+		slurm_hostlist_destroy(hl);
+		return -1;
+	}
+	for (uint32_t i = 0; i < nm->record_count; i++) {
+		node_info_t *ni = &nm->node_array[i];
+
+		if (ni->name && slurm_hostlist_find(hl, ni->name) >= 0 &&
+		    node_idle(ni))
+			n++;
+	}
+	slurm_free_node_info_msg(nm);
+	slurm_hostlist_destroy(hl);
+	return n;
+}
+
+/* A pending job that waits for nodes: not held, not for a dependency or
+ * a begin time (a job agorad grew pends with BeginTime until its
+ * credential wait is over). */
+static bool waits_for_nodes(const slurm_job_info_t *j)
+{
+	if (j->priority == 0)
+		return false;
+	switch (j->state_reason) {
+	case WAIT_NO_REASON:
+	case WAIT_PRIORITY:
+	case WAIT_RESOURCES:
+	case WAIT_PART_NODE_LIMIT:
+	case WAIT_NODE_NOT_AVAIL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Follow the jobs grown earlier: set the range of those pending after the
+ * requeue, note those running again, restore the range of those that ran
+ * and pend again.  Returns the grown jobs that have not restarted. */
+static int follow(const agora_conf_t *conf, const job_info_msg_t *jm,
+		  int64_t now, int wait)
+{
+	int waiting = 0;
+
+	for (int i = 0; i < n_gmap; i++) {
+		gr_job_t *g = &gmap[i];
+		const slurm_job_info_t *j = NULL;
+		uint32_t st;
+
+		for (uint32_t k = 0; k < jm->record_count && !j; k++)
+			if (jm->job_array[k].job_id == g->id)
+				j = &jm->job_array[k];
+		st = j ? j->job_state & JOB_STATE_BASE : JOB_COMPLETE;
+		if (!j || (st != JOB_PENDING && st != JOB_RUNNING &&
+			   st != JOB_SUSPENDED)) {
+			gmap_drop(i--); /* ended or gone */
+			continue;
+		}
+		if (st != JOB_PENDING) {
+			if (!g->restarted) {
+				g->restarted = true;
+				g->started = (int) j->num_nodes;
+				ad_info("loan: grow: job %u runs again on %d node(s) (was %d)",
+					g->id, g->started, g->from);
+				ghist_put(g);
+			}
+			continue;
+		}
+		if (g->restarted) {
+			/* requeued again since (a reclaim): its own range */
+			if (!set_range(g->id, g->min, g->max))
+				gmap_drop(i--);
+			continue;
+		}
+		/* not restarted long after its credential wait: the nodes went
+		 * elsewhere; back to its own range */
+		if (now - g->time > wait + 5 * conf->loan_interval_s + 60) {
+			ad_info("loan: grow: job %u has not restarted on %d-%d node(s) after %lld s; back to its range %d-%d",
+				g->id, g->from, g->to,
+				(long long) (now - g->time), g->min, g->max);
+			if (!set_range(g->id, g->min, g->max))
+				gmap_drop(i--);
+			continue;
+		}
+		waiting++;
+		if (!g->ranged && !set_range(g->id, g->to, g->to))
+			g->ranged = true;
+	}
+	return waiting;
+}
+
+/* Time left at the current size: the time run so far (no more than the
+ * time limit leaves). */
+static double left_estimate(const slurm_job_info_t *j, int64_t now)
+{
+	double ran = (double) (now - (int64_t) j->start_time), lim;
+
+	if (ran < 0)
+		ran = 0;
+	if (j->time_limit != INFINITE && j->time_limit != NO_VAL) {
+		lim = 60.0 * j->time_limit - ran;
+		if (lim < ran)
+			return lim > 0 ? lim : 0;
+	}
+	return ran;
+}
+
+static double since_ckpt(const agora_conf_t *conf, double ran)
+{
+	if (conf->loan_ckpt_s > 0)
+		return ran -
+		       conf->loan_ckpt_s *
+			       (double) (int64_t) (ran / conf->loan_ckpt_s);
+	return ran;
+}
+
+static int gpus_per_node(const slurm_job_info_t *j)
+{
+	const char *p = j->tres_alloc_str
+				? strstr(j->tres_alloc_str, "gres/gpu=")
+				: NULL;
+	int g = p ? atoi(p + strlen("gres/gpu=")) : 0;
+
+	g = j->num_nodes ? g / (int) j->num_nodes : g;
+	return g > 0 ? g : 1;
+}
+
+/* Decide and apply this round's grows among the candidates. */
+static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
+		     int idle, int64_t now, int wait)
+{
+	const slurm_job_info_t *cand[jm->record_count + 1];
+	pol_loan_grow_job_t gj[jm->record_count + 1];
+	int extra[jm->record_count + 1], n = 0;
+	double gain = 0, bound = 0;
+	bool exact = true;
+
+	for (uint32_t k = 0; k < jm->record_count; k++) {
+		const slurm_job_info_t *j = &jm->job_array[k];
+		int max = ln_elastic_max(j->job_id), ran;
+
+		if ((j->job_state & JOB_STATE_BASE) != JOB_RUNNING ||
+		    (j->job_state & JOB_COMPLETING) || !j->batch_flag ||
+		    !j->requeue || ln_elastic_comment(j->comment) < 0 ||
+		    !agora_conf_loan_partition(conf, j->partition, false) ||
+		    max <= (int) j->num_nodes || j->num_nodes < 1)
+			continue;
+		ran = (int) (now - (int64_t) j->start_time);
+		cand[n] = j;
+		gj[n] = (pol_loan_grow_job_t){
+			.cur = (int) j->num_nodes,
+			.max = max,
+			.left_s = left_estimate(j, now),
+			.resize_s = since_ckpt(conf, ran < 0 ? 0 : ran) +
+				    conf->loan_restart_s + wait +
+				    conf->loan_grow_min_gain_s,
+			.gpn = gpus_per_node(j),
+		};
+		n++;
+	}
+	if (!n)
+		return;
+	for (int i = 0; i < n; i++)
+		ad_debug(
+			"loan: grow: job %u on %d of %d node(s): %.0f s left estimated, resize %.0f s",
+			cand[i]->job_id, gj[i].cur, gj[i].max, gj[i].left_s,
+			gj[i].resize_s);
+	if (pol_loan_grow(gj, n, idle, conf->loan_serial, extra, &gain, &exact,
+			  &bound)) {
+		ad_error("loan: grow: the knapsack failed: %s",
+			 strerror(errno));
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const slurm_job_info_t *j = cand[i];
+		gr_job_t g;
+
+		if (!extra[i])
+			continue;
+		if (n_gmap == GR_MAX) {
+			ad_error(
+				"loan: grow: %d grown jobs followed already; job %u not grown",
+				GR_MAX, j->job_id);
+			continue;
+		}
+		g = (gr_job_t){ .id = j->job_id,
+				.from = gj[i].cur,
+				.to = gj[i].cur + extra[i],
+				.time = now,
+				.min = ln_elastic_min(j->job_id),
+				.max = gj[i].max };
+		if (g.min <= 0)
+			g.min = 1;
+		/* the reduction, without LoanGrowMinGain (held in resize_s) */
+		g.gain_s = pol_loan_grow_gain(&gj[i], extra[i],
+					      conf->loan_serial) +
+			   conf->loan_grow_min_gain_s;
+		ad_info("loan: grow: job %u %d -> %d node(s) by requeue at the new size: %.0f s left estimated, resize costs %.0f s, JCT -%.0f s (knapsack %s, %d idle node(s))",
+			g.id, g.from, g.to, gj[i].left_s,
+			gj[i].resize_s - conf->loan_grow_min_gain_s, g.gain_s,
+			exact ? "exact" : "greedy", idle);
+		if (ln_requeue(g.id))
+			continue;
+		/* grown before and run since: this grow replaces it */
+		for (int k = 0; k < n_gmap; k++)
+			if (gmap[k].id == g.id)
+				gmap_drop(k--);
+		gmap[n_gmap++] = g;
+		/* pending now: set its size at once (else next round) */
+		if (!set_range(g.id, g.to, g.to))
+			gmap[n_gmap - 1].ranged = true;
+		ghist_put(&gmap[n_gmap - 1]);
+	}
+}
+
+void ad_grow_round(const agora_conf_t *conf, int64_t now, bool quiet)
+{
+	job_info_msg_t *jm = NULL;
+	int waiting, idle, wait;
+
+	if (!conf->loan_grow)
+		return;
+	if (slurm_load_jobs((time_t) 0, &jm, SHOW_ALL)) {
+		ad_error("loan: grow: cannot read the jobs: %s",
+			 slurm_strerror(slurm_get_errno()));
+		return;
+	}
+	wait = cred_wait_s();
+	waiting = follow(conf, jm, now, wait);
+	if (quiet || waiting) {
+		ad_debug("loan: grow: none now (%s)",
+			 quiet ? "reclaim under way or demand unknown"
+			       : "a grown job has not restarted yet");
+		goto out;
+	}
+	/* the queue first: no grow while a training job waits for nodes */
+	for (uint32_t k = 0; k < jm->record_count; k++) {
+		const slurm_job_info_t *j = &jm->job_array[k];
+
+		if ((j->job_state & JOB_STATE_BASE) == JOB_PENDING &&
+		    agora_conf_loan_partition(conf, j->partition, false) &&
+		    waits_for_nodes(j)) {
+			ad_debug(
+				"loan: grow: none now (job %u waits for nodes)",
+				j->job_id);
+			goto out;
+		}
+	}
+	idle = idle_train_nodes(conf);
+	ad_debug("loan: grow: %d idle training node(s)", idle);
+	if (idle > 0)
+		grow_now(conf, jm, idle, now, wait);
+out:
+	slurm_free_job_info_msg(jm);
+}
+
+json_object *ad_grow_json(void)
+{
+	json_object *root = json_object_new_object(), *a;
+
+	a = json_object_new_array();
+	for (int i = 0; i < n_ghist; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "time",
+				       json_object_new_int64(ghist[i].time));
+		json_object_object_add(o, "job",
+				       json_object_new_int64(ghist[i].id));
+		json_object_object_add(o, "from",
+				       json_object_new_int(ghist[i].from));
+		json_object_object_add(o, "to",
+				       json_object_new_int(ghist[i].to));
+		json_object_object_add(o, "started",
+				       json_object_new_int(ghist[i].started));
+		json_object_object_add(o, "gain_s",
+				       json_object_new_double(ghist[i].gain_s));
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(root, "history", a);
+	a = json_object_new_array();
+	for (int i = 0; i < n_gmap; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "job",
+				       json_object_new_int64(gmap[i].id));
+		json_object_object_add(o, "from",
+				       json_object_new_int(gmap[i].from));
+		json_object_object_add(o, "to",
+				       json_object_new_int(gmap[i].to));
+		json_object_object_add(o, "time",
+				       json_object_new_int64(gmap[i].time));
+		json_object_object_add(
+			o, "restarted",
+			json_object_new_boolean(gmap[i].restarted));
+		json_object_object_add(o, "min",
+				       json_object_new_int(gmap[i].min));
+		json_object_object_add(o, "max",
+				       json_object_new_int(gmap[i].max));
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(root, "following", a);
+	return root;
+}
+
+static int jint(json_object *o, const char *k)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_int(v) : 0;
+}
+
+void ad_grow_read(json_object *grows)
+{
+	json_object *a;
+
+	n_ghist = n_gmap = 0;
+	if (json_object_object_get_ex(grows, "history", &a) &&
+	    json_object_is_type(a, json_type_array))
+		for (size_t i = 0;
+		     i < json_object_array_length(a) && n_ghist < GR_HISTORY;
+		     i++) {
+			json_object *o = json_object_array_get_idx(a, i), *v;
+			gr_job_t *g = &ghist[n_ghist];
+
+			memset(g, 0, sizeof(*g));
+			g->id = (uint32_t) jint(o, "job");
+			g->from = jint(o, "from");
+			g->to = jint(o, "to");
+			g->started = jint(o, "started");
+			if (json_object_object_get_ex(o, "time", &v))
+				g->time = json_object_get_int64(v);
+			if (json_object_object_get_ex(o, "gain_s", &v))
+				g->gain_s = json_object_get_double(v);
+			if (g->id && g->from > 0 && g->to > g->from)
+				n_ghist++;
+		}
+	/* the grown jobs a previous agorad followed: their ranges */
+	if (json_object_object_get_ex(grows, "following", &a) &&
+	    json_object_is_type(a, json_type_array))
+		for (size_t i = 0;
+		     i < json_object_array_length(a) && n_gmap < GR_MAX; i++) {
+			json_object *o = json_object_array_get_idx(a, i), *v;
+			gr_job_t *g = &gmap[n_gmap];
+
+			memset(g, 0, sizeof(*g));
+			g->id = (uint32_t) jint(o, "job");
+			g->from = jint(o, "from");
+			g->to = jint(o, "to");
+			g->min = jint(o, "min");
+			g->max = jint(o, "max");
+			if (json_object_object_get_ex(o, "time", &v))
+				g->time = json_object_get_int64(v);
+			if (json_object_object_get_ex(o, "restarted", &v))
+				g->restarted = json_object_get_boolean(v);
+			/* set the range again if unsure: it is idempotent */
+			g->ranged = false;
+			if (g->id && g->from > 0 && g->to > g->from &&
+			    g->min > 0 && g->max >= g->min)
+				n_gmap++;
+		}
+}
+
+void ad_grow_fini(void)
+{
+	n_gmap = n_ghist = 0;
+}
