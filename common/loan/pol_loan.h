@@ -174,6 +174,15 @@ typedef struct pol_loan_grow_job {
 	int gpn;         /* GPUs per node, >= 1 */
 } pol_loan_grow_job_t;
 
+/*
+ * Time left of a job that has run attained_s so far (all its runs): "a job
+ * that has run t runs about t more" (for run times with a Pareto tail of
+ * index 1, the median time left of a job that has run t is t), capped by
+ * limit_s - attained_s when a time limit is known (limit_s > 0); never
+ * below 0.  agorad's rule too.
+ */
+double pol_loan_left_attained(double attained_s, double limit_s);
+
 /* The JCT reduction of growing j by x nodes (the formula above). */
 double pol_loan_grow_gain(const pol_loan_grow_job_t *j, int x, double serial);
 

@@ -287,6 +287,15 @@ double pol_loan_speedup(int n, double serial)
 	return (double) n / (1.0 + serial * (double) (n - 1));
 }
 
+double pol_loan_left_attained(double attained_s, double limit_s)
+{
+	double left = attained_s > 0 ? attained_s : 0;
+
+	if (limit_s > 0 && limit_s - attained_s < left)
+		left = limit_s - attained_s;
+	return left > 0 ? left : 0;
+}
+
 double pol_loan_grow_gain(const pol_loan_grow_job_t *j, int x, double serial)
 {
 	double now = pol_loan_speedup(j->cur * j->gpn, serial);

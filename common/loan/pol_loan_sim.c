@@ -638,15 +638,6 @@ int pol_loan_estimate_parse(const char *str, pol_loan_estimate_t *e)
 	return -1;
 }
 
-double pol_loan_left_attained(double attained_s, double limit_s)
-{
-	double left = attained_s > 0 ? attained_s : 0;
-
-	if (limit_s > 0 && limit_s - attained_s < left)
-		left = limit_s - attained_s;
-	return left > 0 ? left : 0;
-}
-
 void pol_loan_sim_policy_default(pol_loan_sim_policy_t *pol)
 {
 	memset(pol, 0, sizeof(*pol));

@@ -13,7 +13,8 @@
 
 /* How grow() estimates an elastic job's compute time left. */
 typedef enum pol_loan_estimate {
-	/* pol_loan_left_attained: what a daemon can know (the default) */
+	/* pol_loan_left_attained (pol_loan.h): what a daemon can know, the
+	 * default */
 	POL_LOAN_EST_ATTAINED = 0,
 	/* the job's true remaining work: an oracle, for sensitivity only */
 	POL_LOAN_EST_ORACLE,
@@ -22,15 +23,6 @@ typedef enum pol_loan_estimate {
 /* "attained", "oracle" */
 const char *pol_loan_estimate_name(pol_loan_estimate_t e);
 int pol_loan_estimate_parse(const char *str, pol_loan_estimate_t *e);
-
-/*
- * Time left of a job that has run attained_s so far (all its runs): "a job
- * that has run t runs about t more" (for run times with a Pareto tail of
- * index 1, the median time left of a job that has run t is t), capped by
- * limit_s - attained_s when a time limit is known (limit_s > 0); never
- * below 0.  agorad's rule too.
- */
-double pol_loan_left_attained(double attained_s, double limit_s);
 
 /* Loan policies that apply to every loaning variant alike. */
 typedef struct pol_loan_sim_policy {

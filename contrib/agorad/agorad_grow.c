@@ -240,20 +240,16 @@ static int follow(const agora_conf_t *conf, const job_info_msg_t *jm,
 	return waiting;
 }
 
-/* Time left at the current size: the time run so far (no more than the
- * time limit leaves). */
+/* Time left at the current size: the core's attained rule (the time run
+ * so far, capped by what the time limit leaves). */
 static double left_estimate(const slurm_job_info_t *j, int64_t now)
 {
-	double ran = (double) (now - (int64_t) j->start_time), lim;
+	double lim = 0;
 
-	if (ran < 0)
-		ran = 0;
-	if (j->time_limit != INFINITE && j->time_limit != NO_VAL) {
-		lim = 60.0 * j->time_limit - ran;
-		if (lim < ran)
-			return lim > 0 ? lim : 0;
-	}
-	return ran;
+	if (j->time_limit != INFINITE && j->time_limit != NO_VAL)
+		lim = 60.0 * j->time_limit;
+	return pol_loan_left_attained((double) (now - (int64_t) j->start_time),
+				      lim);
 }
 
 static double since_ckpt(const agora_conf_t *conf, double ran)

@@ -620,6 +620,19 @@ static void test_grow_greedy_at_scale(void **state)
 	free(g);
 }
 
+static void test_left_attained(void **state)
+{
+	(void) state;
+	/* the time run so far */
+	assert_true(pol_loan_left_attained(600, 0) == 600);
+	/* capped by what the limit leaves */
+	assert_true(pol_loan_left_attained(600, 1000) == 400);
+	assert_true(pol_loan_left_attained(600, 5000) == 600);
+	/* never below 0 */
+	assert_true(pol_loan_left_attained(1200, 1000) == 0);
+	assert_true(pol_loan_left_attained(-5, 0) == 0);
+}
+
 static void test_grow_bad_input(void **state)
 {
 	pol_loan_grow_job_t j = { 2, 1, 100, 10, 8 };
@@ -826,6 +839,7 @@ int main(void)
 		cmocka_unit_test(test_grow_vs_brute),
 		cmocka_unit_test(test_grow_greedy_at_scale),
 		cmocka_unit_test(test_grow_bad_input),
+		cmocka_unit_test(test_left_attained),
 		cmocka_unit_test(test_bfd_properties),
 		cmocka_unit_test(test_demand),
 		cmocka_unit_test(test_sim_variants),
