@@ -273,30 +273,49 @@ static int gpus_per_node(const slurm_job_info_t *j)
 }
 
 /* Decide and apply this round's grows among the candidates. */
+/* A running elastic job of a training partition, below its MAX, that a
+ * requeue can restart. */
+static bool can_grow(const agora_conf_t *conf, const slurm_job_info_t *j)
+{
+	return (j->job_state & JOB_STATE_BASE) == JOB_RUNNING &&
+	       !(j->job_state & JOB_COMPLETING) && j->batch_flag &&
+	       j->requeue && ln_elastic_comment(j->comment) >= 0 &&
+	       agora_conf_loan_partition(conf, j->partition, false) &&
+	       j->num_nodes >= 1 &&
+	       ln_elastic_max(j->job_id) > (int) j->num_nodes;
+}
+
 static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
 		     int idle, int64_t now, int wait)
 {
-	const slurm_job_info_t *cand[jm->record_count + 1];
-	pol_loan_grow_job_t gj[jm->record_count + 1];
-	int extra[jm->record_count + 1], n = 0;
+	const slurm_job_info_t **cand = NULL;
+	pol_loan_grow_job_t *gj = NULL;
+	int *extra = NULL, n = 0, nc = 0;
 	double gain = 0, bound = 0;
 	bool exact = true;
 
-	for (uint32_t k = 0; k < jm->record_count; k++) {
+	for (uint32_t k = 0; k < jm->record_count; k++)
+		nc += can_grow(conf, &jm->job_array[k]);
+	if (!nc)
+		return;
+	cand = calloc((size_t) nc, sizeof(*cand));
+	gj = calloc((size_t) nc, sizeof(*gj));
+	extra = calloc((size_t) nc, sizeof(*extra));
+	if (!cand || !gj || !extra) {
+		ad_error("loan: grow: out of memory");
+		goto out;
+	}
+	for (uint32_t k = 0; k < jm->record_count && n < nc; k++) {
 		const slurm_job_info_t *j = &jm->job_array[k];
-		int max = ln_elastic_max(j->job_id), ran;
+		int ran;
 
-		if ((j->job_state & JOB_STATE_BASE) != JOB_RUNNING ||
-		    (j->job_state & JOB_COMPLETING) || !j->batch_flag ||
-		    !j->requeue || ln_elastic_comment(j->comment) < 0 ||
-		    !agora_conf_loan_partition(conf, j->partition, false) ||
-		    max <= (int) j->num_nodes || j->num_nodes < 1)
+		if (!can_grow(conf, j))
 			continue;
 		ran = (int) (now - (int64_t) j->start_time);
 		cand[n] = j;
 		gj[n] = (pol_loan_grow_job_t){
 			.cur = (int) j->num_nodes,
-			.max = max,
+			.max = ln_elastic_max(j->job_id),
 			.left_s = left_estimate(j, now),
 			.resize_s = since_ckpt(conf, ran < 0 ? 0 : ran) +
 				    conf->loan_restart_s + wait +
@@ -305,8 +324,6 @@ static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
 		};
 		n++;
 	}
-	if (!n)
-		return;
 	for (int i = 0; i < n; i++)
 		ad_debug(
 			"loan: grow: job %u on %d of %d node(s): %.0f s left estimated, resize %.0f s",
@@ -316,7 +333,7 @@ static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
 			  &bound)) {
 		ad_error("loan: grow: the knapsack failed: %s",
 			 strerror(errno));
-		return;
+		goto out;
 	}
 	for (int i = 0; i < n; i++) {
 		const slurm_job_info_t *j = cand[i];
@@ -358,6 +375,10 @@ static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
 			gmap[n_gmap - 1].ranged = true;
 		ghist_put(&gmap[n_gmap - 1]);
 	}
+out:
+	free(cand);
+	free(gj);
+	free(extra);
 }
 
 void ad_grow_round(const agora_conf_t *conf, int64_t now, bool quiet)
