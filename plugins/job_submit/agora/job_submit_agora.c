@@ -25,10 +25,24 @@
  * agorad's will-run requests carry the federation-wide usage per app,
  * which this plugin hands to site_factor/agora (agora_export_fed_usage)
  * for the credit term: one credit per team across clusters.
+ *
+ * With loaning on (Loaning=yes, doc/loaning.md), it also keeps jobs that
+ * cannot be requeued off the inference nodes agorad lends: a pending job
+ * that may run in a LoanTrainPartitions partition and is not requeueable
+ * (--no-requeue, JobRequeue=0 with no --requeue, or not a batch job) gets
+ * the nodes of the LoanInferencePartitions partitions added to its
+ * excluded nodes (its own --exclude kept), at submission and when an
+ * update makes it so (scontrol update job Requeue=0 or Partition=).
+ * agorad never preempts such a job, so one started on a lent node would
+ * block every reclaim of that node.  job_submit and job_modify run with
+ * the config, job, node and partition locks held for reading
+ * (job_submit_plugin_submit/modify in 22.05), so the partitions' node
+ * bitmaps are read in place.
  */
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <libgen.h>
 #include <limits.h>
@@ -39,7 +53,9 @@
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
+#include "src/common/hostlist.h"
 #include "src/common/log.h"
+#include "src/common/node_conf.h"
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -62,8 +78,10 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		      uint32_t submit_uid);
 
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
-static agora_conf_t conf;    /* agora.conf as last read */
-static bool conf_ok = false; /* false: bad or missing file: hold nothing */
+static agora_conf_t conf;      /* agora.conf as last read */
+static bool conf_ok = false;   /* false: bad or missing file: hold nothing */
+static char *conf_path = NULL; /* agora.conf's path, for messages */
+static bool loan_part_logged = false; /* unknown partition reported */
 static struct timespec conf_mtime;
 static time_t conf_checked = 0;
 static time_t last_plan = 0; /* agorad's last will-run request */
@@ -113,11 +131,16 @@ static void conf_refresh(time_t now)
 		agora_conf_free(&conf);
 		conf = c;
 		conf_ok = true;
-		info("%s: FedAuction=%s FedAuctionTimeout=%d s", plugin_type,
-		     conf.fed_auction ? "yes" : "no",
-		     conf.fed_auction_timeout_s);
+		loan_part_logged = false;
+		info("%s: FedAuction=%s FedAuctionTimeout=%d s; Loaning=%s: %s",
+		     plugin_type, conf.fed_auction ? "yes" : "no",
+		     conf.fed_auction_timeout_s, conf.loaning ? "yes" : "no",
+		     conf.loaning
+			     ? "jobs that cannot be requeued are kept off the inference nodes"
+			     : "no job's nodes are changed");
 	}
-	xfree(path);
+	xfree(conf_path);
+	conf_path = path;
 }
 
 /* site_factor/agora's agora_export_fed_usage, beside this plugin. */
@@ -180,6 +203,136 @@ static const char *no_hold(const job_desc_msg_t *d, time_t now)
 	return NULL;
 }
 
+/* The line of agora.conf that sets key (0 if none), for messages. */
+static int conf_key_line(const char *path, const char *key)
+{
+	FILE *f = path ? fopen(path, "r") : NULL;
+	char buf[1024];
+	int line = 0, found = 0;
+	size_t n = strlen(key);
+
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof(buf), f)) {
+		char *p = buf;
+
+		line++;
+		while (isspace((unsigned char) *p))
+			p++;
+		if (!strncasecmp(p, key, n) &&
+		    (p[n] == '=' || isspace((unsigned char) p[n]))) {
+			found = line;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Is any of the comma-separated partitions (NULL: the default partition)
+ * a loan partition of that kind?  Part read lock held. */
+static bool in_loan_parts(const char *parts, bool infer)
+{
+	char *copy, *tok, *save = NULL;
+	bool hit = false;
+
+	if (!parts || !*parts)
+		return default_part_loc &&
+		       agora_conf_loan_partition(&conf, default_part_loc->name,
+						 infer);
+	copy = xstrdup(parts);
+	for (tok = strtok_r(copy, ",", &save); tok && !hit;
+	     tok = strtok_r(NULL, ",", &save))
+		hit = agora_conf_loan_partition(&conf, tok, infer);
+	xfree(copy);
+	return hit;
+}
+
+/* The nodes of the inference partitions as a hostlist (NULL: none, or a
+ * partition agora.conf names does not exist: logged once per
+ * configuration, naming the file, line and key).  Part and node read
+ * locks held; state_lock held. */
+static hostlist_t infer_nodes(void)
+{
+	hostlist_t hl = hostlist_create(NULL);
+
+	for (size_t i = 0; i < conf.n_loan_infer_partitions; i++) {
+		part_record_t *p = find_part_record(
+			conf.loan_infer_partitions[i]);
+		char *names;
+
+		if (!p) {
+			if (!loan_part_logged)
+				error("%s: %s:%d: LoanInferencePartitions: no partition '%s' in slurm.conf; jobs that cannot be requeued are not kept off the inference nodes",
+				      plugin_type, conf_path,
+				      conf_key_line(conf_path,
+						    "LoanInferencePartitions"),
+				      conf.loan_infer_partitions[i]);
+			loan_part_logged = true;
+			hostlist_destroy(hl);
+			return NULL;
+		}
+		if (!p->node_bitmap || !bit_set_count(p->node_bitmap))
+			continue;
+		names = bitmap2node_name(p->node_bitmap);
+		hostlist_push(hl, names);
+		xfree(names);
+	}
+	if (!hostlist_count(hl)) {
+		hostlist_destroy(hl);
+		return NULL;
+	}
+	return hl;
+}
+
+/* The excluded nodes a job that cannot be requeued gets: exc (the job's
+ * own, may be NULL) plus the inference partitions' nodes; NULL when exc
+ * already excludes them all (or there is nothing to exclude).  xfree()
+ * the result.  Locks as infer_nodes(). */
+static char *loan_exclude(const char *exc)
+{
+	hostlist_t inf = infer_nodes(), all;
+	char *name, *out = NULL;
+	bool missing = false;
+
+	if (!inf)
+		return NULL;
+	all = hostlist_create(exc && *exc ? exc : NULL);
+	while ((name = hostlist_shift(inf))) {
+		if (hostlist_find(all, name) < 0) {
+			hostlist_push_host(all, name);
+			missing = true;
+		}
+		free(name);
+	}
+	hostlist_destroy(inf);
+	if (missing) {
+		hostlist_uniq(all);
+		out = hostlist_ranged_string_xmalloc(all);
+	}
+	hostlist_destroy(all);
+	return out;
+}
+
+/* Why a job is not kept off the inference nodes (NULL: keep it off).
+ * requeue: its --requeue (NO_VAL16: not given), batch: has a script,
+ * parts: its partitions, req_nodes: its --nodelist.  state_lock held. */
+static const char *no_loan_exclude(uint16_t requeue, bool batch,
+				   const char *parts, const char *req_nodes)
+{
+	if (!conf_ok || !conf.loaning || !conf.n_loan_infer_partitions)
+		return "Loaning=no";
+	if (batch && (requeue == NO_VAL16 ? slurm_conf.job_requeue : requeue))
+		return "requeueable";
+	if (!in_loan_parts(parts, false))
+		return "not in a training partition";
+	if (in_loan_parts(parts, true))
+		return "also asks for an inference partition";
+	if (req_nodes && *req_nodes)
+		return "asks for nodes by name (--nodelist)";
+	return NULL;
+}
+
 extern int init(void)
 {
 	slurm_mutex_lock(&state_lock);
@@ -192,6 +345,7 @@ extern int fini(void)
 {
 	slurm_mutex_lock(&state_lock);
 	agora_conf_free(&conf);
+	xfree(conf_path);
 	conf_ok = false;
 	conf_checked = 0;
 	slurm_mutex_unlock(&state_lock);
@@ -231,6 +385,18 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		slurm_mutex_unlock(&state_lock);
 		return SLURM_SUCCESS;
 	}
+	why = no_loan_exclude(job_desc->requeue, job_desc->script != NULL,
+			      job_desc->partition, job_desc->req_nodes);
+	if (!why) {
+		char *exc = loan_exclude(job_desc->exc_nodes);
+
+		if (exc) {
+			debug("%s: a job that cannot be requeued: excluded nodes %s (loaned inference nodes kept out)",
+			      plugin_type, exc);
+			xfree(job_desc->exc_nodes);
+			job_desc->exc_nodes = exc;
+		}
+	}
 	why = no_hold(job_desc, now);
 	if (why) {
 		if (agorad_alive_logged && conf_ok && conf.fed_auction &&
@@ -253,11 +419,48 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	return SLURM_SUCCESS;
 }
 
+/* An update of a pending job that leaves it unable to be requeued and in
+ * a training partition (Requeue=0, Partition=, or ExcNodeList=): the
+ * inference partitions' nodes are added to the excluded nodes it will
+ * have.  A running job is left alone (Slurm changes its excluded nodes
+ * only while it pends). */
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		      uint32_t submit_uid)
 {
-	(void) job_desc;
-	(void) job_ptr;
+	const char *why, *exc;
+	char *out;
+	uint16_t requeue;
+
 	(void) submit_uid;
+	if (!job_ptr || !job_ptr->details || !IS_JOB_PENDING(job_ptr))
+		return SLURM_SUCCESS;
+	if (job_desc->requeue == NO_VAL16 && !job_desc->partition &&
+	    !job_desc->exc_nodes)
+		return SLURM_SUCCESS;
+	slurm_mutex_lock(&state_lock);
+	conf_refresh(time(NULL));
+	requeue = job_desc->requeue != NO_VAL16 ? job_desc->requeue
+						: job_ptr->details->requeue;
+	why = no_loan_exclude(
+		requeue, job_ptr->batch_flag != 0,
+		job_desc->partition ? job_desc->partition : job_ptr->partition,
+		job_desc->req_nodes ? job_desc->req_nodes
+				    : job_ptr->details->req_nodes);
+	if (why) {
+		debug2("%s: %pJ keeps its excluded nodes: %s", plugin_type,
+		       job_ptr, why);
+		slurm_mutex_unlock(&state_lock);
+		return SLURM_SUCCESS;
+	}
+	exc = job_desc->exc_nodes ? job_desc->exc_nodes
+				  : job_ptr->details->exc_nodes;
+	out = loan_exclude(exc);
+	if (out) {
+		info("%s: %pJ cannot be requeued: excluded nodes %s (loaned inference nodes kept out)",
+		     plugin_type, job_ptr, out);
+		xfree(job_desc->exc_nodes);
+		job_desc->exc_nodes = out;
+	}
+	slurm_mutex_unlock(&state_lock);
 	return SLURM_SUCCESS;
 }
