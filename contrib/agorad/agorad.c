@@ -36,6 +36,7 @@
 
 #include "agorad.h"
 #include "agorad_loan.h"
+#include "agorad_loan_fix.h"
 
 static volatile sig_atomic_t got_hup = 0;
 static volatile int stop_flag = 0;
@@ -279,6 +280,8 @@ int main(int argc, char **argv)
 		/* the second job: loaning inference nodes (agorad_loan.c) */
 		if (conf.loaning && ad_loan_tick(&conf, state_path, now_s()))
 			rc = 1;
+		if (conf.loaning)
+			ad_loan_relaunch(&conf, now_s());
 		if (once)
 			break;
 		left = wait_left(&conf, next_fed);

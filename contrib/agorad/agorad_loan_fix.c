@@ -1,0 +1,218 @@
+/*
+ * agorad_loan_fix.c - training jobs lost to Slurm's crash-window race,
+ * requeued.
+ *
+ * slurmctld saves job state at most every 5 s (SAVE_MAX_WAIT,
+ * state_save.c).  A job that started after the last save before a
+ * SIGKILL of slurmctld is recovered as pending while its slurmd still
+ * runs it.  When that slurmd registers, slurmctld aborts the running copy
+ * ("Registered PENDING JobId=... on node", abort_job_on_node), which makes
+ * slurmd revoke the job's credential, and the main scheduler starts the
+ * pending job again at once.  If the new launch credential is not newer
+ * than the revocation (same second, or the abort reaches slurmd after the
+ * launch was signed), slurmd refuses it (ESLURMD_CREDENTIAL_REVOKED) and
+ * slurmctld ends the job ("Killing non-startable batch JobId=...: Job
+ * credential revoked", agent.c): FAILED, exit code 1:0, start = end, no
+ * requeue whatever --requeue says.  Slurm's own requeue would have waited
+ * out the credential lifetime (batch_requeue_fini sets the begin time to
+ * now + cred_expire + 1); this start does not.
+ *
+ * agorad requeues exactly such jobs.  It notes, at each pass of its loop
+ * (every LoanInterval or sooner, at most once a second), the running jobs
+ * of the LoanTrainPartitions partitions; after a controller
+ * start (its boot time changed) a job is requeued when all of these hold:
+ * agorad saw it running before that start, it is requeueable (--requeue,
+ * batch), and it FAILED with exit code 1:0 (no signal) and zero run time
+ * (end - start <= 1 s), started within RELAUNCH_WINDOW_S seconds after
+ * the start; and agorad has not requeued it since that start.  A job that
+ * fails by itself does not pass: it was not running before the start,
+ * or it ran (the one exception: a job that was running at the crash, was
+ * recovered pending, and whose script then exits 1 in its first second,
+ * is run once more).  slurm_requeue() works on a finished batch job that
+ * slurmctld still holds (MinJobAge), and its requeue delays the next
+ * start past the credential lifetime.  Every such requeue is logged, and
+ * so is every other failed training job of the window (left as it is).
+ * A job that started after agorad's last look before the crash is not
+ * known to have run, and is left failed (so a short LoanInterval narrows
+ * that gap).  The cost: a second read of the jobs per pass.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "agorad.h"
+#include "agorad_loan_fix.h"
+
+/* a launch right after the boot: slurmd registrations (and so the aborts
+ * of recovered-pending jobs) come within seconds of the start */
+#define RELAUNCH_WINDOW_S 60
+#define RELAUNCH_SEEN     256
+
+typedef struct {
+	uint32_t *id;
+	size_t n, cap;
+} idset_t;
+
+static slurm_conf_t *ctl = NULL;
+static double last_check = -1e18;
+static time_t cur_boot = 0;
+static idset_t running; /* training jobs running at the last look */
+static idset_t before;  /* ... at the last look before the current boot */
+static struct {
+	uint32_t job_id;
+	time_t boot;
+} seen[RELAUNCH_SEEN];
+static int n_seen = 0;
+
+static bool ids_has(const idset_t *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->id[i] == id)
+			return true;
+	return false;
+}
+
+static void ids_add(idset_t *s, uint32_t id)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		uint32_t *n = realloc(s->id, cap * sizeof(*n));
+
+		if (!n)
+			return; /* not noted: never requeued (the safe side) */
+		s->id = n;
+		s->cap = cap;
+	}
+	s->id[s->n++] = id;
+}
+
+static bool was_seen(uint32_t job_id, time_t boot)
+{
+	for (int i = 0; i < n_seen && i < RELAUNCH_SEEN; i++)
+		if (seen[i].job_id == job_id && seen[i].boot == boot)
+			return true;
+	return false;
+}
+
+static void mark_seen(uint32_t job_id, time_t boot)
+{
+	seen[n_seen % RELAUNCH_SEEN].job_id = job_id;
+	seen[n_seen % RELAUNCH_SEEN].boot = boot;
+	n_seen++;
+}
+
+/* The controller's configuration, re-read only when it changed (a restart
+ * or a reconfigure); NULL when slurmctld cannot be reached. */
+static const slurm_conf_t *ctl_conf(void)
+{
+	slurm_conf_t *n = NULL;
+
+	if (!slurm_load_ctl_conf(ctl ? ctl->last_update : (time_t) 0, &n)) {
+		if (ctl)
+			slurm_free_ctl_conf(ctl);
+		ctl = n;
+	} else if (slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA) {
+		return NULL;
+	}
+	return ctl;
+}
+
+/* Why a failed training job is not the crash-window launch failure (NULL:
+ * it is). */
+static const char *not_relaunch(const slurm_job_info_t *j, time_t boot)
+{
+	if (!ids_has(&before, j->job_id))
+		return "it was not running before the slurmctld start";
+	if (!(j->requeue && j->batch_flag))
+		return "cannot be requeued";
+	if (!WIFEXITED(j->exit_code) || WEXITSTATUS(j->exit_code) != 1)
+		return "exit code is not 1:0";
+	if (j->end_time - j->start_time > 1)
+		return "it ran";
+	if (j->start_time > boot + RELAUNCH_WINDOW_S)
+		return "not started right after the slurmctld start";
+	return NULL;
+}
+
+static void relaunch_one(const slurm_job_info_t *j, time_t boot)
+{
+	const char *why;
+
+	mark_seen(j->job_id, boot);
+	why = not_relaunch(j, boot);
+	if (why) {
+		ad_info("loan: job %u FAILED %ld s after the slurmctld start (exit %d:%d, ran %ld s): left as it is: %s",
+			j->job_id, (long) (j->start_time - boot),
+			WIFEXITED(j->exit_code) ? WEXITSTATUS(j->exit_code) : 0,
+			WIFSIGNALED(j->exit_code) ? WTERMSIG(j->exit_code) : 0,
+			(long) (j->end_time - j->start_time), why);
+		return;
+	}
+	if (slurm_requeue(j->job_id, 0)) {
+		ad_error(
+			"loan: job %u failed at launch after the slurmctld start; its requeue failed: %s",
+			j->job_id, slurm_strerror(slurm_get_errno()));
+		return;
+	}
+	ad_info("loan: job %u failed at launch %ld s after the slurmctld start (running before it, recovered pending, restarted inside the credential revocation window: exit 1:0, ran 0 s): requeued",
+		j->job_id, (long) (j->start_time - boot));
+}
+
+void ad_loan_relaunch(const agora_conf_t *conf, double now)
+{
+	const slurm_conf_t *cc;
+	job_info_msg_t *jm = NULL;
+	idset_t now_running = { 0 };
+	time_t boot, t = time(NULL);
+	bool window;
+	int keep;
+
+	if (now - last_check < 1.0)
+		return;
+	last_check = now;
+	if (!(cc = ctl_conf()))
+		return;
+	boot = cc->boot_time;
+	if (cur_boot && boot != cur_boot) {
+		/* a new controller: what ran at the last look before it */
+		free(before.id);
+		before = running;
+		memset(&running, 0, sizeof(running));
+	}
+	cur_boot = boot;
+	/* a failed job stays in slurmctld MinJobAge seconds after its end */
+	keep = cc->min_job_age > 0 ? (int) cc->min_job_age : 300;
+	window = before.n && t <= boot + RELAUNCH_WINDOW_S + keep + 5;
+	if (slurm_load_jobs((time_t) 0, &jm, SHOW_ALL)) {
+		ad_debug("loan: relaunch check: cannot read the jobs: %s",
+			 slurm_strerror(slurm_get_errno()));
+		return;
+	}
+	for (uint32_t i = 0; i < jm->record_count; i++) {
+		slurm_job_info_t *j = &jm->job_array[i];
+		uint32_t st = j->job_state & JOB_STATE_BASE;
+
+		if (!agora_conf_loan_partition(conf, j->partition, false))
+			continue;
+		if (st == JOB_RUNNING)
+			ids_add(&now_running, j->job_id);
+		else if (window && st == JOB_FAILED &&
+			 !(j->job_state & JOB_COMPLETING) &&
+			 j->start_time >= boot && !was_seen(j->job_id, boot))
+			relaunch_one(j, boot);
+	}
+	slurm_free_job_info_msg(jm);
+	free(running.id);
+	running = now_running;
+	if (!window && before.n) {
+		free(before.id);
+		memset(&before, 0, sizeof(before));
+	}
+}

@@ -1,0 +1,17 @@
+/*
+ * agorad_loan_fix.h - training jobs that a slurmctld crash made fail at
+ * launch, requeued (agorad_loan_fix.c, doc/loaning.md "slurmctld kill -9
+ * mid-reclaim").
+ */
+#ifndef AGORAD_LOAN_FIX_H
+#define AGORAD_LOAN_FIX_H
+
+#include "agora_conf.h"
+
+/* Note the running training-partition jobs, and after a slurmctld
+ * (re)start requeue each one that was running before it and then failed
+ * at launch by Slurm's crash-window credential race (and only those;
+ * each logged).  At most once a second; now: seconds (any epoch). */
+void ad_loan_relaunch(const agora_conf_t *conf, double now);
+
+#endif
