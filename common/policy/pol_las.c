@@ -11,6 +11,8 @@
  * preempted for earlier ones (pol_preempt_pass()).  The policy asks to be
  * woken when a running job crosses its queue's threshold
  * (pol_actions_t.wakeup).
+ * The thresholds, queues and wakeups are pol_las2d.c's, shared with
+ * tiresias; the order within a queue is this file's.
  *
  * Parameters:
  *   thresholds=3600   GPU-seconds, ':'-separated, increasing (at most 8);
@@ -28,22 +30,18 @@
 #include <string.h>
 
 #include "agora_mem.h"
+#include "pol_las2d.h"
 #include "pol_policy_int.h"
-
-#define LAS_MAX_Q 9
 
 typedef struct las_state {
 	const pol_placer_t *placer;
 	pol_preempt_t pp;
-	double thr[LAS_MAX_Q - 1];
-	int n_thr;
+	pol_las2d_t lq;
 	int *run_idx;
 	size_t run_cap;
 	/* iterator */
 	const pol_snapshot_t *snap;
 	int q, pi, ri;
-	/* wakeup */
-	int64_t now, wake;
 } las_state_t;
 
 static void *las_create(const char *params, const pol_placer_t *placer,
@@ -52,7 +50,6 @@ static void *las_create(const char *params, const pol_placer_t *placer,
 	static const char *const keys[] = { "thresholds", NULL };
 	double v[1] = { 3600 };
 	las_state_t *s;
-	int i, n;
 
 	if (pol_params_parse("las", params, keys, v, err))
 		return NULL;
@@ -62,36 +59,16 @@ static void *las_create(const char *params, const pol_placer_t *placer,
 		return NULL;
 	}
 	s->placer = placer;
-	n = pol_params_list("las", params, "thresholds", s->thr, LAS_MAX_Q - 1,
-			    err);
-	if (n < 0) {
+	if (pol_las2d_init(&s->lq, "las", params, v[0], err)) {
 		free(s);
 		return NULL;
 	}
-	if (n == 0) {
-		s->thr[0] = v[0];
-		n = 1;
-	}
-	for (i = 0; i < n; i++)
-		if (s->thr[i] <= 0 || (i && s->thr[i] <= s->thr[i - 1])) {
-			agora_err_set(
-				err,
-				"policy las: thresholds: must be positive and increasing");
-			free(s);
-			errno = EINVAL;
-			return NULL;
-		}
-	s->n_thr = n;
 	return s;
 }
 
 static int las_queue(const las_state_t *s, const pol_job_t *j)
 {
-	int q = 0;
-
-	while (q < s->n_thr && (double) j->attained >= s->thr[q])
-		q++;
-	return q;
+	return pol_las2d_queue(&s->lq, (double) j->attained);
 }
 
 static int by_submit(const pol_job_t *a, const pol_job_t *b)
@@ -106,7 +83,7 @@ static const pol_job_t *las_next(void *it, bool *running)
 	las_state_t *s = it;
 	const pol_snapshot_t *snap = s->snap;
 
-	while (s->q <= s->n_thr) {
+	while (s->q <= s->lq.n_thr) {
 		const pol_job_t *p = NULL, *r = NULL;
 
 		while (s->pi < snap->n_pending &&
@@ -138,17 +115,8 @@ static const pol_job_t *las_next(void *it, bool *running)
 static void las_on_run(void *arg, const pol_job_t *j, int gpus)
 {
 	las_state_t *s = arg;
-	int q = las_queue(s, j);
-	int64_t t;
 
-	if (q >= s->n_thr || gpus <= 0)
-		return;
-	t = s->now +
-	    (int64_t) ((s->thr[q] - (double) j->attained + gpus - 1) / gpus);
-	if (t <= s->now)
-		t = s->now + 1;
-	if (!s->wake || t < s->wake)
-		s->wake = t;
+	pol_las2d_on_run(&s->lq, (double) j->attained, gpus);
 }
 
 static int cmp_run(const void *x, const void *y, void *arg)
@@ -174,13 +142,11 @@ static int las_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 			cmp_run, snap->running);
 	s->snap = snap;
 	s->q = s->pi = s->ri = 0;
-	s->now = now;
-	s->wake = 0;
+	pol_las2d_begin(&s->lq, now);
 	if (pol_preempt_pass(&s->pp, s->placer, snap, las_next, s, las_on_run,
 			     s, out))
 		return -1;
-	if (s->wake && (!out->wakeup || s->wake < out->wakeup))
-		out->wakeup = s->wake;
+	pol_las2d_end(&s->lq, out);
 	return 0;
 }
 

@@ -21,6 +21,8 @@
  *    solve_starvation); its service and both times restart at 0.
  *  - The policy asks to be woken when a running job crosses a threshold or
  *    a waiting job becomes due for promotion (pol_actions_t.wakeup).
+ *  - The thresholds, queues and wakeups are pol_las2d.c's, shared with
+ *    las; the order within a queue and the promotion are this file's.
  *
  * Parameters:
  *   thresholds=3600  GPU-seconds, ':'-separated, increasing (at most 8).
@@ -42,9 +44,8 @@
 #include <string.h>
 
 #include "pol_baselines.h"
+#include "pol_las2d.h"
 #include "pol_policy_int.h"
-
-#define TI_MAX_Q 9
 
 typedef struct ti_rec {
 	int64_t id;
@@ -60,14 +61,13 @@ typedef struct ti_rec {
 typedef struct ti_state {
 	const pol_placer_t *placer;
 	pol_preempt_t pp;
-	double thr[TI_MAX_Q - 1];
-	int n_thr;
+	pol_las2d_t lq; /* thresholds, this pass's time and wakeup */
 	double promote;
 	ti_rec_t *rec, *old; /* sorted by id: old = last pass */
 	int n_rec, n_old, cap;
 	ti_rec_t **ord; /* this pass, in service order */
 	int pos;
-	int64_t last, now, wake;
+	int64_t last;
 	bool seen;
 	long promotions;
 } ti_state_t;
@@ -78,7 +78,6 @@ static void *ti_create(const char *params, const pol_placer_t *placer,
 	static const char *const keys[] = { "thresholds", "promote", NULL };
 	double v[2] = { 3600, 4 };
 	ti_state_t *s;
-	int i, n;
 
 	if (pol_params_parse("tiresias", params, keys, v, err))
 		return NULL;
@@ -94,36 +93,11 @@ static void *ti_create(const char *params, const pol_placer_t *placer,
 	}
 	s->placer = placer;
 	s->promote = v[1];
-	n = pol_params_list("tiresias", params, "thresholds", s->thr,
-			    TI_MAX_Q - 1, err);
-	if (n < 0) {
+	if (pol_las2d_init(&s->lq, "tiresias", params, v[0], err)) {
 		free(s);
 		return NULL;
 	}
-	if (n == 0) {
-		s->thr[0] = v[0];
-		n = 1;
-	}
-	for (i = 0; i < n; i++)
-		if (s->thr[i] <= 0 || (i && s->thr[i] <= s->thr[i - 1])) {
-			agora_err_set(
-				err,
-				"policy tiresias: thresholds: must be positive and increasing");
-			free(s);
-			errno = EINVAL;
-			return NULL;
-		}
-	s->n_thr = n;
 	return s;
-}
-
-static int ti_queue(const ti_state_t *s, double service)
-{
-	int q = 0;
-
-	while (q < s->n_thr && service >= s->thr[q])
-		q++;
-	return q;
 }
 
 static int cmp_rec_id(const void *x, const void *y)
@@ -196,7 +170,7 @@ static void ti_update(ti_state_t *s, ti_rec_t *r, const pol_job_t *j,
 		r->exec_s += dt;
 	else if (o && r->exec_s > 0)
 		r->pend_s += dt;
-	q = ti_queue(s, (double) j->attained - r->base);
+	q = pol_las2d_queue(&s->lq, (double) j->attained - r->base);
 	if (!running && q > 0 && r->exec_s > 0 && s->promote > 0 &&
 	    r->pend_s >= s->promote * r->exec_s) {
 		r->base = (double) j->attained;
@@ -205,7 +179,7 @@ static void ti_update(ti_state_t *s, ti_rec_t *r, const pol_job_t *j,
 		s->promotions++;
 	}
 	if (o && q != r->q)
-		r->enter = s->now;
+		r->enter = s->lq.now;
 	r->q = q;
 }
 
@@ -221,14 +195,6 @@ static const pol_job_t *ti_next(void *it, bool *running)
 	return r->job;
 }
 
-static void ti_wake(ti_state_t *s, int64_t t)
-{
-	if (t <= s->now)
-		t = s->now + 1;
-	if (!s->wake || t < s->wake)
-		s->wake = t;
-}
-
 /* A job that runs after the pass: wake when it crosses its threshold. */
 static void ti_on_run(void *arg, const pol_job_t *j, int gpus)
 {
@@ -236,12 +202,9 @@ static void ti_on_run(void *arg, const pol_job_t *j, int gpus)
 	const ti_rec_t key = { .id = j->id };
 	const ti_rec_t *r = bsearch(&key, s->rec, (size_t) s->n_rec,
 				    sizeof(*s->rec), cmp_rec_id);
-	double service;
 
-	if (!r || r->q >= s->n_thr || gpus <= 0)
-		return;
-	service = (double) j->attained - r->base;
-	ti_wake(s, s->now + (int64_t) ceil((s->thr[r->q] - service) / gpus));
+	if (r)
+		pol_las2d_on_run(&s->lq, (double) j->attained - r->base, gpus);
 }
 
 static int ti_decide(void *state, const pol_snapshot_t *snap, int64_t now,
@@ -254,8 +217,7 @@ static int ti_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 
 	if (ti_grow(s, n))
 		return -1;
-	s->now = now;
-	s->wake = 0;
+	pol_las2d_begin(&s->lq, now);
 	for (i = 0; i < snap->n_running; i++)
 		ti_update(s, &s->rec[i], &snap->running[i], true, dt);
 	for (i = 0; i < snap->n_pending; i++)
@@ -278,8 +240,10 @@ static int ti_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 		const ti_rec_t *r = &s->rec[i];
 
 		if (!r->running && r->q > 0 && r->exec_s > 0)
-			ti_wake(s, now + (int64_t) ceil(s->promote * r->exec_s -
-							r->pend_s));
+			pol_las2d_wake(
+				&s->lq,
+				now + (int64_t) ceil(s->promote * r->exec_s -
+						     r->pend_s));
 	}
 	for (i = first; s->promote > 0 && i < out->n; i++) {
 		const ti_rec_t key = { .id = out->v[i].job_id };
@@ -290,11 +254,10 @@ static int ti_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 		r = bsearch(&key, s->rec, (size_t) n, sizeof(*s->rec),
 			    cmp_rec_id);
 		if (r && r->q > 0 && r->exec_s > 0)
-			ti_wake(s,
-				now + (int64_t) ceil(s->promote * r->exec_s));
+			pol_las2d_wake(&s->lq, now + (int64_t) ceil(s->promote *
+								    r->exec_s));
 	}
-	if (s->wake && (!out->wakeup || s->wake < out->wakeup))
-		out->wakeup = s->wake;
+	pol_las2d_end(&s->lq, out);
 	/* this pass's records are the next pass's history */
 	t = s->old;
 	s->old = s->rec;

@@ -1,6 +1,7 @@
 /* Unit tests of the baseline policies (pol_fifo.c, pol_backfill.c,
  * pol_las.c, pol_srtf.c): hand-computed schedules of a 5-job trace on
- * 2 nodes x 4 GPUs, and single decision passes. */
+ * 2 nodes x 4 GPUs, and single decision passes; and of the 2D-LAS queues
+ * las and tiresias share (pol_las2d.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pol_las2d.h"
 #include "pol_policy.h"
 #include "sim.h"
 
@@ -255,6 +257,89 @@ static void test_las_wakes_at_threshold_and_skips_misfits(void **state)
 	pol_cluster_destroy(&c);
 }
 
+static void test_las2d_thresholds_queues_and_wakeups(void **state)
+{
+	static const char *const bad[] = { "thresholds=5:3", "thresholds=0",
+					   "thresholds=100:100",
+					   "thresholds=1:2:3:4:5:6:7:8:9",
+					   "thresholds=x" };
+	pol_las2d_t q;
+	pol_actions_t out = { 0 };
+	agora_err_t err = { 0 };
+	size_t i;
+
+	(void) state;
+	/* no key: one threshold, the caller's default */
+	assert_int_equal(pol_las2d_init(&q, "las", NULL, 3600, &err), 0);
+	assert_int_equal(q.n_thr, 1);
+	assert_true(q.thr[0] == 3600);
+	assert_int_equal(pol_las2d_init(&q, "las", "thresholds=1:2:3:4:5:6:7:8",
+					3600, &err),
+			 0);
+	assert_int_equal(q.n_thr, POL_LAS2D_MAX_THR);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err.text[0] = '\0';
+		errno = 0;
+		assert_int_equal(
+			pol_las2d_init(&q, "tiresias", bad[i], 3600, &err), -1);
+		assert_int_equal(errno, EINVAL);
+		assert_non_null(
+			strstr(err.text, "policy tiresias: thresholds"));
+	}
+	assert_string_equal(
+		err.text,
+		"policy tiresias: thresholds: bad list 'x' (at most 8 numbers separated by ':')");
+	assert_int_equal(
+		pol_las2d_init(&q, "las", "thresholds=5:3", 3600, &err), -1);
+	assert_string_equal(
+		err.text,
+		"policy las: thresholds: must be positive and increasing");
+
+	/* queue i holds [thr[i-1], thr[i]) */
+	assert_int_equal(
+		pol_las2d_init(&q, "las", "thresholds=100:1000", 3600, &err),
+		0);
+	assert_int_equal(pol_las2d_queue(&q, 0), 0);
+	assert_int_equal(pol_las2d_queue(&q, 99.5), 0);
+	assert_int_equal(pol_las2d_queue(&q, 100), 1);
+	assert_int_equal(pol_las2d_queue(&q, 999), 1);
+	assert_int_equal(pol_las2d_queue(&q, 1000), 2);
+	assert_int_equal(pol_las2d_queue(&q, 1e12), 2);
+
+	/* wake at the first whole second a running job crosses its
+	 * threshold: 50 GPU-s on 2 GPUs crosses 100 at +25 s, 97.5 GPU-s
+	 * at +1.25 s, so at +2 s */
+	pol_las2d_begin(&q, 1000);
+	pol_las2d_end(&q, &out);
+	assert_int_equal(out.wakeup, 0);
+	pol_las2d_on_run(&q, 50, 2);
+	assert_int_equal(q.wake, 1025);
+	pol_las2d_on_run(&q, 100, 4); /* queue 1: 1000 at +225 s */
+	assert_int_equal(q.wake, 1025);
+	pol_las2d_on_run(&q, 97.5, 2);
+	assert_int_equal(q.wake, 1002);
+	pol_las2d_on_run(&q, 1000, 1); /* last queue: nothing to cross */
+	pol_las2d_on_run(&q, 0, 0);    /* no GPUs: never crosses */
+	assert_int_equal(q.wake, 1002);
+	/* an asked time not after now becomes now + 1 */
+	pol_las2d_wake(&q, 900);
+	assert_int_equal(q.wake, 1001);
+	pol_las2d_wake(&q, 1500);
+	assert_int_equal(q.wake, 1001);
+	/* the pass's wakeup replaces a later one, not an earlier one */
+	out.wakeup = 5000;
+	pol_las2d_end(&q, &out);
+	assert_int_equal(out.wakeup, 1001);
+	out.wakeup = 1000;
+	pol_las2d_end(&q, &out);
+	assert_int_equal(out.wakeup, 1000);
+	/* a new pass forgets the last one's wakeup */
+	pol_las2d_begin(&q, 2000);
+	assert_int_equal(q.wake, 0);
+	pol_las2d_on_run(&q, 0, 1);
+	assert_int_equal(q.wake, 2100);
+}
+
 static void test_srtf_orders_by_remaining(void **state)
 {
 	pol_cluster_t *c = pol_cluster_uniform(1, 4, 16);
@@ -285,6 +370,7 @@ int main(void)
 			test_fifo_head_of_line_blocks_and_priority_orders),
 		cmocka_unit_test(test_backfill_never_delays_the_head),
 		cmocka_unit_test(test_las_wakes_at_threshold_and_skips_misfits),
+		cmocka_unit_test(test_las2d_thresholds_queues_and_wakeups),
 		cmocka_unit_test(test_srtf_orders_by_remaining),
 	};
 
