@@ -17,7 +17,7 @@
  * are free, grow onto free whole nodes by the knapsack (pol_mckp_*) when
  * no job waits, and give the grown nodes back when one waits.  The
  * knapsack values a grow by the job's estimated time left: by default its
- * attained run time (pol_loan_left_attained), the oracle (its true
+ * attained run time, pol_loan_left_attained; the oracle (its true
  * remaining work) only when asked.
  *
  * Checkpoint model (as sim.h): a run checkpoints every ckpt_s of wall
