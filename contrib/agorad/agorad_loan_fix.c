@@ -17,24 +17,24 @@
  * out the credential lifetime (batch_requeue_fini sets the begin time to
  * now + cred_expire + 1); this start does not.
  *
- * agorad requeues exactly such jobs.  It notes, at each pass of its loop
- * (every LoanInterval or sooner, at most once a second), the running jobs
- * of the LoanTrainPartitions partitions; after a controller
- * start (its boot time changed) a job is requeued when all of these hold:
- * agorad saw it running before that start, it is requeueable (--requeue,
- * batch), and it FAILED with exit code 1:0 (no signal) and zero run time
- * (end - start <= 1 s), started within RELAUNCH_WINDOW_S seconds after
- * the start; and agorad has not requeued it since that start.  A job that
- * fails by itself does not pass: it was not running before the start,
- * or it ran (the one exception: a job that was running at the crash, was
- * recovered pending, and whose script then exits 1 in its first second,
- * is run once more).  slurm_requeue() works on a finished batch job that
- * slurmctld still holds (MinJobAge), and its requeue delays the next
- * start past the credential lifetime.  Every such requeue is logged, and
- * so is every other failed training job of the window (left as it is).
- * A job that started after agorad's last look before the crash is not
- * known to have run, and is left failed (so a short LoanInterval narrows
- * that gap).  The cost: a second read of the jobs per pass.
+ * agorad requeues such jobs.  It notes, at each pass of its loop (every
+ * LoanInterval or sooner, at most once a second), the pending and running
+ * jobs of the LoanTrainPartitions partitions; after a controller start
+ * (its boot time changed) a job is requeued when all of these hold: it
+ * was queued or running at agorad's last look before that start, it is
+ * requeueable (--requeue, batch), and it FAILED with exit code 1:0 (no
+ * signal) and zero run time (end - start <= 1 s), started within
+ * RELAUNCH_WINDOW_S seconds after the start; and agorad has not requeued
+ * it since that start.  "Running" alone would not do: the race's jobs
+ * started in the last seconds before the kill, often after agorad's last
+ * look.  A job submitted after the start never passes, nor does one that
+ * ran.  The one case it cannot tell apart: a job queued at the crash
+ * whose script exits 1 in its first second, within the window: it runs
+ * once more (once per controller start).  slurm_requeue() works on a
+ * finished batch job that slurmctld still holds (MinJobAge), and its
+ * requeue delays the next start past the credential lifetime.  Every such
+ * requeue is logged, and so is every other failed training job of the
+ * window (left as it is).  The cost: a second read of the jobs per pass.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -63,8 +63,8 @@ typedef struct {
 static slurm_conf_t *ctl = NULL;
 static double last_check = -1e18;
 static time_t cur_boot = 0;
-static idset_t running; /* training jobs running at the last look */
-static idset_t before;  /* ... at the last look before the current boot */
+static idset_t known;  /* training jobs queued or running at the last look */
+static idset_t before; /* ... at the last look before the current boot */
 static struct {
 	uint32_t job_id;
 	time_t boot;
@@ -129,7 +129,7 @@ static const slurm_conf_t *ctl_conf(void)
 static const char *not_relaunch(const slurm_job_info_t *j, time_t boot)
 {
 	if (!ids_has(&before, j->job_id))
-		return "it was not running before the slurmctld start";
+		return "it was not queued or running before the slurmctld start";
 	if (!(j->requeue && j->batch_flag))
 		return "cannot be requeued";
 	if (!WIFEXITED(j->exit_code) || WEXITSTATUS(j->exit_code) != 1)
@@ -161,7 +161,7 @@ static void relaunch_one(const slurm_job_info_t *j, time_t boot)
 			j->job_id, slurm_strerror(slurm_get_errno()));
 		return;
 	}
-	ad_info("loan: job %u failed at launch %ld s after the slurmctld start (running before it, recovered pending, restarted inside the credential revocation window: exit 1:0, ran 0 s): requeued",
+	ad_info("loan: job %u failed at launch %ld s after the slurmctld start (queued or running before it, started again inside the credential revocation window: exit 1:0, ran 0 s): requeued",
 		j->job_id, (long) (j->start_time - boot));
 }
 
@@ -169,7 +169,7 @@ void ad_loan_relaunch(const agora_conf_t *conf, double now)
 {
 	const slurm_conf_t *cc;
 	job_info_msg_t *jm = NULL;
-	idset_t now_running = { 0 };
+	idset_t now_known = { 0 };
 	time_t boot, t = time(NULL);
 	bool window;
 	int keep;
@@ -181,10 +181,10 @@ void ad_loan_relaunch(const agora_conf_t *conf, double now)
 		return;
 	boot = cc->boot_time;
 	if (cur_boot && boot != cur_boot) {
-		/* a new controller: what ran at the last look before it */
+		/* a new controller: what was there at the last look before */
 		free(before.id);
-		before = running;
-		memset(&running, 0, sizeof(running));
+		before = known;
+		memset(&known, 0, sizeof(known));
 	}
 	cur_boot = boot;
 	/* a failed job stays in slurmctld MinJobAge seconds after its end */
@@ -201,16 +201,16 @@ void ad_loan_relaunch(const agora_conf_t *conf, double now)
 
 		if (!agora_conf_loan_partition(conf, j->partition, false))
 			continue;
-		if (st == JOB_RUNNING)
-			ids_add(&now_running, j->job_id);
+		if (st == JOB_RUNNING || st == JOB_PENDING)
+			ids_add(&now_known, j->job_id);
 		else if (window && st == JOB_FAILED &&
 			 !(j->job_state & JOB_COMPLETING) &&
 			 j->start_time >= boot && !was_seen(j->job_id, boot))
 			relaunch_one(j, boot);
 	}
 	slurm_free_job_info_msg(jm);
-	free(running.id);
-	running = now_running;
+	free(known.id);
+	known = now_known;
 	if (!window && before.n) {
 		free(before.id);
 		memset(&before, 0, sizeof(before));

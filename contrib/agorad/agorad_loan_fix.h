@@ -8,10 +8,10 @@
 
 #include "agora_conf.h"
 
-/* Note the running training-partition jobs, and after a slurmctld
- * (re)start requeue each one that was running before it and then failed
- * at launch by Slurm's crash-window credential race (and only those;
- * each logged).  At most once a second; now: seconds (any epoch). */
+/* Note the queued and running training-partition jobs, and after a
+ * slurmctld (re)start requeue each one that was there before it and then
+ * failed at launch by Slurm's crash-window credential race (exit 1:0, no
+ * run time; each logged).  At most once a second; now: seconds. */
 void ad_loan_relaunch(const agora_conf_t *conf, double now);
 
 #endif
