@@ -422,52 +422,22 @@ out:
 	slurm_free_job_info_msg(jm);
 }
 
-json_object *ad_grow_json(void)
+/* One followed or past grow, as the state file keeps it. */
+static json_object *gr_to_json(const gr_job_t *g)
 {
-	json_object *root = json_object_new_object(), *a;
+	json_object *o = json_object_new_object();
 
-	a = json_object_new_array();
-	for (int i = 0; i < n_ghist; i++) {
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "time",
-				       json_object_new_int64(ghist[i].time));
-		json_object_object_add(o, "job",
-				       json_object_new_int64(ghist[i].id));
-		json_object_object_add(o, "from",
-				       json_object_new_int(ghist[i].from));
-		json_object_object_add(o, "to",
-				       json_object_new_int(ghist[i].to));
-		json_object_object_add(o, "started",
-				       json_object_new_int(ghist[i].started));
-		json_object_object_add(o, "gain_s",
-				       json_object_new_double(ghist[i].gain_s));
-		json_object_array_add(a, o);
-	}
-	json_object_object_add(root, "history", a);
-	a = json_object_new_array();
-	for (int i = 0; i < n_gmap; i++) {
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "job",
-				       json_object_new_int64(gmap[i].id));
-		json_object_object_add(o, "from",
-				       json_object_new_int(gmap[i].from));
-		json_object_object_add(o, "to",
-				       json_object_new_int(gmap[i].to));
-		json_object_object_add(o, "time",
-				       json_object_new_int64(gmap[i].time));
-		json_object_object_add(
-			o, "restarted",
-			json_object_new_boolean(gmap[i].restarted));
-		json_object_object_add(o, "min",
-				       json_object_new_int(gmap[i].min));
-		json_object_object_add(o, "max",
-				       json_object_new_int(gmap[i].max));
-		json_object_array_add(a, o);
-	}
-	json_object_object_add(root, "following", a);
-	return root;
+	json_object_object_add(o, "job", json_object_new_int64(g->id));
+	json_object_object_add(o, "time", json_object_new_int64(g->time));
+	json_object_object_add(o, "from", json_object_new_int(g->from));
+	json_object_object_add(o, "to", json_object_new_int(g->to));
+	json_object_object_add(o, "started", json_object_new_int(g->started));
+	json_object_object_add(o, "gain_s", json_object_new_double(g->gain_s));
+	json_object_object_add(o, "restarted",
+			       json_object_new_boolean(g->restarted));
+	json_object_object_add(o, "min", json_object_new_int(g->min));
+	json_object_object_add(o, "max", json_object_new_int(g->max));
+	return o;
 }
 
 static int jint(json_object *o, const char *k)
@@ -475,6 +445,44 @@ static int jint(json_object *o, const char *k)
 	json_object *v;
 
 	return json_object_object_get_ex(o, k, &v) ? json_object_get_int(v) : 0;
+}
+
+/* Read one back; false if it is not a grow (from >= 1, to > from). */
+static bool gr_from_json(json_object *o, gr_job_t *g)
+{
+	json_object *v;
+
+	memset(g, 0, sizeof(*g));
+	g->id = (uint32_t) jint(o, "job");
+	g->from = jint(o, "from");
+	g->to = jint(o, "to");
+	g->started = jint(o, "started");
+	g->min = jint(o, "min");
+	g->max = jint(o, "max");
+	if (json_object_object_get_ex(o, "time", &v))
+		g->time = json_object_get_int64(v);
+	if (json_object_object_get_ex(o, "gain_s", &v))
+		g->gain_s = json_object_get_double(v);
+	if (json_object_object_get_ex(o, "restarted", &v))
+		g->restarted = json_object_get_boolean(v);
+	/* its size is set again if unsure: that is idempotent */
+	g->ranged = false;
+	return g->id && g->from > 0 && g->to > g->from;
+}
+
+json_object *ad_grow_json(void)
+{
+	json_object *root = json_object_new_object(), *a;
+
+	a = json_object_new_array();
+	for (int i = 0; i < n_ghist; i++)
+		json_object_array_add(a, gr_to_json(&ghist[i]));
+	json_object_object_add(root, "history", a);
+	a = json_object_new_array();
+	for (int i = 0; i < n_gmap; i++)
+		json_object_array_add(a, gr_to_json(&gmap[i]));
+	json_object_object_add(root, "following", a);
+	return root;
 }
 
 void ad_grow_read(json_object *grows)
@@ -486,46 +494,18 @@ void ad_grow_read(json_object *grows)
 	    json_object_is_type(a, json_type_array))
 		for (size_t i = 0;
 		     i < json_object_array_length(a) && n_ghist < GR_HISTORY;
-		     i++) {
-			json_object *o = json_object_array_get_idx(a, i), *v;
-			gr_job_t *g = &ghist[n_ghist];
-
-			memset(g, 0, sizeof(*g));
-			g->id = (uint32_t) jint(o, "job");
-			g->from = jint(o, "from");
-			g->to = jint(o, "to");
-			g->started = jint(o, "started");
-			if (json_object_object_get_ex(o, "time", &v))
-				g->time = json_object_get_int64(v);
-			if (json_object_object_get_ex(o, "gain_s", &v))
-				g->gain_s = json_object_get_double(v);
-			if (g->id && g->from > 0 && g->to > g->from)
-				n_ghist++;
-		}
-	/* the grown jobs a previous agorad followed: their ranges */
+		     i++)
+			n_ghist += gr_from_json(json_object_array_get_idx(a, i),
+						&ghist[n_ghist]);
+	/* the grown jobs a previous agorad followed, with their ranges */
 	if (json_object_object_get_ex(grows, "following", &a) &&
 	    json_object_is_type(a, json_type_array))
 		for (size_t i = 0;
-		     i < json_object_array_length(a) && n_gmap < GR_MAX; i++) {
-			json_object *o = json_object_array_get_idx(a, i), *v;
-			gr_job_t *g = &gmap[n_gmap];
-
-			memset(g, 0, sizeof(*g));
-			g->id = (uint32_t) jint(o, "job");
-			g->from = jint(o, "from");
-			g->to = jint(o, "to");
-			g->min = jint(o, "min");
-			g->max = jint(o, "max");
-			if (json_object_object_get_ex(o, "time", &v))
-				g->time = json_object_get_int64(v);
-			if (json_object_object_get_ex(o, "restarted", &v))
-				g->restarted = json_object_get_boolean(v);
-			/* set the range again if unsure: it is idempotent */
-			g->ranged = false;
-			if (g->id && g->from > 0 && g->to > g->from &&
-			    g->min > 0 && g->max >= g->min)
-				n_gmap++;
-		}
+		     i < json_object_array_length(a) && n_gmap < GR_MAX; i++)
+			n_gmap += gr_from_json(json_object_array_get_idx(a, i),
+					       &gmap[n_gmap]) &&
+				  gmap[n_gmap].min > 0 &&
+				  gmap[n_gmap].max >= gmap[n_gmap].min;
 }
 
 void ad_grow_fini(void)
