@@ -14,7 +14,9 @@
 #     is not grown although 13 nodes are idle (6 training + 7 lent)
 #   - once nothing waits, agorad grows it: one requeue (Restarts=1), and it
 #     runs again on 15 nodes (all it may have), loaned nodes among them; the
-#     job's own output shows both sizes; agoractl loans lists the grow
+#     job's own output shows both sizes; agoractl loans lists the grow, also
+#     after agorad is killed -9 while the grown job pends (the next agorad
+#     follows it from the loan state file)
 #   - inference wants 4 nodes back: the grown job shrinks off them
 #     (NodeList=) without a second requeue, and the nodes are home within
 #     ReclaimDeadline
@@ -163,7 +165,13 @@ fi
 t0=$(date +%s%3N)
 scancel "$big"
 wait_for 20 grep -q "grow: job $ej 2 -> " "$ALOG"
-sleep 1
+# agorad killed -9 while the grown job pends: the next agorad follows it
+# from the loan state file (it reports the restart, the history keeps it)
+following() { grep -q "\"following\":\[{\"job\":$ej," "$W/agorad.loans.json" 2>/dev/null; }
+wait_for 10 following
+kill -9 "$(cat "$W/run/agorad.pid" 2>/dev/null)" 2>/dev/null
+sleep 0.5
+"$HARNESS" --workdir "$W" start-agorad >/dev/null 2>&1
 wait_for 40 running "$ej"
 wait_for 10 grep -q "grow: job $ej runs again" "$ALOG"
 t1=$(date +%s%3N)
@@ -188,7 +196,7 @@ else
 fi
 "$AGORACTL" loans >"$IN/loans.out" 2>&1
 if grep -A3 "elastic grows" "$IN/loans.out" | grep -qE "^[^ ]+ +$ej +2 +15 +15 "; then
-	ok "agoractl loans lists the grow (job $ej, 2 -> 15, restarted on 15)"
+	ok "agoractl loans lists the grow (job $ej, 2 -> 15, restarted on 15, as followed by the agorad started after a kill -9)"
 else
 	notok "agoractl loans lists the grow"
 	diag <"$IN/loans.out"
