@@ -202,6 +202,8 @@ static bool may_borrow(const sim_t *s, const sj_t *j)
 {
 	if (s->v == POL_LOAN_V_NONE || !j->in->requeue)
 		return false;
+	if (s->pol.borrow_elastic_only && !j->elastic)
+		return false;
 	if (!s->pol.borrow_ends_first || s->borrow_until == INFINITY)
 		return true;
 	return s->now + pol_loan_left_attained(j->run_s, j->limit) <=

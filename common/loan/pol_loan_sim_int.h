@@ -37,6 +37,9 @@ typedef struct pol_loan_sim_policy {
 	/* a job starts on loaned nodes only if its attained estimate says
 	 * it ends before the forecast takes back any loaned node */
 	bool borrow_ends_first;
+	/* only elastic jobs start or grow on loaned nodes (Lyra's split:
+	 * a reclaim then shrinks instead of preempting) */
+	bool borrow_elastic_only;
 	/* a bound, not a policy: the least-cost variants choose the fewest
 	 * victims (GPU-hours lost only break ties) */
 	bool fewest_victims;

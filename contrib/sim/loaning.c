@@ -50,6 +50,8 @@ static void loaning_usage(FILE *f)
 	      "                         off)\n"
 	      "  --borrow-ends-first    a job starts on loaned nodes only if its attained\n"
 	      "                         estimate ends it before the forecast takes any back\n"
+	      "  --borrow-elastic-only  only elastic jobs start or grow on loaned nodes (a\n"
+	      "                         reclaim then shrinks them instead of preempting)\n"
 	      "  --fewest-victims       a bound, not a policy: least-cost variants choose the\n"
 	      "                         fewest victims (GPU-hours lost break ties)\n"
 	      "  --from-day D --days N  metrics over jobs submitted in days [D, D+N) of the\n"
@@ -115,6 +117,7 @@ static const struct option loaning_opts[] = {
 	{ "grow-estimate", required_argument, NULL, 1020 },
 	{ "drain-ahead", required_argument, NULL, 1021 },
 	{ "borrow-ends-first", no_argument, NULL, 1022 },
+	{ "borrow-elastic-only", no_argument, NULL, 1024 },
 	{ "fewest-victims", no_argument, NULL, 1023 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -211,6 +214,9 @@ static int loan_opt(int ch, const char *arg, lopts_t *o)
 		return 0;
 	case 1023:
 		o->pol.fewest_victims = true;
+		return 0;
+	case 1024:
+		o->pol.borrow_elastic_only = true;
 		return 0;
 	default:
 		return 1;
@@ -320,6 +326,9 @@ static void summary_json(json_object *o, const lopts_t *lo, const lrun_t *x,
 	json_object_object_add(
 		o, "borrow_ends_first",
 		json_object_new_boolean(lo->pol.borrow_ends_first));
+	json_object_object_add(
+		o, "borrow_elastic_only",
+		json_object_new_boolean(lo->pol.borrow_elastic_only));
 	json_object_object_add(o, "fewest_victims",
 			       json_object_new_boolean(lo->pol.fewest_victims));
 	I("deadline_s", p->deadline_s);

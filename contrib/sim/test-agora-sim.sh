@@ -405,5 +405,23 @@ assert d["slo_misses"] <= n["slo_misses"]
 PY
 	ok "loaning: --drain-ahead cuts preemptions" ||
 	ko "loaning --drain-ahead: $(cat "$TMP/err")"
+"$SIM" loaning --trace "$PHILLY" --from-day 7 --days 7 \
+	--variants slurm-order,least-cost+elastic --borrow-elastic-only \
+	--json "$TMP/loan-eonly.json" >/dev/null 2>"$TMP/err" &&
+	python3 - "$TMP/loan-eonly.json" "$TMP/loan-drain.json" "$TMP/loan-nodrain.json" <<'PY' &&
+import json, sys
+e = json.load(open(sys.argv[1]))
+n = json.load(open(sys.argv[3]))["slurm-order"]
+# no elastic job in slurm-order: nothing borrows, nothing is preempted
+assert e["slurm-order"]["borrow_elastic_only"] is True
+assert e["slurm-order"]["preemptions"] == 0 and e["slurm-order"]["mean_loaned_nodes"] > 0
+# elastic jobs alone borrow: far fewer preemptions, a longer queue
+le = e["least-cost+elastic"]
+assert le["preemptions"] < n["preemptions"] / 2, (le["preemptions"], n["preemptions"])
+assert le["mean_queue_s"] > n["mean_queue_s"], (le["mean_queue_s"], n["mean_queue_s"])
+assert le["slo_misses"] == 0
+PY
+	ok "loaning: --borrow-elastic-only trades queueing for preemptions" ||
+	ko "loaning --borrow-elastic-only: $(cat "$TMP/err")"
 echo "1..$n"
 exit $fail
