@@ -29,7 +29,7 @@ static pol_cluster_t *plan_cluster(const topo_model_t *model,
 		c->types[i] = m->types[i].type;
 	c->n_types = m->n_types;
 	c->n_nodes = n;
-	c->n_leaves = 1;
+	c->n_leaves = 0;
 	for (int i = 0; i < n; i++) {
 		pol_node_t *nd = &c->nodes[i];
 		int t = topo_model_node_type(m, &c->types, &c->n_types, &cap,
@@ -41,6 +41,15 @@ static pol_cluster_t *plan_cluster(const topo_model_t *model,
 		memcpy(nd->name, nodes[i].name, sizeof(nd->name));
 		nd->name[sizeof(nd->name) - 1] = '\0';
 		nd->type = t;
+		/* the plan's leaves, numbered 0.. in order of first use */
+		nd->leaf = c->n_leaves;
+		for (int k = 0; k < i; k++)
+			if (nodes[k].leaf == nodes[i].leaf) {
+				nd->leaf = c->nodes[k].leaf;
+				break;
+			}
+		if (nd->leaf == c->n_leaves)
+			c->n_leaves++;
 		nd->up = true;
 		nd->pool = POL_POOL_TRAINING;
 		nd->free = pol_node_all_gpus(c, i) & ~nodes[i].used;
@@ -69,6 +78,11 @@ double pol_fed_plan_locality(const topo_model_t *model,
 		errno = EINVAL;
 		return -1.0;
 	}
+	for (int i = 0; i < n; i++)
+		if (nodes[i].leaf < 0) {
+			errno = EINVAL;
+			return -1.0;
+		}
 	c = plan_cluster(model, nodes, n);
 	if (!c)
 		return -1.0;

@@ -17,12 +17,15 @@
 #include "pol_model.h"
 #include "topo_model.h"
 
-/* One planned node: its name (to find its type in the model), its GPUs
- * and the GPUs allocated on it now. */
+/* One planned node: its name (to find its type in the model), its GPUs,
+ * the GPUs allocated on it now, and its leaf switch (a number >= 0 from
+ * the cluster's switch tree: nodes of equal number share a leaf; all 0
+ * when the cluster has no tree). */
 typedef struct pol_fed_plan_node {
 	char name[POL_NAME_LEN];
 	int gpus;
 	pol_gpumask_t used;
+	int leaf;
 } pol_fed_plan_node_t;
 
 /*
@@ -32,8 +35,8 @@ typedef struct pol_fed_plan_node {
  * if the job does not fit on them (the plan starts later, when running
  * jobs end), the planned nodes count as wholly free.  model may be NULL
  * (every node is a uniform type of its GPU count: one NVLink island).
- * The planned nodes count as one leaf switch (agorad does not see the
- * switch tree), so a multi-node plan is level 4.  Returns the level, or
+ * A multi-node plan is level 4 on one leaf switch and 5 across leaves
+ * (the nodes' leaf indices).  Returns the level, or
  * -1.0 (errno EINVAL: bad arguments, ENOSPC: the job does not fit even
  * on free nodes, ENOMEM) meaning unknown.
  */

@@ -329,12 +329,48 @@ static pol_gpumask_t gres_used_mask(const char *s)
 	return used;
 }
 
+/* The leaf switch of each node record of nm, from the cluster's switch
+ * tree (topology/tree: the level-0 switches, numbered in order); NULL
+ * when the cluster has no tree (every node then counts as one leaf). */
+static int *leaf_map(const node_info_msg_t *nm)
+{
+	topo_info_response_msg_t *tm = NULL;
+	int *leaf = NULL, n_leaf = 0;
+
+	if (!nm || !nm->record_count || slurm_load_topo(&tm) || !tm)
+		return NULL;
+	if (tm->record_count)
+		leaf = calloc(nm->record_count, sizeof(int));
+	for (uint32_t k = 0; leaf && k < tm->record_count; k++) {
+		const topo_info_t *t = &tm->topo_array[k];
+		hostlist_t hl;
+		char *host;
+
+		if (t->level != 0 || !t->nodes || !*t->nodes)
+			continue;
+		hl = slurm_hostlist_create(t->nodes);
+		while (hl && (host = slurm_hostlist_shift(hl))) {
+			for (uint32_t i = 0; i < nm->record_count; i++)
+				if (nm->node_array[i].name &&
+				    !strcmp(nm->node_array[i].name, host))
+					leaf[i] = n_leaf;
+			free(host);
+		}
+		if (hl)
+			slurm_hostlist_destroy(hl);
+		n_leaf++;
+	}
+	slurm_free_topo_info_msg(tm);
+	return leaf;
+}
+
 /* The locality level the select wrapper's placer reaches for job j on
  * the will-run's planned nodes (pol_fed_plan_locality); -1 if unknown.
  * *n_nodes gets the number of planned nodes, *hw whether they all have
  * the features the job prefers (--prefer). */
 static double plan_locality(const ad_job_t *j, const char *node_list,
-			    const node_info_msg_t *nm, int *n_nodes, int *hw)
+			    const node_info_msg_t *nm, const int *leaf,
+			    int *n_nodes, int *hw)
 {
 	pol_fed_plan_node_t *pn = NULL;
 	hostlist_t hl = node_list ? slurm_hostlist_create(node_list) : NULL;
@@ -362,6 +398,7 @@ static double plan_locality(const ad_job_t *j, const char *node_list,
 			scopy(pn[n].name, host, sizeof(pn[n].name));
 			pn[n].gpus = gres_gpus(ni->gres);
 			pn[n].used = gres_used_mask(ni->gres_used);
+			pn[n].leaf = leaf ? leaf[i] : 0;
 			n++;
 			break;
 		}
@@ -390,6 +427,7 @@ void plans_child(int c, int fd)
 	int n_keys = 0, asked = 0;
 	bool usage_sent = false;
 	node_info_msg_t *nm = NULL;
+	int *leaf = NULL;
 
 	alen = strlen(AGORA_FED_PLAN) + strlen(AGORA_FED_USAGE) +
 	       (usage_text[c] ? strlen(usage_text[c]) : 0) + 1;
@@ -400,6 +438,7 @@ void plans_child(int c, int fd)
 	/* GPUs in use per node, for the plans' locality */
 	if (n_jobs && slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL))
 		nm = NULL;
+	leaf = leaf_map(nm);
 	for (int i = 0; i < n_jobs; i++) {
 		ad_plan_msg_t m = { .idx = (uint32_t) i, .locality = -1 };
 		will_run_response_msg_t *resp = NULL;
@@ -434,7 +473,8 @@ void plans_child(int c, int fd)
 							resp->preemptee_job_id)
 					      : 0;
 			m.locality = plan_locality(&jobs[i], resp->node_list,
-						   nm, &m.n_nodes, &m.hw_match);
+						   nm, leaf, &m.n_nodes,
+						   &m.hw_match);
 		}
 		if (resp)
 			slurm_free_will_run_response_msg(resp);
@@ -465,6 +505,7 @@ void plans_child(int c, int fd)
 	free(keys);
 	free(res);
 	free(admin);
+	free(leaf);
 	if (nm)
 		slurm_free_node_info_msg(nm);
 }

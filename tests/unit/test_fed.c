@@ -115,6 +115,24 @@ static void test_plan_locality(void **state)
 	plan_node(&n[0], "g1", 8, 0);
 	plan_node(&n[1], "g2", 8, 0);
 	assert_near(pol_fed_plan_locality(&m, n, 2, 16, 2), POL_LVL_LEAF, 0);
+	/* the same gang over two leaf switches */
+	n[1].leaf = 1;
+	assert_near(pol_fed_plan_locality(&m, n, 2, 16, 2), POL_LVL_CLUSTER, 0);
+	/* one node's worth on either leaf: the placer stays on one node */
+	assert_near(pol_fed_plan_locality(&m, n, 2, 8, 0), POL_LVL_NODE, 0);
+	/* any leaf numbers do: only equal or not counts */
+	n[0].leaf = 7;
+	n[1].leaf = 3;
+	assert_near(pol_fed_plan_locality(&m, n, 2, 16, 2), POL_LVL_CLUSTER, 0);
+	n[1].leaf = 7;
+	assert_near(pol_fed_plan_locality(&m, n, 2, 16, 2), POL_LVL_LEAF, 0);
+	n[0].leaf = 0;
+	/* a negative leaf is a bad argument */
+	n[1].leaf = -1;
+	errno = 0;
+	assert_near(pol_fed_plan_locality(&m, n, 2, 16, 2), -1, 0);
+	assert_int_equal(errno, EINVAL);
+	n[1].leaf = 0;
 	/* unknown: bad shapes, or too big even on free nodes */
 	errno = 0;
 	assert_near(pol_fed_plan_locality(&m, n, 2, 16, 3), -1, 0);
