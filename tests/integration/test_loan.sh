@@ -20,17 +20,35 @@
 #     and two crash states a kill leaves (Comment set but not yet in the
 #     partition; out of the partition, victims not yet requeued): each time
 #     inference has its nodes within ReclaimDeadline, none stays loaned
+#   - jobs that cannot be requeued are kept off the inference nodes
+#     (job_submit/agora): a --no-requeue job submitted while the training
+#     nodes are busy and inference nodes are lent gets them in its
+#     ExcNodeList (its own --exclude kept) and never runs there; so does a
+#     pending job made so by scontrol update job Requeue=0; a requeueable
+#     job is left alone
 #   - slurmctld restarted with nodes on loan: the partition list resets to
 #     slurm.conf, agorad lends the nodes again, the borrowers keep running
 #     (not requeued); a reclaim afterwards meets the deadline
+#   - slurmctld kill -9 mid-reclaim, CTLD_TRIALS trials (0.1-0.9 s after the
+#     demand rises, no submission in the 6 s before: Slurm's state-save
+#     window): each time every inference node is home within
+#     ReclaimDeadline and none keeps a loan (partition list or Comment);
+#     jobs that Slurm's crash-window race fails at launch are requeued by
+#     agorad (counted)
+#   - LoanDemandSource=jobs (a second agorad configuration): with no
+#     inference jobs nodes are lent; inference jobs submitted to "infer"
+#     make agorad reclaim nodes, and they all start within ReclaimDeadline
 #   - the monitor never saw inference short of nodes for longer than
 #     ReclaimDeadline; every reclaim in agorad's history finished in time
 #   - no job lost: every training job submitted completes (sacct), the
-#     requeued victims included; the --no-requeue job was never requeued
+#     requeued victims and the slurmctld kill -9 trials' jobs included;
+#     the --no-requeue job was never requeued and ran on a training node
 #   - agoractl loans shows the nodes and the reclaim history
 #   - elastic (sbatch -N 2-16 --comment=elastic): a reclaim of lent nodes
 #     it runs on shrinks it (scontrol update job NodeList=) instead of
 #     requeueing it
+#   - a bad agora.conf: job_submit/agora names file, line and key and
+#     slurmctld stays up
 # Prints TAP, the measurements as "#" lines, and "N passed, M failed".
 set -uo pipefail
 
@@ -44,6 +62,7 @@ PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$BUILD/stage/plugins}
 AGORAD_BIN=${AGORAD_BIN:-$BUILD/contrib/agorad/agorad}
 AGORACTL=${AGORACTL:-$BUILD/contrib/agoractl/agoractl}
 TRIALS=${AGORA_LOAN_TRIALS:-10}
+CTLD_TRIALS=${AGORA_LOAN_CTLD_TRIALS:-10}
 DAY_S=${AGORA_LOAN_DAY_S:-80}
 DEADLINE=15
 INFER=8
@@ -77,9 +96,15 @@ LoanCheckpointInterval=60
 LoanRestartOverhead=10
 LoanDemandSource=file:$DEMAND
 EOF
+# nohold_on_prolog_fail (doc/loaning.md, "slurmctld kill -9 mid-reclaim"):
+# a job recovered as pending by a SIGKILLed slurmctld and started again
+# while its slurmd still runs it fails to launch ("already running, do not
+# launch second copy"); slurmd then has it requeued, held unless this is
+# set.  The harness's own SchedulerParameters, plus it (the last line wins).
 cat >"$IN/extra.conf" <<EOF
 PartitionName=infer Nodes=c1n[1-$INFER] MaxTime=INFINITE State=UP
 PartitionName=train Nodes=c1n[$((INFER + 1))-16] MaxTime=INFINITE State=UP
+SchedulerParameters=batch_sched_delay=0,sched_min_interval=0,bf_interval=1,nohold_on_prolog_fail
 EOF
 echo 7 >"$DEMAND"
 
@@ -133,7 +158,7 @@ want_of() { # DEMAND -> nodes inference wants
 home_lent() {
 	local tn jn
 	tn=$(scontrol show hostnames "$(sinfo -h -p train -o %N | head -1)" 2>/dev/null) || return 1
-	jn=$(squeue -h -p train -t R,CG -o %N | while read -r l; do
+	jn=$(squeue -h -p train -t R,CG -o %N 2>/dev/null | while read -r l; do
 		[ -n "$l" ] && scontrol show hostnames "$l"; done)
 	local h=0 l=0 i
 	for ((i = 1; i <= INFER; i++)); do
@@ -174,11 +199,11 @@ wait_borrowed() {
 }
 
 # ---- the feeder and the monitor ---------------------------------------------
-feeder() {
+feeder() { # pauses while $IN/pause-feeder exists
 	local k=0 p
 	while [ ! -f "$IN/stop-feeder" ]; do
-		p=$(squeue -h -p train -t PD | wc -l)
-		while [ "$p" -lt 6 ]; do
+		p=$(squeue -h -p train -t PD 2>/dev/null | wc -l)
+		while [ "$p" -lt 6 ] && [ ! -f "$IN/pause-feeder" ]; do
 			sbatch --parsable -p train -A acct_a -N1 --gres=gpu:8 --requeue \
 				-t 5 -o /dev/null --wrap "sleep $((20 + (k * 7) % 16))" >>"$JOBS" 2>/dev/null
 			k=$((k + 1))
@@ -195,9 +220,6 @@ monitor() { # one line a second: epoch demand want home lent
 		sleep 1
 	done >"$IN/monitor"
 }
-# a job that cannot be requeued, kept off the loaned nodes
-norq=$(sbatch --parsable -p train -A acct_a -N1 --gres=gpu:8 --no-requeue \
-	-x "c1n[1-$INFER]" -t 5 -o /dev/null --wrap 'sleep 30')
 feeder &
 pids+=($!)
 monitor &
@@ -294,6 +316,82 @@ else
 	notok "after the slurmctld restart, nodes not home within $DEADLINE s"
 fi
 
+# ---- 4b. slurmctld kill -9 mid-reclaim ---------------------------------------
+# slurmctld saves its state at most every 5 s (SAVE_MAX_WAIT): what it
+# accepted since is gone after a SIGKILL.  A submission in that window is
+# lost (its id is given again), so the feeder pauses 6 s before each kill.
+# A job *started* in it is recovered as pending while its slurmd runs it,
+# and started again: if the launch reaches that slurmd first it fails and
+# is requeued (not held: nohold_on_prolog_fail above); if slurmctld aborts
+# the running copy first, the new launch may fall inside the credential
+# revocation window and the job ends FAILED: agorad requeues those
+# (agorad_loan_fix.c).  6. checks that every job completes.
+ctld_pid() { cat "$W/run/c1-slurmctld.pid" 2>/dev/null; }
+loan_comments() { # inference nodes whose Comment still names a loan
+	scontrol show node "c1n[1-$INFER]" 2>/dev/null | grep -c 'Comment=Agora loan'
+}
+ctimes=()
+cbad=0
+ctld_up=0
+for ((t = 1; t <= CTLD_TRIALS; t++)); do
+	: >"$IN/pause-feeder"
+	paused=$(date +%s%3N)
+	if ! lend_phase; then
+		cbad=$((cbad + 1))
+		echo "# slurmctld trial $t: no borrowers on lent nodes within 40 s"
+		rm -f "$IN/pause-feeder"
+		continue
+	fi
+	rest=$((paused + 6000 - $(date +%s%3N)))
+	[ "$rest" -le 0 ] || sleep "$(awk -v r="$rest" 'BEGIN { printf "%.3f", r / 1000 }')"
+	echo 7 >"$DEMAND"
+	since=$(date +%s%3N)
+	sleep "0.$(((t * 37) % 9 + 1))"
+	kill -9 "$(ctld_pid)" 2>/dev/null
+	"$HARNESS" --workdir "$W" restart-ctld 1 >>"$IN/ctld-kill.out" 2>&1
+	ctld_up=$(date +%s)
+	rm -f "$IN/pause-feeder"
+	s=$(wait_home $INFER "$DEADLINE" "$since")
+	ctimes+=("$s")
+	if [ "$s" = -1 ]; then
+		cbad=$((cbad + 1))
+		echo "# slurmctld trial $t: not all $INFER home within $DEADLINE s: $(home_lent)"
+		continue
+	fi
+	# none stranded: no inference node in a training partition, no loan
+	# Comment left (agorad clears it the round after the node is free)
+	d=$(($(date +%s) + 5))
+	while [ "$(loan_comments)" != 0 ] && [ "$(date +%s)" -lt $d ]; do sleep 0.3; done
+	if [ "$(home_lent | cut -d' ' -f2)" != 0 ] || [ "$(loan_comments)" != 0 ]; then
+		cbad=$((cbad + 1))
+		echo "# slurmctld trial $t: stranded: $(home_lent) (home lent), $(loan_comments) loan Comments"
+	fi
+done
+relaunched=$(grep -c 'failed at launch .* requeued' "$ALOG")
+leftfail=$(grep -c 'FAILED .* after the slurmctld start .* left as it is' "$ALOG")
+if [ "$cbad" = 0 ]; then
+	ok "slurmctld kill -9 mid-reclaim, $CTLD_TRIALS trials: all $INFER nodes home within ${DEADLINE} s, none stranded (s: ${ctimes[*]}); jobs failed at launch by the crash race and requeued by agorad: $relaunched, other failures after a restart: $leftfail"
+else
+	notok "slurmctld kill -9: $cbad of $CTLD_TRIALS trials failed (s: ${ctimes[*]})"
+	tail -5 "$IN/ctld-kill.out" | diag
+fi
+grep -E 'after the slurmctld start' "$ALOG" | head -5 | cut -c1-220 | diag
+# a job that fails by itself right after a slurmctld start (exit 1 in its
+# first second, --requeue) is not taken for the launch race: agorad leaves
+# it failed
+fj=$(sbatch --parsable -p train -A acct_a -N1 -n1 --mem=100 --requeue -t 1 \
+	-o /dev/null --wrap 'exit 1')
+d=$(($(date +%s) + 20))
+while ! grep -q "job $fj FAILED" "$ALOG" && [ "$(date +%s)" -lt $d ]; do sleep 0.5; done
+sleep 1.5
+fst=$(scontrol show job "$fj" | grep -oE 'JobState=[A-Z]+|Restarts=[0-9]+' | tr '\n' ' ')
+if grep -q "job $fj FAILED .* left as it is: it was not queued or running before" "$ALOG" &&
+	[ "$fst" = "JobState=FAILED Restarts=0 " ]; then
+	ok "a job that exits 1 at once after a slurmctld start is left failed by agorad ($fst)"
+else
+	notok "the exit-1 job $fj after a slurmctld start: $fst; agorad: $(grep "job $fj" "$ALOG" | tail -1)"
+fi
+
 # ---- 5. deadlines, from the monitor and from agorad ------------------------
 : >"$IN/stop-monitor"
 sleep 1.5
@@ -320,9 +418,101 @@ else
 fi
 sed -n '1,12p' "$IN/loans.out" | diag
 
+# ---- 5b. LoanDemandSource=jobs -------------------------------------------------
+# agorad again with the default demand source: the nodes of the running
+# and pending jobs of "infer".  None yet: 7 nodes lent (headroom 1), the
+# feeder's jobs borrow them; then 4 one-node inference jobs: inference
+# wants 5 nodes, agorad takes them back, and the jobs start in time.
+ACONF=$W/c1/etc/agora.conf
+"$HARNESS" --workdir "$W" stop-agorad >/dev/null 2>&1
+sed -i 's/^LoanDemandSource=.*/LoanDemandSource=jobs/' "$ACONF"
+"$HARNESS" --workdir "$W" start-agorad >/dev/null 2>&1
+d=$(($(date +%s) + 20))
+while [ "$(home_lent | cut -d' ' -f2)" != $((INFER - 1)) ] && [ "$(date +%s)" -lt $d ]; do sleep 0.5; done
+jlent=$(home_lent | cut -d' ' -f2)
+wait_borrowed 6 30
+jborrow=$(squeue -h -p train -t R -o %N | while read -r l; do
+	scontrol show hostnames "$l"; done | grep -cE "^c1n[1-$INFER]$")
+nrec0=$(grep -c 'loan: reclaim [0-9]* node' "$ALOG")
+nvic0=$(grep -c 'loan: job [0-9]* requeued' "$ALOG")
+since=$(date +%s%3N)
+ijobs=()
+for ((i = 0; i < 4; i++)); do
+	ijobs+=("$(sbatch --parsable -p infer -A acct_a -N1 --gres=gpu:8 -t 5 \
+		-o /dev/null --wrap 'sleep 20')")
+done
+irun=0
+while [ "$(date +%s%3N)" -lt $((since + DEADLINE * 1000)) ]; do
+	irun=$(squeue -h -j "$(echo "${ijobs[@]}" | tr ' ' ',')" -t R | wc -l)
+	[ "$irun" = 4 ] && break
+	sleep 0.3
+done
+istart=$(awk -v a="$(date +%s%3N)" -v b="$since" 'BEGIN { printf "%.1f\n", (a - b) / 1000 }')
+nrec1=$(grep -c 'loan: reclaim [0-9]* node' "$ALOG")
+nvic1=$(grep -c 'loan: job [0-9]* requeued' "$ALOG")
+if [ "$jlent" = $((INFER - 1)) ] && [ "$jborrow" -ge 5 ] && [ "$irun" = 4 ] &&
+	[ "$nrec1" -gt "$nrec0" ] && [ "$nvic1" -gt "$nvic0" ]; then
+	ok "LoanDemandSource=jobs: no inference job, $jlent nodes lent ($jborrow borrowed); 4 inference jobs: $((nrec1 - nrec0)) reclaim(s), $((nvic1 - nvic0)) borrower(s) requeued, all 4 running in $istart s (deadline $DEADLINE s)"
+else
+	notok "LoanDemandSource=jobs: lent $jlent (want $((INFER - 1))), borrowed $jborrow (want >= 5), inference jobs running $irun of 4 after $istart s, reclaims $nrec0 -> $nrec1, victims $nvic0 -> $nvic1"
+	grep 'loan:' "$ALOG" | tail -5 | diag
+fi
+"$HARNESS" --workdir "$W" stop-agorad >/dev/null 2>&1
+sed -i "s|^LoanDemandSource=.*|LoanDemandSource=file:$DEMAND|" "$ACONF"
+"$HARNESS" --workdir "$W" start-agorad >/dev/null 2>&1
+
+# ---- 5c. jobs that cannot be requeued stay off the inference nodes ----------
+# Inference nodes lent and busy, the training nodes busy (the feeder keeps
+# six jobs pending): job_submit/agora puts the inference nodes in a
+# --no-requeue job's ExcNodeList (its own --exclude kept), so it waits for
+# a training node instead of pinning a lent one (checked at its end, 6.).
+# After the slurmctld kills on purpose: a job without --requeue that ends
+# in the seconds before a SIGKILL comes back as running and then ends
+# NODE_FAIL (doc/loaning.md), which is not what this checks.
+exc_of() { scontrol show job "$1" | sed -n 's/.*ExcNodeList=\([^ ]*\).*/\1/p'; }
+hosts_of() { [ "$1" = "(null)" ] || [ -z "$1" ] || scontrol show hostnames "$1" | sort | tr '\n' ' '; }
+want_exc=$(for ((i = 1; i <= INFER; i++)); do echo "c1n$i"; done | sort | tr '\n' ' ')
+lend_phase || echo "# no borrowers on lent nodes before the --no-requeue job"
+tbusy=$(squeue -h -p train -t R -o %N | while read -r l; do
+	scontrol show hostnames "$l"; done | grep -cE "^c1n([9]|1[0-6])$")
+nlent=$(home_lent | cut -d' ' -f2)
+norq=$(sbatch --parsable -p train -A acct_a -N1 --gres=gpu:8 --no-requeue \
+	-x c1n16 -t 5 -o /dev/null --wrap 'sleep 30')
+sleep 2
+nexc=$(exc_of "$norq")
+nst=$(squeue -h -j "$norq" -o '%T %N')
+if [ "$(hosts_of "$nexc")" = "$(echo "$want_exc c1n16" | tr ' ' '\n' | grep . | sort | tr '\n' ' ')" ] &&
+	{ [ "${nst%% *}" = PENDING ] || ! grep -qE "c1n[1-$INFER]([^0-9]|$)" <<<"${nst#* }"; }; then
+	ok "--no-requeue job with $nlent nodes lent, $tbusy of 8 training nodes busy: ExcNodeList=$nexc (its own c1n16 kept), $nst"
+else
+	notok "--no-requeue job $norq: ExcNodeList=$nexc, '$nst' (lent $nlent, training busy $tbusy)"
+fi
+# scontrol update job Requeue=0 on a pending job; a requeueable job is
+# left alone
+upd=$(sbatch --parsable -H -p train -A acct_a -N1 --gres=gpu:8 --requeue \
+	-t 5 -o /dev/null --wrap 'sleep 1')
+exc0=$(exc_of "$upd")
+scontrol update jobid="$upd" requeue=0
+exc1=$(exc_of "$upd")
+rq1=$(scontrol show job "$upd" | grep -o 'Requeue=[0-9]')
+scancel "$upd"
+if [ "$exc0" = "(null)" ] && [ "$rq1" = Requeue=0 ] && [ "$(hosts_of "$exc1")" = "$want_exc" ]; then
+	ok "scontrol update job Requeue=0 on a pending job: ExcNodeList $exc0 -> $exc1"
+else
+	notok "update Requeue=0: ExcNodeList '$exc0' -> '$exc1', $rq1"
+fi
+
 # ---- 6. no job lost ----------------------------------------------------------
 : >"$IN/stop-feeder"
 echo 0 >"$DEMAND"
+# A job that ended in the seconds before a slurmctld SIGKILL is recovered
+# as running though no slurmd runs it; Slurm finds it at a node's
+# registration at least BatchStartTimeout + MessageTimeout (20 s) after
+# the start and requeues it (--requeue): it runs again.  Nodes register
+# every 20 pings (about 400 s here); scontrol reconfigure asks for it now.
+rest=$((ctld_up + 22 - $(date +%s)))
+[ "$rest" -le 0 ] || sleep "$rest"
+scontrol reconfigure
 victims=$(grep -oE 'loan: job [0-9]+ requeued' "$ALOG" | awk '{ print $3 }' | sort -u)
 all=$(sort -u "$JOBS")
 d=$(($(date +%s) + 150))
@@ -332,23 +522,25 @@ while [ "$(date +%s)" -lt $d ]; do
 	[ "$left" = 0 ] && break
 	sleep 2
 done
-ids=$(echo $all $norq | tr ' ' ',')
+ids=$(printf '%s\n' "$all" "$norq" "${ijobs[@]}" | grep . | paste -sd,)
 sacct -X -n -P -j "$ids" -o JobID,State >"$IN/sacct" 2>&1
 ncomp=$(grep -c '|COMPLETED$' "$IN/sacct")
-nall=$(echo $all $norq | wc -w)
+nall=$(printf '%s\n' "$all" "$norq" "${ijobs[@]}" | grep -c .)
 nvict=$(wc -w <<<"$victims")
 vcomp=0
 for v in $victims; do grep -q "^$v|COMPLETED$" "$IN/sacct" && vcomp=$((vcomp + 1)); done
 if [ "$left" = 0 ] && [ "$ncomp" = "$nall" ] && [ "$vcomp" = "$nvict" ] && [ "$nvict" -ge 1 ]; then
-	ok "no job lost: $ncomp of $nall training jobs completed, the $nvict requeued victims included"
+	ok "no job lost: $ncomp of $nall jobs completed (training, the --no-requeue and the 4 inference jobs), the $nvict requeued victims, $relaunched relaunched by agorad and $(grep -c 'missing from batch node' "$W/log/c1/slurmctld.log") run again by Slurm after the kills included"
 else
 	notok "jobs: $ncomp of $nall completed, $vcomp of $nvict victims, $left still queued"
 	grep -v '|COMPLETED$' "$IN/sacct" | head | diag
 fi
-if grep -q "^$norq|COMPLETED$" "$IN/sacct" && ! grep -qw "$norq" <<<"$victims"; then
-	ok "the --no-requeue job was never requeued and completed"
+nnode=$(sacct -X -n -P -j "$norq" -o NodeList | tail -1)
+if grep -q "^$norq|COMPLETED$" "$IN/sacct" && ! grep -qw "$norq" <<<"$victims" &&
+	[ -n "$nnode" ] && ! grep -qE "^c1n[1-$INFER]$" <<<"$(scontrol show hostnames "$nnode")"; then
+	ok "the --no-requeue job was never requeued, ran on $nnode (a training node) and completed"
 else
-	notok "the --no-requeue job $norq: $(grep "^$norq|" "$IN/sacct")"
+	notok "the --no-requeue job $norq: $(grep "^$norq|" "$IN/sacct"), ran on '$nnode'"
 fi
 
 # ---- 7. elastic: shrink before anyone is preempted ---------------------------
@@ -377,4 +569,36 @@ else
 	grep -E "loan: (reclaim|job $ej)" "$ALOG" | tail -3 | diag
 fi
 scancel "$ej"
+
+# ---- 8. a bad agora.conf in slurmctld ----------------------------------------
+# job_submit/agora re-reads agora.conf (at most every 5 s) when it changed:
+# a bad value is reported with file, line and key and the previous
+# configuration stays; a partition slurm.conf does not define is named the
+# same way.  slurmctld stays up.
+CLOG=$W/log/c1/slurmctld.log
+"$HARNESS" --workdir "$W" stop-agorad >/dev/null 2>&1
+cp "$ACONF" "$IN/agora.conf.good"
+sed -i 's/^LoanHeadroomNodes=.*/LoanHeadroomNodes=lots/' "$ACONF"
+sleep 5.5
+b1=$(sbatch --parsable -p train -A acct_a -N1 --gres=gpu:8 --no-requeue -H \
+	-t 1 -o /dev/null --wrap true)
+e1=$(exc_of "$b1")
+sed -i 's/^LoanHeadroomNodes=.*/LoanHeadroomNodes=1/; s/^LoanInferencePartitions=.*/LoanInferencePartitions=nosuch/' "$ACONF"
+sleep 5.5
+b2=$(sbatch --parsable -p train -A acct_a -N1 --gres=gpu:8 --no-requeue -H \
+	-t 1 -o /dev/null --wrap true)
+e2=$(exc_of "$b2")
+scancel "$b1" "$b2"
+cp "$IN/agora.conf.good" "$ACONF"
+l1=$(grep -n '^LoanHeadroomNodes' "$IN/agora.conf.good" | cut -d: -f1)
+l2=$(grep -n '^LoanInferencePartitions' "$IN/agora.conf.good" | cut -d: -f1)
+m1=$(grep -F "job_submit/agora: $ACONF:$l1: LoanHeadroomNodes" "$CLOG" | tail -1)
+m2=$(grep -F "job_submit/agora: $ACONF:$l2: LoanInferencePartitions: no partition 'nosuch'" "$CLOG" | tail -1)
+if [ -n "$m1" ] && [ -n "$m2" ] && [ "$(hosts_of "$e1")" = "$want_exc" ] &&
+	[ "$e2" = "(null)" ] && scontrol ping | grep -q UP; then
+	ok "a bad agora.conf: slurmctld up, previous configuration kept (ExcNodeList=$e1), then the unknown partition named: ${m2#*error: }"
+	echo "${m1#*error: }" | cut -c1-200 | diag
+else
+	notok "bad agora.conf: '$m1' '$m2', ExcNodeList '$e1' '$e2'"
+fi
 finish
