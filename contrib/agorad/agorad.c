@@ -36,7 +36,7 @@
 
 #include "agorad.h"
 #include "agorad_loan.h"
-#include "agorad_loan_fix.h"
+#include "agorad_relaunch.h"
 
 static volatile sig_atomic_t got_hup = 0;
 static volatile int stop_flag = 0;

@@ -40,24 +40,14 @@ W=${AGORA_AUCTION_WORKDIR:-/tmp/agora-auction-test}
 BASE_PORT=${AGORA_AUCTION_BASE_PORT:-24000}
 PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$repo/_build/stage/plugins}
 
-n=0
-pass=0
-failn=0
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failn=$((failn + 1)); echo "not ok $n - $*"; }
-check() { # check NAME CMD...
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else notok "$name"; fi
-}
-diag() { sed 's/^/#   /'; }
+# shellcheck source=tests/integration/lib.sh
+. "$here/lib.sh"
 
 finish() {
 	if [ "${AGORA_IT_KEEP:-0}" != 1 ]; then
 		"$HARNESS" --workdir "$W" stop >/dev/null 2>&1
 	fi
-	echo "$pass passed, $failn failed"
-	[ "$failn" = 0 ]
+	tap_counts
 	exit $?
 }
 

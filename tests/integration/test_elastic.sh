@@ -36,12 +36,8 @@ AGORACTL=${AGORACTL:-$BUILD/contrib/agoractl/agoractl}
 DEADLINE=15
 INFER=8
 
-n=0
-pass=0
-failn=0
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failn=$((failn + 1)); echo "not ok $n - $*"; }
-diag() { sed 's/^/#   /'; }
+# shellcheck source=tests/integration/lib.sh
+. "$here/lib.sh"
 t_start=$(date +%s)
 
 if [ ! -x "$AGORAD_BIN" ] || [ ! -x "$AGORACTL" ] || [ ! -f "$PLUGIN_DIR/job_submit_agora.so" ]; then
@@ -79,8 +75,7 @@ cleanup() {
 finish() {
 	cleanup
 	echo "# runtime $(($(date +%s) - t_start)) s"
-	echo "$pass passed, $failn failed"
-	[ "$failn" = 0 ]
+	tap_counts
 	exit $?
 }
 "$HARNESS" --workdir "$W" stop >/dev/null 2>&1
@@ -100,15 +95,6 @@ export SLURM_CONF=$W/c1/etc/slurm.conf
 export AGORAD_STATE=$W/agorad.json
 ALOG=$W/log/agorad.log
 
-# wait_for LIMIT_S CMD...: until CMD succeeds; 1 if not by LIMIT_S
-wait_for() {
-	local d=$(($(date +%s) + $1))
-	shift
-	until "$@"; do
-		[ "$(date +%s)" -ge $d ] && return 1
-		sleep 0.5
-	done
-}
 running() { [ "$(squeue -h -j "$1" -t R -o %i 2>/dev/null)" = "$1" ]; }
 n_running() { [ "$(squeue -h -p train -t R | wc -l)" -ge "$1" ]; }
 lent() { # inference nodes in the training partition

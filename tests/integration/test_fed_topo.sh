@@ -26,12 +26,8 @@ PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$BUILD/stage/plugins}
 AGORAD_BIN=${AGORAD_BIN:-$BUILD/contrib/agorad/agorad}
 AGORACTL=${AGORACTL:-$BUILD/contrib/agoractl/agoractl}
 
-n=0
-pass=0
-failn=0
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failn=$((failn + 1)); echo "not ok $n - $*"; }
-diag() { sed 's/^/#   /'; }
+# shellcheck source=tests/integration/lib.sh
+. "$here/lib.sh"
 
 if [ ! -x "$AGORAD_BIN" ] || [ ! -x "$AGORACTL" ] || [ ! -f "$PLUGIN_DIR/site_factor_agora.so" ]; then
 	echo "ok 1 - federation topology tests # SKIP agorad, agoractl or plugins not built in $BUILD"
@@ -63,8 +59,7 @@ EOF
 
 finish() {
 	[ "${AGORA_IT_KEEP:-0}" = 1 ] || "$HARNESS" --workdir "$W" stop >/dev/null 2>&1
-	echo "$pass passed, $failn failed"
-	[ "$failn" = 0 ]
+	tap_counts
 	exit $?
 }
 "$HARNESS" --workdir "$W" stop >/dev/null 2>&1

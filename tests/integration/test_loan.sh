@@ -67,12 +67,8 @@ DAY_S=${AGORA_LOAN_DAY_S:-80}
 DEADLINE=15
 INFER=8
 
-n=0
-pass=0
-failn=0
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failn=$((failn + 1)); echo "not ok $n - $*"; }
-diag() { sed 's/^/#   /'; }
+# shellcheck source=tests/integration/lib.sh
+. "$here/lib.sh"
 t_start=$(date +%s)
 
 if [ ! -x "$AGORAD_BIN" ] || [ ! -x "$AGORACTL" ] || [ ! -f "$PLUGIN_DIR/job_submit_agora.so" ]; then
@@ -126,8 +122,7 @@ cleanup() {
 finish() {
 	cleanup
 	echo "# runtime $(($(date +%s) - t_start)) s"
-	echo "$pass passed, $failn failed"
-	[ "$failn" = 0 ]
+	tap_counts
 	exit $?
 }
 "$HARNESS" --workdir "$W" stop >/dev/null 2>&1

@@ -32,18 +32,13 @@ if [ -z "$SIM" ]; then
 	done
 fi
 
-n=0
-pass=0
-failn=0
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failn=$((failn + 1)); echo "not ok $n - $*"; }
-diag() { sed 's/^/#   /'; }
+# shellcheck source=tests/integration/lib.sh
+. "$here/lib.sh"
 finish() {
 	if [ "${AGORA_IT_KEEP:-0}" != 1 ]; then
 		"$HARNESS" --workdir "$W" stop >/dev/null 2>&1
 	fi
-	echo "$pass passed, $failn failed"
-	[ "$failn" = 0 ]
+	tap_counts
 	exit $?
 }
 

@@ -33,24 +33,14 @@ PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$repo/_build/stage/plugins}
 AGORACTL=${AGORACTL:-$(dirname "$PLUGIN_DIR")/../contrib/agoractl/agoractl}
 TUSER=${AGORA_VIEW_USER:-agoraview}
 
-n=0
-pass=0
-failn=0
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failn=$((failn + 1)); echo "not ok $n - $*"; }
-check() { # check NAME CMD...
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else notok "$name"; fi
-}
-diag() { sed 's/^/#   /'; }
+# shellcheck source=tests/integration/lib.sh
+. "$here/lib.sh"
 
 finish() {
 	if [ "${AGORA_IT_KEEP:-0}" != 1 ]; then
 		"$HARNESS" --workdir "$W" stop >/dev/null 2>&1
 	fi
-	echo "$pass passed, $failn failed"
-	[ "$failn" = 0 ]
+	tap_counts
 	exit $?
 }
 
@@ -187,7 +177,7 @@ check "PrivateData: root's agoractl credits (on the controller) lists acct_a and
 		grep -q '^# full view read from $VIEW' '$IN/root.credits'"
 check "PrivateData: root's agoractl leases shows both job ids" \
 	bash -c "grep -q '^$JA ' '$IN/root.leases' && grep -q '^$JB ' '$IN/root.leases'"
-if [ "$failn" != 0 ]; then
+if ! tap_ok; then
 	for f in user.scontrol user.credits root.credits root.leases; do
 		echo "$f:" | diag
 		diag <"$IN/$f"

@@ -1,5 +1,5 @@
 /*
- * agorad_loan_fix.c - training jobs lost to Slurm's crash-window race,
+ * agorad_relaunch.c - training jobs lost to Slurm's crash-window race,
  * requeued.
  *
  * slurmctld saves job state at most every 5 s (SAVE_MAX_WAIT,
@@ -48,7 +48,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "agorad.h"
-#include "agorad_loan_fix.h"
+#include "agorad_relaunch.h"
 
 /* a launch right after the boot: slurmd registrations (and so the aborts
  * of recovered-pending jobs) come within seconds of the start */

@@ -1,10 +1,10 @@
 /*
- * agorad_loan_fix.h - training jobs that a slurmctld crash made fail at
- * launch, requeued (agorad_loan_fix.c, doc/loaning.md "slurmctld kill -9
+ * agorad_relaunch.h - training jobs that a slurmctld crash made fail at
+ * launch, requeued (agorad_relaunch.c, doc/loaning.md "slurmctld kill -9
  * mid-reclaim").
  */
-#ifndef AGORAD_LOAN_FIX_H
-#define AGORAD_LOAN_FIX_H
+#ifndef AGORAD_RELAUNCH_H
+#define AGORAD_RELAUNCH_H
 
 #include "agora_conf.h"
 

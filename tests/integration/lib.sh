@@ -1,0 +1,33 @@
+# shellcheck shell=bash
+# tests/integration/lib.sh - sourced by the integration scripts: TAP output
+# (ok, notok, check, diag) with its counts, and wait_for.  A script prints
+# its checks with ok/notok, then tap_counts ("N passed, M failed", which
+# agora-test counts) and exits non-zero if anything failed.
+
+n=0
+pass=0
+failn=0
+ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); failn=$((failn + 1)); echo "not ok $n - $*"; }
+check() { # check NAME CMD...: ok if CMD succeeds
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else notok "$name"; fi
+}
+diag() { sed 's/^/#   /'; }
+tap_ok() { [ "$failn" = 0 ]; }
+# the closing line agora-test counts; its status: 0 if nothing failed
+tap_counts() {
+	echo "$pass passed, $failn failed"
+	tap_ok
+}
+# wait_for LIMIT_S CMD...: until CMD succeeds (every 0.5 s); 1 if it has
+# not by LIMIT_S seconds from now
+wait_for() {
+	local d=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -ge $d ] && return 1
+		sleep 0.5
+	done
+}
