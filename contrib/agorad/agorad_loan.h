@@ -114,6 +114,9 @@ int ln_set_train_nodes(const agora_conf_t *conf, const ln_snap_t *s,
 int ln_set_comment(const char *node, const char *text);
 /* Requeue one job (Slurm's own requeue: SIGTERM, KillWait, requeued). */
 int ln_requeue(uint32_t job_id);
+/* When agorad last requeued the job (epoch s), 0 if it has not (since
+ * this agorad started). */
+int64_t ln_requeued_at(uint32_t job_id);
 /* Shrink a running job to the nodes of keep (scontrol update job
  * NodeList=). */
 int ln_shrink(uint32_t job_id, const char *keep);

@@ -321,6 +321,14 @@ int ln_set_comment(const char *node, const char *text)
 	return 0;
 }
 
+/* agorad's last requeues (job, time), for ln_requeued_at */
+#define LN_REQUEUED 1024
+static struct {
+	uint32_t id;
+	int64_t t;
+} requeued[LN_REQUEUED];
+static int n_requeued = 0;
+
 int ln_requeue(uint32_t job_id)
 {
 	if (slurm_requeue(job_id, 0)) {
@@ -330,7 +338,20 @@ int ln_requeue(uint32_t job_id)
 			 slurm_strerror(e));
 		return -1;
 	}
+	requeued[n_requeued % LN_REQUEUED].id = job_id;
+	requeued[n_requeued % LN_REQUEUED].t = (int64_t) time(NULL);
+	n_requeued++;
 	return 0;
+}
+
+int64_t ln_requeued_at(uint32_t job_id)
+{
+	int64_t t = 0;
+
+	for (int i = 0; i < n_requeued && i < LN_REQUEUED; i++)
+		if (requeued[i].id == job_id && requeued[i].t > t)
+			t = requeued[i].t;
+	return t;
 }
 
 int ln_shrink(uint32_t job_id, const char *keep)

@@ -35,7 +35,15 @@
  * requeue delays the next start past the credential lifetime.  Every such
  * requeue is logged, and so is every other failed training job of the
  * window (left as it is).  The cost: a second read of the jobs per pass.
+ *
+ * The same SIGKILL can also lose a requeue agorad itself sent (a
+ * reclaim's victim) in the last seconds before it: the job has its
+ * SIGTERM, the restarted controller still has it running and ends it
+ * FAILED by that signal.  agorad requeues such a job again when it
+ * requeued it at most RELAUNCH_LOST_S seconds before the start and it
+ * ended FAILED by SIGTERM after it.
  */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,12 +56,16 @@
 #include <slurm/slurm_errno.h>
 
 #include "agorad.h"
+#include "agorad_loan.h"
 #include "agorad_relaunch.h"
 
 /* a launch right after the boot: slurmd registrations (and so the aborts
  * of recovered-pending jobs) come within seconds of the start */
 #define RELAUNCH_WINDOW_S 60
 #define RELAUNCH_SEEN     256
+/* slurmctld saves its state at most every 5 s: a requeue sent less than
+ * this long before a start may have been lost */
+#define RELAUNCH_LOST_S 10
 
 typedef struct {
 	uint32_t *id;
@@ -124,10 +136,26 @@ static const slurm_conf_t *ctl_conf(void)
 	return ctl;
 }
 
-/* Why a failed training job is not the crash-window launch failure (NULL:
- * it is). */
+/* A requeue agorad sent (a reclaim's victim) in the last seconds before
+ * the controller's SIGKILL is lost with its state, while the job already
+ * got its SIGTERM: the restarted controller, which still has it running,
+ * ends it FAILED by that signal. */
+static bool lost_requeue(const slurm_job_info_t *j, time_t boot)
+{
+	int64_t rq = ln_requeued_at(j->job_id);
+
+	return rq > 0 && rq <= (int64_t) boot &&
+	       (int64_t) boot - rq <= RELAUNCH_LOST_S &&
+	       WIFSIGNALED(j->exit_code) && WTERMSIG(j->exit_code) == SIGTERM &&
+	       j->end_time >= boot;
+}
+
+/* Why a failed training job is neither the crash-window launch failure
+ * nor a lost requeue (NULL: it is one of them). */
 static const char *not_relaunch(const slurm_job_info_t *j, time_t boot)
 {
+	if (j->requeue && j->batch_flag && lost_requeue(j, boot))
+		return NULL;
 	if (!ids_has(&before, j->job_id))
 		return "it was not queued or running before the slurmctld start";
 	if (!(j->requeue && j->batch_flag))
@@ -161,8 +189,14 @@ static void relaunch_one(const slurm_job_info_t *j, time_t boot)
 			j->job_id, slurm_strerror(slurm_get_errno()));
 		return;
 	}
-	ad_info("loan: job %u failed at launch %ld s after the slurmctld start (queued or running before it, started again inside the credential revocation window: exit 1:0, ran 0 s): requeued",
-		j->job_id, (long) (j->start_time - boot));
+	if (lost_requeue(j, boot))
+		ad_info("loan: job %u FAILED by the SIGTERM of agorad's requeue %lld s before the slurmctld start, which lost that requeue: requeued",
+			j->job_id,
+			(long long) ((int64_t) boot -
+				     ln_requeued_at(j->job_id)));
+	else
+		ad_info("loan: job %u failed at launch %ld s after the slurmctld start (queued or running before it, started again inside the credential revocation window: exit 1:0, ran 0 s): requeued",
+			j->job_id, (long) (j->start_time - boot));
 }
 
 void ad_loan_relaunch(const agora_conf_t *conf, double now)
@@ -205,7 +239,8 @@ void ad_loan_relaunch(const agora_conf_t *conf, double now)
 			ids_add(&now_known, j->job_id);
 		else if (window && st == JOB_FAILED &&
 			 !(j->job_state & JOB_COMPLETING) &&
-			 j->start_time >= boot && !was_seen(j->job_id, boot))
+			 (j->start_time >= boot || j->end_time >= boot) &&
+			 !was_seen(j->job_id, boot))
 			relaunch_one(j, boot);
 	}
 	slurm_free_job_info_msg(jm);

@@ -320,7 +320,9 @@ fi
 # is requeued (not held: nohold_on_prolog_fail above); if slurmctld aborts
 # the running copy first, the new launch may fall inside the credential
 # revocation window and the job ends FAILED: agorad requeues those
-# (agorad_loan_fix.c).  6. checks that every job completes.
+# (agorad_relaunch.c), and so a victim whose requeue by agorad the kill
+# lost (it ends FAILED by that requeue's SIGTERM).  6. checks that every
+# job completes.
 ctld_pid() { cat "$W/run/c1-slurmctld.pid" 2>/dev/null; }
 loan_comments() { # inference nodes whose Comment still names a loan
 	scontrol show node "c1n[1-$INFER]" 2>/dev/null | grep -c 'Comment=Agora loan'
@@ -329,16 +331,16 @@ ctimes=()
 cbad=0
 ctld_up=0
 for ((t = 1; t <= CTLD_TRIALS; t++)); do
-	: >"$IN/pause-feeder"
-	paused=$(date +%s%3N)
+	# borrowers first, the feeder running (a trial that waited with it
+	# paused could find the queue empty); then no submission for the
+	# 6 s before the kill
 	if ! lend_phase; then
 		cbad=$((cbad + 1))
 		echo "# slurmctld trial $t: no borrowers on lent nodes within 40 s"
-		rm -f "$IN/pause-feeder"
 		continue
 	fi
-	rest=$((paused + 6000 - $(date +%s%3N)))
-	[ "$rest" -le 0 ] || sleep "$(awk -v r="$rest" 'BEGIN { printf "%.3f", r / 1000 }')"
+	: >"$IN/pause-feeder"
+	sleep 6
 	echo 7 >"$DEMAND"
 	since=$(date +%s%3N)
 	sleep "0.$(((t * 37) % 9 + 1))"
@@ -362,10 +364,10 @@ for ((t = 1; t <= CTLD_TRIALS; t++)); do
 		echo "# slurmctld trial $t: stranded: $(home_lent) (home lent), $(loan_comments) loan Comments"
 	fi
 done
-relaunched=$(grep -c 'failed at launch .* requeued' "$ALOG")
+relaunched=$(grep -cE "(failed at launch|FAILED by the SIGTERM of agorad's requeue) .* requeued" "$ALOG")
 leftfail=$(grep -c 'FAILED .* after the slurmctld start .* left as it is' "$ALOG")
 if [ "$cbad" = 0 ]; then
-	ok "slurmctld kill -9 mid-reclaim, $CTLD_TRIALS trials: all $INFER nodes home within ${DEADLINE} s, none stranded (s: ${ctimes[*]}); jobs failed at launch by the crash race and requeued by agorad: $relaunched, other failures after a restart: $leftfail"
+	ok "slurmctld kill -9 mid-reclaim, $CTLD_TRIALS trials: all $INFER nodes home within ${DEADLINE} s, none stranded (s: ${ctimes[*]}); jobs failed by the crash race (launch, or a lost requeue) and requeued by agorad: $relaunched, other failures after a restart: $leftfail"
 else
 	notok "slurmctld kill -9: $cbad of $CTLD_TRIALS trials failed (s: ${ctimes[*]})"
 	tail -5 "$IN/ctld-kill.out" | diag
