@@ -39,6 +39,7 @@
 
 #include "agorad.h"
 #include "agorad_loan.h"
+#include "agorad_relaunch.h"
 #include "pol_loan.h"
 
 #define GR_MAX     256 /* grown jobs followed */
@@ -101,17 +102,13 @@ static int set_range(uint32_t id, int min, int max)
  * default 120 s), after which the requeued job may start again. */
 static int cred_wait_s(void)
 {
-	slurm_conf_t *c = NULL;
-	const char *p;
-	int s = 120;
+	const slurm_conf_t *c = ad_ctl_conf();
+	const char *p = c && c->authinfo ? strstr(c->authinfo, "cred_expire=")
+					 : NULL;
 
-	if (slurm_load_ctl_conf((time_t) 0, &c) || !c)
-		return s;
-	p = c->authinfo ? strstr(c->authinfo, "cred_expire=") : NULL;
 	if (p && atoi(p + strlen("cred_expire=")) > 0)
-		s = atoi(p + strlen("cred_expire="));
-	slurm_free_ctl_conf(c);
-	return s;
+		return atoi(p + strlen("cred_expire="));
+	return 120;
 }
 
 static bool node_idle(const node_info_t *n)
@@ -128,26 +125,12 @@ static bool node_idle(const node_info_t *n)
 /* Idle nodes in the training partitions' node lists (loans included). */
 static int idle_train_nodes(const agora_conf_t *conf)
 {
-	partition_info_msg_t *pm = NULL;
 	node_info_msg_t *nm = NULL;
 	hostlist_t hl = NULL;
 	int n = 0;
 
-	if (slurm_load_partitions((time_t) 0, &pm, SHOW_ALL)) {
-		ad_error("loan: grow: cannot read the partitions: %s",
-			 slurm_strerror(slurm_get_errno()));
+	if (ln_loan_partitions(conf, NULL, &hl))
 		return -1;
-	}
-	hl = slurm_hostlist_create(NULL);
-	for (uint32_t i = 0; i < pm->record_count; i++) {
-		partition_info_t *p = &pm->partition_array[i];
-
-		if (p->name && p->nodes && *p->nodes &&
-		    agora_conf_loan_partition(conf, p->name, false))
-			slurm_hostlist_push(hl, p->nodes);
-	}
-	slurm_free_partition_info_msg(pm);
-	slurm_hostlist_uniq(hl);
 	if (slurm_load_node((time_t) 0, &nm, SHOW_ALL)) {
 		ad_error("loan: grow: cannot read the nodes: %s",
 			 slurm_strerror(slurm_get_errno()));

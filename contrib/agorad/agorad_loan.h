@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include <json-c/json.h>
+#include <slurm/slurm.h>
 
 #include "agora_conf.h"
 
@@ -104,6 +105,11 @@ typedef struct {
 } ln_reclaim_t;
 
 /* agorad_loan_slurm.c */
+/* The nodes of the inference partitions (*inf; inf may be NULL) and of the
+ * training partitions (*train, loans included), as Slurm has them now;
+ * the caller destroys the lists.  Returns 0 or -1 (logged). */
+int ln_loan_partitions(const agora_conf_t *conf, hostlist_t *inf,
+		       hostlist_t *train);
 int ln_snapshot(const agora_conf_t *conf, ln_snap_t *s);
 void ln_snap_free(ln_snap_t *s);
 /* Put exactly the nodes with lend[i] of s into every training partition

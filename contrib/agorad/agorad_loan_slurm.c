@@ -40,32 +40,44 @@ static int node_index(const ln_snap_t *s, const char *name)
 
 /* The inference partitions' nodes into s->nodes; *train gets the nodes of
  * the training partitions. */
-static int snap_partitions(const agora_conf_t *conf, ln_snap_t *s,
-			   hostlist_t *train)
+int ln_loan_partitions(const agora_conf_t *conf, hostlist_t *inf,
+		       hostlist_t *train)
 {
 	partition_info_msg_t *pm = NULL;
-	hostlist_t inf;
-	char *h;
 
 	if (slurm_load_partitions((time_t) 0, &pm, SHOW_ALL)) {
 		ad_error("loan: cannot read the partitions: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return -1;
 	}
-	inf = slurm_hostlist_create(NULL);
+	if (inf)
+		*inf = slurm_hostlist_create(NULL);
 	*train = slurm_hostlist_create(NULL);
 	for (uint32_t i = 0; i < pm->record_count; i++) {
 		partition_info_t *p = &pm->partition_array[i];
 
-		if (!p->nodes || !*p->nodes)
+		if (!p->name || !p->nodes || !*p->nodes)
 			continue;
-		if (agora_conf_loan_partition(conf, p->name, true))
-			slurm_hostlist_push(inf, p->nodes);
+		if (inf && agora_conf_loan_partition(conf, p->name, true))
+			slurm_hostlist_push(*inf, p->nodes);
 		else if (agora_conf_loan_partition(conf, p->name, false))
 			slurm_hostlist_push(*train, p->nodes);
 	}
 	slurm_free_partition_info_msg(pm);
-	slurm_hostlist_uniq(inf);
+	if (inf)
+		slurm_hostlist_uniq(*inf);
+	slurm_hostlist_uniq(*train);
+	return 0;
+}
+
+static int snap_partitions(const agora_conf_t *conf, ln_snap_t *s,
+			   hostlist_t *train)
+{
+	hostlist_t inf;
+	char *h;
+
+	if (ln_loan_partitions(conf, &inf, train))
+		return -1;
 	s->nodes = calloc(slurm_hostlist_count(inf) + 1, sizeof(*s->nodes));
 	if (!s->nodes) {
 		slurm_hostlist_destroy(inf);

@@ -120,9 +120,7 @@ static void mark_seen(uint32_t job_id, time_t boot)
 	n_seen++;
 }
 
-/* The controller's configuration, re-read only when it changed (a restart
- * or a reconfigure); NULL when slurmctld cannot be reached. */
-static const slurm_conf_t *ctl_conf(void)
+const slurm_conf_t *ad_ctl_conf(void)
 {
 	slurm_conf_t *n = NULL;
 
@@ -211,7 +209,7 @@ void ad_loan_relaunch(const agora_conf_t *conf, double now)
 	if (now - last_check < 1.0)
 		return;
 	last_check = now;
-	if (!(cc = ctl_conf()))
+	if (!(cc = ad_ctl_conf()))
 		return;
 	boot = cc->boot_time;
 	if (cur_boot && boot != cur_boot) {

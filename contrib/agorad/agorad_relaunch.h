@@ -6,7 +6,14 @@
 #ifndef AGORAD_RELAUNCH_H
 #define AGORAD_RELAUNCH_H
 
+#include <slurm/slurm.h>
+
 #include "agora_conf.h"
+
+/* The controller's configuration, kept and re-read only when it changed
+ * (a restart or a reconfigure); NULL when slurmctld cannot be reached.
+ * Owned here: do not free. */
+const slurm_conf_t *ad_ctl_conf(void);
 
 /* Note the queued and running training-partition jobs, and after a
  * slurmctld (re)start requeue each one that was there before it and then
