@@ -653,7 +653,13 @@ static int loop(sim_t *s, int *order)
 				else if (grow(s))
 					return -1;
 			}
-			s->dirty = true;
+			/* fifo-hold's head block moves with time; a policy
+			 * is asked at events and at the wakeup it asked for
+			 * (as agora-sim run asks it) */
+			if (!s->pol.train_policy ||
+			    (s->acts.wakeup > 0 &&
+			     s->now >= (double) s->acts.wakeup))
+				s->dirty = true;
 			next_poll = s->now + (double) s->p->poll_s;
 		}
 		if (s->dirty && pass(s))

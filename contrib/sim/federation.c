@@ -64,10 +64,16 @@ static void fed_usage(FILE *f)
 	      "  --window FROM:DAYS     only the jobs submitted in days [FROM, FROM+DAYS)\n"
 	      "                         (day 0: the UTC day of the first submit)\n"
 	      "  --seed N               scenario seed (default 1)\n"
+	      "  --data-placement P     where the datasets start: skewed (three in four on\n"
+	      "                         the smallest cluster; default), random (each on a\n"
+	      "                         cluster drawn uniformly, seeded), home (all of a\n"
+	      "                         tenant's on its home cluster: tenants by their\n"
+	      "                         GPU-hours of the week before the window, largest\n"
+	      "                         first, each to the least loaded cluster per GPU)\n"
 	      "  --plot DIR             PNGs: per-cluster demand/supply, JCT CDF\n"
 	      "scenario: tenant t's K datasets; a job reads one drawn uniformly (seeded);\n"
-	      "three in four datasets start on the smallest cluster, the others on the\n"
-	      "other clusters in turn; a job's origin is its dataset's first cluster.\n"
+	      "each dataset starts on one cluster (--data-placement); a job's origin is\n"
+	      "its dataset's first cluster.\n"
 	      "metrics: mean_jct_s, mean_queue_s (start - submit); worst_demand_supply =\n"
 	      "time-averaged (bins of --bin) worst cluster demand/supply, demand = GPUs of\n"
 	      "pending and running jobs by dataset split over its usable replicas;\n"
@@ -89,6 +95,12 @@ typedef struct fed_opts {
 	double size_min, size_max, link;
 	int64_t round_s, place_s, bin_s;
 	double window_from, window_days; /* --window (days 0: all) */
+	const char *placement; /* --data-placement: home, random, skewed */
+	/* home: GPU-seconds per tenant in the week before the window (the
+	 * trace's first week when it has no such week), malloc'd */
+	double *prev_gpu_s;
+	int prev_n;
+	bool prev_before; /* the week before the window, not the first */
 } fed_opts_t;
 
 typedef struct fed_job {
@@ -214,6 +226,7 @@ static const struct option fed_lopts[] = {
 	{ "place-every", required_argument, NULL, 'P' },
 	{ "bin", required_argument, NULL, 'B' },
 	{ "window", required_argument, NULL, 'W' },
+	{ "data-placement", required_argument, NULL, 'D' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -290,6 +303,13 @@ static int fed_value_opt(int ch, const char *arg, fed_opts_t *o)
 		return fed_dur("place-every", arg, 60, &o->place_s);
 	case 'B':
 		return fed_dur("bin", arg, 60, &o->bin_s);
+	case 'D':
+		if (strcmp(arg, "home") && strcmp(arg, "random") &&
+		    strcmp(arg, "skewed"))
+			return fed_bad("data-placement", arg,
+				       "expected home, random or skewed");
+		o->placement = arg;
+		return 0;
 	case 'W': {
 		static const char *const why[3] = {
 			"expected FROM:DAYS", "FROM: expected a day >= 0",
@@ -317,6 +337,7 @@ static void fed_opts_default(fed_opts_t *o)
 	o->round_s = 2;
 	o->place_s = 4 * 3600;
 	o->bin_s = 3600;
+	o->placement = "skewed";
 }
 
 static int fed_parse(int argc, char **argv, fed_opts_t *o)
@@ -427,12 +448,54 @@ static int fed_first_site(const fed_scen_t *sc, int d, int k)
 	return other >= small ? other + 1 : other;
 }
 
+/* home[t]: tenants by GPU-seconds of the previous week, largest first,
+ * each to the cluster with the least of them per GPU (ties: lower index) */
+static void fed_homes(const fed_opts_t *o, const fed_scen_t *sc, int n_tenants,
+		      int *home)
+{
+	double load[FED_MAX_SITES] = { 0 };
+	bool *done = calloc((size_t) n_tenants + 1, sizeof(*done));
+	int k, t, c;
+
+	for (t = 0; t < n_tenants; t++)
+		home[t] = 0;
+	if (!done)
+		return;
+	for (k = 0; k < n_tenants; k++) {
+		int best = -1, bc = 0;
+		double bg = -1, g;
+
+		for (t = 0; t < n_tenants; t++) {
+			g = t < o->prev_n ? o->prev_gpu_s[t] : 0;
+			if (!done[t] && g > bg) {
+				bg = g;
+				best = t;
+			}
+		}
+		for (c = 1; c < sc->n_sites; c++)
+			if ((load[c] + bg) / sc->site[c].gpus <
+			    (load[bc] + bg) / sc->site[bc].gpus)
+				bc = c;
+		done[best] = true;
+		home[best] = bc;
+		load[bc] += bg;
+	}
+	free(done);
+}
+
 static int fed_catalog_build(const fed_opts_t *o, const trace_t *t,
 			     fed_scen_t *sc)
 {
 	pol_fed_catalog_t *cat = &sc->cat;
 	uint64_t rng = o->seed * 0x9e3779b97f4a7c15ULL + 0x5eed;
 	int c, d, n_tenants = t->n_tenants > 0 ? t->n_tenants : 1;
+	int home[1024];
+
+	if (n_tenants > 1024) {
+		errno = EINVAL;
+		return -1;
+	}
+	fed_homes(o, sc, n_tenants, home);
 
 	cat->n_sites = sc->n_sites;
 	cat->n_datasets = n_tenants * o->per_tenant;
@@ -454,7 +517,13 @@ static int fed_catalog_build(const fed_opts_t *o, const trace_t *t,
 			 t->n_tenants > 0 ? t->tenants[tn] : "all", k);
 		ds->bytes = o->size_min *
 			    pow(o->size_max / o->size_min, sim_rand_unit(&rng));
-		ds->where = (uint64_t) 1 << fed_first_site(sc, d, k);
+		if (!strcmp(o->placement, "random"))
+			ds->where = (uint64_t) 1 << (int) (sim_rand_unit(&rng) *
+							   sc->n_sites);
+		else if (!strcmp(o->placement, "home"))
+			ds->where = (uint64_t) 1 << home[tn];
+		else
+			ds->where = (uint64_t) 1 << fed_first_site(sc, d, k);
 	}
 	return 0;
 }
@@ -670,6 +739,11 @@ typedef struct fed_run {
 	/* results */
 	double mean_jct, p50_jct, p99_jct, mean_queue, mean_xfer;
 	double worst, worst_after, worst_assigned;
+	/* the hourly bound: per bin the demand over the supply of the whole
+	 * federation (jobs moved freely, split as a fluid), its time mean;
+	 * the share of the time the worst assigned cluster is within 5% of
+	 * it */
+	double opt_worst, within_5pct;
 	double moved_h, remote_h, xfer_h, job_bytes;
 	double site_ds[FED_MAX_SITES], site_asg[FED_MAX_SITES];
 	double site_gpu_h[FED_MAX_SITES];
@@ -1266,6 +1340,33 @@ static double fed_worst_mean(const fed_win_t *w, const double *s, int S)
 	return len > 0 ? sum / len : 0;
 }
 
+/* the hourly optimum and the share of time within 5% of it */
+static void fed_optimum(const fed_scen_t *sc, const fed_win_t *w, fed_run_t *r)
+{
+	double tot = 0, sum = 0, in = 0, len = 0;
+	int b, c, S = sc->n_sites;
+
+	for (c = 0; c < S; c++)
+		tot += sc->site[c].gpus;
+	for (b = 0; b < w->n_bins; b++) {
+		double l = fed_bin_len(w, b), dem = 0, worst = 0, opt;
+
+		for (c = 0; c < S; c++) {
+			double x = r->assigned[(size_t) b * S + c];
+
+			dem += x * sc->site[c].gpus;
+			if (x > worst)
+				worst = x;
+		}
+		opt = tot > 0 ? dem / tot : 0;
+		sum += opt * l;
+		in += worst <= 1.05 * opt + 1e-9 ? l : 0;
+		len += l;
+	}
+	r->opt_worst = len > 0 ? sum / len : 0;
+	r->within_5pct = len > 0 ? in / len : 0;
+}
+
 static int fed_summarize(const fed_scen_t *sc, const fed_opts_t *o,
 			 fed_run_t *r)
 {
@@ -1307,6 +1408,7 @@ static int fed_summarize(const fed_scen_t *sc, const fed_opts_t *o,
 		       r->assigned, &r->worst, &r->worst_after))
 		return -1;
 	r->worst_assigned = fed_worst_mean(&w, r->assigned, S);
+	fed_optimum(sc, &w, r);
 	for (c = 0; c < S; c++) {
 		double sum = 0, sa = 0, len = 0;
 		int b;
@@ -1361,17 +1463,18 @@ static void fed_table(const fed_run_t *runs, int n, double initial)
 
 	printf("initial worst demand/supply (offered load, first replicas): %.2f\n",
 	       initial);
-	printf("%-13s %7s %7s %7s %7s %7s %8s %8s %8s %7s\n", "dispatcher",
-	       "jct_h", "queue_h", "xfer_s", "worst", "w_after", "assigned",
-	       "moved_Gh", "remot_Gh", "copy_TB");
+	printf("%-13s %7s %7s %7s %7s %7s %8s %6s %6s %8s %8s %7s\n",
+	       "dispatcher", "jct_h", "queue_h", "xfer_s", "worst", "w_after",
+	       "assigned", "opt", "in5%", "moved_Gh", "remot_Gh", "copy_TB");
 	for (i = 0; i < n; i++) {
 		const fed_run_t *r = &runs[i];
 
-		printf("%-13s %7.2f %7.2f %7.0f %7.2f %7.2f %8.2f %8.0f %8.0f %7.1f\n",
+		printf("%-13s %7.2f %7.2f %7.0f %7.2f %7.2f %8.2f %6.2f %6.3f %8.0f %8.0f %7.1f\n",
 		       fed_disp_names[r->disp], r->mean_jct / 3600,
 		       r->mean_queue / 3600, r->mean_xfer, r->worst,
-		       r->worst_after, r->worst_assigned, r->moved_h,
-		       r->remote_h, r->copied_bytes / 1e12);
+		       r->worst_after, r->worst_assigned, r->opt_worst,
+		       r->within_5pct, r->moved_h, r->remote_h,
+		       r->copied_bytes / 1e12);
 	}
 	for (i = 0; i < n; i++)
 		if (runs[i].disp == FED_FIRST_START)
@@ -1415,6 +1518,8 @@ static json_object *fed_json_run(const fed_scen_t *sc, const fed_run_t *r,
 	FED_D(o, "worst_demand_supply_after_first_place", r->worst_after);
 	FED_D(o, "worst_demand_supply_initial", initial);
 	FED_D(o, "worst_assigned_supply", r->worst_assigned);
+	FED_D(o, "optimum_worst_demand_supply", r->opt_worst);
+	FED_D(o, "hours_within_5pct", r->within_5pct);
 	FED_D(o, "gpu_hours_moved", r->moved_h);
 	FED_D(o, "gpu_hours_remote", r->remote_h);
 	FED_D(o, "transfer_gpu_hours", r->xfer_h);
@@ -1473,6 +1578,10 @@ static json_object *fed_json_scen(const fed_scen_t *sc, const fed_opts_t *o,
 	FED_I(x, "t0", sc->t0);
 	FED_I(x, "t_last_submit", sc->t_last);
 	FED_D(x, "worst_demand_supply_initial", initial);
+	json_object_object_add(x, "data_placement",
+			       json_object_new_string(o->placement));
+	json_object_object_add(x, "home_from_week_before",
+			       json_object_new_boolean(o->prev_before));
 	return x;
 }
 
@@ -1483,6 +1592,10 @@ static int fed_json(const char *path, const fed_scen_t *sc, const fed_opts_t *o,
 	int i, rc;
 
 	FED_D(top, "worst_demand_supply_initial", initial);
+	json_object_object_add(top, "data_placement",
+			       json_object_new_string(o->placement));
+	if (n > 0)
+		FED_D(top, "optimum_worst_demand_supply", runs[0].opt_worst);
 	json_object_object_add(top, "scenario", fed_json_scen(sc, o, initial));
 	for (i = 0; i < n; i++)
 		json_object_object_add(top, fed_disp_names[runs[i].disp],
@@ -1642,7 +1755,7 @@ static int fed_plots(const char *dir, const fed_scen_t *sc, const fed_opts_t *o,
 
 /* ---- the subcommand ----------------------------------------------------- */
 
-static int fed_load(const fed_opts_t *o, trace_t *t)
+static int fed_load(fed_opts_t *o, trace_t *t)
 {
 	agora_err_t err = { { 0 } };
 	trace_filter_t filter;
@@ -1665,6 +1778,32 @@ static int fed_load(const fed_opts_t *o, trace_t *t)
 	if (rc) {
 		fprintf(stderr, "agora-sim: %s\n", err.text);
 		return rc;
+	}
+	{
+		/* the home placement's previous week, before the window */
+		int64_t first = INT64_MAX, from, to;
+		int i;
+
+		for (i = 0; i < t->n; i++)
+			if (t->jobs[i].submit < first)
+				first = t->jobs[i].submit;
+		from = first - first % 86400;
+		o->prev_before = o->window_days > 0 && o->window_from >= 7;
+		if (o->prev_before)
+			from += (int64_t) ((o->window_from - 7) * 86400);
+		to = from + 7 * 86400;
+		o->prev_n = t->n_tenants > 0 ? t->n_tenants : 1;
+		o->prev_gpu_s = calloc((size_t) o->prev_n + 1, sizeof(double));
+		if (!o->prev_gpu_s)
+			return -1;
+		for (i = 0; i < t->n; i++) {
+			const sim_job_t *j = &t->jobs[i];
+
+			if (j->submit >= from && j->submit < to &&
+			    j->tenant >= 0 && j->tenant < o->prev_n)
+				o->prev_gpu_s[j->tenant] +=
+					(double) j->gpus * (double) j->duration;
+		}
 	}
 	if (o->window_days > 0) {
 		cli_ctx_t ctx;
@@ -1745,6 +1884,7 @@ out:
 	for (i = 0; i < FED_N_DISP; i++)
 		fed_run_free(&runs[i]);
 	free(iseries);
+	free(o.prev_gpu_s);
 	fed_scen_free(sc);
 	free(sc);
 	trace_free(&t);

@@ -117,5 +117,39 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
 	skip "demand/supply and JCT PNGs" "gnuplot not installed"
 fi
+# issue 18: where the data starts is named in the JSON; every dispatcher
+# has hours_within_5pct and the hourly optimum, which no dispatcher beats
+if [ -r "$PHILLY" ]; then
+	for pl in home random skewed; do
+		"$SIM" federation --trace "$PHILLY" --window 7:1 \
+			--federation c1:16x8,c2:8x8,c3:6x8 --data-placement $pl \
+			--json "$TMP/pl-$pl.json" >/dev/null 2>"$TMP/err" ||
+			ko "federation --data-placement $pl: $(cat "$TMP/err")"
+	done
+	python3 - "$TMP/pl-home.json" "$TMP/pl-random.json" "$TMP/pl-skewed.json" <<'PY' &&
+import json, sys
+rs = [json.load(open(p)) for p in sys.argv[1:]]
+assert [r["data_placement"] for r in rs] == ["home", "random", "skewed"]
+assert rs[0]["scenario"]["home_from_week_before"] is True
+for r in rs:
+    for d in ("first-start", "least-loaded", "agora", "agora+data"):
+        x = r[d]
+        assert 0 <= x["hours_within_5pct"] <= 1, (d, x["hours_within_5pct"])
+        assert x["optimum_worst_demand_supply"] <= x["worst_assigned_supply"] + 1e-9
+# the skewed start is the most imbalanced of the three
+ini = [r["worst_demand_supply_initial"] for r in rs]
+assert ini[2] > ini[0] and ini[2] > ini[1], ini
+PY
+		ok "federation: --data-placement home|random|skewed, hours_within_5pct" ||
+		ko "federation --data-placement"
+	"$SIM" federation --trace "$TMP/two.csv" --federation a:1x8,b:1x8 \
+		--data-placement far --json "$TMP/x.json" >/dev/null 2>"$TMP/err"
+	rc=$?
+	{ [ $rc = 2 ] && grep -q -- "--data-placement: 'far'" "$TMP/err"; } &&
+		ok "federation: bad --data-placement named" ||
+		ko "federation --data-placement far (rc $rc: $(cat "$TMP/err"))"
+else
+	skip "federation --data-placement" "no $PHILLY"
+fi
 echo "1..$n"
 exit $fail
