@@ -17,6 +17,7 @@
 #include "agora_file.h"
 #include "agora_conf.h"
 #include "agora_num.h"
+#include "pol_apps.h"
 
 typedef enum conf_type {
 	CT_INT,
@@ -49,6 +50,7 @@ static const conf_key_t conf_keys[] = {
 	{ "AuctionPartitions", CT_LIST, OFF(auction_partitions), 0, 0, false },
 	{ "AppDefinition", CT_APPDEF, OFF(app_def), 0, 0, false },
 	{ "AppNameSeparator", CT_CHAR, OFF(app_separator), 0, 0, false },
+	{ "AppGap", CT_DURATION, OFF(app_gap_s), 0, POL_APPS_MAX_GAP, false },
 	{ "FairnessKnob", CT_DOUBLE, OFF(fairness_knob), 0.0, 0.99, false },
 	{ "LeaseTime", CT_DURATION, OFF(lease_s), 10, 7 * 86400, false },
 	{ "GraceTime", CT_DURATION, OFF(grace_s), 0, 86400, false },
@@ -96,6 +98,9 @@ void agora_conf_defaults(agora_conf_t *conf)
 	conf->embed_backfill = true;
 	conf->app_def = AGORA_APP_ACCOUNT;
 	conf->app_separator = '_';
+	/* a sweep is submitted within minutes; an hour separates experiments
+	 * (the burst apps of doc/evaluation.md) */
+	conf->app_gap_s = 3600;
 	/* Themis (NSDI'20) evaluates f = 0.8: offers go to the worst 20%. */
 	conf->fairness_knob = 0.8;
 	/* Themis uses 10-minute leases; long enough to amortise restarts. */
@@ -409,8 +414,12 @@ static int conf_set(agora_conf_t *c, const conf_key_t *k, char *val,
 			c->app_def = AGORA_APP_USER;
 		else if (!strcasecmp(val, "name_prefix"))
 			c->app_def = AGORA_APP_NAME_PREFIX;
+		else if (!strcasecmp(val, "array"))
+			c->app_def = AGORA_APP_ARRAY;
+		else if (!strcasecmp(val, "burst"))
+			c->app_def = AGORA_APP_BURST;
 		else
-			BAD("'%s' is not one of account, user, name_prefix",
+			BAD("'%s' is not one of account, user, name_prefix, array, burst",
 			    val);
 		break;
 	case CT_PLACEMENT:
@@ -633,23 +642,32 @@ const char *agora_placement_name(agora_placement_t p)
 	return "unknown";
 }
 
+_Static_assert((int) AGORA_APP_ACCOUNT == (int) POL_APPS_ACCOUNT &&
+		       (int) AGORA_APP_USER == (int) POL_APPS_USER &&
+		       (int) AGORA_APP_NAME_PREFIX ==
+			       (int) POL_APPS_NAME_PREFIX &&
+		       (int) AGORA_APP_ARRAY == (int) POL_APPS_ARRAY &&
+		       (int) AGORA_APP_BURST == (int) POL_APPS_BURST,
+	       "agora_app_def_t follows pol_apps_def_t");
+
 const char *agora_app_def_name(agora_app_def_t def)
 {
-	switch (def) {
-	case AGORA_APP_ACCOUNT:
-		return "account";
-	case AGORA_APP_USER:
-		return "user";
-	case AGORA_APP_NAME_PREFIX:
-		return "name_prefix";
-	}
-	return "unknown";
+	const char *n = pol_apps_def_name((pol_apps_def_t) def);
+
+	return n ? n : "unknown";
+}
+
+void agora_conf_apps_spec(const agora_conf_t *conf, pol_apps_spec_t *spec)
+{
+	spec->def = (pol_apps_def_t) conf->app_def;
+	spec->gap_s = conf->app_gap_s;
+	spec->separator = conf->app_separator;
 }
 
 char *agora_conf_app_name(const agora_conf_t *conf, const char *account,
 			  unsigned int uid, const char *job_name)
 {
-	char *p, *sep;
+	char *p;
 	size_t n;
 
 	switch (conf->app_def) {
@@ -659,10 +677,11 @@ char *agora_conf_app_name(const agora_conf_t *conf, const char *account,
 			snprintf(p, n, "user:%u", uid);
 		return p;
 	case AGORA_APP_NAME_PREFIX:
-		if ((p = strdup(job_name ? job_name : "")) &&
-		    (sep = strchr(p, conf->app_separator)))
-			*sep = '\0';
-		return p;
+		return strndup(job_name ? job_name : "",
+			       pol_apps_prefix_len(job_name,
+						   conf->app_separator));
+	case AGORA_APP_ARRAY:
+	case AGORA_APP_BURST:
 	case AGORA_APP_ACCOUNT:
 	default:
 		return strdup(account ? account : "");
