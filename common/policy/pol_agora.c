@@ -1,8 +1,8 @@
 /*
  * pol_agora.c - the "agora-order" and "agora" policies (pol_agora.h):
- * construction, the credit order, agora-order and the registry face;
- * the jobs a pass can use are checked in pol_agora_check.c, the auction
- * pass of "agora" is in pol_agora_auction.c.
+ * construction, the API, the entry of a pass (pol_agora_policy_decide(),
+ * which runs every step below it in order), agora-order and the registry
+ * face.  The layers are in pol_agora_int.h.
  *
  * A pass of "agora":
  *  1. charge running jobs' GPU-seconds since the last pass to their
@@ -204,111 +204,6 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 	*ap = NULL;
 }
 
-/* Apps by name ---------------------------------------------------------- */
-
-/* Index of the app with key name, or -1. */
-static int app_find(const pol_agora_policy_t *a, const char *key)
-{
-	unsigned long long h;
-	int m, k;
-
-	if (!a->n_slot)
-		return -1;
-	m = a->n_slot - 1;
-	h = pol_app_hash(key);
-	for (k = (int) (h & (unsigned) m); a->slot[k]; k = (k + 1) & m)
-		if (!strcmp(a->app[a->slot[k] - 1].name, key))
-			return a->slot[k] - 1;
-	return -1;
-}
-
-/* Put app index i into slot table s of size n (a power of two). */
-static void slot_put(const pol_agora_policy_t *a, int *s, int n, int i)
-{
-	int m = n - 1, k;
-
-	k = (int) (pol_app_hash(a->app[i].name) & (unsigned) m);
-	while (s[k])
-		k = (k + 1) & m;
-	s[k] = i + 1;
-}
-
-/* Index of the app with key name, created (zeroed) if new; -1/ENOMEM. */
-static int app_get(pol_agora_policy_t *a, const char *key)
-{
-	int i = app_find(a, key);
-
-	if (i >= 0)
-		return i;
-	/* keep the table at most half full */
-	if (2 * (a->n_app + 1) > a->n_slot) {
-		int n = a->n_slot ? 2 * a->n_slot : 32, *ns, k;
-
-		if (!(ns = calloc((size_t) n, sizeof(*ns)))) {
-			errno = ENOMEM;
-			return -1;
-		}
-		for (k = 0; k < a->n_app; k++)
-			slot_put(a, ns, n, k);
-		free(a->slot);
-		a->slot = ns;
-		a->n_slot = n;
-	}
-	if (agora_grow((void **) &a->app, &a->app_cap, a->n_app + 1,
-		       sizeof(*a->app)) < 0)
-		return -1;
-	i = a->n_app++;
-	memset(&a->app[i], 0, sizeof(a->app[i]));
-	snprintf(a->app[i].name, sizeof(a->app[i].name), "%s", key);
-	slot_put(a, a->slot, a->n_slot, i);
-	return i;
-}
-
-/* Key of tenant index t: its name, or "t<t>" without one. */
-static void tenant_key(const pol_agora_policy_t *a, int t,
-		       char key[POL_CREDIT_NAME_LEN])
-{
-	if (t >= 0 && t < a->n_tname)
-		memcpy(key, a->tname[t], POL_CREDIT_NAME_LEN);
-	else
-		snprintf(key, POL_CREDIT_NAME_LEN, "t%d", t);
-}
-
-/*
- * Map tenant indices 0..n-1 of this pass to apps by name (tmap) and list
- * their distinct apps (papp) in tenant order.  Kept from the last pass
- * while the names and n stay the same.  0 or -1/ENOMEM.
- */
-static int map_tenants(pol_agora_policy_t *a, int n)
-{
-	char key[POL_CREDIT_NAME_LEN];
-	int t, i, k;
-
-	if (a->tmap_ok && a->n_tmap == n)
-		return 0;
-	a->tmap_ok = false;
-	if (agora_grow((void **) &a->tmap, &a->tmap_cap, n, sizeof(*a->tmap)) <
-		    0 ||
-	    agora_grow((void **) &a->papp, &a->papp_cap, n, sizeof(*a->papp)) <
-		    0)
-		return -1;
-	a->n_papp = 0;
-	for (t = 0; t < n; t++) {
-		tenant_key(a, t, key);
-		if ((i = app_get(a, key)) < 0)
-			return -1;
-		a->tmap[t] = i;
-		/* two tenants of one name are one app (names are few) */
-		for (k = 0; k < a->n_papp && a->papp[k] != i; k++)
-			;
-		if (k == a->n_papp)
-			a->papp[a->n_papp++] = i;
-	}
-	a->n_tmap = n;
-	a->tmap_ok = true;
-	return 0;
-}
-
 int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
 				      const char *const *names, int n)
 {
@@ -413,8 +308,8 @@ int pol_agora_policy_tenant(const pol_agora_policy_t *a, int tenant,
 		errno = ENOENT;
 		return -1;
 	}
-	tenant_key(a, tenant, key);
-	if ((i = app_find(a, key)) < 0) {
+	pol_ag_tenant_key(a, tenant, key);
+	if ((i = pol_ag_app_find(a, key)) < 0) {
 		errno = ENOENT;
 		return -1;
 	}
@@ -433,7 +328,7 @@ int pol_agora_policy_app(const pol_agora_policy_t *a, const char *name,
 		return -1;
 	}
 	pol_app_key(name, key);
-	if ((i = app_find(a, key)) < 0) {
+	if ((i = pol_ag_app_find(a, key)) < 0) {
 		errno = ENOENT;
 		return -1;
 	}
@@ -451,162 +346,6 @@ const pol_lease_table_t *pol_agora_policy_leases(const pol_agora_policy_t *a)
 	return a ? a->leases : NULL;
 }
 
-/* The common first step ---------------------------------------------------- */
-
-int pol_ag_job_gpus(const pol_job_t *j)
-{
-	int g = j->alloc.n_parts ? pol_alloc_gpus(&j->alloc) : 0;
-
-	return g > 0 ? g : j->total_gpus;
-}
-
-int64_t pol_ag_job_limit(const pol_agora_policy_t *a, const pol_job_t *j)
-{
-	return j->time_limit > 0 ? j->time_limit : a->p.default_limit;
-}
-
-/*
- * Length of a full lease granted now.  Aligned: it ends on the next
- * multiple of lease_s at least min_lease away, so leases granted at
- * different times run out together and one auction sees all their GPUs
- * (a gang larger than what one job frees can be assembled).
- */
-int64_t pol_ag_full_lease(const pol_agora_policy_t *a, int64_t now)
-{
-	int64_t L = a->p.lease_s, end;
-
-	if (!a->p.align)
-		return L;
-	end = (now >= 0 ? now / L : (now - L + 1) / L) * L + L;
-	while (end - now < a->p.min_lease_s)
-		end += L;
-	return end - now;
-}
-
-static void add_work(pol_agora_policy_t *a, ag_tenant_t *t, const pol_job_t *j,
-		     int g)
-{
-	if (t->app.work == 0 || j->submit < t->app.arrival)
-		t->app.arrival = j->submit;
-	t->app.work += (double) pol_ag_job_work(a, j, g) * g;
-	t->app.done += j->attained > 0 ? (double) j->attained : 0;
-	t->app.demand += g;
-}
-
-/*
- * Charge, credits, contention, app aggregates and the credit order of the
- * pending jobs (a->keys[0..n_pending), index = pending index).
- */
-int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
-		   int64_t now)
-{
-	int i, n_ten = 0, active = 0;
-
-	/* every job's tenant is in 0..snap->n_tenants-1 (pol_ag_filter_jobs()):
-	 * map those up to the highest one in use */
-	for (i = 0; i < snap->n_pending; i++)
-		if (snap->pending[i].tenant >= n_ten)
-			n_ten = snap->pending[i].tenant + 1;
-	for (i = 0; i < snap->n_running; i++)
-		if (snap->running[i].tenant >= n_ten)
-			n_ten = snap->running[i].tenant + 1;
-	if (map_tenants(a, n_ten) < 0 || pol_ag_est_update(a, snap, now) < 0)
-		return -1;
-	/* usage recorded in the future (the clock stepped back, a peer's
-	 * clock runs ahead) would not decay until then: read it as now */
-	if (pol_credit_clamp_future(a->ledger, now) < 0)
-		return -1;
-	/* 1. charge GPU-seconds since the last pass (none for the time
-	 * before the first pass: after a restart we under-charge the gap
-	 * rather than charge twice what the saved ledger already holds) */
-	for (i = 0; i < snap->n_running; i++) {
-		const pol_job_t *j = &snap->running[i];
-		int64_t from;
-
-		from = a->charged ? (j->start > a->last_charge ? j->start
-							       : a->last_charge)
-				  : now;
-		if (now > from &&
-		    pol_credit_charge(a->ledger, AG_TEN(a, j->tenant)->name,
-				      (double) pol_ag_job_gpus(j) *
-					      (double) (now - from),
-				      now, NULL) < 0)
-			return -1;
-	}
-	a->charged = true;
-	a->last_charge = now;
-	/* 2. per-app aggregates (every app: one without jobs now has none) */
-	for (i = 0; i < a->n_app; i++) {
-		ag_tenant_t *t = &a->app[i];
-
-		memset(&t->app, 0, sizeof(t->app));
-		t->held = 0;
-		t->n = 0;
-		t->rho_sum = 0;
-		t->n_jobs = 0;
-		t->credit = pol_credit_get(a->ledger, t->name, now);
-	}
-	for (i = 0; i < snap->n_running; i++) {
-		const pol_job_t *j = &snap->running[i];
-		ag_tenant_t *t = AG_TEN(a, j->tenant);
-		int g = pol_ag_job_gpus(j);
-
-		add_work(a, t, j, g);
-		t->held += g;
-	}
-	for (i = 0; i < snap->n_pending; i++) {
-		const pol_job_t *j = &snap->pending[i];
-		ag_tenant_t *t = AG_TEN(a, j->tenant);
-
-		add_work(a, t, j, j->total_gpus);
-		t->n++;
-	}
-	/* 3. contention: apps with jobs */
-	for (i = 0; i < a->n_app; i++)
-		if (a->app[i].app.demand > 0)
-			active++;
-	pol_ftf_contention_update(&a->cont, now, active);
-	for (i = 0; i < a->n_app; i++) {
-		ag_tenant_t *t = &a->app[i];
-		bool now_active = t->app.demand > 0;
-
-		if (now_active && !t->active) {
-			t->seen = now;
-			t->area0 = pol_ftf_contention_area(&a->cont, now);
-		}
-		t->active = now_active;
-		if (now_active) {
-			if (t->app.work <= t->app.done)
-				t->app.work = t->app.done + 1;
-			t->app.n_avg = pol_ftf_contention_avg(
-				&a->cont, now, t->seen, t->area0);
-		}
-	}
-	/* 4. the credit order */
-	if (agora_grow((void **) &a->keys, &a->keys_cap, snap->n_pending,
-		       sizeof(*a->keys)) < 0)
-		return -1;
-	for (i = 0; i < snap->n_pending; i++) {
-		const pol_job_t *j = &snap->pending[i];
-
-		a->keys[i] = (pol_credit_key_t){
-			.band = j->band,
-			.credit = AG_TEN(a, j->tenant)->credit,
-			/* jobs of one app share its credit: est_order puts
-			 * its shortest expected job first */
-			.submit = a->est && a->p.est_order
-					  ? pol_ag_job_rest(a, j, j->total_gpus)
-					  : j->submit,
-			.id = j->id,
-			.index = i,
-		};
-	}
-	if (snap->n_pending > 1)
-		qsort(a->keys, (size_t) snap->n_pending, sizeof(*a->keys),
-		      pol_credit_key_cmp);
-	return 0;
-}
-
 /* agora-order ---------------------------------------------------------- */
 
 static int order_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
@@ -615,8 +354,7 @@ static int order_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	pol_snapshot_t s2 = *snap;
 	int i, n = snap->n_pending;
 
-	if (pol_ag_prepare(a, snap, now) < 0 ||
-	    agora_grow((void **) &a->reord, &a->reord_cap, n,
+	if (agora_grow((void **) &a->reord, &a->reord_cap, n,
 		       sizeof(*a->reord)) < 0)
 		return -1;
 	/* backfill walks band desc, priority desc: make priority the rank */
@@ -627,6 +365,13 @@ static int order_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	s2.pending = a->reord;
 	return pol_backfill_ops.decide(a->bf, &s2, now, out);
 }
+
+/*
+ * The one entry of a pass: filter (pol_agora_check.c), prepare
+ * (pol_agora_prep.c: charge, credits, estimates, the credit order), then
+ * the order pass above or the auction pass (pol_agora_auction.c and its
+ * pools, pol_agora_pool.c).  No step calls back up.
+ */
 int pol_agora_policy_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			    int64_t now, pol_actions_t *out)
 {
@@ -639,7 +384,8 @@ int pol_agora_policy_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		errno = EINVAL;
 		return -1;
 	}
-	if (pol_ag_filter_jobs(a, snap, &use) < 0)
+	if (pol_ag_filter_jobs(a, snap, &use) < 0 ||
+	    pol_ag_prepare(a, &use, now) < 0)
 		return -1;
 	return a->auctions ? pol_ag_auction_decide(a, &use, now, out)
 			   : order_decide(a, &use, now, out);

@@ -1,6 +1,6 @@
 /*
- * pol_agora_auction.c - the pass of the "agora" policy after the credit
- * order (pol_agora.c): leases, reservations of earlier winners, one Themis
+ * pol_agora_auction.c - the pass of the "agora" policy after the first
+ * step (pol_agora_prep.c; both called by the entry, pol_agora.c): leases, reservations of earlier winners, one Themis
  * auction per pool (pol_agora_pool.c, on pol_themis.c), leftovers and the
  * wake-up time.  doc/fairness.md describes the mechanism.
  */
@@ -12,44 +12,6 @@
 #include <string.h>
 
 #include "pol_agora_int.h"
-
-/* agora: auctions ----------------------------------------------------- */
-
-int pol_ag_start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,
-		     int64_t now, int64_t lease, double score, const char *why,
-		     pol_actions_t *out)
-{
-	char text[POL_REASON_LEN];
-	const ag_tenant_t *t = (j->tenant >= 0 && j->tenant < a->n_tmap)
-				       ? AG_TEN(a, j->tenant)
-				       : NULL;
-
-	/* what the adapter shows users: why it started and on what terms */
-	if (t)
-		snprintf(text, sizeof(text),
-			 "%s: app %s rho=%.2f credit=%.1f GPU-h, lease %llds",
-			 why, t->name, t->n_jobs ? t->rho_sum / t->n_jobs : 1.0,
-			 t->credit, (long long) lease);
-	else
-		snprintf(text, sizeof(text), "%s", why);
-	if (pol_freemap_take(a->w.fm, al) < 0 ||
-	    pol_actions_add(out, POL_ACT_START, j->id, al, score, text) < 0 ||
-	    pol_lease_grant(a->leases, j->id, pol_alloc_gpus(al), now, lease) <
-		    0)
-		return -1;
-	return 0;
-}
-
-/* Place j on fm; 1 placed, 0 does not fit, -1 error. */
-int pol_ag_try_place(const pol_agora_policy_t *a, const pol_freemap_t *fm,
-		     const pol_job_t *j, pol_alloc_t *al)
-{
-	al->parts = NULL;
-	al->n_parts = 0;
-	if (a->placer->place(a->placer->arg, fm, j, al) == 0)
-		return 1;
-	return errno == ENOSPC ? 0 : -1;
-}
 
 /* Pending index of job id, or -1 (linear: reservations are few). */
 static int pending_index(const pol_snapshot_t *snap, int64_t id)
@@ -305,7 +267,7 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	int64_t dshadow = 0;
 	bool dtried = false;
 
-	if (pol_ag_prepare(a, snap, now) < 0 || group_pending(a, snap) < 0 ||
+	if (group_pending(a, snap) < 0 ||
 	    agora_grow((void **) &a->pflag, &a->pflag_cap, snap->n_pending, 1) <
 		    0 ||
 	    agora_grow((void **) &a->rflag, &a->rflag_cap, snap->n_running, 1) <
