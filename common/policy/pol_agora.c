@@ -33,6 +33,7 @@
 
 #include "pol_agora_int.h"
 #include "pol_app.h"
+#include "pol_ckpt.h"
 
 /* Construction ------------------------------------------------------------ */
 
@@ -54,10 +55,12 @@ static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
 	    (p->app_model != AG_APP_MEAN && p->app_model != AG_APP_POOL) ||
 	    (int) p->est_mode < 0 || p->est_mode > AG_EST_SERVICE ||
 	    p->est_k < 1 || p->est_k > POL_EST_MAX_K || p->est_prior_s <= 0 ||
-	    p->est_prior_s >= ((int64_t) 1 << 53)) {
+	    p->est_prior_s >= ((int64_t) 1 << 53) ||
+	    p->ckpt_s < POL_CKPT_NEVER || p->ckpt_s >= ((int64_t) 1 << 40) ||
+	    p->budget < 0 || !(p->max_loss >= 0 && p->max_loss <= 1)) {
 		agora_err_set(
 			err,
-			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16",
+			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16, ckpt >= -2, budget an integer >= 0, max_loss in [0,1]",
 			name);
 		errno = EINVAL;
 		return NULL;
@@ -126,6 +129,12 @@ static void params_default(ag_params_t *p)
 	p->est_k = 2;
 	p->est_prior_s = 4 * 3600;
 	p->est_learn = true;
+	/* preemption under checkpoints (doc/evaluation.md, the three-window
+	 * table) */
+	p->ckpt_s = POL_CKPT_UNKNOWN;
+	p->ckpt_lease = true;
+	p->budget = 3;
+	p->max_loss = 0.1;
 }
 
 pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
@@ -457,10 +466,11 @@ static void *create_common(bool auctions, const char *params,
 		"f",         "lease",   "grace", "min_lease",
 		"options",   "solver",  "app",   "align",
 		"drain",     "victims", "est_k", "est_prior",
-		"est_order", NULL
+		"est_order", "ckpt",    "ckpt_lease", "budget", "max_loss",
+		NULL
 	};
 	ag_params_t p;
-	double v[17];
+	double v[21];
 	char rest[256];
 
 	params_default(&p);
@@ -496,6 +506,10 @@ static void *create_common(bool auctions, const char *params,
 		v[14] = p.est_k;
 		v[15] = (double) p.est_prior_s;
 		v[16] = p.est_order;
+		v[17] = (double) p.ckpt_s;
+		v[18] = p.ckpt_lease;
+		v[19] = p.budget;
+		v[20] = p.max_loss;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -517,6 +531,12 @@ static void *create_common(bool auctions, const char *params,
 				  : -1;
 		p.est_prior_s = (int64_t) v[15];
 		p.est_order = v[16] != 0;
+		p.ckpt_s = (int64_t) v[17];
+		p.ckpt_lease = v[18] != 0;
+		p.budget = v[19] == floor(v[19]) && v[19] >= 0 && v[19] < 1e6
+				   ? (int) v[19]
+				   : -1;
+		p.max_loss = v[20];
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

@@ -44,9 +44,11 @@ static int lease_upkeep(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		const pol_lease_t *l = pol_lease_get(a->leases, j->id);
 
 		if (!l) {
-			if (pol_lease_grant(a->leases, j->id,
-					    pol_ag_job_gpus(j), now,
-					    pol_ag_full_lease(a, now)) < 0)
+			if (pol_lease_grant(
+				    a->leases, j->id, pol_ag_job_gpus(j), now,
+				    pol_ag_lease_len(a, j, j->start, now,
+						     pol_ag_full_lease(a, now))) <
+			    0)
 				goto out;
 		} else if (pol_lease_due(l, now)) {
 			if (pol_actions_add(out, POL_ACT_PREEMPT, j->id, NULL,

@@ -12,6 +12,7 @@
 
 #include "pol_agora_int.h"
 #include "pol_app.h"
+#include "pol_ckpt.h"
 
 /* Jobs and leases ----------------------------------------------------- */
 
@@ -45,6 +46,37 @@ int64_t pol_ag_full_lease(const pol_agora_policy_t *a, int64_t now)
 	return end - now;
 }
 
+int64_t pol_ag_lease_len(const pol_agora_policy_t *a, const pol_job_t *j,
+			 int64_t start, int64_t now, int64_t dur)
+{
+	int64_t c = pol_ckpt_interval(j, a->p.ckpt_s), end = now + dur;
+
+	if (a->p.ckpt_lease && c > 0)
+		end = pol_ckpt_next(start, c, end + a->p.grace_s) -
+		      a->p.grace_s;
+	return end - now >= a->p.min_lease_s ? end - now : a->p.min_lease_s;
+}
+
+double pol_ag_preempt_cost(const pol_agora_policy_t *a, const pol_job_t *j,
+			   int64_t now)
+{
+	return pol_ckpt_cost(j, a->p.ckpt_s, pol_ag_job_gpus(j),
+			     now + a->p.grace_s);
+}
+
+bool pol_ag_may_lose(const pol_agora_policy_t *a, const pol_job_t *j,
+		     int64_t now)
+{
+	int64_t c = pol_ckpt_interval(j, a->p.ckpt_s);
+
+	if (!pol_ckpt_preemptable(j, a->p.ckpt_s, a->p.budget, a->p.lease_s,
+				  now + a->p.grace_s))
+		return false;
+	return c <= 0 || (double) pol_ckpt_lost(j, a->p.ckpt_s,
+						now + a->p.grace_s) <=
+				 a->p.max_loss * (double) c;
+}
+
 int pol_ag_start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,
 		     int64_t now, int64_t lease, double score, const char *why,
 		     pol_actions_t *out)
@@ -54,6 +86,8 @@ int pol_ag_start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,
 				       ? AG_TEN(a, j->tenant)
 				       : NULL;
 
+	/* its first lease lasts to its first checkpoint at least */
+	lease = pol_ag_lease_len(a, j, now, now, lease);
 	/* what the adapter shows users: why it started and on what terms */
 	if (t)
 		snprintf(text, sizeof(text),

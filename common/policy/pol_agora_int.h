@@ -90,6 +90,14 @@ typedef struct ag_params {
 	bool est_order; /* within an app, shortest estimate first (else FIFO) */
 	bool est_learn; /* learn from the running set (else the caller
 			      * records completions, pol_est_record()) */
+	/* preemption under checkpoints (pol_ckpt.h) */
+	int64_t ckpt_s;  /* interval assumed for a job without one
+			  * (POL_CKPT_UNKNOWN: NEVER) */
+	bool ckpt_lease; /* a lease ends so that its requeue falls on the
+			  * job's next checkpoint */
+	int budget;      /* preemptions per job (0: no limit) */
+	double max_loss; /* an incumbent that would lose more than this
+			  * share of its interval is not offered */
 } ag_params_t;
 
 struct pol_agora_policy {
@@ -164,6 +172,23 @@ int pol_ag_job_gpus(const pol_job_t *j);
 int64_t pol_ag_job_limit(const pol_agora_policy_t *a, const pol_job_t *j);
 /* Length of a full lease granted now (aligned to the lease grid). */
 int64_t pol_ag_full_lease(const pol_agora_policy_t *a, int64_t now);
+/* The length of a lease of j (whose run began at start: now for a job
+ * about to start) granted now for a nominal dur: with ckpt_lease it
+ * ends so that the requeue after it (end + grace) falls on j's first
+ * checkpoint at or after now + dur + grace, so a loser loses no work and
+ * no lease is shorter than one interval; at least min_lease. */
+int64_t pol_ag_lease_len(const pol_agora_policy_t *a, const pol_job_t *j,
+			 int64_t start, int64_t now, int64_t dur);
+/* GPU-seconds running job j would lose if it lost its lease now (its
+ * requeue at now + grace). */
+double pol_ag_preempt_cost(const pol_agora_policy_t *a, const pol_job_t *j,
+			   int64_t now);
+/* May running job j lose its GPUs in an auction now: requeueable, within
+ * its preemption budget, its run at least one interval old (so never two
+ * preemptions within one checkpoint interval), and losing at most
+ * max_loss of an interval. */
+bool pol_ag_may_lose(const pol_agora_policy_t *a, const pol_job_t *j,
+		     int64_t now);
 /* Start j on al (taken from a->w.fm) with a lease of lease seconds; the
  * START action's text tells why and on what terms.  0 or -1. */
 int pol_ag_start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,
