@@ -57,10 +57,11 @@ static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
 	    p->est_k < 1 || p->est_k > POL_EST_MAX_K || p->est_prior_s <= 0 ||
 	    p->est_prior_s >= ((int64_t) 1 << 53) ||
 	    p->ckpt_s < POL_CKPT_NEVER || p->ckpt_s >= ((int64_t) 1 << 40) ||
-	    p->budget < 0 || !(p->max_loss >= 0 && p->max_loss <= 1)) {
+	    p->budget < 0 || !(p->max_loss >= 0 && p->max_loss <= 1) ||
+	    p->drain < 0 || p->drain > 2) {
 		agora_err_set(
 			err,
-			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16, ckpt >= -2, budget an integer >= 0, max_loss in [0,1]",
+			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16, ckpt >= -2, budget an integer >= 0, max_loss in [0,1], drain 0..2",
 			name);
 		errno = EINVAL;
 		return NULL;
@@ -121,7 +122,7 @@ static void params_default(ag_params_t *p)
 	p->solver = POL_PF_AUTO;
 	p->app_model = AG_APP_MEAN;
 	p->align = true;
-	p->drain = true;
+	p->drain = 1;
 	p->small_victims = true;
 	/* chosen on the first week of the Philly window (doc/evaluation.md,
 	 * "Estimates instead of limits") */
@@ -160,6 +161,7 @@ pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
 	p.f = conf->fairness_knob;
 	p.lease_s = conf->lease_s;
 	p.grace_s = conf->grace_s;
+	p.budget = conf->preempt_budget;
 	if (p.min_lease_s > p.lease_s)
 		p.min_lease_s = p.lease_s;
 	if (!(a = ag_new(auctions, &p, cluster, placer, err)))
@@ -206,6 +208,7 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 	free(a->pflag);
 	free(a->rflag);
 	free(a->resv);
+	free(a->dnodes);
 	free(a->fpend);
 	free(a->frun);
 	free(a->claimed);
@@ -524,7 +527,9 @@ static void *create_common(bool auctions, const char *params,
 				      ? (ag_app_model_t) (int) v[10]
 				      : (ag_app_model_t) -1;
 		p.align = v[11] != 0;
-		p.drain = v[12] != 0;
+		p.drain = v[12] == floor(v[12]) && v[12] >= 0 && v[12] <= 2
+				  ? (int) v[12]
+				  : -1;
 		p.small_victims = v[13] != 0;
 		p.est_k = v[14] == floor(v[14]) && v[14] >= 1 && v[14] <= 64
 				  ? (int) v[14]

@@ -179,13 +179,51 @@ static int64_t pend_len(const pol_agora_policy_t *a, const pol_job_t *j)
 	return pol_ag_job_rest(a, j, j->total_gpus);
 }
 
-/* A one-node job of 2+ GPUs: the kind a fragmented map blocks. */
-static bool drainable(const pol_freemap_t *fm, const pol_job_t *j)
+/* A one-node job of 2+ GPUs: the kind a fragmented map blocks; with
+ * drain=2 also a job of several nodes (a gang, or a job of more GPUs than
+ * a node has, read as whole nodes: drain_shape()). */
+static bool drainable(const pol_agora_policy_t *a, const pol_freemap_t *fm,
+		      const pol_job_t *j)
 {
 	int k = j->nodes > 0 ? j->nodes * j->gpus_per_node : j->total_gpus;
+	int maxg = pol_freemap_max_node_gpus(fm, j->pool);
 
-	return j->nodes <= 1 && k >= 2 &&
-	       k <= pol_freemap_max_node_gpus(fm, j->pool);
+	if (j->nodes > 1 || (j->nodes == 0 && k > maxg))
+		return a->p.drain >= 2 && maxg > 0 &&
+		       (j->nodes == 0 || j->gpus_per_node <= maxg);
+	return k >= 2 && k <= maxg;
+}
+
+/* The nodes a drained job needs (*n) and the GPUs on each (*k). */
+static void drain_shape(const pol_freemap_t *fm, const pol_job_t *j, int *n,
+			int *k)
+{
+	int maxg = pol_freemap_max_node_gpus(fm, j->pool);
+
+	if (j->nodes > 0) {
+		*n = j->nodes;
+		*k = j->gpus_per_node;
+	} else if (maxg > 0 && j->total_gpus > maxg) {
+		*n = (j->total_gpus + maxg - 1) / maxg;
+		*k = maxg;
+	} else {
+		*n = 1;
+		*k = j->total_gpus;
+	}
+}
+
+typedef struct ag_cand {
+	int node;
+	int64_t t;
+} ag_cand_t;
+
+static int cand_cmp(const void *x, const void *y)
+{
+	const ag_cand_t *p = x, *q = y;
+
+	if (p->t != q->t)
+		return p->t < q->t ? -1 : 1;
+	return (p->node > q->node) - (p->node < q->node);
 }
 
 typedef struct ag_rel {
@@ -203,25 +241,32 @@ static int rel_cmp(const void *x, const void *y)
 }
 
 /*
- * EASY for one one-node job j that does not fit: the up node of its pool
- * where it can start soonest if running jobs end when run_end() says
- * (GPUs started in this pass are never released), ties to the lowest index.  *node = -1 if none can ever
- * hold it.  0, or -1/ENOMEM.
+ * EASY for one job j that does not fit (one node, or a gang of N whole
+ * nodes): the N up nodes of its pool where it can start soonest if running
+ * jobs end when run_end() says (GPUs started in this pass are never
+ * released), ties to the lowest index, into nodes[0..*n); *shadow is when
+ * the last of them is ready.  *n = 0 if the pool cannot hold it.  0, or
+ * -1/ENOMEM.
  */
 static int pick_drain(pol_agora_policy_t *a, const pol_snapshot_t *snap,
-		      const pol_job_t *j, int64_t now, int *node,
+		      const pol_job_t *j, int64_t now, int *nodes, int *n_out,
 		      int64_t *shadow)
 {
 	const pol_cluster_t *c = snap->cluster;
-	int k = j->nodes > 0 ? j->gpus_per_node : j->total_gpus;
-	int i, p, n = 0, r = 0;
+	int k, want, i, p, n = 0, r = 0, nc = 0;
 	ag_rel_t *rel;
+	ag_cand_t *cand;
 
-	*node = -1;
+	*n_out = 0;
 	*shadow = 0;
+	drain_shape(a->w.fm, j, &want, &k);
 	for (i = 0; i < snap->n_running; i++)
 		n += snap->running[i].alloc.n_parts;
-	if (!(rel = malloc((size_t) (n ? n : 1) * sizeof(*rel)))) {
+	rel = malloc((size_t) (n ? n : 1) * sizeof(*rel));
+	cand = malloc((size_t) (c->n_nodes ? c->n_nodes : 1) * sizeof(*cand));
+	if (!rel || !cand) {
+		free(rel);
+		free(cand);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -253,19 +298,25 @@ static int pick_drain(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			have += rel[p].gpus;
 			t = rel[p].end;
 		}
-		if (have >= k && (*node < 0 || t < *shadow)) {
-			*node = i;
-			*shadow = t;
-		}
+		if (have >= k)
+			cand[nc++] = (ag_cand_t){ i, t };
+	}
+	if (nc >= want) {
+		qsort(cand, (size_t) nc, sizeof(*cand), cand_cmp);
+		for (i = 0; i < want; i++)
+			nodes[i] = cand[i].node;
+		*n_out = want;
+		*shadow = cand[want - 1].t;
 	}
 	free(rel);
+	free(cand);
 	return 0;
 }
 
 int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			  int64_t now, pol_actions_t *out)
 {
-	int i, k, cgpus, pool, first_act = out->n, dnode = -1;
+	int i, k, cgpus, pool, first_act = out->n, nd = 0;
 	int64_t dshadow = 0;
 	bool dtried = false;
 
@@ -274,6 +325,8 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		    0 ||
 	    agora_grow((void **) &a->rflag, &a->rflag_cap, snap->n_running, 1) <
 		    0 ||
+	    agora_grow((void **) &a->dnodes, &a->dnodes_cap,
+		       snap->cluster->n_nodes, sizeof(*a->dnodes)) < 0 ||
 	    pol_work_sync(&a->w, snap->cluster, snap->n_pending) < 0)
 		return -1;
 	if (snap->n_pending)
@@ -300,9 +353,10 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			return -1;
 	/*
 	 * leftovers, work-conserving, in credit order; the first one-node
-	 * gang that does not fit reserves the node where it can start
-	 * soonest (EASY): later leftovers go there only if they end by then
-	 * (a->tent = the free map without that node)
+	 * gang that does not fit (drain=2: or gang of whole nodes) reserves
+	 * the node(s) where it can start soonest (EASY): later leftovers go
+	 * there only if they end by then (a->tent = the free map without
+	 * those nodes)
 	 */
 	for (i = 0; i < snap->n_pending; i++) {
 		int p = a->keys[i].index, fit;
@@ -312,32 +366,32 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 
 		if (a->pflag[p])
 			continue;
-		if (dnode >= 0 && now + pend_len(a, j) > dshadow)
+		if (nd > 0 && now + pend_len(a, j) > dshadow)
 			m = a->tent;
 		fit = pol_ag_try_place(a, m, j, &al);
 		if (fit < 0)
 			return -1;
 		if (!fit) {
-			if (a->p.drain && dnode < 0 && !dtried &&
-			    drainable(a->w.fm, j)) {
+			if (a->p.drain && nd == 0 && !dtried &&
+			    drainable(a, a->w.fm, j)) {
 				dtried = true;
-				if (pick_drain(a, snap, j, now, &dnode,
+				if (pick_drain(a, snap, j, now, a->dnodes, &nd,
 					       &dshadow) < 0 ||
-				    (dnode >= 0 &&
+				    (nd > 0 &&
 				     pol_freemap_assign(a->tent, a->w.fm) < 0))
 					return -1;
-				if (dnode >= 0)
+				for (k = 0; k < nd; k++)
 					pol_freemap_take_mask(
-						a->tent, dnode,
-						pol_freemap_node(a->tent,
-								 dnode));
+						a->tent, a->dnodes[k],
+						pol_freemap_node(
+							a->tent, a->dnodes[k]));
 			}
 			continue;
 		}
 		fit = pol_ag_start_job(a, j, &al, now,
 				       pol_ag_full_lease(a, now), 0, "leftover",
 				       out);
-		for (k = 0; fit == 0 && dnode >= 0 && k < al.n_parts; k++)
+		for (k = 0; fit == 0 && nd > 0 && k < al.n_parts; k++)
 			pol_freemap_take_mask(a->tent, al.parts[k].node,
 					      al.parts[k].gpus);
 		pol_alloc_free(&al);

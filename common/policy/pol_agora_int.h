@@ -82,7 +82,8 @@ typedef struct ag_params {
 	pol_pf_solver_t solver;
 	ag_app_model_t app_model;
 	bool align;         /* full leases end on a grid of lease_s */
-	bool drain;         /* leftover pass keeps one EASY reservation */
+	int drain; /* leftover pass keeps one EASY reservation: 0 none, 1 for a
+		    * one-node job, 2 also for a gang of whole nodes */
 	bool small_victims; /* losers in GPU order (fewest first), then credit */
 	ag_est_mode_t est_mode;
 	int est_k;           /* recent samples averaged */
@@ -139,6 +140,8 @@ struct pol_agora_policy {
 	size_t tpend_cap;
 	unsigned char *pflag, *rflag; /* per pending / running job */
 	size_t pflag_cap, rflag_cap;
+	int *dnodes; /* the leftover pass's reserved nodes */
+	size_t dnodes_cap;
 	ag_resv_t *resv;
 	int n_resv;
 	size_t resv_cap;

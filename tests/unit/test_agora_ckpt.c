@@ -288,11 +288,51 @@ static void test_agora_lease_covers_interval(void **state)
 	}
 }
 
+/*
+ * drain=2: a job of more GPUs than a node has reserves whole nodes in the
+ * leftover pass.  2 x 4 GPUs, 2 free on each node (the other 2 end at 1000
+ * and 5000); job 1 wants 8 GPUs, job 2 (same app, after it) 1 GPU for
+ * 10000 s.  drain=2: job 1 reserves both nodes until 5000, and job 2,
+ * which would end after that, waits; drain=1: job 2 starts.
+ */
+static void test_agora_drain_gang(void **state)
+{
+	static const char *const params[] = { "est=limit,drain=2",
+					      "est=limit,drain=1" };
+	int v;
+
+	(void) state;
+	for (v = 0; v < 2; v++) {
+		agora_err_t err = { { 0 } };
+		pol_cluster_t *c = pol_cluster_uniform(2, 4, 0);
+		pol_policy_t *p = pol_policy_create("agora", params[v], NULL,
+						    &err);
+		pol_job_t run[2] = { job(10, 1, 2, 0), job(11, 1, 2, 0) };
+		pol_job_t pend[2] = { job(1, 0, 8, 10), job(2, 0, 1, 20) };
+		pol_alloc_part_t part[2];
+		pol_snapshot_t s = { c, pend, 2, run, 2, 2 };
+		pol_actions_t out = { 0 };
+
+		assert_non_null(p);
+		run_at(c, &run[0], &part[0], 0, 0x03, 0);
+		run_at(c, &run[1], &part[1], 1, 0x03, 0);
+		run[0].time_limit = 1000;
+		run[1].time_limit = 5000;
+		pend[1].time_limit = 10000;
+		assert_int_equal(pol_policy_decide(p, &s, 100, &out), 0);
+		assert_null(find(&out, POL_ACT_START, 1));
+		assert_int_equal(find(&out, POL_ACT_START, 2) != NULL, v == 1);
+		pol_actions_free(&out);
+		pol_policy_destroy(&p);
+		pol_cluster_destroy(&c);
+	}
+}
+
 /* Bad checkpoint parameters are refused. */
 static void test_agora_ckpt_bad_params(void **state)
 {
 	static const char *const bad[] = { "budget=-1", "budget=1.5",
-					   "max_loss=2", "ckpt=-3" };
+					   "max_loss=2", "ckpt=-3", "drain=3" };
 	size_t k;
 
 	(void) state;
@@ -312,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_agora_not_twice_per_interval),
 		cmocka_unit_test(test_agora_preemption_budget),
 		cmocka_unit_test(test_agora_lease_covers_interval),
+		cmocka_unit_test(test_agora_drain_gang),
 		cmocka_unit_test(test_agora_ckpt_bad_params),
 	};
 
