@@ -50,6 +50,20 @@ typedef struct agora_quota {
 	double gpu_hours; /* per CreditPeriod */
 } agora_quota_t;
 
+/* CheckpointInterval=: the interval jobs write checkpoints at (what a
+ * preemption loses), for every job, a partition's or a QOS's. */
+typedef enum agora_ckpt_scope {
+	AGORA_CKPT_ALL = 0,   /* CheckpointInterval=DURATION */
+	AGORA_CKPT_PARTITION, /* CheckpointInterval=partition:NAME:DURATION */
+	AGORA_CKPT_QOS,       /* CheckpointInterval=qos:NAME:DURATION */
+} agora_ckpt_scope_t;
+
+typedef struct agora_ckpt {
+	agora_ckpt_scope_t scope;
+	char *name; /* NULL for AGORA_CKPT_ALL */
+	int ckpt_s;
+} agora_ckpt_t;
+
 typedef struct agora_conf {
 	/* sched/agora thread */
 	int sched_interval_s;      /* SchedulerInterval: thread period */
@@ -64,6 +78,9 @@ typedef struct agora_conf {
 	double fairness_knob;    /* FairnessKnob: f in [0,1) */
 	int lease_s;             /* LeaseTime */
 	int grace_s;             /* GraceTime */
+	agora_ckpt_t *ckpts;     /* CheckpointInterval (repeatable) */
+	size_t n_ckpts;
+	int preempt_budget;      /* PreemptBudget: preemptions per job */
 
 	/* MAST-style credit */
 	double credit_half_life_h; /* CreditHalfLife */
@@ -123,6 +140,14 @@ int agora_conf_parse_string(const char *text, const char *name,
 /* Read and parse the file at path; a missing file is an error (ENOENT). */
 int agora_conf_parse_file(const char *path, agora_conf_t *conf,
 			  agora_err_t *err);
+
+/*
+ * The checkpoint interval (s) declared for a job of partition and qos
+ * (either NULL): the QOS's, else the partition's, else the bare
+ * CheckpointInterval, else 0 (none declared).
+ */
+int agora_conf_ckpt(const agora_conf_t *conf, const char *partition,
+		    const char *qos);
 
 /* The quota of an account (DefaultQuota unless an AccountQuota names it). */
 double agora_conf_quota(const agora_conf_t *conf, const char *account);
