@@ -81,6 +81,8 @@ static const conf_key_t conf_keys[] = {
 	{ "LoanLendHold", CT_DURATION, OFF(loan_lend_hold_s), 0, 86400, false },
 	{ "ReclaimDeadline", CT_DURATION, OFF(reclaim_deadline_s), 5, 86400,
 	  false },
+	{ "LoanLeaseTimeout", CT_DURATION, OFF(loan_lease_timeout_s), 0,
+	  7 * 86400, false },
 	{ "LoanCheckpointInterval", CT_DURATION, OFF(loan_ckpt_s), 0,
 	  30 * 86400, false },
 	{ "LoanRestartOverhead", CT_DURATION, OFF(loan_restart_s), 0, 86400,
@@ -125,6 +127,9 @@ void agora_conf_defaults(agora_conf_t *conf)
 	conf->loan_headroom = 1;
 	conf->loan_interval_s = 10;
 	conf->reclaim_deadline_s = 300;
+	/* a loan agorad has not renewed for ten minutes goes home (the
+	 * federation round agorad also runs can stall ~90 s) */
+	conf->loan_lease_timeout_s = 600;
 	conf->loan_ckpt_s = 1800;
 	conf->loan_restart_s = 120;
 	conf->loan_demand_kind = AGORA_DEMAND_JOBS;
@@ -550,7 +555,7 @@ static int conf_set(agora_conf_t *c, const conf_key_t *k, char *val,
  * both partition lists, and no partition may be in both.  line: the
  * Loaning line. */
 static int conf_check_loan(const agora_conf_t *c, const char *name, int line,
-			   agora_err_t *err)
+			   int lease_line, agora_err_t *err)
 {
 	if (!c->loaning)
 		return 0;
@@ -572,6 +577,18 @@ static int conf_check_loan(const agora_conf_t *c, const char *name, int line,
 			errno = EINVAL;
 			return -1;
 		}
+	/* agorad renews a lease every LoanInterval at best: a shorter
+	 * lease would return nodes agorad still keeps */
+	if (c->loan_lease_timeout_s &&
+	    c->loan_lease_timeout_s < 3 * c->loan_interval_s) {
+		agora_err_set(
+			err,
+			"%s:%d: LoanLeaseTimeout: %d s is less than 3 x LoanInterval (%d s); use 0 to disable the lease",
+			name, lease_line ? lease_line : line,
+			c->loan_lease_timeout_s, 3 * c->loan_interval_s);
+		errno = EINVAL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -580,7 +597,7 @@ int agora_conf_parse_string(const char *text, const char *name,
 {
 	agora_conf_t tmp;
 	char *copy, *line, *next;
-	int lineno = 0, rc = -1, loan_line = 0;
+	int lineno = 0, rc = -1, loan_line = 0, lease_line = 0;
 	unsigned char seen[N_KEYS] = { 0 };
 
 	if (!text || !conf) {
@@ -651,8 +668,10 @@ int agora_conf_parse_string(const char *text, const char *name,
 			goto out;
 		if (k->offset == OFF(loaning))
 			loan_line = lineno;
+		if (k->offset == OFF(loan_lease_timeout_s))
+			lease_line = lineno;
 	}
-	if (conf_check_loan(&tmp, name, loan_line, err))
+	if (conf_check_loan(&tmp, name, loan_line, lease_line, err))
 		goto out;
 	rc = 0;
 	agora_conf_free(conf);
@@ -700,9 +719,17 @@ bool agora_conf_loan_partition(const agora_conf_t *conf, const char *part,
 	size_t n = infer ? conf->n_loan_infer_partitions
 			 : conf->n_loan_train_partitions;
 
-	for (size_t i = 0; part && i < n; i++)
-		if (!strcmp(l[i], part))
-			return true;
+	/* a pending job submitted to "-p train,x" shows "train,x": any of
+	 * its partitions counts */
+	for (const char *p = part; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t) (e - p) : strlen(p);
+
+		for (size_t i = 0; i < n; i++)
+			if (strlen(l[i]) == len && !strncmp(l[i], p, len))
+				return true;
+		p = e ? e + 1 : NULL;
+	}
 	return false;
 }
 

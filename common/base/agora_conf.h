@@ -113,8 +113,11 @@ typedef struct agora_conf {
 	int loan_lend_hold_s;   /* LoanLendHold: lend against the peak
 				      demand of this last window */
 	int reclaim_deadline_s; /* ReclaimDeadline: nodes back by then */
-	int loan_ckpt_s;        /* LoanCheckpointInterval (0: none) */
-	int loan_restart_s;     /* LoanRestartOverhead */
+	/* LoanLeaseTimeout: slurmctld returns a loan whose heartbeat is
+	 * older (0: never) */
+	int loan_lease_timeout_s;
+	int loan_ckpt_s;    /* LoanCheckpointInterval (0: none) */
+	int loan_restart_s; /* LoanRestartOverhead */
 	agora_demand_kind_t loan_demand_kind; /* LoanDemandSource= kind */
 	char *loan_demand_arg;    /* its PATH or CMD (NULL for jobs) */
 	bool loan_grow;           /* LoanElasticGrow: grow elastic jobs */
@@ -152,8 +155,8 @@ int agora_conf_ckpt(const agora_conf_t *conf, const char *partition,
 /* The quota of an account (DefaultQuota unless an AccountQuota names it). */
 double agora_conf_quota(const agora_conf_t *conf, const char *account);
 
-/* True if part is listed in LoanInferencePartitions (infer) or
- * LoanTrainPartitions (!infer). */
+/* True if part (or any of a job's "a,b" partition list) is listed in
+ * LoanInferencePartitions (infer) or LoanTrainPartitions (!infer). */
 bool agora_conf_loan_partition(const agora_conf_t *conf, const char *part,
 			       bool infer);
 
