@@ -2,11 +2,12 @@
  * agora_leaves.c - see agora_leaves.h.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <stdbool.h>
 
 #include "src/common/bitstring.h"
-#include "src/common/slurm_topology.h"
+#include AGORA_INC_TOPOLOGY
 
 #include "agora_leaves.h"
 #include "agora_ctld_weak.h"

@@ -5,6 +5,7 @@
  * Slurm release costs one file.  See agora_select_adapt.h.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include "src/common/slurm_xlator.h"
 
@@ -14,7 +15,7 @@
 #include "src/common/bitstring.h"
 #include "src/common/xmalloc.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/plugins/select/cons_common/cons_common.h"
+#include AGORA_INC_CONS
 
 #include "agora_select_adapt.h"
 #include "agora_ctld_weak.h"

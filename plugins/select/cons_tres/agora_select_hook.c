@@ -4,6 +4,7 @@
  * agora_select_choose_nodes().  See agora_select_hook.h and doc/select.md.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include "src/common/slurm_xlator.h"
 
@@ -17,7 +18,7 @@
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/plugins/select/cons_common/cons_common.h"
+#include AGORA_INC_CONS
 
 #include "agora_select_adapt.h"
 #include "agora_select_hook.h"

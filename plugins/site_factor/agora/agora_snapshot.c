@@ -6,12 +6,13 @@
  * the core only borrows it for one decide() call.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <string.h>
 
 #include "slurm/slurm.h"
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
+#include AGORA_INC_GRES
 #include "src/common/job_resources.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
@@ -20,7 +21,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "src/common/slurm_topology.h"
+#include AGORA_INC_TOPOLOGY
 
 #include "agora_hold.h"
 #include "agora_gres.h"
