@@ -5,7 +5,8 @@
  * Keyed on the version the configured Slurm tree declares
  * (SLURM_VERSION_NUMBER in its config.h), so a plugin is built for exactly
  * one release and supporting the next release is one more case here.  The
- * core (common/) never sees any of this.  Include after config.h.
+ * core (common/) never sees any of this.  Include after config.h (and after
+ * src/common/slurm_xlator.h where a file uses it).
  *
  * Supported: 22.05 (Debian 12) and 24.11 (Debian 13).
  */
@@ -48,5 +49,38 @@
 #else
 #define AGORA_INC_CONS "src/plugins/select/cons_common/cons_common.h"
 #endif
+
+/*
+ * Types renamed or made opaque.  The plugins are written in 22.05's names;
+ * newer releases get 22.05's names back here, except where the old name now
+ * means something else (hostlist_t became the struct in 23.11: use
+ * agora_hostlist_t, a pointer on every release).
+ */
+#include "src/common/list.h"
+#include "src/common/hostlist.h"
+#if AGORA_SLURM_AT_LEAST(23, 11)
+typedef list_t *List;
+typedef list_itr_t *ListIterator;
+typedef hostlist_t *agora_hostlist_t;
+#else
+typedef hostlist_t agora_hostlist_t;
+typedef struct job_details job_details_t;
+#endif
+
+/* lock_state_files() moved from slurmctld/locks.h to common/state_save.h */
+#if AGORA_SLURM_AT_LEAST(23, 2)
+#include "src/common/state_save.h"
+#else
+#include "src/slurmctld/locks.h"
+#endif
+
+/*
+ * The leaf (level 0) switches of topology/tree, one node bitmap each (the
+ * caller frees them with agora_leaf_switches_free); 0 without topology/tree.
+ * 22.05: slurmctld's switch_record_table; 23.02+: topology_g_get().
+ */
+#include "src/common/bitstring.h"
+extern int agora_leaf_switches(bitstr_t ***maps);
+extern void agora_leaf_switches_free(bitstr_t **maps, int n);
 
 #endif /* AGORA_COMPAT_H */

@@ -41,6 +41,7 @@
  */
 #define _GNU_SOURCE
 #include "config.h"
+#include "agora_compat.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
@@ -252,9 +253,9 @@ static bool in_loan_parts(const char *parts, bool infer)
  * partition agora.conf names does not exist: logged once per
  * configuration, naming the file, line and key).  Part and node read
  * locks held; state_lock held. */
-static hostlist_t infer_nodes(void)
+static agora_hostlist_t infer_nodes(void)
 {
-	hostlist_t hl = hostlist_create(NULL);
+	agora_hostlist_t hl = hostlist_create(NULL);
 
 	for (size_t i = 0; i < conf.n_loan_infer_partitions; i++) {
 		part_record_t *p = find_part_record(
@@ -291,7 +292,7 @@ static hostlist_t infer_nodes(void)
  * the result.  Locks as infer_nodes(). */
 static char *loan_exclude(const char *exc)
 {
-	hostlist_t inf = infer_nodes(), all;
+	agora_hostlist_t inf = infer_nodes(), all;
 	char *name, *out = NULL;
 	bool missing = false;
 

@@ -18,9 +18,9 @@
 #define _GNU_SOURCE /* dladdr() */
 
 #include "config.h"
-#include "agora_compat.h"
 
 #include "src/common/slurm_xlator.h"
+#include "agora_compat.h" /* after slurm_xlator.h */
 
 #include <dlfcn.h>
 #include <limits.h>

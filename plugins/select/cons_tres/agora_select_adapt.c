@@ -5,9 +5,9 @@
  * Slurm release costs one file.  See agora_select_adapt.h.
  */
 #include "config.h"
-#include "agora_compat.h"
 
 #include "src/common/slurm_xlator.h"
+#include "agora_compat.h" /* after slurm_xlator.h */
 
 #include <stdint.h>
 #include <string.h>

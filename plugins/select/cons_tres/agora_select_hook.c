@@ -4,9 +4,9 @@
  * agora_select_choose_nodes().  See agora_select_hook.h and doc/select.md.
  */
 #include "config.h"
-#include "agora_compat.h"
 
 #include "src/common/slurm_xlator.h"
+#include "agora_compat.h" /* after slurm_xlator.h */
 
 #include <dlfcn.h>
 #include <inttypes.h>

@@ -8,9 +8,9 @@
  * code (log strings).  Nothing crosses.
  */
 #include "config.h"
-#include "agora_compat.h"
 
 #include "src/common/slurm_xlator.h"
+#include "agora_compat.h" /* after slurm_xlator.h */
 
 #include <errno.h>
 #include <inttypes.h>

@@ -155,7 +155,7 @@ static void learn_end(job_record_t *job_ptr, const agora_conf_t *conf,
 static void job_common(agora_snapshot_t *snap, pol_job_t *pj,
 		       job_record_t *job_ptr, const agora_conf_t *conf)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	int nodes = d ? (int) d->min_nodes : 1;
 
 	pj->id = job_ptr->job_id;
