@@ -78,6 +78,12 @@ AC_DEFUN([AX_SLURM], [
     AS_IF([test -z "$SLURM_STOCK_PLUGINDIR"], [SLURM_STOCK_PLUGINDIR=/usr/lib/x86_64-linux-gnu/slurm-wlm])
   ])
   AM_CONDITIONAL([HAVE_SLURM], [test "x$with_slurm" != xno])
+  dnl Plugins whose host a release lacks (plugins/common/agora_compat.h):
+  dnl SlurmctldPlugstack went in 23.02, cons_common's callbacks in 23.11.
+  AM_CONDITIONAL([SLURM_CTLD_PLUGSTACK], [test "x$with_slurm" != xno && test "x${SLURM_TREE_VERSION%%.*}" = x22])
+  AM_CONDITIONAL([SLURM_CONS_HOOK], [test "x$with_slurm" != xno && test "x${SLURM_TREE_VERSION%%.*}" = x22])
+  SLURM_RELEASE=`echo "$SLURM_TREE_VERSION" | cut -d. -f1-2`
+  AC_SUBST([SLURM_RELEASE])
   AC_SUBST([SLURM_SRC])
   AC_SUBST([SLURM_BUILD])
   AC_SUBST([SLURM_TREE_VERSION])
@@ -86,7 +92,7 @@ AC_DEFUN([AX_SLURM], [
   dnl The public libslurm of the same release (agoractl, agorad): a 22.05
   dnl client cannot talk to a 24.11 controller.
   AS_IF([test -n "$SLURM_PREFIX"],
-    [SLURM_PUBLIC_CPPFLAGS="-I$SLURM_PREFIX/include"
+    [SLURM_PUBLIC_CPPFLAGS="-isystem $SLURM_PREFIX/include"
      SLURM_PUBLIC_LIBS="-L$SLURM_PREFIX/lib -Wl,-rpath,$SLURM_PREFIX/lib -lslurm"],
     [SLURM_PUBLIC_CPPFLAGS=""
      SLURM_PUBLIC_LIBS="-lslurm"])

@@ -33,6 +33,7 @@
 #include "agora_config.h"
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 
 #include "agorad.h"
 #include "agorad_loan.h"

@@ -17,16 +17,12 @@
 #error "include config.h of the configured Slurm tree before agora_compat.h"
 #endif
 
-/* major.minor of the tree, e.g. 0x1605 for 22.05, 0x180b for 24.11 */
-#define AGORA_SLURM_MM(maj, min) (((maj) << 8) | (min))
-#define AGORA_SLURM_TREE_MM (SLURM_VERSION_NUMBER >> 8)
-#define AGORA_SLURM_AT_LEAST(maj, min) \
-	(AGORA_SLURM_TREE_MM >= AGORA_SLURM_MM(maj, min))
-
-#if AGORA_SLURM_TREE_MM != AGORA_SLURM_MM(22, 5) && \
-	AGORA_SLURM_TREE_MM != AGORA_SLURM_MM(24, 11)
-#error "Agora supports Slurm 22.05 and 24.11: add the release to agora_compat.h"
-#endif
+/*
+ * The version macros (AGORA_SLURM_AT_LEAST(maj, min)), the supported
+ * releases and the public types (List, ListIterator, agora_hostlist_t):
+ * agora_compat_pub.h, shared with the tools.
+ */
+#include "agora_compat_pub.h"
 
 /*
  * Headers that moved: 23.02 put the plugin interfaces in src/interfaces/,
@@ -50,20 +46,8 @@
 #define AGORA_INC_CONS "src/plugins/select/cons_common/cons_common.h"
 #endif
 
-/*
- * Types renamed or made opaque.  The plugins are written in 22.05's names;
- * newer releases get 22.05's names back here, except where the old name now
- * means something else (hostlist_t became the struct in 23.11: use
- * agora_hostlist_t, a pointer on every release).
- */
-#include "src/common/list.h"
-#include "src/common/hostlist.h"
-#if AGORA_SLURM_AT_LEAST(23, 11)
-typedef list_t *List;
-typedef list_itr_t *ListIterator;
-typedef hostlist_t *agora_hostlist_t;
-#else
-typedef hostlist_t agora_hostlist_t;
+/* job_details_t: 22.05 has only struct job_details */
+#if !AGORA_SLURM_AT_LEAST(23, 2)
 typedef struct job_details job_details_t;
 #endif
 
@@ -82,5 +66,27 @@ typedef struct job_details job_details_t;
 #include "src/common/bitstring.h"
 extern int agora_leaf_switches(bitstr_t ***maps);
 extern void agora_leaf_switches_free(bitstr_t **maps, int n);
+
+/*
+ * job_submit's job_modify() gained the err_msg of job_submit() in 23.02:
+ *   extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+ *                         uint32_t submit_uid AGORA_JOB_MODIFY_ERR_MSG)
+ */
+#if AGORA_SLURM_AT_LEAST(23, 2)
+#define AGORA_JOB_MODIFY_ERR_MSG , char **err_msg __attribute__((unused))
+#else
+#define AGORA_JOB_MODIFY_ERR_MSG
+#endif
+
+/*
+ * Plugins a release has no host for (configure builds them only where
+ * the host exists: AM_CONDITIONALs SLURM_CTLD_PLUGSTACK, SLURM_CONS_HOOK):
+ *   - slurmctld/agora: SlurmctldPlugstack (and "scontrol show config"'s
+ *     plugstack section) was removed in 23.02; agoractl reads the view file.
+ *   - the select/cons_tres wrapper: its node-choice hook is cons_common's
+ *     callback table, gone since 23.11 merged cons_common into cons_tres;
+ *     node choice there is the topology plugin's eval_nodes.
+ */
+#define AGORA_HAVE_CONS_HOOK (!AGORA_SLURM_AT_LEAST(23, 11))
 
 #endif /* AGORA_COMPAT_H */

@@ -76,7 +76,7 @@ extern int fini(void);
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		      char **err_msg);
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
-		      uint32_t submit_uid);
+		      uint32_t submit_uid AGORA_JOB_MODIFY_ERR_MSG);
 
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 static agora_conf_t conf;      /* agora.conf as last read */
@@ -426,7 +426,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
  * have.  A running job is left alone (Slurm changes its excluded nodes
  * only while it pends). */
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
-		      uint32_t submit_uid)
+		      uint32_t submit_uid AGORA_JOB_MODIFY_ERR_MSG)
 {
 	const char *why, *exc;
 	char *out;
