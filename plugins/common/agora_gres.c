@@ -2,12 +2,13 @@
  * agora_gres.c - see agora_gres.h.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <pthread.h>
 
 #include "slurm/slurm.h"
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
+#include AGORA_INC_GRES
 #include "src/common/list.h"
 #include "src/common/macros.h"
 
