@@ -136,7 +136,9 @@ typedef struct pol_fed_busy {
 
 /* What the estimate knows of a cluster. */
 typedef struct pol_fed_cluster_load {
-	int gpus_total, gpus_free;  /* on usable nodes, free = not in use */
+	int gpus_total, gpus_free; /* on usable nodes, free = not in use */
+	int gpus_queued; /* GPUs of pending jobs that may start first (not
+			    held, waiting only for resources) */
 	const pol_fed_busy_t *busy; /* running jobs (any order) */
 	int n_busy;
 	double queued_gpu_s; /* pending jobs that may run (not held): the
@@ -148,9 +150,9 @@ typedef struct pol_fed_cluster_load {
 
 /*
  * agorad's own start estimate for a job of gpus GPUs: the earliest time at
- * which the free GPUs now plus those of running jobs at the ends of their
- * limits reach gpus (now if they do already).  INT64_MAX when the
- * cluster's GPUs never do.  Ignores the queue and node boundaries.
+ * which the free GPUs now (less the queued ones) plus those of running
+ * jobs at the ends of their limits reach gpus (now if they do already).
+ * INT64_MAX when the cluster's GPUs never do.  Ignores node boundaries.
  */
 int64_t pol_fed_start_estimate(const pol_fed_cluster_load_t *l, int gpus,
 			       int64_t now);
@@ -167,9 +169,13 @@ bool pol_fed_start_plausible(const pol_fed_cluster_load_t *l, int gpus,
 			     int64_t start, int64_t now);
 
 /* The start the auction uses for will-run answer start: it, or (src
- * START_ESTIMATE) the estimate when it cannot be true; *src gets which. */
+ * START_ESTIMATE) the estimate when it cannot be true: too late (above),
+ * or "now" without preempting (n_preempt 0) while the GPUs free now, less
+ * the queued ones, do not suffice (will-run ignores pending jobs, those
+ * agorad pinned here a round ago among them).  *src gets which. */
 int64_t pol_fed_start_choose(const pol_fed_cluster_load_t *l, int gpus,
-			     int64_t start, int64_t now, int *src);
+			     int64_t start, int n_preempt, int64_t now,
+			     int *src);
 
 /*
  * Whether a cluster whose nodes carry the features in have (a list

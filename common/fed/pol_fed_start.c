@@ -23,7 +23,7 @@ int64_t pol_fed_start_estimate(const pol_fed_cluster_load_t *l, int gpus,
 
 	if (!l || gpus <= 0)
 		return now;
-	avail = l->gpus_free > 0 ? l->gpus_free : 0;
+	avail = (long) l->gpus_free - (l->gpus_queued > 0 ? l->gpus_queued : 0);
 	if (avail >= gpus)
 		return now;
 	if (l->n_busy <= 0 || !l->busy)
@@ -68,14 +68,21 @@ bool pol_fed_start_plausible(const pol_fed_cluster_load_t *l, int gpus,
 }
 
 int64_t pol_fed_start_choose(const pol_fed_cluster_load_t *l, int gpus,
-			     int64_t start, int64_t now, int *src)
+			     int64_t start, int n_preempt, int64_t now,
+			     int *src)
 {
 	int64_t est;
 
 	*src = POL_FED_START_WILL_RUN;
-	if (pol_fed_start_plausible(l, gpus, start, now))
+	if (!l)
 		return start;
 	est = pol_fed_start_estimate(l, gpus, now);
+	if (start <= now && n_preempt <= 0 && est > now && est != INT64_MAX) {
+		*src = POL_FED_START_ESTIMATE; /* too early */
+		return est;
+	}
+	if (pol_fed_start_plausible(l, gpus, start, now))
+		return start;
 	*src = POL_FED_START_ESTIMATE;
-	return est;
+	return est == INT64_MAX ? start : est;
 }

@@ -513,6 +513,7 @@ static bool survey_take(int c, const char *out, size_t len,
 	clusters[c].load = (pol_fed_cluster_load_t){
 		.gpus_total = h.gpus_total,
 		.gpus_free = h.gpus_free,
+		.gpus_queued = h.gpus_queued,
 		.busy = clusters[c].busy,
 		.n_busy = clusters[c].busy ? h.n_busy : 0,
 		.queued_gpu_s = h.queued_gpu_s,
@@ -552,12 +553,12 @@ static void plan_take(int c, const ad_plan_msg_t *m, pol_fed_plan_t *plans,
 	 * limit) gives way to agorad's own estimate; the bid says so */
 	if (m->valid) {
 		p->will_run = p->start;
-		p->start = pol_fed_start_choose(&clusters[c].load,
-						jobs[m->idx].gpus, p->start,
-						now, &p->start_src);
+		p->start = pol_fed_start_choose(
+			&clusters[c].load, jobs[m->idx].gpus, p->start,
+			m->n_preempt, now, &p->start_src);
 		if (p->start_src == POL_FED_START_ESTIMATE)
 			ad_verbose(
-				"JobId=%u on %s: will-run said start +%lld s, which cannot be true; agorad's estimate +%lld s",
+				"JobId=%u on %s: will-run said start +%lld s, which cannot be true (free GPUs, limits); agorad's estimate +%lld s",
 				jobs[m->idx].job_id, clusters[c].name,
 				(long long) (p->will_run - now),
 				(long long) (p->start - now));
@@ -653,8 +654,13 @@ static int round_auction(const agora_conf_t *conf, pol_fed_plan_t *plans,
 
 	catalog_build(conf, &ac);
 	pj = auction_jobs(&ac, plans);
-	for (int c = 0; c < n_clusters; c++)
-		free_gpus[c] = clusters[c].up ? clusters[c].gpus_free : 0;
+	/* free now, less what pending jobs (pinned here in earlier rounds
+	 * among them) will take first */
+	for (int c = 0; c < n_clusters; c++) {
+		int f = clusters[c].gpus_free - clusters[c].load.gpus_queued;
+
+		free_gpus[c] = clusters[c].up && f > 0 ? f : 0;
+	}
 	pol_fed_weights_default(&w);
 	awards = calloc(n_jobs, sizeof(*awards));
 	decision = calloc(n_jobs, sizeof(char *));

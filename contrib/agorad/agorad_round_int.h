@@ -72,6 +72,7 @@ typedef struct ad_job {
 typedef struct {
 	int ok;
 	int gpus_total, gpus_free, gpus_pending, gpus_per_node, n_nodes;
+	int gpus_queued; /* pending GPUs that may start before ours */
 	int n_jobs, n_usage, n_busy; /* then n_jobs ad_job_t, n_usage
 					ad_usage_t, n_busy pol_fed_busy_t */
 	double queued_gpu_s;

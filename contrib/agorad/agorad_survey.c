@@ -173,7 +173,9 @@ pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j)
 {
 	uint32_t base = j->job_state & JOB_STATE_BASE;
 	pol_fed_hold_obs_t o = {
-		.pending = base == JOB_PENDING && !(j->job_state & JOB_REVOKED),
+		/* an origin copy pinned elsewhere is pending and revoked:
+		 * still held at its origin until released */
+		.pending = base == JOB_PENDING,
 		.active = base == JOB_PENDING || base == JOB_RUNNING ||
 			  base == JOB_SUSPENDED,
 		.held = j->priority == 0,
@@ -233,7 +235,13 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 			continue;
 		g = tres_gpus(j->tres_req_str);
 		h->gpus_pending += g;
-		if (g > 0 && j->priority != 0) { /* may run ahead of ours */
+		/* may run ahead of ours, now: not held, waiting for nothing
+		 * but resources (a sibling copy agorad pinned here, too) */
+		if (g > 0 && j->priority != 0 &&
+		    (j->state_reason == WAIT_NO_REASON ||
+		     j->state_reason == WAIT_PRIORITY ||
+		     j->state_reason == WAIT_RESOURCES)) {
+			h->gpus_queued += g;
 			h->queued_gpu_s += (double) g * limit_s(j->time_limit);
 			if (limit_s(j->time_limit) > h->max_limit_s)
 				h->max_limit_s = limit_s(j->time_limit);

@@ -1039,14 +1039,26 @@ static void test_start_estimate(void **state)
 	/* Slurm's "2058" answer: beyond every limit and the free GPUs */
 	assert_false(pol_fed_start_plausible(&l, 8, NOW + 503316420, NOW));
 	assert_int_equal(
-		pol_fed_start_choose(&l, 8, NOW + 503316420, NOW, &src), NOW);
+		pol_fed_start_choose(&l, 8, NOW + 503316420, 0, NOW, &src),
+		NOW);
 	assert_int_equal(src, POL_FED_START_ESTIMATE);
 	/* an answer within the estimate plus one limit is taken */
 	assert_true(pol_fed_start_plausible(&l, 32, NOW + 1200 + 3600, NOW));
 	assert_false(pol_fed_start_plausible(&l, 32, NOW + 1201 + 3600, NOW));
-	assert_int_equal(pol_fed_start_choose(&l, 8, NOW + 60, NOW, &src),
+	assert_int_equal(pol_fed_start_choose(&l, 8, NOW + 60, 0, NOW, &src),
 			 NOW + 60);
 	assert_int_equal(src, POL_FED_START_WILL_RUN);
+	/* "now" while jobs pinned here a round ago take the free GPUs:
+	 * will-run ignores them, the estimate does not; preempting, it may
+	 * be true */
+	l.gpus_queued = 16;
+	assert_int_equal(pol_fed_start_estimate(&l, 8, NOW), NOW + 600);
+	assert_int_equal(pol_fed_start_choose(&l, 8, NOW, 0, NOW, &src),
+			 NOW + 600);
+	assert_int_equal(src, POL_FED_START_ESTIMATE);
+	assert_int_equal(pol_fed_start_choose(&l, 8, NOW, 1, NOW, &src), NOW);
+	assert_int_equal(src, POL_FED_START_WILL_RUN);
+	l.gpus_queued = 0;
 	/* a queue ahead (64 GPUs x 10 h) makes a later answer true */
 	l.queued_gpu_s = 64.0 * 36000;
 	assert_true(pol_fed_start_plausible(&l, 8, NOW + 36000, NOW));
@@ -1059,7 +1071,7 @@ static void test_start_estimate(void **state)
 	/* nothing known: the answer stands */
 	assert_true(pol_fed_start_plausible(NULL, 8, NOW + 503316420, NOW));
 	/* the bid says which start it used */
-	p.start = pol_fed_start_choose(&l, 8, NOW + 503316420, NOW,
+	p.start = pol_fed_start_choose(&l, 8, NOW + 503316420, 0, NOW,
 				       &p.start_src);
 	p.will_run = NOW + 503316420;
 	(void) pol_fed_cost(NULL, NULL, &j, 0, &p, NOW, why, sizeof(why));

@@ -210,8 +210,8 @@ extern void agora_fed_pass(time_t now)
 			continue;
 		marks++;
 		pol_fed_mark_parse(job_ptr->admin_comment, &m);
-		o.pending = IS_JOB_PENDING(job_ptr) &&
-			    !IS_JOB_REVOKED(job_ptr) && job_ptr->details;
+		/* an origin copy pinned elsewhere is pending and revoked */
+		o.pending = IS_JOB_PENDING(job_ptr) && job_ptr->details;
 		o.active = !IS_JOB_FINISHED(job_ptr);
 		o.held = job_ptr->priority == 0;
 		o.submit = job_ptr->details ? job_ptr->details->submit_time : 0;
