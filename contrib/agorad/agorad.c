@@ -38,6 +38,7 @@
 #include "agora_config.h"
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 
 #include "agorad.h"
 #include "agorad_loan.h"

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 
 #include "agora_fed_marks.h"
 #include "agora_file.h"

@@ -41,6 +41,7 @@
 
 #include <json-c/json.h>
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
 
 #include "agorad.h"
@@ -133,7 +134,7 @@ static bool node_idle(const node_info_t *n)
 static int idle_train_nodes(const agora_conf_t *conf)
 {
 	node_info_msg_t *nm = NULL;
-	hostlist_t hl = NULL;
+	agora_hostlist_t hl = NULL;
 	int n = 0;
 
 	if (ln_loan_partitions(conf, NULL, &hl))

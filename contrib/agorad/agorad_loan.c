@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 
 #include "agorad.h"
 #include "agorad_loan.h"
@@ -121,7 +122,7 @@ static void classify(ln_snap_t *s)
 static char *shrunk_list(const ln_snap_t *s, const ln_job_t *lj,
 			 const bool *victim_node)
 {
-	hostlist_t all, keep;
+	agora_hostlist_t all, keep;
 	char *h, *out = NULL;
 	int dropped = 0;
 

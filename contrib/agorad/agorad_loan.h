@@ -25,6 +25,7 @@
 
 #include <json-c/json.h>
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 
 #include "agora_conf.h"
 #include "pol_loan_lease.h"
@@ -117,8 +118,8 @@ typedef struct {
 /* The nodes of the inference partitions (*inf; inf may be NULL) and of the
  * training partitions (*train, loans included), as Slurm has them now;
  * the caller destroys the lists.  Returns 0 or -1 (logged). */
-int ln_loan_partitions(const agora_conf_t *conf, hostlist_t *inf,
-		       hostlist_t *train);
+int ln_loan_partitions(const agora_conf_t *conf, agora_hostlist_t *inf,
+		       agora_hostlist_t *train);
 int ln_snapshot(const agora_conf_t *conf, ln_snap_t *s);
 void ln_snap_free(ln_snap_t *s);
 /* Put exactly the nodes with lend[i] of s into every training partition

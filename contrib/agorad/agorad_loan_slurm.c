@@ -19,6 +19,7 @@
 
 #include <json-c/json.h>
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
 
 #include "agora_file.h"
@@ -40,8 +41,8 @@ static int node_index(const ln_snap_t *s, const char *name)
 
 /* The inference partitions' nodes into s->nodes; *train gets the nodes of
  * the training partitions. */
-int ln_loan_partitions(const agora_conf_t *conf, hostlist_t *inf,
-		       hostlist_t *train)
+int ln_loan_partitions(const agora_conf_t *conf, agora_hostlist_t *inf,
+		       agora_hostlist_t *train)
 {
 	partition_info_msg_t *pm = NULL;
 
@@ -71,9 +72,9 @@ int ln_loan_partitions(const agora_conf_t *conf, hostlist_t *inf,
 }
 
 static int snap_partitions(const agora_conf_t *conf, ln_snap_t *s,
-			   hostlist_t *train)
+			   agora_hostlist_t *train)
 {
-	hostlist_t inf;
+	agora_hostlist_t inf;
 	char *h;
 
 	if (ln_loan_partitions(conf, &inf, train))
@@ -143,7 +144,7 @@ static int snap_running(const agora_conf_t *conf, ln_snap_t *s,
 			const slurm_job_info_t *j)
 {
 	bool train = agora_conf_loan_partition(conf, j->partition, false);
-	hostlist_t hl = slurm_hostlist_create(j->nodes);
+	agora_hostlist_t hl = slurm_hostlist_create(j->nodes);
 	ln_job_t *lj = &s->jobs[s->n_jobs];
 	char *h;
 
@@ -267,7 +268,7 @@ static int snap_jobs(const agora_conf_t *conf, ln_snap_t *s)
 
 int ln_snapshot(const agora_conf_t *conf, ln_snap_t *s)
 {
-	hostlist_t train = NULL;
+	agora_hostlist_t train = NULL;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
@@ -301,8 +302,8 @@ void ln_snap_free(ln_snap_t *s)
 static char *train_list(const partition_info_t *p, const ln_snap_t *s,
 			const bool *lend)
 {
-	hostlist_t old = slurm_hostlist_create(p->nodes ? p->nodes : "");
-	hostlist_t nl = slurm_hostlist_create(NULL);
+	agora_hostlist_t old = slurm_hostlist_create(p->nodes ? p->nodes : "");
+	agora_hostlist_t nl = slurm_hostlist_create(NULL);
 	char *h, *out;
 
 	while ((h = slurm_hostlist_shift(old))) {

@@ -22,6 +22,7 @@
  * cause is logged once, not every pass.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <errno.h>
 #include <sys/time.h>
