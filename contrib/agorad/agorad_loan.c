@@ -426,25 +426,20 @@ static int reclaim_lent(const agora_conf_t *conf, ln_snap_t *s, int need,
 	return out.returned;
 }
 
-/* Lend up to k home nodes: idle ones (no inference job), from the end. */
+/* Lend up to k home nodes: idle ones (no inference job), whose Comment
+ * is empty or Agora's, from the end.  Their marks are written by
+ * renew_marks(). */
 static int lend_nodes(ln_snap_t *s, int k, int64_t now, bool *lend)
 {
-	char text[128];
 	int n = 0;
 
-	snprintf(text, sizeof(text), LN_COMMENT_PREFIX "lent since %lld",
-		 (long long) now);
 	for (int i = s->n_nodes - 1; i >= 0 && n < k; i--) {
 		ln_node_t *nd = &s->nodes[i];
 
-		if (nd->state != LN_HOME || !nd->up || nd->other_jobs)
-			continue;
-		/* the Comment first: a crash before the partition update
-		 * leaves a returning node without borrowers, cleared next */
-		if (ln_set_comment(nd->name, text))
+		if (nd->state != LN_HOME || !nd->up || nd->other_jobs ||
+		    !nd->free_comment)
 			continue;
 		nd->since = now;
-		nd->commented = true;
 		nd->state = LN_LENT;
 		lend[i] = true;
 		n++;
@@ -452,6 +447,38 @@ static int lend_nodes(ln_snap_t *s, int k, int64_t now, bool *lend)
 	if (n)
 		ad_info("loan: lent %d node(s) to training", n);
 	return n;
+}
+
+/* Every node that stays or becomes lent carries a fresh v1 mark before
+ * the partition update (the mark first: a crash before the update leaves
+ * a returning node without borrowers, cleared next round); the heartbeat
+ * is renewed once a quarter of LoanLeaseTimeout has passed, so slurmctld
+ * returns the loan by itself if agorad stops.  A node whose mark cannot
+ * be written is not lent. */
+static void renew_marks(const agora_conf_t *conf, ln_snap_t *s, bool *lend,
+			int64_t now)
+{
+	int renewed = 0;
+
+	for (int i = 0; i < s->n_nodes; i++) {
+		ln_node_t *nd = &s->nodes[i];
+
+		if (!lend[i] ||
+		    !pol_loan_lease_renew_due(&nd->mark, nd->commented, now,
+					      conf->loan_lease_timeout_s))
+			continue;
+		if (ln_set_lent_mark(nd, now)) {
+			if (!nd->in_train) {
+				lend[i] = false;
+				nd->state = nd->n_borrowers ? LN_RETURNING
+							    : LN_HOME;
+			}
+			continue;
+		}
+		renewed++;
+	}
+	if (renewed)
+		ad_debug("loan: %d loan mark(s) written or renewed", renewed);
 }
 
 /* Returning nodes: finish (requeue) as many as inference needs, lend the
@@ -514,6 +541,7 @@ static int loan_round(const agora_conf_t *conf, ln_snap_t *s, double d,
 				     victim_node);
 	else if (home > hold)
 		lend_nodes(s, home - hold, now, lend);
+	renew_marks(conf, s, lend, now);
 	for (int i = 0; i < s->n_nodes; i++)
 		changed |= lend[i] != s->nodes[i].in_train;
 	/* out of the training partitions first: no new job lands there */
@@ -559,6 +587,30 @@ int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now)
 	ln_snap_free(&s);
 	free(path);
 	return 0;
+}
+
+int ad_loan_return(const agora_conf_t *conf)
+{
+	ln_snap_t s;
+	bool *lend;
+	int n = 0, rc;
+
+	if (!conf->loaning || ln_snapshot(conf, &s))
+		return -1;
+	lend = calloc((size_t) s.n_nodes + 1, sizeof(*lend));
+	if (!lend) {
+		ln_snap_free(&s);
+		return -1;
+	}
+	for (int i = 0; i < s.n_nodes; i++)
+		n += s.nodes[i].in_train;
+	rc = n ? ln_set_train_nodes(conf, &s, lend) : 0;
+	if (n)
+		ad_info("loan: stopping: %d lent node(s) out of the training partitions; their borrowers run on until the next agorad lends them again or LoanLeaseTimeout=%d s ends the loan",
+			n, conf->loan_lease_timeout_s);
+	free(lend);
+	ln_snap_free(&s);
+	return rc;
 }
 
 void ad_loan_fini(void)
