@@ -429,7 +429,7 @@ PY
 head -n 1201 "$PHILLY" >"$TMP/slice.csv"
 head -n 301 "$PHILLY" >"$TMP/slice300.csv"
 for sch in default agora fifo-hold; do
-	arg= tr=slice pools="--train-nodes 8 --infer-nodes 16"
+	arg='' tr=slice pools="--train-nodes 8 --infer-nodes 16"
 	[ $sch = default ] || arg="--train-scheduler $sch"
 	[ $sch = agora ] && tr=slice300 pools="--train-nodes 4 --infer-nodes 8"
 	# shellcheck disable=SC2086
