@@ -155,6 +155,18 @@ static double progress_lost(const sim_t *s, const sj_t *j)
 	return prog - kept;
 }
 
+double last_save(const sim_t *s, const sj_t *j)
+{
+	double ok = j->run_start + j->oh_run, c = (double) s->p->ckpt_s, tc;
+
+	if (s->p->ckpt_s < 0)
+		return s->now >= ok ? s->now : -1;
+	if (s->p->ckpt_s == 0)
+		return -1;
+	tc = j->run_start + floor((s->now - j->run_start) / c) * c;
+	return tc > j->run_start && tc >= ok ? tc : -1;
+}
+
 void preempt(sim_t *s, int ji, bool reclaim)
 {
 	sj_t *j = &s->jobs[ji];
@@ -171,6 +183,7 @@ void preempt(sim_t *s, int ji, bool reclaim)
 		s->m.sched_preemptions++;
 		s->m.sched_gpu_hours_lost += gh;
 	}
+	j->stale = last_save(s, j) >= j->run_start ? 1 : j->stale + 1;
 	j->work += lost;
 	j->preempted++;
 	j->repeat = reclaim;

@@ -108,6 +108,7 @@ typedef struct sj {
 	bool ran;
 	int preempted;    /* requeues, all causes */
 	bool repeat;      /* its last stop was a reclaim's preemption */
+	int stale;        /* preemptions since it last saved work */
 	pol_gpumask_t gm; /* its GPUs on each of its nodes */
 } sj_t;
 
@@ -187,6 +188,9 @@ void start(sim_t *s, int ji, const int *nodes, int n);
 void pend_del(sim_t *s, int at);
 /* may job j start on loaned nodes now */
 bool may_borrow(const sim_t *s, const sj_t *j);
+/* when j's current run last saved work (a checkpoint after its restart,
+ * pol_model.h's last_ckpt), or -1 */
+double last_save(const sim_t *s, const sj_t *j);
 
 /* pol_loan_sim_sched.c: the training policy's pass (train_policy) */
 int sched_setup(sim_t *s);

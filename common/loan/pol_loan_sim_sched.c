@@ -23,6 +23,7 @@
 
 #define POL_LOAN_SIM_STATE
 #include "pol_loan_sim_int.h"
+#include "pol_ckpt.h"
 #include "pol_policy.h"
 
 int sched_setup(sim_t *s)
@@ -71,6 +72,14 @@ static void job_of(const sim_t *s, const sj_t *j, int ji, pol_job_t *pj)
 	pj->state = POL_JOB_PENDING;
 	pj->attained = (int64_t) (j->run_s * j->in->gpus);
 	pj->remaining = (int64_t) ceil(j->work);
+	/* what the policy may know of checkpoints (pol_ckpt.h), as agora-sim
+	 * run tells it: the model's interval, the requeues, the last save */
+	pj->ckpt_s = s->p->ckpt_s > 0   ? s->p->ckpt_s
+		     : s->p->ckpt_s < 0 ? POL_CKPT_CONTINUOUS
+					: POL_CKPT_NEVER;
+	pj->preemptions = j->preempted;
+	pj->stale_preempts = j->stale;
+	pj->last_ckpt = -1;
 }
 
 /* the snapshot of now: nodes up = training and loaned, not draining */
@@ -105,6 +114,7 @@ static void snapshot(sim_t *s, pol_snapshot_t *snap)
 		pj->total_gpus = pj->min_gpus = pj->max_gpus =
 			pj->nodes * pj->gpus_per_node;
 		pj->remaining = (int64_t) ceil(j->overhead + j->work / j->rate);
+		pj->last_ckpt = (int64_t) last_save(s, j);
 		pj->alloc.parts = &s->parts[used];
 		pj->alloc.n_parts = j->n;
 		for (k = 0; k < j->n; k++) {

@@ -187,12 +187,50 @@ static void test_sim_backfill_fs(void **state)
 	free(j);
 }
 
+/* agora's leases on the loan scenario: the snapshot tells it the
+ * checkpoints and the requeues (pol_ckpt.h), so a job that saved nothing
+ * since its last requeue is not requeued again and again */
+static void test_sim_agora_no_thrash(void **state)
+{
+	pol_loan_sim_job_t *j = sim_jobs(300, 7);
+	int64_t lim[300];
+	pol_loan_sim_params_t p;
+	pol_loan_sim_policy_t pol;
+	pol_loan_sim_result_t r;
+	pol_loan_sim_more_t m;
+	agora_err_t err = { { 0 } };
+	pol_policy_t *ag;
+	int k;
+
+	(void) state;
+	for (k = 0; k < 300; k++)
+		lim[k] = 2 * j[k].duration;
+	pol_loan_sim_params_default(&p);
+	p.train_nodes = 4;
+	p.infer_nodes = 4;
+	pol_loan_demand_default(&p.demand, 4);
+	pol_loan_sim_policy_default(&pol);
+	pol.limit_s = lim;
+	ag = pol_policy_create("agora", NULL, NULL, &err);
+	assert_non_null(ag);
+	pol.train_policy = ag;
+	assert_int_equal(pol_loan_sim_run_policy(j, 300, POL_LOAN_V_LEAST_COST,
+						 &p, &pol, &r, &m),
+			 0);
+	pol_policy_destroy(&ag);
+	assert_int_equal(r.finished, r.jobs);
+	assert_true(m.requeues_max <= 10);
+	pol_loan_sim_result_free(&r);
+	free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_repeat_spared_within_tol),
 		cmocka_unit_test(test_repeat_beyond_tol),
 		cmocka_unit_test(test_sim_backfill_fs),
+		cmocka_unit_test(test_sim_agora_no_thrash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
