@@ -136,6 +136,10 @@ rc=$?
 	grep -q '^srtf ' "$TMP/bench" && ok "bench" || ko "bench"
 grep -q '^agora+600s ' "$TMP/bench" && grep -q '^agora-order ' "$TMP/bench" &&
 	ok "bench times agora and agora-order" || ko "bench lacks agora rows"
+# the contended snapshot: full cluster, every las start preempts
+sed -n '/^contended snapshot: 50 nodes x 8 GPUs (0 free)/,$p' "$TMP/bench" |
+	awk '$1 == "las" && $3 > 0 && $4 > 0 { f = 1 } END { exit !f }' &&
+	ok "bench contended snapshot preempts" || ko "bench contended: $(cat "$TMP/bench")"
 # gang-heavy.py: same GPU-hours and rows, more gangs, deterministic
 if command -v python3 >/dev/null 2>&1; then
 	{
