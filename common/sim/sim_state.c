@@ -514,6 +514,8 @@ int sim_act_preempt(sim_t *s, const pol_action_t *a)
 {
 	int64_t id = a->job_id;
 	pol_job_t pj;
+	double lost0 = s->res->lost_gpu_s;
+	int rc;
 	sjob_t *j;
 
 	if (id < 0 || id >= s->n || s->sj[id].state != S_RUNNING)
@@ -525,6 +527,7 @@ int sim_act_preempt(sim_t *s, const pol_action_t *a)
 				id);
 	s->res->jobs[s->order[id]].preemptions++;
 	s->res->preemptions++;
+	pj.preemptions++;
 	sim_update_work(s, (int) id);
 	/* the budget's count (pol_job_preemptible()): this preemption is the
 	 * first since the job saved work if this run saved some */
@@ -532,7 +535,9 @@ int sim_act_preempt(sim_t *s, const pol_action_t *a)
 	j->stale = j->save_t >= j->run_start ? 1 : j->stale + 1;
 	pj.stale_preempts = j->stale;
 	pj.last_ckpt = -1;
-	return requeue(s, (int) id, &pj);
+	rc = requeue(s, (int) id, &pj);
+	s->res->preempt_lost_gpu_s += s->res->lost_gpu_s - lost0;
+	return rc;
 }
 
 /*
