@@ -135,12 +135,9 @@ typedef struct pol_job {
 	int preemptions; /* times it was requeued by a preemption so far */
 	/* oracle knowledge (simulator only; < 0 when unknown) */
 	int64_t remaining; /* s of work left at full speed */
-	/* checkpoints and preemptions (the simulator's from --ckpt, or an
-	 * adapter's; all 0 when unknown: pol_job_preemptible() is then
-	 * plain requeueable) */
-	int64_t ckpt_s;     /* checkpoint interval: > 0 s of run time; 0 none
-			       known; -1 continuous (a preemption loses
-			       nothing but the restart) */
+	/* progress since the last save (the simulator's, or an adapter's;
+	 * 0 when unknown: pol_job_preemptible() is then plain requeueable,
+	 * with ckpt_s above) */
 	int64_t last_ckpt;  /* running: when the current run last saved
 			       work (a checkpoint after its restart); < start:
 			       not yet */

@@ -126,7 +126,6 @@ static void make_pending(sim_t *s, int id, pol_job_t *pj, uint64_t *rng)
 							  : POL_CKPT_NEVER;
 	pj->state = POL_JOB_PENDING;
 	pj->remaining = in->duration;
-	pj->ckpt_s = s->p->ckpt_s;
 	pj->last_ckpt = -1;
 	pj->time_limit = sim_limit_draw(&s->p->limits, in, s->partmax, rng);
 	o->limit = pj->time_limit;
