@@ -530,5 +530,20 @@ assert r["backfill-fs"]["gap_closed_jct"] in (0, None)
 PY
 	ok "compare --bounds, app metrics and definition in the JSON" ||
 	ko "compare --bounds: $(cat "$TMP/out" "$TMP/err")"
+# the guard on a short real slice: days 0-2 of the Philly window at 32x8
+# livelock the reference tiresias (promote 0.5); hold and budget finish it
+if [ -f "$PHILLY" ]; then
+	"$SIM" run --trace "$PHILLY" --cluster 32x8 --window 0:2 --livelock 2d \
+		--policy tiresias --params tiresias:promote=0.5,hold=0,budget=0 \
+		>/dev/null 2>"$TMP/err"
+	rc=$?
+	{ [ $rc != 0 ] && grep -q "livelock: policy tiresias" "$TMP/err"; } &&
+		ok "livelock guard on a Philly slice" ||
+		ko "livelock guard on a Philly slice (rc $rc: $(cat "$TMP/err"))"
+	"$SIM" run --trace "$PHILLY" --cluster 32x8 --window 0:2 --livelock 2d \
+		--policy tiresias --params tiresias:promote=0.5 >/dev/null 2>"$TMP/err" &&
+		ok "tiresias hold+budget finishes the Philly slice" ||
+		ko "tiresias on the Philly slice: $(cat "$TMP/err")"
+fi
 echo "1..$n"
 exit $fail
