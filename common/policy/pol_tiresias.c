@@ -51,8 +51,8 @@
 #include <string.h>
 
 #include "pol_baselines.h"
-#include "pol_las2d.h"
 #include "pol_ckpt.h"
+#include "pol_las2d.h"
 #include "pol_policy_int.h"
 
 typedef struct ti_rec {
