@@ -58,7 +58,7 @@ static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
 	    p->est_prior_s >= ((int64_t) 1 << 53) ||
 	    p->ckpt_s < POL_CKPT_NEVER || p->ckpt_s >= ((int64_t) 1 << 40) ||
 	    p->budget < 0 || !(p->max_loss >= 0 && p->max_loss <= 1) ||
-	    p->drain < 0 || p->drain > 2) {
+	    p->drain < 0 || p->drain > 2 || p->max_run < 0) {
 		agora_err_set(
 			err,
 			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16, ckpt >= -2, budget an integer >= 0, max_loss in [0,1], drain 0..2",
@@ -470,10 +470,10 @@ static void *create_common(bool auctions, const char *params,
 		"options",   "solver",  "app",   "align",
 		"drain",     "victims", "est_k", "est_prior",
 		"est_order", "ckpt",    "ckpt_lease", "budget", "max_loss",
-		NULL
+		"max_run",   NULL
 	};
 	ag_params_t p;
-	double v[21];
+	double v[22];
 	char rest[256];
 
 	params_default(&p);
@@ -513,6 +513,7 @@ static void *create_common(bool auctions, const char *params,
 		v[18] = p.ckpt_lease;
 		v[19] = p.budget;
 		v[20] = p.max_loss;
+		v[21] = (double) p.max_run;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -542,6 +543,7 @@ static void *create_common(bool auctions, const char *params,
 				   ? (int) v[19]
 				   : -1;
 		p.max_loss = v[20];
+		p.max_run = (int64_t) v[21];
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

@@ -46,7 +46,8 @@
  *           ckpt_lease=1 (a lease ends so that its requeue falls on the
  *           job's next checkpoint) budget=3 (preemptions per job; 0 no
  *           limit) max_loss=0.1 (an incumbent that would lose more than
- *           this share of its interval keeps its GPUs)
+ *           this share of its interval keeps its GPUs) max_run=0 (s: a
+ *           run this long is not preempted any more; 0 none)
  *           est=hist (what a job's bid takes as its run time: hist = the
  *           mean of the est_k=2 most recent run times of the same app,
  *           user and GPU count, capped by the job's time limit, without

@@ -97,6 +97,7 @@ typedef struct ag_params {
 	bool ckpt_lease; /* a lease ends so that its requeue falls on the
 			  * job's next checkpoint */
 	int budget;      /* preemptions per job (0: no limit) */
+	int64_t max_run; /* a run this long (s) is not preempted (0: none) */
 	double max_loss; /* an incumbent that would lose more than this
 			  * share of its interval is not offered */
 } ag_params_t;

@@ -193,7 +193,8 @@ static void test_agora_not_twice_per_interval(void **state)
 /*
  * The budget: the same contest at a lease end with job 1 long past its
  * checkpoint; preempted once (budget 2) it loses, preempted twice it
- * keeps its GPUs, and so it does with any count under budget=0 (none).
+ * keeps its GPUs, and it loses with any count under budget=0 (none); a
+ * run (4800 s) past max_run keeps its GPUs.
  */
 static void test_agora_preemption_budget(void **state)
 {
@@ -204,6 +205,11 @@ static void test_agora_preemption_budget(void **state)
 		{ "grace=0,ckpt_lease=0,max_loss=1,budget=2", 1, 1 },
 		{ "grace=0,ckpt_lease=0,max_loss=1,budget=2", 2, 0 },
 		{ "grace=0,ckpt_lease=0,max_loss=1,budget=0", 9, 1 },
+		/* a run of 4800 s is past max_run: kept */
+		{ "grace=0,ckpt_lease=0,max_loss=1,budget=0,max_run=4000", 0,
+		  0 },
+		{ "grace=0,ckpt_lease=0,max_loss=1,budget=0,max_run=5000", 0,
+		  1 },
 	};
 	size_t k;
 
@@ -332,7 +338,8 @@ static void test_agora_drain_gang(void **state)
 static void test_agora_ckpt_bad_params(void **state)
 {
 	static const char *const bad[] = { "budget=-1", "budget=1.5",
-					   "max_loss=2", "ckpt=-3", "drain=3" };
+					   "max_loss=2", "ckpt=-3", "drain=3",
+					   "max_run=-1" };
 	size_t k;
 
 	(void) state;
