@@ -357,6 +357,29 @@ static void test_conf_loan_keys(void **state)
 						 "t.conf", &c, &err),
 			 -1);
 	assert_non_null(strstr(err.text, "t.conf:1: ReclaimDeadline:"));
+	/* the loan lease: 10 minutes by default, 0 disables it, never
+	 * shorter than three loan rounds */
+	assert_int_equal(c.loan_lease_timeout_s, 600);
+	assert_int_equal(agora_conf_parse_string(
+				 "Loaning=yes\nLoanInferencePartitions=i\n"
+				 "LoanTrainPartitions=t\nLoanInterval=10\n"
+				 "LoanLeaseTimeout=20\n",
+				 "t.conf", &c, &err),
+			 -1);
+	assert_non_null(strstr(err.text, "t.conf:5: LoanLeaseTimeout: 20 s"));
+	assert_int_equal(
+		agora_conf_parse_string(
+			"Loaning=yes\nLoanInferencePartitions=i\n"
+			"LoanTrainPartitions=t\nLoanInterval=10\n"
+			"LoanLeaseTimeout=0\nLoanDemandSource=command:x\n",
+			"t.conf", &c, &err),
+		0);
+	assert_int_equal(c.loan_lease_timeout_s, 0);
+	/* a pending job's partition list counts by any of its names */
+	assert_true(agora_conf_loan_partition(&c, "x,t", false));
+	assert_true(agora_conf_loan_partition(&c, "t,x", false));
+	assert_false(agora_conf_loan_partition(&c, "tt,x", false));
+	assert_false(agora_conf_loan_partition(&c, "x,t", true));
 	/* a failed parse keeps the previous configuration */
 	assert_int_equal(c.loan_demand_kind, AGORA_DEMAND_COMMAND);
 	/* elastic growth: on by default, its keys checked */

@@ -6,12 +6,13 @@
  * the core only borrows it for one decide() call.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <string.h>
 
 #include "slurm/slurm.h"
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
+#include AGORA_INC_GRES
 #include "src/common/job_resources.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
@@ -20,7 +21,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "src/common/slurm_topology.h"
+#include AGORA_INC_TOPOLOGY
 
 #include "agora_hold.h"
 #include "agora_gres.h"
@@ -175,7 +176,7 @@ static int64_t job_ckpt(const job_record_t *job_ptr, const agora_conf_t *conf)
 static void job_common(agora_snapshot_t *snap, pol_job_t *pj,
 		       job_record_t *job_ptr, const agora_conf_t *conf)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	int nodes = d ? (int) d->min_nodes : 1;
 
 	pj->id = job_ptr->job_id;

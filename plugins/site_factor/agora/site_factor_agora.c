@@ -22,6 +22,7 @@
  * reconfigure it logs and keeps the previous configuration.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <errno.h>
 #include <math.h>
