@@ -108,6 +108,10 @@ def main():
                 goals.append(("nolivelock", False))
             am, ap, au = g(a, "mean_jct_s"), g(a, "p99_jct_s"), g(a, "util_net")
             bm, bp, bu = g(bf, "mean_jct_s"), g(bf, "p99_jct_s"), g(bf, "util_net")
+            row["mean_h"] = am / 3600 if am else None
+            row["bf_h"] = bm / 3600 if bm else None
+            row["srtf_h"] = g(sr, "mean_jct_s") / 3600 if g(sr, "mean_jct_s") else None
+            row["nc_h"] = best_nc / 3600 if best_nc else None
             if am and bm:
                 row["mean/bf"] = am / bm
                 row["p99/bf"] = ap / bp if ap and bp else None
@@ -156,8 +160,12 @@ def main():
             gm = math.exp(sum(t["lr"]) / len(t["lr"])) if t["lr"] else float("nan")
             print("%-24s goals met %3d/%3d  geomean mean/bf %.3f" % (l, t["met"], t["goals"], gm))
         return
-    cols = ["mean/bf", "p99/bf", "unet-bf", "mean/nc", "gap_srtf", "gap_bound", "bound_h",
+    cols = ["mean_h", "bf_h", "nc_h", "srtf_h", "mean/bf", "p99/bf", "unet-bf", "mean/nc", "gap_srtf", "gap_bound", "bound_h",
             "rho_best/agora", "p99rho_best/agora", "GPUh/preempt", "preempt/job"]
+    if "--short" in sys.argv:
+        cols = ["mean_h", "bf_h", "nc_h", "srtf_h", "mean/bf", "p99/bf",
+                "unet-bf", "mean/nc", "gap_srtf", "rho_best/agora",
+                "GPUh/preempt", "preempt/job"]
     print("| cell | policy | " + " | ".join(cols) + " | goals missed |")
     print("|" + "---|" * (len(cols) + 3))
     for r in rows:
