@@ -23,6 +23,9 @@
 
 #include "pol_model.h"
 
+/* pol_job_t.ckpt_s: > 0, UNKNOWN or CONTINUOUS; NEVER is only what
+ * pol_ckpt_interval() returns (a job never stores it: pol_preempt.c reads
+ * every negative interval as continuous). */
 enum {
 	POL_CKPT_UNKNOWN = 0,
 	POL_CKPT_CONTINUOUS = -1,

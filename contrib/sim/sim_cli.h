@@ -20,6 +20,8 @@ typedef struct cli_run {
 	sim_result_t res;
 	sim_summary_t sum;
 	double wall_s;
+	bool livelock;   /* the run failed on the livelock guard */
+	char error[512]; /* why the run failed */
 } cli_run_t;
 
 typedef struct cli_ctx {
@@ -28,8 +30,9 @@ typedef struct cli_ctx {
 	pol_cluster_t *cluster;
 	sim_params_t params;
 	bool progress;
-	/* apps for Themis' rho: "tenant" (app = NULL, names = tenants) or
-	 * "sweep" (job-name prefix within a tenant; cli_apps()) */
+	/* apps for Themis' rho: "tenant" (app = NULL, names = tenants),
+	 * "sweep" (job-name prefix within a tenant), "burst[:GAP]" or
+	 * "array[:GAP]" (pol_apps.h, the tenant as the account; cli_apps()) */
 	const char *app_mode;
 	double window_from, window_days; /* --window FROM:DAYS (days 0: all) */
 	int *app;
@@ -52,7 +55,8 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run);
 
 /* long options of the model, shared by the subcommands (cli_model_opt) */
 /* long-only model options (no short letter to collide with) */
-#define CLI_OPT_LAUNCH 0x300
+#define CLI_OPT_LAUNCH   0x300
+#define CLI_OPT_LIVELOCK 0x301
 
 #define CLI_MODEL_OPTIONS                                                      \
 	{ "trace", required_argument, NULL, 't' },                             \
@@ -74,6 +78,7 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run);
 		{ "limit-kill", required_argument, NULL, 'k' },                \
 		{ "elastic-serial", required_argument, NULL, 'E' },            \
 		{ "window", required_argument, NULL, 'W' },                    \
+		{ "livelock", required_argument, NULL, CLI_OPT_LIVELOCK },     \
 	{                                                                      \
 		"bin", required_argument, NULL, 'B'                            \
 	}
