@@ -114,7 +114,7 @@ void agora_conf_defaults(agora_conf_t *conf)
 	conf->lease_s = 600;
 	conf->grace_s = 60;
 	/* the agora policy's default (pol_agora.c, doc/evaluation.md) */
-	conf->preempt_budget = 3;
+	conf->preempt_budget = 1;
 	conf->credit_half_life_h = 7 * 24;
 	conf->credit_period_h = 7 * 24;
 	conf->default_quota = 1000;

@@ -123,7 +123,7 @@ static void params_default(ag_params_t *p)
 	p->solver = POL_PF_AUTO;
 	p->app_model = AG_APP_MEAN;
 	p->align = true;
-	p->drain = 1;
+	p->drain = 2;
 	p->small_victims = true;
 	/* chosen on the first week of the Philly window (doc/evaluation.md,
 	 * "Estimates instead of limits") */
@@ -131,12 +131,14 @@ static void params_default(ag_params_t *p)
 	p->est_k = 2;
 	p->est_prior_s = 4 * 3600;
 	p->est_learn = true;
-	/* preemption under checkpoints (doc/evaluation.md, the three-window
-	 * table) */
+	/* preemption under checkpoints: chosen on all three Philly windows,
+	 * heavy and moderate, three limit regimes at once (doc/evaluation.md,
+	 * "Three windows") */
 	p->ckpt_s = POL_CKPT_UNKNOWN;
 	p->ckpt_lease = true;
-	p->budget = 3;
-	p->max_loss = 0.1;
+	p->budget = 1;
+	p->max_loss = 0;
+	p->max_run = 12 * 3600;
 }
 
 pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,

@@ -162,7 +162,7 @@ static void test_agora_not_twice_per_interval(void **state)
 	agora_err_t err = { { 0 } };
 	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
 	pol_policy_t *p = pol_policy_create(
-		"agora", "grace=0,lease=600,ckpt_lease=0,max_loss=1", NULL,
+		"agora", "grace=0,lease=600,ckpt_lease=0,max_loss=1,budget=0", NULL,
 		&err);
 	pol_job_t run[1] = { job(1, 0, 8, 0) };
 	pol_job_t pend[1] = { job(2, 1, 8, 100) };

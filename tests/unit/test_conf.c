@@ -175,7 +175,7 @@ static void test_conf_ckpt_keys(void **state)
 
 	(void) state;
 	agora_conf_defaults(&c);
-	assert_int_equal(c.preempt_budget, 3);
+	assert_int_equal(c.preempt_budget, 1);
 	assert_int_equal(agora_conf_ckpt(&c, "gpu", "normal"), 0);
 	assert_int_equal(
 		agora_conf_parse_string("CheckpointInterval=30m\n"
