@@ -795,9 +795,9 @@ char *agora_conf_app_name(const agora_conf_t *conf, const char *account,
 			snprintf(p, n, "user:%u", uid);
 		return p;
 	case AGORA_APP_NAME_PREFIX:
-		return strndup(job_name ? job_name : "",
-			       pol_apps_prefix_len(job_name,
-						   conf->app_separator));
+		return strndup(
+			job_name ? job_name : "",
+			pol_apps_prefix_len(job_name, conf->app_separator));
 	case AGORA_APP_ARRAY:
 	case AGORA_APP_BURST:
 	case AGORA_APP_ACCOUNT:

@@ -56,13 +56,12 @@ static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
 	    (int) p->est_mode < 0 || p->est_mode > AG_EST_SERVICE ||
 	    p->est_k < 1 || p->est_k > POL_EST_MAX_K || p->est_prior_s <= 0 ||
 	    p->est_prior_s >= ((int64_t) 1 << 53) ||
-	    p->ckpt_s < POL_CKPT_CONTINUOUS ||
-	    p->ckpt_s >= ((int64_t) 1 << 40) ||
+	    p->ckpt_s < POL_CKPT_NEVER || p->ckpt_s >= ((int64_t) 1 << 40) ||
 	    p->budget < 0 || !(p->max_loss >= 0 && p->max_loss <= 1) ||
 	    p->drain < 0 || p->drain > 2 || p->max_run < 0) {
 		agora_err_set(
 			err,
-			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16, ckpt >= -1, budget an integer >= 0, max_loss in [0,1], drain 0..2",
+			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16, ckpt >= -2, budget an integer >= 0, max_loss in [0,1], drain 0..2",
 			name);
 		errno = EINVAL;
 		return NULL;

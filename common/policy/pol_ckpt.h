@@ -23,9 +23,8 @@
 
 #include "pol_model.h"
 
-/* pol_job_t.ckpt_s: > 0, UNKNOWN or CONTINUOUS; NEVER is only what
- * pol_ckpt_interval() returns (a job never stores it: pol_preempt.c reads
- * every negative interval as continuous). */
+/* pol_job_t.ckpt_s: > 0, UNKNOWN, CONTINUOUS or NEVER (the simulator's
+ * --ckpt 0). */
 enum {
 	POL_CKPT_UNKNOWN = 0,
 	POL_CKPT_CONTINUOUS = -1,

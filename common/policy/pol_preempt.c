@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "agora_mem.h"
+#include "pol_ckpt.h"
 #include "pol_policy_int.h"
 
 enum { F_NONE = 0, F_WANT, F_STARTED, F_KEPT };
@@ -179,7 +180,8 @@ bool pol_job_preemptible(const pol_job_t *j, int budget)
 {
 	if (!j->requeueable)
 		return false;
-	if (j->ckpt_s < 0 || budget <= 0 || j->stale_preempts < budget)
+	if (j->ckpt_s == POL_CKPT_CONTINUOUS || budget <= 0 ||
+	    j->stale_preempts < budget)
 		return true;
 	return j->last_ckpt >= j->start;
 }

@@ -34,7 +34,7 @@
  *                    0.5 to 1000 (dlas-gpu-N); 4 is our choice.
  *   hold=1           a promoted job stays in queue 0 until its run has
  *                    saved work (pol_job_t.last_ckpt >= start; with
- *                    ckpt_s = 0, to its end); 0 = the reference's
+ *                    POL_CKPT_NEVER, to its end); 0 = the reference's
  *                    immediate re-demotion, which livelocks big gangs
  *                    under a checkpoint model (doc/sim.md).
  *   budget=2         preemptions of a job without progress
@@ -52,6 +52,7 @@
 
 #include "pol_baselines.h"
 #include "pol_las2d.h"
+#include "pol_ckpt.h"
 #include "pol_policy_int.h"
 
 typedef struct ti_rec {
@@ -194,7 +195,7 @@ static void ti_update(ti_state_t *s, ti_rec_t *r, const pol_job_t *j,
 		r->base = (double) j->attained;
 		r->exec_s = r->pend_s = 0;
 		q = 0;
-		r->held = s->hold && j->ckpt_s >= 0;
+		r->held = s->hold && j->ckpt_s != POL_CKPT_CONTINUOUS;
 		s->promotions++;
 	}
 	/* a promoted job is not demoted again before its run has saved

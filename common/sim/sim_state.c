@@ -515,8 +515,8 @@ int sim_act_preempt(sim_t *s, const pol_action_t *a)
 	int64_t id = a->job_id;
 	pol_job_t pj;
 	double lost0 = s->res->lost_gpu_s;
-	sjob_t *j;
 	int rc;
+	sjob_t *j;
 
 	if (id < 0 || id >= s->n || s->sj[id].state != S_RUNNING)
 		return sim_fail(s, EPROTO,

@@ -151,6 +151,98 @@ static json_object *app_json(const cli_ctx_t *ctx)
 	return a;
 }
 
+static json_object *bounds_json(const cli_ctx_t *ctx)
+{
+	json_object *b = json_object_new_object();
+	const sim_bounds_t *x = &ctx->bounds;
+
+	json_object_object_add(b, "mean_jct_lb_s", num(x->mean_jct_lb_s));
+	json_object_object_add(b, "mean_jct_srpt_s", num(x->mean_srpt_s));
+	json_object_object_add(b, "mean_duration_s", num(x->mean_dur_s));
+	json_object_object_add(b, "max_rho_app_lb", num(x->max_rho_app_lb));
+	json_object_object_add(b, "jobs", json_object_new_int(x->jobs));
+	json_object_object_add(b, "n_apps", json_object_new_int(x->n_apps));
+	json_object_object_add(b, "gap_base",
+			       json_object_new_string(ctx->bounds_base));
+	return b;
+}
+
+int cli_bounds(cli_ctx_t *ctx, const cli_run_t *runs, int n, int base)
+{
+	int i;
+
+	if (sim_bounds(ctx->trace.jobs, ctx->trace.n,
+		       pol_cluster_gpus(ctx->cluster), ctx->app, ctx->n_apps,
+		       &ctx->bounds)) {
+		fprintf(stderr, "agora-sim: bounds: %s\n", strerror(errno));
+		return -1;
+	}
+	ctx->have_bounds = true;
+	for (i = 0; i < n; i++)
+		if (!strcmp(runs[i].policy, "backfill-fs"))
+			base = i;
+	ctx->base_jct_s = ctx->base_rho = NAN;
+	snprintf(ctx->bounds_base, sizeof(ctx->bounds_base), "%s",
+		 base >= 0 && base < n ? runs[base].label : "");
+	if (base >= 0 && base < n) {
+		ctx->base_jct_s = runs[base].sum.mean_jct_s;
+		ctx->base_rho = runs[base].sum.max_rho_app;
+	}
+	return 0;
+}
+
+void report_bounds(FILE *f, const cli_ctx_t *ctx, const cli_run_t *runs, int n)
+{
+	const sim_bounds_t *b = &ctx->bounds;
+	int i;
+
+	fprintf(f,
+		"\nlower bounds (%d jobs, %d apps by %s, %d GPUs; fluid relaxation, doc/sim.md \"Bounds\"):\n"
+		"  mean JCT >= %.2f h (fluid SRPT %.2f h, mean duration %.2f h)\n"
+		"  max rho_app >= %.3f\n",
+		b->jobs, b->n_apps, ctx->app_mode,
+		pol_cluster_gpus(ctx->cluster), b->mean_jct_lb_s / 3600,
+		b->mean_srpt_s / 3600, b->mean_dur_s / 3600, b->max_rho_app_lb);
+	if (!n || !ctx->bounds_base[0])
+		return;
+	fprintf(f,
+		"gap closed = (%s - policy) / (%s - bound): 0 = %s, 1 = the bound\n"
+		"%-14s %8s %9s %8s %9s\n",
+		ctx->bounds_base, ctx->bounds_base, ctx->bounds_base, "policy",
+		"meanJCT", "gap_jct", "rho_app", "gap_rho");
+	for (i = 0; i < n; i++) {
+		const sim_summary_t *s = &runs[i].sum;
+
+		fprintf(f, "%-14s %8.2f %9.3f %8.3f %9.3f\n", runs[i].label,
+			s->mean_jct_s / 3600,
+			sim_gap_closed(ctx->base_jct_s, s->mean_jct_s,
+				       b->mean_jct_lb_s),
+			s->max_rho_app,
+			sim_gap_closed(ctx->base_rho, s->max_rho_app,
+				       b->max_rho_app_lb));
+	}
+}
+
+int report_bounds_json(const char *path, const cli_ctx_t *ctx)
+{
+	json_object *o = bounds_json(ctx);
+	int rc;
+
+	json_object_object_add(o, "trace",
+			       json_object_new_string(ctx->trace_path));
+	json_object_object_add(o, "cluster",
+			       json_object_new_string(ctx->cluster_spec));
+	json_object_object_add(o, "app_definition", app_json(ctx));
+	rc = json_object_to_file_ext(path, o, JSON_C_TO_STRING_PRETTY);
+	json_object_put(o);
+	if (rc) {
+		fprintf(stderr, "agora-sim: %s: cannot write JSON: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* one run's summary keys into o (doc/sim.md "Outputs") */
 void report_json_summary(json_object *o, const cli_ctx_t *ctx,
 			 const cli_run_t *run)
@@ -187,6 +279,17 @@ void report_json_summary(json_object *o, const cli_ctx_t *ctx,
 			       num(s->max_rho_app_10gpuh));
 	json_object_object_add(o, "max_rho_tenant", num(s->max_rho_tenant));
 	json_object_object_add(o, "app_definition", app_json(ctx));
+	if (ctx->have_bounds) {
+		json_object_object_add(o, "bounds", bounds_json(ctx));
+		json_object_object_add(
+			o, "gap_closed_jct",
+			num(sim_gap_closed(ctx->base_jct_s, s->mean_jct_s,
+					   ctx->bounds.mean_jct_lb_s)));
+		json_object_object_add(
+			o, "gap_closed_rho",
+			num(sim_gap_closed(ctx->base_rho, s->max_rho_app,
+					   ctx->bounds.max_rho_app_lb)));
+	}
 	json_object_object_add(o, "mean_rho_app", num(s->mean_rho_app));
 	json_object_object_add(o, "jain_rho_app", num(s->jain_rho_app));
 	json_object_object_add(o, "max_rho_stretch", num(s->max_rho_stretch));

@@ -10,6 +10,7 @@
 
 #include "pol_policy.h"
 #include "sim.h"
+#include "sim_bounds.h"
 #include "trace.h"
 
 /* One policy's run in a comparison.  Owned by the cli (cli_run_free). */
@@ -38,6 +39,12 @@ typedef struct cli_ctx {
 	int *app;
 	int n_apps;
 	char (*app_names)[POL_NAME_LEN];
+	/* --bounds (cli_bounds()): the bounds, and the run whose gap to them
+	 * the others close (backfill-fs if run, else the baseline) */
+	bool have_bounds;
+	sim_bounds_t bounds;
+	char bounds_base[64];
+	double base_jct_s, base_rho;
 } cli_ctx_t;
 
 double cli_now(void); /* monotonic seconds */
@@ -94,6 +101,12 @@ int cli_apps(cli_ctx_t *ctx);
 void cli_apps_free(cli_ctx_t *ctx);
 /* summarize one finished run with the context's apps; 0 or -1 */
 int cli_summarize(const cli_ctx_t *ctx, cli_run_t *run);
+
+/* bounds of ctx's trace, cluster and apps into ctx (runs[base], or the
+ * run of backfill-fs, the base of the gaps); 0 or -1 with a message */
+int cli_bounds(cli_ctx_t *ctx, const cli_run_t *runs, int n, int base);
+void report_bounds(FILE *f, const cli_ctx_t *ctx, const cli_run_t *runs, int n);
+int report_bounds_json(const char *path, const cli_ctx_t *ctx);
 
 void report_table(FILE *f, const cli_ctx_t *ctx, cli_run_t *runs, int n,
 		  int baseline);
