@@ -388,9 +388,9 @@ static int set_ckpt(agora_conf_t *c, const conf_key_t *k, char *val,
 		if (c->ckpts[i].scope == scope &&
 		    (scope == AGORA_CKPT_ALL || !strcmp(c->ckpts[i].name, who)))
 			BAD("%s%s is given twice",
-			    scope == AGORA_CKPT_ALL	  ? "the default"
+			    scope == AGORA_CKPT_ALL   ? "the default"
 			    : scope == AGORA_CKPT_QOS ? "qos:"
-						  : "partition:",
+						      : "partition:",
 			    scope == AGORA_CKPT_ALL ? "" : who);
 	nc = realloc(c->ckpts, (c->n_ckpts + 1) * sizeof(*nc));
 	if (!nc || (who && !(nc[c->n_ckpts].name = strdup(who)))) {

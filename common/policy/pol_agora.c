@@ -467,12 +467,12 @@ static void *create_common(bool auctions, const char *params,
 						  "window",    "max_job_test",
 						  NULL };
 	static const char *const keys_agora[] = {
-		"half_life", "period",  "quota", "default_limit",
-		"f",         "lease",   "grace", "min_lease",
-		"options",   "solver",  "app",   "align",
-		"drain",     "victims", "est_k", "est_prior",
-		"est_order", "ckpt",    "ckpt_lease", "budget", "max_loss",
-		"max_run",   NULL
+		"half_life", "period",  "quota",      "default_limit",
+		"f",         "lease",   "grace",      "min_lease",
+		"options",   "solver",  "app",        "align",
+		"drain",     "victims", "est_k",      "est_prior",
+		"est_order", "ckpt",    "ckpt_lease", "budget",
+		"max_loss",  "max_run", NULL
 	};
 	ag_params_t p;
 	double v[22];

@@ -81,8 +81,8 @@ typedef struct ag_params {
 	int max_opts;
 	pol_pf_solver_t solver;
 	ag_app_model_t app_model;
-	bool align;         /* full leases end on a grid of lease_s */
-	int drain; /* leftover pass keeps one EASY reservation: 0 none, 1 for a
+	bool align; /* full leases end on a grid of lease_s */
+	int drain;  /* leftover pass keeps one EASY reservation: 0 none, 1 for a
 		    * one-node job, 2 also for a gang of whole nodes */
 	bool small_victims; /* losers in GPU order (fewest first), then credit */
 	ag_est_mode_t est_mode;
