@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "pol_baselines.h"
+#include "pol_ckpt.h"
 #include "pol_las2d.h"
 #include "pol_ckpt.h"
 #include "pol_policy_int.h"
