@@ -80,7 +80,7 @@ typedef struct agora_conf {
 	int grace_s;             /* GraceTime */
 	agora_ckpt_t *ckpts;     /* CheckpointInterval (repeatable) */
 	size_t n_ckpts;
-	int preempt_budget;      /* PreemptBudget: preemptions per job */
+	int preempt_budget; /* PreemptBudget: preemptions per job */
 
 	/* MAST-style credit */
 	double credit_half_life_h; /* CreditHalfLife */

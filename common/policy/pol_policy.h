@@ -93,7 +93,7 @@ int pol_order_pending(const pol_snapshot_t *snap, int *idx);
  * job has been preempted fewer than B times since it last saved work
  * (stale_preempts < B), or once its current run has saved work
  * (last_ckpt >= start).  So a job that spent its budget runs at least to
- * its next checkpoint (POL_CKPT_NEVER: to its end): every job makes
+ * its next checkpoint (POL_CKPT_NEVER or UNKNOWN: to its end): every job makes
  * progress, no schedule livelocks on it.  (pol_ckpt_preemptable() is
  * agora's rule on total preemptions and run age.)
  */
