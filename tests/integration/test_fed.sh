@@ -99,7 +99,10 @@ copies() {
 	done
 	echo $n
 }
-held() { on 1 squeue --local -h -j "$1" -o %r 2>/dev/null | grep -q Held; }
+# held at the origin (priority 0); a pinned origin copy is REVOKED (its
+# sibling is elsewhere) and squeue shows no "Held" for it
+held() { on 1 scontrol -o show job "$1" 2>/dev/null | grep -Eq ' Priority=0 .*JobState=(PENDING|REVOKED) '; }
+not_held() { ! held "$1"; }
 cancel_all() { for c in 1 2 3; do on $c scancel -u root 2>/dev/null; done; sleep 3; }
 
 sleep 3 # agorad's first round: job_submit/agora learns it is alive
@@ -263,7 +266,7 @@ sleep 2
 r=$(sub)
 pinned_held() { held "$r" && admin "$r" | grep -q '^Agora: fed hold v1: pinned to'; }
 if wait_for 10 pinned_held; then
-	wait_for 30 bash -c "! { SLURM_CONF=$W/c1/etc/slurm.conf squeue --local -h -j $r -o %r | grep -q Held; }" &&
+	wait_for 30 not_held "$r" &&
 		pass "release refused: job $r pinned, still held, then released by the fail-open ($(admin "$r" | cut -c1-50))" ||
 		fail "release refused: job $r still held after FedAuctionTimeout"
 else
@@ -307,7 +310,7 @@ o=$(sub)
 if held "$j" && held "$u" && held "$o"; then
 	scontrol hold "$u"
 	scontrol update job="$o" Clusters=c2 AdminComment="Agora: fed auction: won by c2 (an old agorad's pin)"
-	wait_for 25 bash -c "! { SLURM_CONF=$W/c1/etc/slurm.conf squeue --local -h -j $j,$o -o %r | grep -q Held; }" &&
+	wait_for 25 not_held "$j" && wait_for 5 not_held "$o" &&
 		pass "fail open: jobs $j and $o (old agorad's lost release) released after FedAuctionTimeout ($(admin "$j" | cut -c1-60))" ||
 		fail "fail open: job $j or $o still held after FedAuctionTimeout"
 	held "$u" && admin "$u" | grep -q '^Agora: fed hold v1: held by its owner' &&
