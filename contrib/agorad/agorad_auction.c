@@ -60,6 +60,20 @@ static bool refuse_release(void)
 	return e && !strcmp(e, "1");
 }
 
+/* AGORAD_TEST_PIN_DELAY_MS=N (tests): N ms after each step of a pin, so
+ * that a test's kill lands between two steps. */
+static void test_pin_delay(void)
+{
+	const char *e = getenv("AGORAD_TEST_PIN_DELAY_MS");
+	long ms = e ? strtol(e, NULL, 10) : 0;
+
+	if (ms > 0 && ms <= 10000) {
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* Re-read job j at its origin (the pins child's cluster) before the steps
  * an earlier round left: what is left to do now, the winner and the
  * decision from its mark (*text: the AdminComment, malloc'ed). */
@@ -134,6 +148,7 @@ static void pin_steps(const ad_job_t *j, pol_fed_hold_act_t act,
 		mark = NULL;
 		if (m->rc)
 			return;
+		test_pin_delay();
 	}
 }
 

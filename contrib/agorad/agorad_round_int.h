@@ -25,6 +25,7 @@
 
 #define AD_NAME          64
 #define AD_STR           256
+#define AD_LIST          1024 /* node lists */
 #define AD_MAX_CLUSTERS  64
 #define AD_CHILD_LIMIT_S 30
 #define AD_STOP_GRACE_S  5 /* SIGTERM to SIGKILL of a child */
@@ -67,6 +68,16 @@ typedef struct ad_job {
 		tres_per_socket[AD_STR], cpus_per_tres[AD_STR],
 		mem_per_tres[AD_STR], features[AD_STR], viable[AD_STR],
 		prefer[AD_STR];
+	/* the rest of the request the will-run must see (medium 7) */
+	char licenses[AD_STR], reservation[AD_NAME], cluster_features[AD_STR],
+		network[AD_STR], req_nodes[AD_LIST], exc_nodes[AD_LIST];
+	uint16_t shared, contiguous, core_spec, sockets_per_node,
+		cores_per_socket, threads_per_core, ntasks_per_socket,
+		ntasks_per_core, ntasks_per_tres;
+	uint32_t req_switch, wait4switch;
+	/* a field of the request longer than its copy: no will-run is asked
+	 * (a truncated request would be a different job); "" if all fit */
+	char too_long[32];
 } ad_job_t;
 
 typedef struct {

@@ -66,7 +66,24 @@ static int tres_gpus(const char *s)
 	return p ? atoi(p + strlen("gres/gpu=")) : 0;
 }
 
-/* The held job j of origin me, as the round carries it. */
+/* src into dst[size] if it fits; else a->too_long names the field (the
+ * first that did not fit) and dst is left empty. */
+static void copy_field(ad_job_t *a, char *dst, const char *src, size_t size,
+		       const char *name)
+{
+	if (src && strlen(src) >= size) {
+		dst[0] = '\0';
+		if (!a->too_long[0])
+			scopy(a->too_long, name, sizeof(a->too_long));
+		return;
+	}
+	scopy(dst, src, size);
+}
+
+#define COPY(field, src) copy_field(a, a->field, src, sizeof(a->field), #field)
+
+/* The held job j of origin me, as the round carries it: the whole
+ * request the will-run must see, every string whole or refused. */
 static void job_from_info(ad_job_t *a, const slurm_job_info_t *j,
 			  const char *me)
 {
@@ -83,22 +100,40 @@ static void job_from_info(ad_job_t *a, const slurm_job_info_t *j,
 	a->pn_min_memory = j->pn_min_memory;
 	a->gpus = tres_gpus(j->tres_req_str);
 	a->submit = j->submit_time;
+	a->shared = j->shared;
+	a->contiguous = j->contiguous;
+	a->core_spec = j->core_spec;
+	a->sockets_per_node = j->sockets_per_node;
+	a->cores_per_socket = j->cores_per_socket;
+	a->threads_per_core = j->threads_per_core;
+	a->ntasks_per_socket = j->ntasks_per_socket;
+	a->ntasks_per_core = j->ntasks_per_core;
+	a->ntasks_per_tres = j->ntasks_per_tres;
+	a->req_switch = j->req_switch;
+	a->wait4switch = j->wait4switch;
 	scopy(a->origin, me, sizeof(a->origin));
-	scopy(a->account, j->account, sizeof(a->account));
-	scopy(a->partition, j->partition, sizeof(a->partition));
-	scopy(a->qos, j->qos, sizeof(a->qos));
-	scopy(a->tres_per_node, j->tres_per_node, sizeof(a->tres_per_node));
-	scopy(a->tres_per_job, j->tres_per_job, sizeof(a->tres_per_job));
-	scopy(a->tres_per_task, j->tres_per_task, sizeof(a->tres_per_task));
-	scopy(a->tres_per_socket, j->tres_per_socket,
-	      sizeof(a->tres_per_socket));
-	scopy(a->cpus_per_tres, j->cpus_per_tres, sizeof(a->cpus_per_tres));
-	scopy(a->mem_per_tres, j->mem_per_tres, sizeof(a->mem_per_tres));
-	scopy(a->features, j->features, sizeof(a->features));
-	scopy(a->viable, j->fed_siblings_viable_str, sizeof(a->viable));
-	scopy(a->prefer, j->prefer, sizeof(a->prefer));
+	COPY(account, j->account);
+	COPY(partition, j->partition);
+	COPY(qos, j->qos);
+	COPY(tres_per_node, j->tres_per_node);
+	COPY(tres_per_job, j->tres_per_job);
+	COPY(tres_per_task, j->tres_per_task);
+	COPY(tres_per_socket, j->tres_per_socket);
+	COPY(cpus_per_tres, j->cpus_per_tres);
+	COPY(mem_per_tres, j->mem_per_tres);
+	COPY(features, j->features);
+	COPY(viable, j->fed_siblings_viable_str);
+	COPY(prefer, j->prefer);
+	COPY(licenses, j->licenses);
+	COPY(reservation, j->resv_name);
+	COPY(cluster_features, j->cluster_features);
+	COPY(network, j->network);
+	COPY(req_nodes, j->req_nodes);
+	COPY(exc_nodes, j->exc_nodes);
 	pol_fed_comment_dataset(j->comment, a->dataset, sizeof(a->dataset));
 }
+
+#undef COPY
 
 /* The Credit[<app>] items of slurmctld/agora in the plugstack items l:
  * *out (malloc'ed, NULL if none); returns their count. */
@@ -370,6 +405,35 @@ static void desc_from_job(job_desc_msg_t *d, ad_job_t *j, char *admin)
 	d->prefer = nz(j->prefer);
 	if (j->time_limit && j->time_limit != NO_VAL)
 		d->time_limit = j->time_limit;
+	d->licenses = nz(j->licenses);
+	d->reservation = nz(j->reservation);
+	d->cluster_features = nz(j->cluster_features);
+	d->network = nz(j->network);
+	d->req_nodes = nz(j->req_nodes);
+	d->exc_nodes = nz(j->exc_nodes);
+	/* job_info's NO_VAL16 / 0 mean "not asked": desc's defaults */
+	if (j->shared != NO_VAL16)
+		d->shared = j->shared;
+	if (j->contiguous && j->contiguous != NO_VAL16)
+		d->contiguous = j->contiguous;
+	if (j->core_spec != NO_VAL16)
+		d->core_spec = j->core_spec;
+	if (j->sockets_per_node && j->sockets_per_node != NO_VAL16)
+		d->sockets_per_node = j->sockets_per_node;
+	if (j->cores_per_socket && j->cores_per_socket != NO_VAL16)
+		d->cores_per_socket = j->cores_per_socket;
+	if (j->threads_per_core && j->threads_per_core != NO_VAL16)
+		d->threads_per_core = j->threads_per_core;
+	if (j->ntasks_per_socket && j->ntasks_per_socket != NO_VAL16)
+		d->ntasks_per_socket = j->ntasks_per_socket;
+	if (j->ntasks_per_core && j->ntasks_per_core != NO_VAL16)
+		d->ntasks_per_core = j->ntasks_per_core;
+	if (j->ntasks_per_tres && j->ntasks_per_tres != NO_VAL16)
+		d->ntasks_per_tres = j->ntasks_per_tres;
+	if (j->req_switch && j->req_switch != NO_VAL)
+		d->req_switch = j->req_switch;
+	if (j->wait4switch && j->wait4switch != NO_VAL)
+		d->wait4switch = j->wait4switch;
 	d->admin_comment = admin;
 }
 
@@ -377,13 +441,19 @@ static void desc_from_job(job_desc_msg_t *d, ad_job_t *j, char *admin)
 static void shape_key(const ad_job_t *j, char *key, size_t size)
 {
 	snprintf(key, size,
-		 "%u|%u|%s|%s|%s|%u|%u|%u|%u|%u|%u|%lu|%s|%s|%s|%s|%s|%s|%s|%s",
+		 "%u|%u|%s|%s|%s|%u|%u|%u|%u|%u|%u|%lu|%s|%s|%s|%s|%s|%s|%s|%s|"
+		 "%s|%s|%s|%s|%s|%s|%u|%u|%u|%u|%u|%u|%u|%u|%u|%u|%u",
 		 j->user_id, j->group_id, j->account, j->partition, j->qos,
 		 j->num_nodes, j->max_nodes, j->num_tasks, j->num_cpus,
 		 j->cpus_per_task, j->time_limit,
 		 (unsigned long) j->pn_min_memory, j->tres_per_node,
 		 j->tres_per_job, j->tres_per_task, j->tres_per_socket,
-		 j->cpus_per_tres, j->mem_per_tres, j->features, j->prefer);
+		 j->cpus_per_tres, j->mem_per_tres, j->features, j->prefer,
+		 j->licenses, j->reservation, j->cluster_features, j->network,
+		 j->req_nodes, j->exc_nodes, j->shared, j->contiguous,
+		 j->core_spec, j->sockets_per_node, j->cores_per_socket,
+		 j->threads_per_core, j->ntasks_per_socket, j->ntasks_per_core,
+		 j->ntasks_per_tres, j->req_switch, j->wait4switch);
 }
 
 /* "gpu:a100:2(IDX:0-1),gpu:v100:0(IDX:N/A)": the GPUs in use (bit i:
@@ -536,12 +606,19 @@ void plans_child(int c, int fd)
 		ad_plan_msg_t m = { .idx = (uint32_t) i, .locality = -1 };
 		will_run_response_msg_t *resp = NULL;
 		job_desc_msg_t d;
-		char key[4096];
+		char key[8192];
 		int k;
 
 		if (jobs[i].act != POL_FED_HOLD_AUCTION ||
 		    !eligible(&jobs[i], clusters[c].name))
 			continue;
+		if (jobs[i].too_long[0]) { /* refused, never truncated */
+			snprintf(m.err, sizeof(m.err),
+				 "%s too long to copy into a will-run request",
+				 jobs[i].too_long);
+			(void) write_all(fd, &m, sizeof(m));
+			continue;
+		}
 		shape_key(&jobs[i], key, sizeof(key));
 		for (k = 0; k < n_keys; k++)
 			if (!strcmp(keys[k], key))
