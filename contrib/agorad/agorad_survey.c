@@ -284,7 +284,7 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 	}
 }
 
-void survey_child(int c, int fd)
+void survey_child(const ad_round_t *r, int c, int fd)
 {
 	ad_survey_hdr_t h = { 0 };
 	job_info_msg_t *jm = NULL;
@@ -293,7 +293,7 @@ void survey_child(int c, int fd)
 	ad_job_t *mine = NULL;
 	pol_fed_busy_t *busy = NULL;
 	ad_usage_t *us = NULL;
-	const char *me = clusters[c].name;
+	const char *me = r->clusters[c].name;
 
 	/* SHOW_DETAIL: without it slurmctld leaves gres_used out, and every
 	 * GPU looks free */
@@ -531,9 +531,9 @@ static int *leaf_map(const node_info_msg_t *nm)
  * the will-run's planned nodes (pol_fed_plan_locality); -1 if unknown.
  * *n_nodes gets the number of planned nodes, *hw whether they all have
  * the features the job prefers (--prefer). */
-static double plan_locality(const ad_job_t *j, const char *node_list,
-			    const node_info_msg_t *nm, const int *leaf,
-			    int *n_nodes, int *hw)
+static double plan_locality(const topo_model_t *model, const ad_job_t *j,
+			    const char *node_list, const node_info_msg_t *nm,
+			    const int *leaf, int *n_nodes, int *hw)
 {
 	pol_fed_plan_node_t *pn = NULL;
 	hostlist_t hl = node_list ? slurm_hostlist_create(node_list) : NULL;
@@ -573,7 +573,7 @@ static double plan_locality(const ad_job_t *j, const char *node_list,
 		       ? (int) j->num_nodes
 		       : 0;
 	if (n == *n_nodes && j->gpus > 0)
-		level = pol_fed_plan_locality(ad_model, pn, n, j->gpus, gang);
+		level = pol_fed_plan_locality(model, pn, n, j->gpus, gang);
 out:
 	free(pn);
 	if (hl)
@@ -581,45 +581,45 @@ out:
 	return level;
 }
 
-void plans_child(int c, int fd)
+void plans_child(const ad_round_t *r, int c, int fd)
 {
 	char *admin = NULL, *plain = plan_mark;
 	size_t alen;
-	char **keys = calloc(n_jobs + 1, sizeof(char *));
-	ad_plan_msg_t *res = calloc(n_jobs + 1, sizeof(*res));
+	char **keys = calloc(r->n_jobs + 1, sizeof(char *));
+	ad_plan_msg_t *res = calloc(r->n_jobs + 1, sizeof(*res));
 	int n_keys = 0, asked = 0;
 	bool usage_sent = false;
 	node_info_msg_t *nm = NULL;
 	int *leaf = NULL;
 
 	alen = strlen(AGORA_FED_PLAN) + strlen(AGORA_FED_USAGE) +
-	       (usage_text[c] ? strlen(usage_text[c]) : 0) + 1;
+	       (r->usage_text[c] ? strlen(r->usage_text[c]) : 0) + 1;
 	admin = malloc(alen);
 	snprintf(admin, alen, "%s%s%s", AGORA_FED_PLAN,
-		 usage_text[c] ? AGORA_FED_USAGE : "",
-		 usage_text[c] ? usage_text[c] : "");
+		 r->usage_text[c] ? AGORA_FED_USAGE : "",
+		 r->usage_text[c] ? r->usage_text[c] : "");
 	/* GPUs in use per node, for the plans' locality */
-	if (n_jobs && slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL))
+	if (r->n_jobs && slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL))
 		nm = NULL;
 	leaf = leaf_map(nm);
-	for (int i = 0; i < n_jobs; i++) {
+	for (int i = 0; i < r->n_jobs; i++) {
 		ad_plan_msg_t m = { .idx = (uint32_t) i, .locality = -1 };
 		will_run_response_msg_t *resp = NULL;
 		job_desc_msg_t d;
 		char key[8192];
 		int k;
 
-		if (jobs[i].act != POL_FED_HOLD_AUCTION ||
-		    !eligible(&jobs[i], clusters[c].name))
+		if (r->jobs[i].act != POL_FED_HOLD_AUCTION ||
+		    !eligible(&r->jobs[i], r->clusters[c].name))
 			continue;
-		if (jobs[i].too_long[0]) { /* refused, never truncated */
+		if (r->jobs[i].too_long[0]) { /* refused, never truncated */
 			snprintf(m.err, sizeof(m.err),
 				 "%s too long to copy into a will-run request",
-				 jobs[i].too_long);
+				 r->jobs[i].too_long);
 			(void) write_all(fd, &m, sizeof(m));
 			continue;
 		}
-		shape_key(&jobs[i], key, sizeof(key));
+		shape_key(&r->jobs[i], key, sizeof(key));
 		for (k = 0; k < n_keys; k++)
 			if (!strcmp(keys[k], key))
 				break;
@@ -629,7 +629,7 @@ void plans_child(int c, int fd)
 			(void) write_all(fd, &m, sizeof(m));
 			continue;
 		}
-		desc_from_job(&d, &jobs[i], usage_sent ? plain : admin);
+		desc_from_job(&d, &r->jobs[i], usage_sent ? plain : admin);
 		usage_sent = true;
 		asked++;
 		if (slurm_job_will_run2(&d, &resp) || !resp) {
@@ -643,9 +643,9 @@ void plans_child(int c, int fd)
 					      ? slurm_list_count(
 							resp->preemptee_job_id)
 					      : 0;
-			m.locality = plan_locality(&jobs[i], resp->node_list,
-						   nm, leaf, &m.n_nodes,
-						   &m.hw_match);
+			m.locality = plan_locality(r->model, &r->jobs[i],
+						   resp->node_list, nm, leaf,
+						   &m.n_nodes, &m.hw_match);
 		}
 		if (resp)
 			slurm_free_will_run_response_msg(resp);
@@ -669,8 +669,8 @@ void plans_child(int c, int fd)
 		if (!slurm_job_will_run2(&d, &resp) && resp)
 			slurm_free_will_run_response_msg(resp);
 	}
-	ad_debug("%s: %d will-run requests for %d jobs", clusters[c].name,
-		 asked, n_jobs);
+	ad_debug("%s: %d will-run requests for %d jobs", r->clusters[c].name,
+		 asked, r->n_jobs);
 	for (int k = 0; k < n_keys; k++)
 		free(keys[k]);
 	free(keys);
