@@ -127,6 +127,12 @@ typedef struct pol_job {
 	int64_t start;     /* s, when the current run began */
 	int64_t attained;  /* GPU-seconds of service received so far */
 	pol_alloc_t alloc; /* borrowed from the snapshot builder */
+	/* checkpoints (pol_ckpt.h): the job writes one every ckpt_s s of a
+	 * run (> 0), POL_CKPT_UNKNOWN (0: the policy's assumption),
+	 * POL_CKPT_CONTINUOUS (nothing lost) or POL_CKPT_NEVER (a requeue
+	 * loses the whole run) */
+	int64_t ckpt_s;
+	int preemptions; /* times it was requeued by a preemption so far */
 	/* oracle knowledge (simulator only; < 0 when unknown) */
 	int64_t remaining; /* s of work left at full speed */
 } pol_job_t;

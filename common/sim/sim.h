@@ -186,6 +186,9 @@ typedef struct sim_result {
 	 * the runs of jobs that failed at their limit; all / inside the
 	 * arrival window */
 	double lost_gpu_s, lost_gpu_s_arrival;
+	/* of those, the work since the last checkpoint that preemptions
+	 * threw away (rework after them is in rework_gpu_s) */
+	double preempt_lost_gpu_s;
 	int64_t kills; /* runs killed at their limit */
 	int failed;    /* jobs that ended killed (SIM_KILL_FAIL) */
 	double *util;  /* per bin, fraction busy */
@@ -217,6 +220,11 @@ typedef struct sim_summary {
 	double max_rho_stretch, mean_rho_stretch, jain_rho_stretch;
 	double max_rho_app, mean_rho_app, jain_rho_app;
 	int64_t preemptions;
+	/* (work since the last checkpoint lost at preemptions + restart
+	 * rework) / preemptions, GPU-hours (0 without preemptions);
+	 * preemptions per simulated job, and the most any job had */
+	double gpuh_lost_per_preemption, preemptions_per_job;
+	int max_preemptions;
 	double fragmentation;
 	/* mean over finished jobs of their worst locality level (pol_level_t
 	 * 0 nvlink .. 5 cluster, sim_job_out_t.level); _multi: over the

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pol_ckpt.h"
 #include "sim_int.h"
 
 uint64_t sim_rand(uint64_t *s)
@@ -119,6 +120,10 @@ static void make_pending(sim_t *s, int id, pol_job_t *pj, uint64_t *rng)
 	pj->submit = in->submit;
 	pj->dataset = in->dataset;
 	pj->requeueable = true;
+	/* what the policy may know of checkpoints: the model's interval */
+	pj->ckpt_s = s->p->ckpt_s > 0 ? s->p->ckpt_s
+		     : s->p->ckpt_s == SIM_CKPT_CONTINUOUS ? POL_CKPT_CONTINUOUS
+							  : POL_CKPT_NEVER;
 	pj->state = POL_JOB_PENDING;
 	pj->remaining = in->duration;
 	pj->time_limit = sim_limit_draw(&s->p->limits, in, s->partmax, rng);

@@ -145,6 +145,18 @@ int sim_summarize_apps(const sim_result_t *res, const sim_job_t *jobs, int n,
 	win = s->makespan_s * res->total_gpus;
 	s->fragmentation = win > 0 ? res->frag_gpu_s / win : 0;
 	s->preemptions = res->preemptions;
+	s->gpuh_lost_per_preemption =
+		res->preemptions ? (res->preempt_lost_gpu_s + res->rework_gpu_s) /
+					   3600.0 / (double) res->preemptions
+				 : 0;
+	s->preemptions_per_job =
+		res->n - res->skipped > 0
+			? (double) res->preemptions / (res->n - res->skipped)
+			: 0;
+	s->max_preemptions = 0;
+	for (i = 0; i < res->n; i++)
+		if (res->jobs[i].preemptions > s->max_preemptions)
+			s->max_preemptions = res->jobs[i].preemptions;
 	s->mean_locality_level = m ? lvl / m : NAN;
 	s->mean_locality_level_multi = n_multi ? lvl_multi / n_multi : NAN;
 	s->max_rho_stretch = NAN;

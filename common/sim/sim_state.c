@@ -509,6 +509,8 @@ int sim_act_preempt(sim_t *s, const pol_action_t *a)
 {
 	int64_t id = a->job_id;
 	pol_job_t pj;
+	double lost0 = s->res->lost_gpu_s;
+	int rc;
 
 	if (id < 0 || id >= s->n || s->sj[id].state != S_RUNNING)
 		return sim_fail(s, EPROTO,
@@ -519,7 +521,10 @@ int sim_act_preempt(sim_t *s, const pol_action_t *a)
 				id);
 	s->res->jobs[s->order[id]].preemptions++;
 	s->res->preemptions++;
-	return requeue(s, (int) id, &pj);
+	pj.preemptions++;
+	rc = requeue(s, (int) id, &pj);
+	s->res->preempt_lost_gpu_s += s->res->lost_gpu_s - lost0;
+	return rc;
 }
 
 /*

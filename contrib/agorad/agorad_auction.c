@@ -27,6 +27,7 @@
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include "agora_compat_pub.h"
 
 #include "agora_fed_marks.h"
 #include "agora_file.h"

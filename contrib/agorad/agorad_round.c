@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
 #include <slurm/slurmdb.h>
 

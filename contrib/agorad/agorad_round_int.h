@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 #include <slurm/slurmdb.h>
 
 #include "agorad.h"

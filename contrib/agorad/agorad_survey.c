@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
 
 #include "agora_fed_marks.h"
@@ -137,6 +138,7 @@ static void job_from_info(ad_job_t *a, const slurm_job_info_t *j,
 
 /* The Credit[<app>] items of slurmctld/agora in the plugstack items l:
  * *out (malloc'ed, NULL if none); returns their count. */
+#if AGORA_HAVE_CTLD_PLUGSTACK
 static int survey_usage(List l, ad_usage_t **out)
 {
 	ListIterator it = slurm_list_iterator_create(l);
@@ -194,6 +196,7 @@ static int survey_usage(List l, ad_usage_t **out)
 	*out = us;
 	return n;
 }
+#endif
 
 /* A job's time limit in s; unlimited (or unset) as the horizon. */
 static int64_t limit_s(uint32_t minutes)
@@ -335,8 +338,14 @@ void survey_child(const ad_round_t *r, int c, int fd)
 			h.gpus_free += g - used;
 	}
 	/* usage per app, as slurmctld/agora publishes it */
+#if AGORA_HAVE_CTLD_PLUGSTACK
 	if (!slurm_load_ctl_conf(0, &cf) && cf->slurmctld_plugstack_conf)
 		h.n_usage = survey_usage(cf->slurmctld_plugstack_conf, &us);
+#else
+	/* 23.02+: no SlurmctldPlugstack, so no per-app usage in the
+	 * survey; the auction's team-credit term sees none (design.md) */
+	(void) us;
+#endif
 	if (cf)
 		slurm_free_ctl_conf(cf);
 	slurm_free_job_info_msg(jm);
@@ -506,7 +515,7 @@ static int *leaf_map(const node_info_msg_t *nm)
 		leaf = calloc(nm->record_count, sizeof(int));
 	for (uint32_t k = 0; leaf && k < tm->record_count; k++) {
 		const topo_info_t *t = &tm->topo_array[k];
-		hostlist_t hl;
+		agora_hostlist_t hl;
 		char *host;
 
 		if (t->level != 0 || !t->nodes || !*t->nodes)
@@ -536,7 +545,7 @@ static double plan_locality(const topo_model_t *model, const ad_job_t *j,
 			    const int *leaf, int *n_nodes, int *hw)
 {
 	pol_fed_plan_node_t *pn = NULL;
-	hostlist_t hl = node_list ? slurm_hostlist_create(node_list) : NULL;
+	agora_hostlist_t hl = node_list ? slurm_hostlist_create(node_list) : NULL;
 	char *host;
 	int n = 0, gang;
 	double level = -1.0;

@@ -164,6 +164,12 @@ void report_json_summary(json_object *o, const cli_ctx_t *ctx,
 	json_object_object_add(o, "jain_rho", num(s->jain_rho_stretch));
 	json_object_object_add(o, "preemptions",
 			       json_object_new_int64(s->preemptions));
+	json_object_object_add(o, "gpu_hours_lost_per_preemption",
+			       num(s->gpuh_lost_per_preemption));
+	json_object_object_add(o, "preemptions_per_job",
+			       num(s->preemptions_per_job));
+	json_object_object_add(o, "max_preemptions_job",
+			       json_object_new_int(s->max_preemptions));
 	json_object_object_add(o, "fragmentation", num(s->fragmentation));
 	json_object_object_add(o, "mean_locality_level",
 			       num(s->mean_locality_level));

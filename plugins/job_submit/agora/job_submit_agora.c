@@ -43,6 +43,7 @@
  */
 #define _GNU_SOURCE
 #include "config.h"
+#include "agora_compat.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
@@ -78,7 +79,7 @@ extern int fini(void);
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		      char **err_msg);
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
-		      uint32_t submit_uid);
+		      uint32_t submit_uid AGORA_JOB_MODIFY_ERR_MSG);
 
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 static agora_conf_t conf;      /* agora.conf as last read */
@@ -255,9 +256,9 @@ static bool in_loan_parts(const char *parts, bool infer)
  * partition agora.conf names does not exist: logged once per
  * configuration, naming the file, line and key).  Part and node read
  * locks held; state_lock held. */
-static hostlist_t infer_nodes(void)
+static agora_hostlist_t infer_nodes(void)
 {
-	hostlist_t hl = hostlist_create(NULL);
+	agora_hostlist_t hl = hostlist_create(NULL);
 
 	for (size_t i = 0; i < conf.n_loan_infer_partitions; i++) {
 		part_record_t *p = find_part_record(
@@ -294,7 +295,7 @@ static hostlist_t infer_nodes(void)
  * the result.  Locks as infer_nodes(). */
 static char *loan_exclude(const char *exc)
 {
-	hostlist_t inf = infer_nodes(), all;
+	agora_hostlist_t inf = infer_nodes(), all;
 	char *name, *out = NULL;
 	bool missing = false;
 
@@ -460,7 +461,7 @@ static void fed_foreign_hold(const job_desc_msg_t *job_desc,
  * have.  A running job is left alone (Slurm changes its excluded nodes
  * only while it pends). */
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
-		      uint32_t submit_uid)
+		      uint32_t submit_uid AGORA_JOB_MODIFY_ERR_MSG)
 {
 	const char *why, *exc;
 	char *out;

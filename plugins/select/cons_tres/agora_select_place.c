@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "src/common/slurm_xlator.h"
+#include "agora_compat.h" /* after slurm_xlator.h */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -22,15 +23,15 @@
 #include <sys/stat.h>
 
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
+#include AGORA_INC_GRES
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/read_config.h"
-#include "src/common/slurm_topology.h"
+#include AGORA_INC_TOPOLOGY
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/plugins/select/cons_common/cons_common.h"
+#include AGORA_INC_CONS
 
 #include "agora_conf.h"
 #include "pol_model.h"
@@ -387,11 +388,12 @@ nomem:
  * (sock_gres bits, built from the node usage this test runs on, i.e. the
  * future state in WILL_RUN) minus the bits allocated there.
  */
-static pol_gpumask_t node_free_mask(avail_res_t *ar, int n_gpus)
+static pol_gpumask_t node_free_mask(avail_res_t *ar, int n_gpus,
+				    List live_gres)
 {
 	ListIterator it;
 	sock_gres_t *sg;
-	pol_gpumask_t m = 0;
+	pol_gpumask_t m = 0, shared = 0;
 
 	if (!ar || !ar->sock_gres_list || ar->avail_cpus < 1)
 		return 0;
@@ -408,6 +410,8 @@ static pol_gpumask_t node_free_mask(avail_res_t *ar, int n_gpus)
 
 			if (!ns->no_consume)
 				alloc = ns->gres_bit_alloc;
+			/* and the GPUs shard/MPS jobs hold (agora_gres.h) */
+			shared |= agora_gres_shared_held(ns, live_gres, n_gpus);
 		}
 		for (g = 0; g < n_gpus; g++) {
 			bool set = false;
@@ -431,7 +435,7 @@ static pol_gpumask_t node_free_mask(avail_res_t *ar, int n_gpus)
 		m |= bits;
 	}
 	list_iterator_destroy(it);
-	return m;
+	return m & ~shared;
 }
 
 /*
@@ -569,8 +573,9 @@ extern agora_place_rc_t agora_place_narrow(job_record_t *job_ptr,
 
 		if (!bit_test(node_map, i))
 			continue;
-		free_masks[i] = node_free_mask(avail_res_array[i],
-					       cluster->types[nd->type].n_gpus);
+		free_masks[i] = node_free_mask(
+			avail_res_array[i], cluster->types[nd->type].n_gpus,
+			node_ptr ? node_ptr->gres_list : NULL);
 		if (free_masks[i])
 			ncand++;
 		/* node Weight can change with scontrol update */
@@ -664,10 +669,12 @@ static gres_node_state_t *node_gpu_state(List gres_list)
 /*
  * GPUs of node state ns that a job of js may get: the devices of topology
  * entries of the job's type (any type when the job names none), minus the
- * allocated ones.  -1 if the node state cannot be read safely.
+ * allocated ones and those a shard/MPS job holds (the alt_gres filter of
+ * stock cons_tres).  -1 if the node state cannot be read safely.
  */
-static int node_free_for_job(gres_node_state_t *ns, gres_job_state_t *js,
-			     int n_gpus, pol_gpumask_t *free_out)
+static int node_free_for_job(gres_node_state_t *ns, List gres_list,
+			     gres_job_state_t *js, int n_gpus,
+			     pol_gpumask_t *free_out)
 {
 	pol_gpumask_t allowed = 0;
 	int t, g;
@@ -691,7 +698,7 @@ static int node_free_for_job(gres_node_state_t *ns, gres_job_state_t *js,
 	for (g = 0; g < n_gpus; g++)
 		if (bit_test(ns->gres_bit_alloc, g))
 			allowed &= ~((pol_gpumask_t) 1 << g);
-	*free_out = allowed;
+	*free_out = allowed & ~agora_gres_shared_held(ns, gres_list, n_gpus);
 	return 0;
 }
 
@@ -746,8 +753,8 @@ extern int agora_place_gpu_indices(job_record_t *job_ptr,
 			continue; /* not the live node state: leave it */
 		if ((n_gpus < 2) || (bit_size(sel) != n_gpus))
 			continue;
-		if (node_free_for_job(node_gpu_state(node_ptr->gres_list), js,
-				      n_gpus, &fr))
+		if (node_free_for_job(node_gpu_state(node_ptr->gres_list),
+				      node_ptr->gres_list, js, n_gpus, &fr))
 			continue;
 		for (g = 0; g < n_gpus; g++)
 			if (bit_test(sel, g))

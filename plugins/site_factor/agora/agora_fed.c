@@ -23,6 +23,7 @@
  * local credit, so a team's usage anywhere counts everywhere.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <stdlib.h>
 #include <string.h>
