@@ -78,8 +78,6 @@ static double now_s(void)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-
-
 /* ---- 0. the federation ---------------------------------------------- */
 
 static int refresh_clusters(ad_round_t *r)
@@ -178,7 +176,6 @@ static int refresh_clusters(ad_round_t *r)
 /* ---- children ------------------------------------------------------- */
 
 typedef void (*child_fn)(const ad_round_t *r, int c, int fd);
-
 
 /* Run fn(c, fd) in one child per cluster with want[c]; collect what each
  * wrote into out[c] (malloc'ed) / len[c].  Children past the limit, or

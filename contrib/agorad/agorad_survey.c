@@ -545,7 +545,8 @@ static double plan_locality(const topo_model_t *model, const ad_job_t *j,
 			    const int *leaf, int *n_nodes, int *hw)
 {
 	pol_fed_plan_node_t *pn = NULL;
-	agora_hostlist_t hl = node_list ? slurm_hostlist_create(node_list) : NULL;
+	agora_hostlist_t hl = node_list ? slurm_hostlist_create(node_list)
+					: NULL;
 	char *host;
 	int n = 0, gang;
 	double level = -1.0;
