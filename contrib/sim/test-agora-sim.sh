@@ -470,5 +470,61 @@ rc=$?
 { [ $rc = 2 ] && grep -q -- "--train-scheduler: 'fifo'" "$TMP/err"; } &&
 	ok "loaning: bad --train-scheduler named" ||
 	ko "loaning --train-scheduler fifo (rc $rc: $(cat "$TMP/err"))"
+# the livelock guard (doc/sim.md "Livelock"): two 8-GPU gangs under the
+# reference tiresias (promote 0.5, re-demotion at once, no budget) preempt
+# each other every 450 s, before any checkpoint: the run fails, named;
+# robustness reports the cell; the default tiresias finishes
+printf 'id,submit,duration,gpus,tenant\n1,0,14400,8,a\n2,0,14400,8,b\n' \
+	> "$TMP/pair.csv"
+"$SIM" run --trace "$TMP/pair.csv" --cluster 1x8 --policy tiresias \
+	--params tiresias:promote=0.5,hold=0,budget=0 --livelock 2d \
+	>/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc != 0 ] && grep -q "livelock: policy tiresias: no job completed for 2.0 days" "$TMP/err"; } &&
+	ok "livelock guard fails the run" || ko "livelock guard (rc $rc: $(cat "$TMP/err"))"
+"$SIM" run --trace "$TMP/pair.csv" --cluster 1x8 --policy tiresias \
+	--params tiresias:promote=0.5 --livelock 2d >/dev/null 2>"$TMP/err" &&
+	ok "tiresias with hold and budget finishes the pair" ||
+	ko "tiresias hold+budget: $(cat "$TMP/err")"
+"$SIM" robustness --trace "$TMP/pair.csv" --cluster 1x8 \
+	--policies old=tiresias,tiresias --params old:promote=0.5,hold=0,budget=0 \
+	--params tiresias:promote=0.5 --regimes uniform:1:2 --ckpts 1800 \
+	--livelock 2d --json "$TMP/rob.json" >"$TMP/out" 2>"$TMP/err" &&
+	grep -q '^uniform:1:2 .* old  *livelock$' "$TMP/out" &&
+	python3 - "$TMP/rob.json" <<'PY' &&
+import json, sys
+r = {x["label"]: x for x in json.load(open(sys.argv[1]))}
+assert r["old"]["livelock"] is True and "livelock" in r["old"]["error"]
+assert r["tiresias"]["livelock"] is False and r["tiresias"]["jobs"] == 2
+PY
+	ok "robustness reports a livelocked cell" ||
+	ko "robustness livelock: $(cat "$TMP/out" "$TMP/err")"
+# bounds: the subcommand, and compare --bounds with the gap to backfill-fs
+"$SIM" bounds --trace "$TMP/five.csv" --cluster 2x4 --json "$TMP/bounds.json" \
+	>"$TMP/out" 2>"$TMP/err" && grep -q '^  mean JCT >= ' "$TMP/out" &&
+	python3 - "$TMP/bounds.json" <<'PY' &&
+import json, sys
+b = json.load(open(sys.argv[1]))
+assert b["jobs"] == 5 and b["max_rho_app_lb"] > 0 and b["mean_jct_lb_s"] > 0
+PY
+	ok "bounds subcommand" || ko "bounds: $(cat "$TMP/out" "$TMP/err")"
+"$SIM" compare --trace "$TMP/five.csv" --cluster 2x4 --app burst:30 --limit-kill none \
+	--policies backfill-fs,srtf --baseline srtf --bounds \
+	--json "$TMP/cb.json" >"$TMP/out" 2>"$TMP/err" &&
+	grep -q '^gap closed = (backfill-fs - policy)' "$TMP/out" &&
+	python3 - "$TMP/cb.json" <<'PY' &&
+import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ("srtf", "backfill-fs"):
+    x = r[k]
+    assert x["bounds"]["mean_jct_lb_s"] <= x["mean_jct_s"] + 1e-9
+    assert x["bounds"]["max_rho_app_lb"] <= x["max_rho_app"] + 1e-9
+    assert x["app_definition"]["def"] == "burst" and x["app_definition"]["gap_s"] == 30
+    for key in ("p99_rho_app", "max_rho_app_10gpuh", "max_rho_tenant", "gap_closed_jct"):
+        assert key in x, key
+assert r["backfill-fs"]["gap_closed_jct"] in (0, None)
+PY
+	ok "compare --bounds, app metrics and definition in the JSON" ||
+	ko "compare --bounds: $(cat "$TMP/out" "$TMP/err")"
 echo "1..$n"
 exit $fail
