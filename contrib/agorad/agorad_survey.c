@@ -382,7 +382,8 @@ static double plan_locality(const ad_job_t *j, const char *node_list,
 			    int *n_nodes, int *hw)
 {
 	pol_fed_plan_node_t *pn = NULL;
-	agora_hostlist_t hl = node_list ? slurm_hostlist_create(node_list) : NULL;
+	agora_hostlist_t hl = node_list ? slurm_hostlist_create(node_list)
+					: NULL;
 	char *host;
 	int n = 0, gang;
 	double level = -1.0;
