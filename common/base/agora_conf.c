@@ -83,6 +83,8 @@ static const conf_key_t conf_keys[] = {
 	  false },
 	{ "LoanLeaseTimeout", CT_DURATION, OFF(loan_lease_timeout_s), 0,
 	  7 * 86400, false },
+	{ "LoanDemandGrace", CT_DURATION, OFF(loan_demand_grace_s), 0, 3600,
+	  false },
 	{ "LoanCheckpointInterval", CT_DURATION, OFF(loan_ckpt_s), 0,
 	  30 * 86400, false },
 	{ "LoanRestartOverhead", CT_DURATION, OFF(loan_restart_s), 0, 86400,
@@ -130,6 +132,8 @@ void agora_conf_defaults(agora_conf_t *conf)
 	/* a loan agorad has not renewed for ten minutes goes home (the
 	 * federation round agorad also runs can stall ~90 s) */
 	conf->loan_lease_timeout_s = 600;
+	/* one failed demand read is no reason to reclaim every loan */
+	conf->loan_demand_grace_s = 30;
 	conf->loan_ckpt_s = 1800;
 	conf->loan_restart_s = 120;
 	conf->loan_demand_kind = AGORA_DEMAND_JOBS;

@@ -116,6 +116,9 @@ typedef struct agora_conf {
 	/* LoanLeaseTimeout: slurmctld returns a loan whose heartbeat is
 	 * older (0: never) */
 	int loan_lease_timeout_s;
+	/* LoanDemandGrace: a failed demand read keeps the last good value
+	 * this long */
+	int loan_demand_grace_s;
 	int loan_ckpt_s;    /* LoanCheckpointInterval (0: none) */
 	int loan_restart_s; /* LoanRestartOverhead */
 	agora_demand_kind_t loan_demand_kind; /* LoanDemandSource= kind */

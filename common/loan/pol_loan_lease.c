@@ -232,6 +232,36 @@ int pol_loan_lease_expire(const pol_loan_lease_in_t *in,
 	return 0;
 }
 
+/* ---- the demand, safely --------------------------------------------- */
+
+double pol_loan_demand_safe(double d, double *last, int64_t *last_t,
+			    int64_t now, int64_t grace_s)
+{
+	if (d >= 0) {
+		*last = d;
+		*last_t = now;
+		return d;
+	}
+	if (*last >= 0 && *last_t > 0 && now - *last_t <= grace_s)
+		return *last;
+	return -1;
+}
+
+double pol_loan_demand_jobs(const pol_loan_demand_job_t *jobs, int n,
+			    int n_nodes)
+{
+	double sum = 0;
+
+	for (int i = 0; i < n; i++) {
+		int k = jobs[i].nodes > 0 ? jobs[i].nodes : 1;
+
+		if (!jobs[i].running && !jobs[i].ready)
+			continue;
+		sum += k < n_nodes ? k : n_nodes;
+	}
+	return sum < n_nodes ? sum : n_nodes;
+}
+
 /* ---- elastic marks -------------------------------------------------- */
 
 int pol_elastic_mark_parse(const char *text, pol_elastic_mark_t *m)

@@ -140,6 +140,29 @@ typedef struct pol_loan_lease_out {
 int pol_loan_lease_expire(const pol_loan_lease_in_t *in,
 			  pol_loan_lease_out_t *out);
 
+/* ---------------------------------------------------- the demand, safely */
+
+/* What one failed read of the demand source does: nothing for grace_s.
+ * The demand to act on: d when the source answered (d >= 0; *last and
+ * *last_t are updated), else the last good value while it is at most
+ * grace_s old, else -1 (unknown: every inference node goes home). */
+double pol_loan_demand_safe(double d, double *last, int64_t *last_t,
+			    int64_t now, int64_t grace_s);
+
+/* A job of an inference partition, for LoanDemandSource=jobs. */
+typedef struct pol_loan_demand_job {
+	int nodes;    /* its node count (0 counts as 1) */
+	bool running; /* running (or suspended, completing) */
+	bool ready;   /* pending and could run now: not held, no dependency
+		       * or begin time, reason None, Priority or Resources */
+} pol_loan_demand_job_t;
+
+/* The demand in nodes from those jobs: the running ones and the pending
+ * ones that could run, each capped at the inference partitions' size,
+ * the sum too (a held 500-node job asks for nothing). */
+double pol_loan_demand_jobs(const pol_loan_demand_job_t *jobs, int n,
+			    int n_nodes);
+
 /* -------------------------------------------------------- elastic marks */
 
 #define POL_ELASTIC_PREFIX  "Agora elastic"

@@ -27,6 +27,12 @@
  * Slurm then starts it on that range's minimum.  No other grow starts
  * while a grown job has not restarted, so two grows never count the same
  * idle nodes.
+ *
+ * What a grow promises is written on the job, not only in agorad's state
+ * file: its AdminComment (pol_loan_lease.h) "Agora elastic v1: range
+ * MIN-MAX; grow A->B at T[, restarted on N]", written before the requeue;
+ * follow() derives each round's step from that mark and Slurm's view alone
+ * (pol_grow_follow), so an agorad started with no state finishes it.
  */
 #include <errno.h>
 #include <stdio.h>

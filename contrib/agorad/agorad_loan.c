@@ -20,6 +20,11 @@
  * node, which the next round either finishes taking back (requeue) when
  * inference needs it, or lends again.  agorad keeps no loan state of its
  * own: only the reclaim history, for agoractl loans.
+ *
+ * The Comment is the core's versioned mark with a heartbeat (pol_loan_lease.h)
+ * that every round renews (renew_marks); slurmctld's site_factor/agora
+ * returns a node whose heartbeat is older than LoanLeaseTimeout, so a loan
+ * ends even when agorad never comes back.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +36,7 @@
 
 #include "agorad.h"
 #include "agorad_loan.h"
+#include "agorad_relaunch.h"
 #include "pol_loan.h"
 
 #define LN_DEMAND_RING 4096
@@ -38,7 +44,9 @@
 static double last_round = -1e18;
 static ln_reclaim_t hist[LN_MAX_HISTORY];
 static int n_hist = 0;
-static bool hist_loaded = false, demand_failed = false;
+static bool hist_loaded = false, demand_failed = false, lease_checked = false;
+static double last_good = -1;
+static int64_t last_good_t = 0;
 static struct {
 	int64_t t;
 	double d;
@@ -551,6 +559,23 @@ static int loan_round(const agora_conf_t *conf, ln_snap_t *s, double d,
 	return want;
 }
 
+/* The lease is enforced by site_factor/agora inside slurmctld: say once
+ * when the controller does not run it. */
+static void lease_check(const agora_conf_t *conf)
+{
+	const slurm_conf_t *c;
+
+	if (lease_checked || !conf->loan_lease_timeout_s ||
+	    !(c = ad_ctl_conf()))
+		return;
+	lease_checked = true;
+	if (!c->site_factor_plugin ||
+	    strcmp(c->site_factor_plugin, "site_factor/agora"))
+		ad_error(
+			"loan: PrioritySiteFactorPlugin is %s, not site_factor/agora: LoanLeaseTimeout is not enforced, and lent nodes stay lent while agorad is down",
+			c->site_factor_plugin ? c->site_factor_plugin : "none");
+}
+
 int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now)
 {
 	char *path;
@@ -571,7 +596,17 @@ int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now)
 		free(path);
 		return -1;
 	}
+	lease_check(conf);
 	d = ln_demand(conf, &s);
+	/* one failed read (a file mid-rewrite, a slow command) keeps the
+	 * last good value for LoanDemandGrace, then fails safe */
+	if (d < 0 && last_good_t > 0 &&
+	    (int64_t) now - last_good_t <= conf->loan_demand_grace_s)
+		ad_info("loan: no demand this round: the last good value (%.2f nodes, %lld s old) stands for LoanDemandGrace=%d s",
+			last_good, (long long) ((int64_t) now - last_good_t),
+			conf->loan_demand_grace_s);
+	d = pol_loan_demand_safe(d, &last_good, &last_good_t, (int64_t) now,
+				 conf->loan_demand_grace_s);
 	if (d < 0 && !demand_failed)
 		ad_error(
 			"loan: no demand: every inference node goes back to inference until the source answers");
@@ -618,4 +653,5 @@ void ad_loan_fini(void)
 	ad_grow_fini();
 	n_hist = 0;
 	hist_loaded = false;
+	lease_checked = false;
 }

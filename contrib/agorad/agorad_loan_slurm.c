@@ -189,6 +189,17 @@ static int snap_running(const agora_conf_t *conf, ln_snap_t *s,
 	return 0;
 }
 
+/* A pending inference job that could run now: not held, waiting only
+ * for nodes or for jobs ahead of it (no dependency, begin time, limit). */
+static bool could_run(const slurm_job_info_t *j)
+{
+	if (j->priority == 0)
+		return false;
+	return j->state_reason == WAIT_NO_REASON ||
+	       j->state_reason == WAIT_PRIORITY ||
+	       j->state_reason == WAIT_RESOURCES;
+}
+
 /* An elastic job's submitted range: from its AdminComment mark, which
  * any agorad reads (pol_loan_lease.h), else as first seen pending, then
  * written into the mark (when the AdminComment is free). */
@@ -214,7 +225,8 @@ static void elastic_range(const slurm_job_info_t *j, bool pending)
 static int snap_jobs(const agora_conf_t *conf, ln_snap_t *s)
 {
 	job_info_msg_t *jm = NULL;
-	int rc = 0;
+	pol_loan_demand_job_t *dj = NULL;
+	int rc = 0, n_dj = 0;
 
 	if (slurm_load_jobs((time_t) 0, &jm, SHOW_ALL)) {
 		ad_error("loan: cannot read the jobs: %s",
@@ -222,7 +234,9 @@ static int snap_jobs(const agora_conf_t *conf, ln_snap_t *s)
 		return -1;
 	}
 	s->jobs = calloc(jm->record_count + 1, sizeof(*s->jobs));
-	if (!s->jobs) {
+	dj = calloc(jm->record_count + 1, sizeof(*dj));
+	if (!s->jobs || !dj) {
+		free(dj);
 		slurm_free_job_info_msg(jm);
 		return -1;
 	}
@@ -237,10 +251,17 @@ static int snap_jobs(const agora_conf_t *conf, ln_snap_t *s)
 			elastic_range(j, st == JOB_PENDING);
 		if (agora_conf_loan_partition(conf, j->partition, true) &&
 		    (run || st == JOB_PENDING))
-			s->infer_job_nodes += j->num_nodes ? j->num_nodes : 1;
+			dj[n_dj++] = (pol_loan_demand_job_t){
+				.nodes = (int) j->num_nodes,
+				.running = run,
+				.ready = st == JOB_PENDING && could_run(j),
+			};
 		if (run && j->nodes && *j->nodes)
 			rc = snap_running(conf, s, j);
 	}
+	/* LoanDemandSource=jobs: what inference could use now */
+	s->infer_job_nodes = (int) pol_loan_demand_jobs(dj, n_dj, s->n_nodes);
+	free(dj);
 	slurm_free_job_info_msg(jm);
 	return rc;
 }

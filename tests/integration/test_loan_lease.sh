@@ -135,7 +135,7 @@ else
 fi
 # the requeued borrower pends (4 nodes, 2 left in "train"): the inference
 # nodes are free for inference
-i=$(sbatch --parsable -p infer -A acct_a -N2 -t 2 -o /dev/null --wrap 'sleep 1')
+i=$(sbatch --parsable -p infer -A acct_a -N2 --gres=gpu:8 --exclusive -t 2 -o /dev/null --wrap 'sleep 1')
 if wait_for 20 bash -c "sacct -n -X -P -j $i -o State | grep -q COMPLETED"; then
 	ok "inference runs on both returned nodes (job $i) while the borrower pends"
 else

@@ -345,6 +345,65 @@ static void test_grow_follow_crash_orders(void **state)
 	}
 }
 
+/* One failed read keeps the last good value for the grace period, then
+ * the demand is unknown (fail safe); an answer resets it. */
+static void test_demand_safe_grace(void **state)
+{
+	static const struct {
+		int64_t t;
+		double read, want;
+	} steps[] = {
+		{ 100, -1, -1 },                 /* nothing good yet: unknown */
+		{ 110, 3, 3 },   { 120, -1, 3 }, /* a file mid-rewrite */
+		{ 140, -1, 3 },                  /* 30 s old: still kept */
+		{ 141, -1, -1 },                 /* then fail safe */
+		{ 150, 5, 5 },   { 160, -1, 5 },
+	};
+	double last = -1;
+	int64_t last_t = 0;
+
+	(void) state;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (pol_loan_demand_safe(steps[i].read, &last, &last_t,
+					 steps[i].t, 30) != steps[i].want)
+			fail_msg("step %zu (t %lld): want %.0f", i,
+				 (long long) steps[i].t, steps[i].want);
+}
+
+/* LoanDemandSource=jobs counts only jobs that could run, capped. */
+static void test_demand_jobs_counts_only_runnable(void **state)
+{
+	static const struct {
+		const char *what;
+		pol_loan_demand_job_t jobs[3];
+		int n;
+		double want;
+	} cases[] = {
+		{ "running and ready",
+		  { { 2, true, false }, { 1, false, true } },
+		  2,
+		  3 },
+		{ "a held -N 500 job asks nothing",
+		  { { 500, false, false }, { 1, true, false } },
+		  2,
+		  1 },
+		{ "a ready -N 500 job: capped at the partition",
+		  { { 500, false, true }, { 1, true, false } },
+		  2,
+		  8 },
+		{ "0 nodes counts as 1", { { 0, true, false } }, 1, 1 },
+		{ "nothing", { { 0 } }, 0, 0 },
+	};
+	(void) state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+		if (pol_loan_demand_jobs(cases[c].jobs, cases[c].n, 8) !=
+		    cases[c].want)
+			fail_msg("%s: %.0f, want %.0f", cases[c].what,
+				 pol_loan_demand_jobs(cases[c].jobs, cases[c].n,
+						      8),
+				 cases[c].want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +414,8 @@ int main(void)
 		cmocka_unit_test(test_lease_expire_idempotent),
 		cmocka_unit_test(test_elastic_mark_texts),
 		cmocka_unit_test(test_grow_follow_crash_orders),
+		cmocka_unit_test(test_demand_safe_grace),
+		cmocka_unit_test(test_demand_jobs_counts_only_runnable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
