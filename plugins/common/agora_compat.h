@@ -89,4 +89,16 @@ extern void agora_leaf_switches_free(bitstr_t **maps, int n);
  */
 #define AGORA_HAVE_CONS_HOOK (!AGORA_SLURM_AT_LEAST(23, 11))
 
+/*
+ * The shared gres (shard, mps) sharing a node's GPUs: 22.05 points at its
+ * node state (alt_gres_ns), 23.02+ at its gres_state_t (alt_gres).
+ */
+#if AGORA_SLURM_AT_LEAST(23, 2)
+#define AGORA_GRES_ALT_NS(ns)                                          \
+	((ns)->alt_gres ? (gres_node_state_t *) (ns)->alt_gres->gres_data \
+			: NULL)
+#else
+#define AGORA_GRES_ALT_NS(ns) ((ns)->alt_gres_ns)
+#endif
+
 #endif /* AGORA_COMPAT_H */

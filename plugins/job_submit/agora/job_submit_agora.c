@@ -20,7 +20,9 @@
  *     to one cluster by -M.
  * It then sets priority 0 (Slurm shows JobHeldUser: the user may release
  * the job, which puts it back to stock behaviour) and the AdminComment
- * AGORA_FED_HOLD.
+ * "Agora: fed hold v1: waiting since T ..." (pol_fed_hold.h).  An update
+ * that holds such a job ("scontrol hold") is its owner's or an admin's:
+ * job_modify marks the job so, and nothing of Agora releases it.
  *
  * agorad's will-run requests carry the federation-wide usage per app,
  * which this plugin hands to site_factor/agora (agora_export_fed_usage)
@@ -48,6 +50,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -358,7 +361,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 {
 	time_t now = time(NULL);
 	const char *why;
-	char *usage;
+	char *usage, *mark;
 
 	(void) err_msg;
 	slurm_mutex_lock(&state_lock);
@@ -410,14 +413,46 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		slurm_mutex_unlock(&state_lock);
 		return SLURM_SUCCESS;
 	}
+	mark = pol_fed_mark_waiting(now, conf.fed_auction_timeout_s);
+	if (!mark) {
+		error("%s: out of memory: job not held for the auction",
+		      plugin_type);
+		slurm_mutex_unlock(&state_lock);
+		return SLURM_SUCCESS;
+	}
 	job_desc->priority = 0;
 	xfree(job_desc->admin_comment);
-	xstrfmtcat(
-		job_desc->admin_comment,
-		"%swaiting at the origin for agorad's cross-cluster auction (released to stock Slurm after %d s)",
-		AGORA_FED_HOLD, conf.fed_auction_timeout_s);
+	job_desc->admin_comment = xstrdup(mark);
+	free(mark);
 	slurm_mutex_unlock(&state_lock);
 	return SLURM_SUCCESS;
+}
+
+/* "scontrol hold" (or uhold) of a job that carries an Agora federation
+ * mark: the hold is its owner's or an admin's, and neither agorad nor the
+ * fail-open may undo it, so the mark says so (pol_fed_hold.h).  Written
+ * into the job itself: a user may not set an AdminComment through the
+ * update, and update_job holds the job write lock. */
+static void fed_foreign_hold(const job_desc_msg_t *job_desc,
+			     job_record_t *job_ptr, uint32_t submit_uid)
+{
+	pol_fed_mark_t m;
+	char *mark;
+
+	pol_fed_mark_parse(job_ptr->admin_comment, &m);
+	if (!pol_fed_hold_update_is_foreign(&m, job_desc->priority == 0,
+					    job_desc->admin_comment))
+		return;
+	if (!(mark = pol_fed_mark_foreign(job_ptr->admin_comment))) {
+		error("%s: out of memory: %pJ keeps its federation mark",
+		      plugin_type, job_ptr);
+		return;
+	}
+	info("%s: %pJ held by uid %u: its federation hold is not Agora's any more",
+	     plugin_type, job_ptr, submit_uid);
+	xfree(job_ptr->admin_comment);
+	job_ptr->admin_comment = xstrdup(mark);
+	free(mark);
 }
 
 /* An update of a pending job that leaves it unable to be requeued and in
@@ -432,9 +467,10 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	char *out;
 	uint16_t requeue;
 
-	(void) submit_uid;
 	if (!job_ptr || !job_ptr->details || !IS_JOB_PENDING(job_ptr))
 		return SLURM_SUCCESS;
+	if (job_desc->priority != NO_VAL)
+		fed_foreign_hold(job_desc, job_ptr, submit_uid);
 	if (job_desc->requeue == NO_VAL16 && !job_desc->partition &&
 	    !job_desc->exc_nodes)
 		return SLURM_SUCCESS;

@@ -14,6 +14,7 @@
  * apply.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <string.h>
 
