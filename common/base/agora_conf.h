@@ -30,7 +30,7 @@ typedef enum agora_app_def {
 	AGORA_APP_NAME_PREFIX, /* job-name prefix up to AppNameSeparator */
 	AGORA_APP_ARRAY, /* job array, else user+name within AppGap, else job */
 	AGORA_APP_BURST, /* account + submissions within AppGap */
-} agora_app_def_t; /* the order of pol_apps_def_t (pol_apps.h) */
+} agora_app_def_t;       /* the order of pol_apps_def_t (pol_apps.h) */
 
 /* Placement=: who picks the nodes of a GPU job in select/cons_tres. */
 typedef enum agora_placement {
@@ -80,7 +80,7 @@ typedef struct agora_conf {
 	int grace_s;             /* GraceTime */
 	agora_ckpt_t *ckpts;     /* CheckpointInterval (repeatable) */
 	size_t n_ckpts;
-	int preempt_budget;      /* PreemptBudget: preemptions per job */
+	int preempt_budget; /* PreemptBudget: preemptions per job */
 
 	/* MAST-style credit */
 	double credit_half_life_h; /* CreditHalfLife */

@@ -129,15 +129,15 @@ typedef struct pol_job {
 	pol_alloc_t alloc; /* borrowed from the snapshot builder */
 	/* checkpoints (pol_ckpt.h): the job writes one every ckpt_s s of a
 	 * run (> 0), POL_CKPT_UNKNOWN (0: the policy's assumption),
-	 * POL_CKPT_CONTINUOUS (-1: nothing lost but the restart) or
-	 * POL_CKPT_NEVER (-2: a requeue loses the whole run).  The simulator
-	 * sets it from --ckpt, an adapter from CheckpointInterval. */
+	 * POL_CKPT_CONTINUOUS (nothing lost) or POL_CKPT_NEVER (a requeue
+	 * loses the whole run) */
 	int64_t ckpt_s;
 	int preemptions; /* times it was requeued by a preemption so far */
 	/* oracle knowledge (simulator only; < 0 when unknown) */
 	int64_t remaining; /* s of work left at full speed */
-	/* progress (pol_job_preemptible(); all 0 when unknown: it is then
-	 * plain requeueable) */
+	/* progress since the last save (the simulator's, or an adapter's;
+	 * 0 when unknown: pol_job_preemptible() is then plain requeueable,
+	 * with ckpt_s above) */
 	int64_t last_ckpt;  /* running: when the current run last saved
 			       work (a checkpoint after its restart); < start:
 			       not yet */

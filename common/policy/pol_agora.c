@@ -58,7 +58,7 @@ static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
 	    p->est_prior_s >= ((int64_t) 1 << 53) ||
 	    p->ckpt_s < POL_CKPT_NEVER || p->ckpt_s >= ((int64_t) 1 << 40) ||
 	    p->budget < 0 || !(p->max_loss >= 0 && p->max_loss <= 1) ||
-	    p->drain < 0 || p->drain > 2) {
+	    p->drain < 0 || p->drain > 2 || p->max_run < 0) {
 		agora_err_set(
 			err,
 			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16, ckpt >= -2, budget an integer >= 0, max_loss in [0,1], drain 0..2",
@@ -122,7 +122,7 @@ static void params_default(ag_params_t *p)
 	p->solver = POL_PF_AUTO;
 	p->app_model = AG_APP_MEAN;
 	p->align = true;
-	p->drain = 1;
+	p->drain = 2;
 	p->small_victims = true;
 	/* chosen on the first week of the Philly window (doc/evaluation.md,
 	 * "Estimates instead of limits") */
@@ -130,12 +130,14 @@ static void params_default(ag_params_t *p)
 	p->est_k = 2;
 	p->est_prior_s = 4 * 3600;
 	p->est_learn = true;
-	/* preemption under checkpoints (doc/evaluation.md, the three-window
-	 * table) */
+	/* preemption under checkpoints: chosen on all three Philly windows,
+	 * heavy and moderate, three limit regimes at once (doc/evaluation.md,
+	 * "Three windows") */
 	p->ckpt_s = POL_CKPT_UNKNOWN;
 	p->ckpt_lease = true;
-	p->budget = 3;
-	p->max_loss = 0.1;
+	p->budget = 1;
+	p->max_loss = 0;
+	p->max_run = 12 * 3600;
 }
 
 pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
@@ -465,15 +467,15 @@ static void *create_common(bool auctions, const char *params,
 						  "window",    "max_job_test",
 						  NULL };
 	static const char *const keys_agora[] = {
-		"half_life", "period",  "quota", "default_limit",
-		"f",         "lease",   "grace", "min_lease",
-		"options",   "solver",  "app",   "align",
-		"drain",     "victims", "est_k", "est_prior",
-		"est_order", "ckpt",    "ckpt_lease", "budget", "max_loss",
-		NULL
+		"half_life", "period",  "quota",      "default_limit",
+		"f",         "lease",   "grace",      "min_lease",
+		"options",   "solver",  "app",        "align",
+		"drain",     "victims", "est_k",      "est_prior",
+		"est_order", "ckpt",    "ckpt_lease", "budget",
+		"max_loss",  "max_run", NULL
 	};
 	ag_params_t p;
-	double v[21];
+	double v[22];
 	char rest[256];
 
 	params_default(&p);
@@ -513,6 +515,7 @@ static void *create_common(bool auctions, const char *params,
 		v[18] = p.ckpt_lease;
 		v[19] = p.budget;
 		v[20] = p.max_loss;
+		v[21] = (double) p.max_run;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -542,6 +545,7 @@ static void *create_common(bool auctions, const char *params,
 				   ? (int) v[19]
 				   : -1;
 		p.max_loss = v[20];
+		p.max_run = (int64_t) v[21];
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

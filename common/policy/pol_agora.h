@@ -33,7 +33,7 @@
  *           jobs per app an app can bid for) solver=0 (0 auto, 1 exact,
  *           2 greedy) app=0 (0: an app's rho is the mean of its jobs',
  *           1: Themis' pooled app) align=1 (full leases end on a grid of
- *           LeaseTime so expiries coincide) drain=1 (the leftover pass
+ *           LeaseTime so expiries coincide) drain=2 (the leftover pass
  *           keeps one EASY reservation: the first one-node job of 2+ GPUs
  *           that does not fit reserves the node where it can start
  *           soonest; 2: also a job of several nodes, the nodes where it
@@ -44,9 +44,10 @@
  *           ckpt=0 (the interval assumed for a job without one: s, 0
  *           unknown = a requeue loses the whole run, -1 continuous)
  *           ckpt_lease=1 (a lease ends so that its requeue falls on the
- *           job's next checkpoint) budget=3 (preemptions per job; 0 no
- *           limit) max_loss=0.1 (an incumbent that would lose more than
- *           this share of its interval keeps its GPUs)
+ *           job's next checkpoint) budget=1 (preemptions per job; 0 no
+ *           limit) max_loss=0 (an incumbent that would lose more than
+ *           this share of its interval keeps its GPUs) max_run=12h (s: a
+ *           run this long is not preempted any more; 0 none)
  *           est=hist (what a job's bid takes as its run time: hist = the
  *           mean of the est_k=2 most recent run times of the same app,
  *           user and GPU count, capped by the job's time limit, without

@@ -46,9 +46,9 @@ static int lease_upkeep(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		if (!l) {
 			if (pol_lease_grant(
 				    a->leases, j->id, pol_ag_job_gpus(j), now,
-				    pol_ag_lease_len(a, j, j->start, now,
-						     pol_ag_full_lease(a, now))) <
-			    0)
+				    pol_ag_lease_len(
+					    a, j, j->start, now,
+					    pol_ag_full_lease(a, now))) < 0)
 				goto out;
 		} else if (pol_lease_due(l, now)) {
 			if (pol_actions_add(out, POL_ACT_PREEMPT, j->id, NULL,
@@ -383,8 +383,8 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 				for (k = 0; k < nd; k++)
 					pol_freemap_take_mask(
 						a->tent, a->dnodes[k],
-						pol_freemap_node(
-							a->tent, a->dnodes[k]));
+						pol_freemap_node(a->tent,
+								 a->dnodes[k]));
 			}
 			continue;
 		}

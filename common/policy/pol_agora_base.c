@@ -70,11 +70,12 @@ bool pol_ag_may_lose(const pol_agora_policy_t *a, const pol_job_t *j,
 	int64_t c = pol_ckpt_interval(j, a->p.ckpt_s);
 
 	if (!pol_ckpt_preemptable(j, a->p.ckpt_s, a->p.budget, a->p.lease_s,
-				  now + a->p.grace_s))
+				  now + a->p.grace_s) ||
+	    (a->p.max_run > 0 && now - j->start >= a->p.max_run))
 		return false;
-	return c <= 0 || (double) pol_ckpt_lost(j, a->p.ckpt_s,
-						now + a->p.grace_s) <=
-				 a->p.max_loss * (double) c;
+	return c <= 0 ||
+	       (double) pol_ckpt_lost(j, a->p.ckpt_s, now + a->p.grace_s) <=
+		       a->p.max_loss * (double) c;
 }
 
 int pol_ag_start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,

@@ -81,8 +81,8 @@ typedef struct ag_params {
 	int max_opts;
 	pol_pf_solver_t solver;
 	ag_app_model_t app_model;
-	bool align;         /* full leases end on a grid of lease_s */
-	int drain; /* leftover pass keeps one EASY reservation: 0 none, 1 for a
+	bool align; /* full leases end on a grid of lease_s */
+	int drain;  /* leftover pass keeps one EASY reservation: 0 none, 1 for a
 		    * one-node job, 2 also for a gang of whole nodes */
 	bool small_victims; /* losers in GPU order (fewest first), then credit */
 	ag_est_mode_t est_mode;
@@ -97,6 +97,7 @@ typedef struct ag_params {
 	bool ckpt_lease; /* a lease ends so that its requeue falls on the
 			  * job's next checkpoint */
 	int budget;      /* preemptions per job (0: no limit) */
+	int64_t max_run; /* a run this long (s) is not preempted (0: none) */
 	double max_loss; /* an incumbent that would lose more than this
 			  * share of its interval is not offered */
 } ag_params_t;

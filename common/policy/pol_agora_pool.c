@@ -351,11 +351,11 @@ static int mark_incumbents(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			/* not requeueable, out of its preemption budget, too
 			 * young or mid-interval: it keeps its GPUs (to its
 			 * next checkpoint) */
-			if (pol_lease_settle(a->leases, j->id, true, now,
-					     pol_ag_lease_len(
-						     a, j, j->start, now,
+			if (pol_lease_settle(
+				    a->leases, j->id, true, now,
+				    pol_ag_lease_len(a, j, j->start, now,
 						     pol_ag_full_lease(a, now)),
-					     a->p.grace_s) < 0)
+				    a->p.grace_s) < 0)
 				return -1;
 			continue;
 		}
@@ -381,8 +381,8 @@ static int auction_alloc(ag_auction_t *x, const pol_agora_policy_t *a,
 	x->wait = malloc(np * sizeof(int));
 	x->wkeep = malloc(np * sizeof(double));
 	x->wfit = calloc(np, 1);
-	return x->apps && x->rho && x->sel && x->loser && x->lcost &&
-			       x->lfit && x->wait && x->wkeep && x->wfit
+	return x->apps && x->rho && x->sel && x->loser && x->lcost && x->lfit &&
+			       x->wait && x->wkeep && x->wfit
 		       ? 0
 		       : -1;
 }
@@ -517,8 +517,8 @@ static int order_losers(const pol_agora_policy_t *a, const pol_snapshot_t *snap,
 
 	for (i = 0; i < snap->n_running; i++)
 		if ((a->rflag[i] & RF_INCUMBENT) && !(a->rflag[i] & RF_KEPT)) {
-			x->lcost[n_lose] =
-				pol_ag_preempt_cost(a, &snap->running[i], now);
+			x->lcost[n_lose] = pol_ag_preempt_cost(
+				a, &snap->running[i], now);
 			x->loser[n_lose++] = i;
 		}
 	for (i = 1; i < n_lose; i++) { /* insertion sort */
@@ -575,10 +575,11 @@ static int settle_losers(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		const pol_job_t *j = &snap->running[x->loser[i]];
 		bool lose = x->lfit[i];
 
-		if (pol_lease_settle(a->leases, j->id, !lose, now,
-				     pol_ag_lease_len(a, j, j->start, now,
-						      pol_ag_full_lease(a, now)),
-				     a->p.grace_s) < 0)
+		if (pol_lease_settle(
+			    a->leases, j->id, !lose, now,
+			    pol_ag_lease_len(a, j, j->start, now,
+					     pol_ag_full_lease(a, now)),
+			    a->p.grace_s) < 0)
 			return -1;
 		if (!lose || a->p.grace_s > 0)
 			continue;

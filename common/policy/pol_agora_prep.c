@@ -39,7 +39,8 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	for (i = 0; i < snap->n_running; i++)
 		if (snap->running[i].tenant >= n_ten)
 			n_ten = snap->running[i].tenant + 1;
-	if (pol_ag_map_tenants(a, n_ten) < 0 || pol_ag_est_update(a, snap, now) < 0)
+	if (pol_ag_map_tenants(a, n_ten) < 0 ||
+	    pol_ag_est_update(a, snap, now) < 0)
 		return -1;
 	/* usage recorded in the future (the clock stepped back, a peer's
 	 * clock runs ahead) would not decay until then: read it as now */

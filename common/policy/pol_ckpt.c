@@ -25,7 +25,8 @@ int64_t pol_ckpt_lost(const pol_job_t *j, int64_t dflt, int64_t t)
 
 double pol_ckpt_cost(const pol_job_t *j, int64_t dflt, int gpus, int64_t t)
 {
-	return (double) pol_ckpt_lost(j, dflt, t) * (double) (gpus > 0 ? gpus : 0);
+	return (double) pol_ckpt_lost(j, dflt, t) *
+	       (double) (gpus > 0 ? gpus : 0);
 }
 
 int64_t pol_ckpt_next(int64_t start, int64_t interval, int64_t t)

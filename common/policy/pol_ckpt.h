@@ -23,6 +23,8 @@
 
 #include "pol_model.h"
 
+/* pol_job_t.ckpt_s: > 0, UNKNOWN, CONTINUOUS or NEVER (the simulator's
+ * --ckpt 0). */
 enum {
 	POL_CKPT_UNKNOWN = 0,
 	POL_CKPT_CONTINUOUS = -1,

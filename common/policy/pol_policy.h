@@ -89,11 +89,13 @@ int pol_order_pending(const pol_snapshot_t *snap, int *idx);
  * tiresias; agora may use it too): may running job j be preempted under a
  * budget of B preemptions without progress?  False for a job that is not
  * requeueable; true with a checkpoint model that loses nothing
- * (ckpt_s == POL_CKPT_CONTINUOUS), without a budget (B <= 0), while the job has been preempted
- * fewer than B times since it last saved work (stale_preempts < B), or
- * once its current run has saved work (last_ckpt >= start).  So a job that
- * spent its budget runs at least to its next checkpoint (POL_CKPT_NEVER or UNKNOWN: to
- * its end): every job makes progress, no schedule livelocks on it.
+ * (ckpt_s == POL_CKPT_CONTINUOUS), without a budget (B <= 0), while the
+ * job has been preempted fewer than B times since it last saved work
+ * (stale_preempts < B), or once its current run has saved work
+ * (last_ckpt >= start).  So a job that spent its budget runs at least to
+ * its next checkpoint (POL_CKPT_NEVER or UNKNOWN: to its end): every job makes
+ * progress, no schedule livelocks on it.  (pol_ckpt_preemptable() is
+ * agora's rule on total preemptions and run age.)
  */
 #define POL_PREEMPT_BUDGET_DEFAULT 2
 bool pol_job_preemptible(const pol_job_t *j, int budget);

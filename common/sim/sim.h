@@ -249,7 +249,7 @@ typedef struct sim_summary {
 	double *tenant_stretch; /* mean stretch per tenant (NaN: no jobs) */
 	int *tenant_jobs;
 	int n_apps;
-	double *app_rho; /* rho per app (NaN: no finished job) */
+	double *app_rho;  /* rho per app (NaN: no finished job) */
 	double *app_gpuh; /* GPU-hours per app (requested GPUs x duration) */
 } sim_summary_t;
 

@@ -69,12 +69,12 @@ static int cmp_r(const void *x, const void *y)
 
 /*
  * Serve the jobs (sorted by r) on one fluid resource of rate cap, the
- * least key first (key[i]: SRPT = remaining work, EDF = deadline).  Writes
- * each job's completion time into fin.  srpt: the key is the remaining
- * work (updated as served).
+ * least key first: EDF on key[i] (the deadlines), or SRPT when key is NULL
+ * (the key is the remaining work, updated as served).  Writes each job's
+ * completion time into fin.
  */
 static void fluid(const bjob_t *j, int n, double cap, const double *key,
-		  bool srpt, heap_t *h, double *fin)
+		  heap_t *h, double *fin)
 {
 	double t = 0;
 	int next = 0;
@@ -87,7 +87,7 @@ static void fluid(const bjob_t *j, int n, double cap, const double *key,
 			t = j[next].r > t ? j[next].r : t;
 		}
 		while (next < n && j[next].r <= t) {
-			bh_t e = { srpt ? j[next].w : key[next], next,
+			bh_t e = { key ? key[next] : j[next].w, next,
 				   j[next].w };
 
 			h_push(h, e);
@@ -106,7 +106,7 @@ static void fluid(const bjob_t *j, int n, double cap, const double *key,
 				h_pop(h);
 			} else {
 				top->left -= (until - t) * cap;
-				if (srpt)
+				if (!key)
 					top->key = top->left; /* still least */
 				t = until;
 			}
@@ -261,7 +261,7 @@ static bool feasible(rctx_t *c, double rho, nev_t *ev)
 			return false;
 		c->key[i] = dl;
 	}
-	fluid(c->j, c->n, c->cap, c->key, false, &c->h, c->fin);
+	fluid(c->j, c->n, c->cap, c->key, &c->h, c->fin);
 	for (i = 0; i < c->n; i++)
 		if (c->fin[i] > c->key[i] * (1 + 1e-12) + 1e-6)
 			return false;
@@ -369,7 +369,7 @@ int sim_bounds(const sim_job_t *jobs, int n, int total_gpus, const int *app,
 	}
 	/* mean JCT */
 	qsort(j, (size_t) m, sizeof(*j), cmp_r);
-	fluid(j, m, c.cap, NULL, true, &c.h, c.fin);
+	fluid(j, m, c.cap, NULL, &c.h, c.fin);
 	for (i = 0; i < m; i++) {
 		sd += j[i].d;
 		ss += c.fin[i] - j[i].r;

@@ -121,9 +121,9 @@ static void make_pending(sim_t *s, int id, pol_job_t *pj, uint64_t *rng)
 	pj->dataset = in->dataset;
 	pj->requeueable = true;
 	/* what the policy may know of checkpoints: the model's interval */
-	pj->ckpt_s = s->p->ckpt_s > 0 ? s->p->ckpt_s
+	pj->ckpt_s = s->p->ckpt_s > 0                      ? s->p->ckpt_s
 		     : s->p->ckpt_s == SIM_CKPT_CONTINUOUS ? POL_CKPT_CONTINUOUS
-							  : POL_CKPT_NEVER;
+							   : POL_CKPT_NEVER;
 	pj->state = POL_JOB_PENDING;
 	pj->remaining = in->duration;
 	pj->last_ckpt = -1;

@@ -188,13 +188,14 @@ int sim_summarize_apps(const sim_result_t *res, const sim_job_t *jobs, int n,
 	s->fragmentation = win > 0 ? res->frag_gpu_s / win : 0;
 	s->preemptions = res->preemptions;
 	s->gpuh_lost_per_preemption =
-		res->preemptions ? (res->preempt_lost_gpu_s + res->rework_gpu_s) /
-					   3600.0 / (double) res->preemptions
-				 : 0;
-	s->preemptions_per_job =
-		res->n - res->skipped > 0
-			? (double) res->preemptions / (res->n - res->skipped)
+		res->preemptions
+			? (res->preempt_lost_gpu_s + res->rework_gpu_s) /
+				  3600.0 / (double) res->preemptions
 			: 0;
+	s->preemptions_per_job = res->n - res->skipped > 0
+					 ? (double) res->preemptions /
+						   (res->n - res->skipped)
+					 : 0;
 	s->max_preemptions = 0;
 	for (i = 0; i < res->n; i++)
 		if (res->jobs[i].preemptions > s->max_preemptions)

@@ -222,7 +222,8 @@ load_view_file(const slurm_conf_t *conf, pairs_t *out)
 		fprintf(stderr,
 			"agoractl: Slurm %d.%d has no SlurmctldPlugstack; Agora's view is the file %s, not readable here: %s\n",
 			SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
-			SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER), path, err.text);
+			SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER), path,
+			err.text);
 		return -1;
 	}
 	agora_view_render(&v, NULL, fmt_time, pairs_add, out);
@@ -387,7 +388,7 @@ int main(int argc, char **argv)
 	if (found <= 0) {
 		if (!found)
 			fprintf(stderr,
-			"agoractl: slurmctld publishes no Agora view: add SlurmctldPlugstack=slurmctld/agora to slurm.conf\n");
+				"agoractl: slurmctld publishes no Agora view: add SlurmctldPlugstack=slurmctld/agora to slurm.conf\n");
 		slurm_free_ctl_conf(conf);
 		slurm_fini();
 		return 1;

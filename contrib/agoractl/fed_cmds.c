@@ -37,6 +37,7 @@
 #include "agora_file.h"
 #include "fed_cmds.h"
 #include "pol_fed.h"
+#include "pol_fed_hold.h"
 
 #define FED_MAX 64
 
@@ -140,6 +141,23 @@ static int cmd_fed(int argc, char **argv)
 
 /* Print text cut at "; " (outside parentheses) and ". Bids:" into
  * lines. */
+/* The federation text of a job's AdminComment or SystemComment to
+ * explain: the decision, also inside a "pinned to" hold mark (the
+ * SystemComment copy lags a pass behind); else an Agora federation text
+ * (a hold, a fail-open release); NULL if none. */
+static const char *explain_text(const char *c)
+{
+	pol_fed_mark_t m;
+
+	pol_fed_mark_parse(c, &m);
+	if (m.kind == POL_FED_MARK_PINNED &&
+	    !strncmp(m.decision, "Agora: fed", 10))
+		return m.decision;
+	if (m.kind == POL_FED_MARK_NONE || strncmp(c, "Agora: fed", 10))
+		return NULL;
+	return c;
+}
+
 static void print_decision(const char *text)
 {
 	const char *p = text;
@@ -189,12 +207,11 @@ static int cmd_explain(int argc, char **argv)
 	}
 	for (uint32_t i = 0; i < m->record_count && !shown; i++) {
 		slurm_job_info_t *j = &m->job_array[i];
-		const char *t = j->system_comment && !strncmp(j->system_comment,
-							      "Agora: fed", 10)
-					? j->system_comment
-					: j->admin_comment;
+		const char *t = explain_text(j->admin_comment);
 
-		if (!t || strncmp(t, "Agora: fed", 10))
+		if (!t)
+			t = explain_text(j->system_comment);
+		if (!t)
 			continue;
 		/* the record may be the origin's: its active sibling is
 		 * where the job runs (or ran) */

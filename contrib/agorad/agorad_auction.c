@@ -61,6 +61,20 @@ static bool refuse_release(void)
 	return e && !strcmp(e, "1");
 }
 
+/* AGORAD_TEST_PIN_DELAY_MS=N (tests): N ms after each step of a pin, so
+ * that a test's kill lands between two steps. */
+static void test_pin_delay(void)
+{
+	const char *e = getenv("AGORAD_TEST_PIN_DELAY_MS");
+	long ms = e ? strtol(e, NULL, 10) : 0;
+
+	if (ms > 0 && ms <= 10000) {
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* Re-read job j at its origin (the pins child's cluster) before the steps
  * an earlier round left: what is left to do now, the winner and the
  * decision from its mark (*text: the AdminComment, malloc'ed). */
@@ -135,10 +149,11 @@ static void pin_steps(const ad_job_t *j, pol_fed_hold_act_t act,
 		mark = NULL;
 		if (m->rc)
 			return;
+		test_pin_delay();
 	}
 }
 
-void pins_child(int c, int fd)
+void pins_child(const ad_round_t *r, int c, int fd)
 {
 	struct sigaction sa;
 
@@ -148,27 +163,28 @@ void pins_child(int c, int fd)
 	sa.sa_handler = pins_on_term;
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGTERM, &sa, NULL);
-	for (int i = 0; i < n_jobs && !pins_stop; i++) {
+	for (int i = 0; i < r->n_jobs && !pins_stop; i++) {
 		ad_pin_msg_t m = { .idx = (uint32_t) i };
-		int w = winner_cluster[i];
+		int w = r->winner_cluster[i];
 
-		if (strcmp(jobs[i].origin, clusters[c].name))
+		if (strcmp(r->jobs[i].origin, r->clusters[c].name))
 			continue;
-		if (jobs[i].act == POL_FED_HOLD_AUCTION) {
+		if (r->jobs[i].act == POL_FED_HOLD_AUCTION) {
 			if (w < 0)
 				continue;
-			pin_steps(&jobs[i], POL_FED_HOLD_AUCTION,
-				  clusters[w].name, decision[i], &m);
-		} else if (jobs[i].act != POL_FED_HOLD_NONE) {
+			pin_steps(&r->jobs[i], POL_FED_HOLD_AUCTION,
+				  r->clusters[w].name, r->decision[i], &m);
+		} else if (r->jobs[i].act != POL_FED_HOLD_NONE) {
 			/* an earlier round's pin: level-triggered, what the
 			 * job shows now decides */
 			pol_fed_mark_t mk;
 			char *text;
-			pol_fed_hold_act_t act = reread(&jobs[i], &mk, &text);
+			pol_fed_hold_act_t act = reread(&r->jobs[i], &mk,
+							&text);
 
 			if (act == POL_FED_HOLD_RELEASE ||
 			    act == POL_FED_HOLD_FINISH)
-				pin_steps(&jobs[i], act, mk.cluster,
+				pin_steps(&r->jobs[i], act, mk.cluster,
 					  mk.decision[0] ? mk.decision
 							 : AGORA_FED_WON
 						  "decided in an earlier round",
@@ -183,20 +199,21 @@ void pins_child(int c, int fd)
 
 /* ---- the topology model ---------------------------------------------- */
 
-const topo_model_t *ad_model;
+/* A cache: the model loaded (valid while model_loaded), its file. */
 static topo_model_t model;
+static bool model_loaded;
 static char *model_path;
 static struct timespec model_mtime;
 
 void model_fini(void)
 {
 	topo_model_free(&model);
-	ad_model = NULL;
+	model_loaded = false;
 	free(model_path);
 	model_path = NULL;
 }
 
-void model_refresh(const agora_conf_t *conf)
+const topo_model_t *model_refresh(const agora_conf_t *conf)
 {
 	const char *path = conf->topology_model;
 	agora_err_t err = { { 0 } };
@@ -206,7 +223,7 @@ void model_refresh(const agora_conf_t *conf)
 		if (model_path)
 			ad_info("TopologyModel unset: plans are scored with uniform node types");
 		model_fini();
-		return;
+		return NULL;
 	}
 	if (stat(path, &sb) < 0) {
 		if (!model_path || strcmp(model_path, path))
@@ -215,22 +232,23 @@ void model_refresh(const agora_conf_t *conf)
 				path);
 		model_fini();
 		model_path = strdup(path);
-		return;
+		return NULL;
 	}
 	if (model_path && !strcmp(model_path, path) &&
 	    sb.st_mtim.tv_sec == model_mtime.tv_sec &&
 	    sb.st_mtim.tv_nsec == model_mtime.tv_nsec)
-		return;
+		return model_loaded ? &model : NULL;
 	model_fini();
 	model_path = strdup(path);
 	model_mtime = sb.st_mtim;
 	if (topo_model_load(path, &model, &err) < 0) {
 		ad_error("%s; plans are scored with uniform node types",
 			 err.text);
-		return;
+		return NULL;
 	}
-	ad_model = &model;
+	model_loaded = true;
 	ad_info("TopologyModel %s: %d node types", path, model.n_types);
+	return &model;
 }
 
 /* ---- 3. the auction ------------------------------------------------- */
@@ -248,7 +266,8 @@ void catalog_free(ad_catalog_t *ac)
 
 /* The catalog with one site per cluster, in the clusters' order: the
  * datasets' replica bits are renumbered from the file's sites. */
-void catalog_build(const agora_conf_t *conf, ad_catalog_t *ac)
+void catalog_build(const ad_round_t *r, const agora_conf_t *conf,
+		   ad_catalog_t *ac)
 {
 	memset(ac, 0, sizeof(*ac));
 	if (conf->fed_catalog) {
@@ -270,17 +289,17 @@ void catalog_build(const agora_conf_t *conf, ad_catalog_t *ac)
 		}
 		free(text);
 	}
-	ac->cat.n_sites = n_clusters;
-	ac->cat.sites = calloc(n_clusters + 1, sizeof(pol_fed_site_t));
-	for (int c = 0; c < n_clusters; c++) {
-		int s = ac->have_file ? pol_fed_catalog_site(&ac->file,
-							     clusters[c].name)
+	ac->cat.n_sites = r->n_clusters;
+	ac->cat.sites = calloc(r->n_clusters + 1, sizeof(pol_fed_site_t));
+	for (int c = 0; c < r->n_clusters; c++) {
+		int s = ac->have_file ? pol_fed_catalog_site(
+						&ac->file, r->clusters[c].name)
 				      : -1;
 
 		if (s >= 0)
 			ac->cat.sites[c] = ac->file.sites[s];
 		else {
-			scopy(ac->cat.sites[c].name, clusters[c].name,
+			scopy(ac->cat.sites[c].name, r->clusters[c].name,
 			      POL_FED_NAME_LEN);
 			ac->cat.sites[c].link_bytes_per_s = 1e9;
 		}
@@ -312,23 +331,23 @@ void catalog_build(const agora_conf_t *conf, ad_catalog_t *ac)
 
 			if (!(ac->file.datasets[d].where & (1ULL << s)))
 				continue;
-			c = cluster_index(ac->file.sites[s].name);
+			c = cluster_index(r, ac->file.sites[s].name);
 			if (c >= 0)
 				ds->where |= 1ULL << c;
 		}
 	}
 }
 
-double fed_credit(const char *team)
+double fed_credit(const ad_round_t *r, const char *team)
 {
 	double used = 0, quota = 0;
 
-	for (int c = 0; c < n_clusters; c++)
-		for (int u = 0; u < n_usage[c]; u++)
-			if (!strcmp(usage[c][u].app, team)) {
-				used += usage[c][u].usage;
-				if (usage[c][u].quota > quota)
-					quota = usage[c][u].quota;
+	for (int c = 0; c < r->n_clusters; c++)
+		for (int u = 0; u < r->n_usage[c]; u++)
+			if (!strcmp(r->usage[c][u].app, team)) {
+				used += r->usage[c][u].usage;
+				if (r->usage[c][u].quota > quota)
+					quota = r->usage[c][u].quota;
 			}
 	if (quota <= 0)
 		return 1.0;
@@ -339,35 +358,35 @@ double fed_credit(const char *team)
 
 /* Whether app usage[o][u] was met before, skipping cluster c: it is
  * written once, at its first cluster. */
-static bool app_seen_before(int c, int o, int u)
+static bool app_seen_before(const ad_round_t *r, int c, int o, int u)
 {
-	const char *app = usage[o][u].app;
+	const char *app = r->usage[o][u].app;
 
 	for (int p = 0; p < o; p++)
-		for (int v = 0; p != c && v < n_usage[p]; v++)
-			if (!strcmp(usage[p][v].app, app))
+		for (int v = 0; p != c && v < r->n_usage[p]; v++)
+			if (!strcmp(r->usage[p][v].app, app))
 				return true;
 	for (int v = 0; v < u; v++)
-		if (!strcmp(usage[o][v].app, app))
+		if (!strcmp(r->usage[o][v].app, app))
 			return true;
 	return false;
 }
 
 /* The usage of app on every cluster but c. */
-static double app_usage_elsewhere(int c, const char *app)
+static double app_usage_elsewhere(const ad_round_t *r, int c, const char *app)
 {
 	double sum = 0;
 
-	for (int p = 0; p < n_clusters; p++)
-		for (int v = 0; p != c && v < n_usage[p]; v++)
-			if (!strcmp(usage[p][v].app, app))
-				sum += usage[p][v].usage;
+	for (int p = 0; p < r->n_clusters; p++)
+		for (int v = 0; p != c && v < r->n_usage[p]; v++)
+			if (!strcmp(r->usage[p][v].app, app))
+				sum += r->usage[p][v].usage;
 	return sum;
 }
 
 /* "app:gpu-hours,..." of the other clusters for cluster c (malloc'ed),
  * NULL if there is none (or no memory). */
-static char *usage_text_for(int c)
+static char *usage_text_for(const ad_round_t *r, int c)
 {
 	size_t cap = 256, len = 0;
 	char *t = malloc(cap);
@@ -375,11 +394,11 @@ static char *usage_text_for(int c)
 	if (!t)
 		return NULL;
 	t[0] = '\0';
-	for (int o = 0; o < n_clusters; o++)
-		for (int u = 0; o != c && u < n_usage[o]; u++) {
-			const char *app = usage[o][u].app;
+	for (int o = 0; o < r->n_clusters; o++)
+		for (int u = 0; o != c && u < r->n_usage[o]; u++) {
+			const char *app = r->usage[o][u].app;
 
-			if (app_seen_before(c, o, u))
+			if (app_seen_before(r, c, o, u))
 				continue;
 			if (len + strlen(app) + 40 > cap) {
 				size_t ncap = 2 * cap + strlen(app) + 40;
@@ -388,7 +407,7 @@ static char *usage_text_for(int c)
 				if (!nt) {
 					ad_error(
 						"out of memory: no usage for %s",
-						clusters[c].name);
+						r->clusters[c].name);
 					free(t);
 					return NULL;
 				}
@@ -397,7 +416,7 @@ static char *usage_text_for(int c)
 			}
 			len += snprintf(t + len, cap - len, "%s%s:%.3f",
 					len ? "," : "", app,
-					app_usage_elsewhere(c, app));
+					app_usage_elsewhere(r, c, app));
 		}
 	if (!len) {
 		free(t);
@@ -406,19 +425,20 @@ static char *usage_text_for(int c)
 	return t;
 }
 
-void build_usage_texts(void)
+void build_usage_texts(ad_round_t *r)
 {
-	for (int c = 0; c < n_clusters; c++) {
-		free(usage_text[c]);
-		usage_text[c] = usage_text_for(c);
+	for (int c = 0; c < r->n_clusters; c++) {
+		free(r->usage_text[c]);
+		r->usage_text[c] = usage_text_for(r, c);
 	}
 }
 
 /* ---- the decision texts ---------------------------------------------- */
 
-char *decision_text(int i, const pol_fed_award_t *a, const pol_fed_weights_t *w,
-		    const ad_catalog_t *ac, const pol_fed_job_t *pj,
-		    const pol_fed_plan_t *plans, time_t now)
+char *decision_text(const ad_round_t *r, int i, const pol_fed_award_t *a,
+		    const pol_fed_weights_t *w, const ad_catalog_t *ac,
+		    const pol_fed_job_t *pj, const pol_fed_plan_t *plans,
+		    time_t now)
 {
 	size_t cap = 2048, l;
 	char *t = malloc(cap);
@@ -432,7 +452,7 @@ char *decision_text(int i, const pol_fed_award_t *a, const pol_fed_weights_t *w,
 		l = snprintf(
 			t, cap,
 			"%swon by %s (cost %.0f s; runner-up %s): %s. Bids:",
-			AGORA_FED_WON, clusters[a->cluster].name, a->cost,
+			AGORA_FED_WON, r->clusters[a->cluster].name, a->cost,
 			isfinite(a->second) ? "" : "none", a->why);
 		if (isfinite(a->second)) {
 			/* put the runner-up's cost in the text */
@@ -449,28 +469,29 @@ char *decision_text(int i, const pol_fed_award_t *a, const pol_fed_weights_t *w,
 			}
 		}
 	}
-	for (int c = 0; c < n_clusters && a->cluster >= 0; c++) {
+	for (int c = 0; c < r->n_clusters && a->cluster >= 0; c++) {
 		char why[POL_FED_WHY_LEN];
-		const pol_fed_plan_t *p = &plans[(size_t) i * n_clusters + c];
+		const pol_fed_plan_t *p =
+			&plans[(size_t) i * r->n_clusters + c];
 		double cost;
 
 		if (!(pj[i].eligible & (1ULL << c)))
 			continue;
-		if (!clusters[c].up) {
+		if (!r->clusters[c].up) {
 			l += snprintf(t + l, cap > l ? cap - l : 0,
 				      " %s no answer (down);",
-				      clusters[c].name);
+				      r->clusters[c].name);
 			continue;
 		}
 		if (!p->valid) {
 			l += snprintf(t + l, cap > l ? cap - l : 0,
-				      " %s refused;", clusters[c].name);
+				      " %s refused;", r->clusters[c].name);
 			continue;
 		}
 		cost = pol_fed_cost(w, &ac->cat, &pj[i], c, p, now, why,
 				    sizeof(why));
 		l += snprintf(t + l, cap > l ? cap - l : 0, " %s %.0f s (%s);",
-			      clusters[c].name, cost, why);
+			      r->clusters[c].name, cost, why);
 	}
 	if (l >= cap)
 		t[cap - 1] = '\0';

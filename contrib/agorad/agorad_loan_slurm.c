@@ -266,6 +266,31 @@ static int snap_jobs(const agora_conf_t *conf, ln_snap_t *s)
 	return rc;
 }
 
+/* A node in a training partition without a loan mark is not a loan (agorad
+ * marks a node before it adds it): slurm.conf puts it in both kinds of
+ * partition.  It is left alone: never lent, reclaimed or taken out of the
+ * training partitions (train_list keeps the nodes not in the snapshot). */
+static void drop_overlap(ln_snap_t *s)
+{
+	static int logged = -1;
+	int k = 0, dropped = 0;
+	char first[LN_NAME] = "";
+
+	for (int i = 0; i < s->n_nodes; i++) {
+		if (s->nodes[i].in_train && !s->nodes[i].commented) {
+			if (!dropped++)
+				scopy_n(first, s->nodes[i].name, sizeof(first));
+			continue;
+		}
+		s->nodes[k++] = s->nodes[i];
+	}
+	s->n_nodes = k;
+	if (dropped != logged && dropped)
+		ad_info("loan: %d node(s) (first %s) are in an inference and a training partition without a loan mark: left alone (never lent or reclaimed)",
+			dropped, first);
+	logged = dropped;
+}
+
 int ln_snapshot(const agora_conf_t *conf, ln_snap_t *s)
 {
 	agora_hostlist_t train = NULL;
@@ -277,6 +302,8 @@ int ln_snapshot(const agora_conf_t *conf, ln_snap_t *s)
 		slurm_hostlist_destroy(train);
 	if (!rc)
 		rc = snap_nodes(s);
+	if (!rc)
+		drop_overlap(s);
 	if (!rc)
 		rc = snap_jobs(conf, s);
 	if (rc)

@@ -62,22 +62,13 @@
 
 #include "agorad_round_int.h"
 
-/* ---- state kept between rounds (only what Slurm does not show) ----- */
-ad_cluster_t clusters[AD_MAX_CLUSTERS];
-int n_clusters = 0;
+/* The round's context (agorad_round_int.h): the only state of the
+ * round, passed explicitly to every step; the module keeps it between
+ * rounds for the clusters' records and up/down, and the slurmdbd list
+ * that owns the records. */
+static ad_round_t round_ctx;
 static List cluster_list = NULL; /* owns the records */
 static char fed_name[AD_NAME] = "";
-
-/* ---- per round ------------------------------------------------------ */
-ad_job_t *jobs = NULL;
-int n_jobs = 0;
-ad_usage_t *usage[AD_MAX_CLUSTERS];
-int n_usage[AD_MAX_CLUSTERS];
-char *usage_text[AD_MAX_CLUSTERS]; /* payload for cluster c */
-static pol_fed_award_t *awards = NULL;
-char **decision = NULL; /* AdminComment text per job */
-int *winner_cluster = NULL;
-uint64_t *plan_hw = NULL;
 
 static double now_s(void)
 {
@@ -87,41 +78,24 @@ static double now_s(void)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-void scopy(char *dst, const char *src, size_t size)
-{
-	size_t n = src ? strnlen(src, size - 1) : 0;
-
-	if (n)
-		memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-int cluster_index(const char *name)
-{
-	for (int c = 0; c < n_clusters; c++)
-		if (!strcmp(clusters[c].name, name))
-			return c;
-	return -1;
-}
-
 /* ---- 0. the federation ---------------------------------------------- */
 
-static int refresh_clusters(void)
+static int refresh_clusters(ad_round_t *r)
 {
 	List l = slurmdb_get_info_cluster(NULL);
 	ListIterator it;
-	slurmdb_cluster_rec_t *r;
+	slurmdb_cluster_rec_t *rec;
 	char best[AD_NAME] = "";
 	int best_n = 0;
 
 	static bool dbd_down = false;
 
 	if (!l) {
-		if (n_clusters) {
+		if (r->n_clusters) {
 			if (!dbd_down)
 				ad_error(
 					"slurmdbd does not answer: keeping the last list of %d clusters",
-					n_clusters);
+					r->n_clusters);
 			dbd_down = true;
 			return 0;
 		}
@@ -131,21 +105,22 @@ static int refresh_clusters(void)
 	}
 	/* the federation with the most member clusters (one per site) */
 	it = slurm_list_iterator_create(l);
-	while ((r = slurm_list_next(it))) {
+	while ((rec = slurm_list_next(it))) {
 		ListIterator it2;
 		slurmdb_cluster_rec_t *r2;
 		int n = 0;
 
-		if (!r->fed.name || !r->fed.name[0])
+		if (!rec->fed.name || !rec->fed.name[0])
 			continue;
 		it2 = slurm_list_iterator_create(l);
 		while ((r2 = slurm_list_next(it2)))
-			if (r2->fed.name && !strcmp(r2->fed.name, r->fed.name))
+			if (r2->fed.name &&
+			    !strcmp(r2->fed.name, rec->fed.name))
 				n++;
 		slurm_list_iterator_destroy(it2);
 		if (n > best_n) {
 			best_n = n;
-			scopy(best, r->fed.name, sizeof(best));
+			scopy(best, rec->fed.name, sizeof(best));
 		}
 	}
 	slurm_list_iterator_destroy(it);
@@ -162,31 +137,31 @@ static int refresh_clusters(void)
 	scopy(fed_name, best, sizeof(fed_name));
 	bool was_up[AD_MAX_CLUSTERS] = { false };
 	char old_names[AD_MAX_CLUSTERS][AD_NAME];
-	int n_old = n_clusters;
+	int n_old = r->n_clusters;
 
 	for (int c = 0; c < n_old; c++) {
-		was_up[c] = clusters[c].up;
-		memcpy(old_names[c], clusters[c].name, AD_NAME);
+		was_up[c] = r->clusters[c].up;
+		memcpy(old_names[c], r->clusters[c].name, AD_NAME);
 	}
 	for (int c = 0; c < n_old; c++) {
-		free(clusters[c].busy);
-		clusters[c].busy = NULL;
+		free(r->clusters[c].busy);
+		r->clusters[c].busy = NULL;
 	}
-	n_clusters = 0;
+	r->n_clusters = 0;
 	it = slurm_list_iterator_create(l);
-	while ((r = slurm_list_next(it)) && n_clusters < AD_MAX_CLUSTERS) {
+	while ((rec = slurm_list_next(it)) && r->n_clusters < AD_MAX_CLUSTERS) {
 		ad_cluster_t *c;
 
-		if (!r->fed.name || strcmp(r->fed.name, fed_name))
+		if (!rec->fed.name || strcmp(rec->fed.name, fed_name))
 			continue;
-		if ((r->fed.state & CLUSTER_FED_STATE_BASE) !=
+		if ((rec->fed.state & CLUSTER_FED_STATE_BASE) !=
 			    CLUSTER_FED_STATE_ACTIVE ||
-		    (r->fed.state & CLUSTER_FED_STATE_DRAIN))
+		    (rec->fed.state & CLUSTER_FED_STATE_DRAIN))
 			continue; /* not taking new jobs */
-		c = &clusters[n_clusters++];
+		c = &r->clusters[r->n_clusters++];
 		memset(c, 0, sizeof(*c));
-		scopy(c->name, r->name, sizeof(c->name));
-		c->rec = r;
+		scopy(c->name, rec->name, sizeof(c->name));
+		c->rec = rec;
 		for (int o = 0; o < n_old; o++)
 			if (!strcmp(old_names[o], c->name))
 				c->up = was_up[o];
@@ -200,32 +175,16 @@ static int refresh_clusters(void)
 
 /* ---- children ------------------------------------------------------- */
 
-typedef void (*child_fn)(int c, int fd);
-
-int write_all(int fd, const void *p, size_t n)
-{
-	const char *b = p;
-
-	while (n) {
-		ssize_t w = write(fd, b, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		b += w;
-		n -= w;
-	}
-	return 0;
-}
+typedef void (*child_fn)(const ad_round_t *r, int c, int fd);
 
 /* Run fn(c, fd) in one child per cluster with want[c]; collect what each
  * wrote into out[c] (malloc'ed) / len[c].  Children past the limit, or
  * still running AD_STOP_GRACE_S after *stop was set, get SIGTERM (a pins
  * child finishes the job in hand), then SIGKILL AD_STOP_GRACE_S later;
  * what a killed child wrote is dropped. */
-static void run_children(const bool *want, child_fn fn, char **out, size_t *len,
-			 int limit_s, volatile int *stop)
+static void run_children(const ad_round_t *r, const bool *want, child_fn fn,
+			 char **out, size_t *len, int limit_s,
+			 volatile int *stop)
 {
 	pid_t pid[AD_MAX_CLUSTERS];
 	int fd[AD_MAX_CLUSTERS], open_n = 0;
@@ -233,7 +192,7 @@ static void run_children(const bool *want, child_fn fn, char **out, size_t *len,
 	double deadline = now_s() + limit_s;
 	bool termed = false, stop_seen = false;
 
-	for (int c = 0; c < n_clusters; c++) {
+	for (int c = 0; c < r->n_clusters; c++) {
 		int p[2];
 
 		pid[c] = -1;
@@ -261,8 +220,8 @@ static void run_children(const bool *want, child_fn fn, char **out, size_t *len,
 			signal(SIGTERM, SIG_DFL);
 			signal(SIGINT, SIG_DFL);
 			signal(SIGHUP, SIG_IGN);
-			working_cluster_rec = clusters[c].rec;
-			fn(c, p[1]);
+			working_cluster_rec = r->clusters[c].rec;
+			fn(r, c, p[1]);
 			close(p[1]);
 			_exit(0);
 		}
@@ -274,7 +233,7 @@ static void run_children(const bool *want, child_fn fn, char **out, size_t *len,
 		struct pollfd pfd[AD_MAX_CLUSTERS];
 		int map[AD_MAX_CLUSTERS], n = 0, ms;
 
-		for (int c = 0; c < n_clusters; c++)
+		for (int c = 0; c < r->n_clusters; c++)
 			if (fd[c] >= 0) {
 				pfd[n].fd = fd[c];
 				pfd[n].events = POLLIN;
@@ -303,7 +262,7 @@ static void run_children(const bool *want, child_fn fn, char **out, size_t *len,
 
 				ad_error(
 					"%s: no answer within %d s: counted as down this round",
-					clusters[c].name, limit_s);
+					r->clusters[c].name, limit_s);
 				kill(pid[c], SIGKILL);
 				close(fd[c]);
 				fd[c] = -1;
@@ -316,7 +275,7 @@ static void run_children(const bool *want, child_fn fn, char **out, size_t *len,
 		}
 		for (int i = 0; i < n; i++) {
 			int c = map[i];
-			ssize_t r;
+			ssize_t got;
 
 			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
@@ -331,17 +290,17 @@ static void run_children(const bool *want, child_fn fn, char **out, size_t *len,
 				}
 				out[c] = nb;
 			}
-			r = read(fd[c], out[c] + len[c], cap[c] - len[c]);
-			if (r > 0) {
-				len[c] += r;
-			} else if (r == 0 || errno != EINTR) {
+			got = read(fd[c], out[c] + len[c], cap[c] - len[c]);
+			if (got > 0) {
+				len[c] += got;
+			} else if (got == 0 || errno != EINTR) {
 				close(fd[c]);
 				fd[c] = -1;
 				open_n--;
 			}
 		}
 	}
-	for (int c = 0; c < n_clusters; c++)
+	for (int c = 0; c < r->n_clusters; c++)
 		if (pid[c] > 0)
 			while (waitpid(pid[c], NULL, 0) < 0 && errno == EINTR)
 				;
@@ -365,8 +324,8 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void write_state(const char *path, time_t now, double secs,
-			const int *pinned_rc)
+static void write_state(const ad_round_t *r, const char *path, time_t now,
+			double secs, const int *pinned_rc)
 {
 	char tmp[4096];
 	FILE *f;
@@ -382,27 +341,27 @@ static void write_state(const char *path, time_t now, double secs,
 		secs);
 	json_str(f, fed_name);
 	fprintf(f, ",\"clusters\":[");
-	for (int c = 0; c < n_clusters; c++) {
+	for (int c = 0; c < r->n_clusters; c++) {
 		fprintf(f, "%s{\"name\":", c ? "," : "");
-		json_str(f, clusters[c].name);
+		json_str(f, r->clusters[c].name);
 		fprintf(f,
 			",\"up\":%s,\"nodes\":%d,\"gpus_total\":%d,\"gpus_free\":%d,\"gpus_pending\":%d}",
-			clusters[c].up ? "true" : "false", clusters[c].n_nodes,
-			clusters[c].gpus_total, clusters[c].gpus_free,
-			clusters[c].gpus_pending);
+			r->clusters[c].up ? "true" : "false",
+			r->clusters[c].n_nodes, r->clusters[c].gpus_total,
+			r->clusters[c].gpus_free, r->clusters[c].gpus_pending);
 	}
 	fprintf(f, "],\"jobs\":[");
-	for (int i = 0; i < n_jobs; i++) {
+	for (int i = 0; i < r->n_jobs; i++) {
 		fprintf(f, "%s{\"job_id\":%u,\"origin\":", i ? "," : "",
-			jobs[i].job_id);
-		json_str(f, jobs[i].origin);
+			r->jobs[i].job_id);
+		json_str(f, r->jobs[i].origin);
 		fprintf(f, ",\"winner\":");
-		json_str(f, winner_cluster[i] >= 0
-				    ? clusters[winner_cluster[i]].name
-				    : jobs[i].pin_cluster);
+		json_str(f, r->winner_cluster[i] >= 0
+				    ? r->clusters[r->winner_cluster[i]].name
+				    : r->jobs[i].pin_cluster);
 		fprintf(f, ",\"pinned\":%s,\"decision\":",
 			pinned_rc && pinned_rc[i] == 0 ? "true" : "false");
-		json_str(f, decision[i]);
+		json_str(f, r->decision[i]);
 		fputc('}', f);
 	}
 	fprintf(f, "]}\n");
@@ -418,43 +377,43 @@ static void write_state(const char *path, time_t now, double secs,
 
 /* ---- the round ------------------------------------------------------ */
 
-static void round_reset(void)
+static void round_reset(ad_round_t *r)
 {
 	for (int c = 0; c < AD_MAX_CLUSTERS; c++) {
-		free(usage[c]);
-		usage[c] = NULL;
-		n_usage[c] = 0;
+		free(r->usage[c]);
+		r->usage[c] = NULL;
+		r->n_usage[c] = 0;
 	}
-	for (int i = 0; decision && i < n_jobs; i++)
-		free(decision[i]);
-	free(decision);
-	decision = NULL;
-	free(jobs);
-	jobs = NULL;
-	free(awards);
-	awards = NULL;
-	free(winner_cluster);
-	winner_cluster = NULL;
-	free(plan_hw);
-	plan_hw = NULL;
-	n_jobs = 0;
+	for (int i = 0; r->decision && i < r->n_jobs; i++)
+		free(r->decision[i]);
+	free(r->decision);
+	r->decision = NULL;
+	free(r->jobs);
+	r->jobs = NULL;
+	free(r->awards);
+	r->awards = NULL;
+	free(r->winner_cluster);
+	r->winner_cluster = NULL;
+	free(r->plan_hw);
+	r->plan_hw = NULL;
+	r->n_jobs = 0;
 }
 
 /* ---- the round ------------------------------------------------------ */
 
 /* Step 1 for cluster c: its answer (out, len) into clusters[c], jobs and
  * usage[c].  Returns whether it answered. */
-static bool survey_take(int c, const char *out, size_t len,
+static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 			const ad_stats_t *st)
 {
 	ad_survey_hdr_t h;
-	bool was_up = clusters[c].up;
+	bool was_up = r->clusters[c].up;
 
-	clusters[c].up = false;
+	r->clusters[c].up = false;
 	if (len < sizeof(h)) {
 		if (was_up || st->rounds == 1)
 			ad_error("%s: no survey: its bids are skipped",
-				 clusters[c].name);
+				 r->clusters[c].name);
 		return false;
 	}
 	memcpy(&h, out, sizeof(h));
@@ -465,58 +424,60 @@ static bool survey_take(int c, const char *out, size_t len,
 		if (was_up || st->rounds == 1)
 			ad_error(
 				"%s: cannot reach slurmctld (%s): its bids are skipped",
-				clusters[c].name,
+				r->clusters[c].name,
 				h.ok ? "short answer" : h.err);
 		return false;
 	}
 	if (h.n_jobs) {
-		ad_job_t *nj = realloc(jobs,
-				       (n_jobs + h.n_jobs) * sizeof(*jobs));
+		ad_job_t *nj = realloc(r->jobs, (r->n_jobs + h.n_jobs) *
+							sizeof(*r->jobs));
 
 		if (!nj) {
 			ad_error("%s: out of memory: its bids are skipped",
-				 clusters[c].name);
+				 r->clusters[c].name);
 			return false;
 		}
-		jobs = nj;
+		r->jobs = nj;
 	}
-	if (h.n_usage && !(usage[c] = malloc(h.n_usage * sizeof(ad_usage_t)))) {
+	if (h.n_usage &&
+	    !(r->usage[c] = malloc(h.n_usage * sizeof(ad_usage_t)))) {
 		ad_error("%s: out of memory: its bids are skipped",
-			 clusters[c].name);
+			 r->clusters[c].name);
 		return false;
 	}
 	if (!was_up && st->rounds > 1)
-		ad_info("%s: answers again", clusters[c].name);
-	clusters[c].up = true;
-	clusters[c].gpus_total = h.gpus_total;
-	clusters[c].gpus_free = h.gpus_free;
-	clusters[c].gpus_pending = h.gpus_pending;
-	clusters[c].gpus_per_node = h.gpus_per_node;
-	clusters[c].n_nodes = h.n_nodes;
+		ad_info("%s: answers again", r->clusters[c].name);
+	r->clusters[c].up = true;
+	r->clusters[c].gpus_total = h.gpus_total;
+	r->clusters[c].gpus_free = h.gpus_free;
+	r->clusters[c].gpus_pending = h.gpus_pending;
+	r->clusters[c].gpus_per_node = h.gpus_per_node;
+	r->clusters[c].n_nodes = h.n_nodes;
 	if (h.n_jobs) {
-		memcpy(jobs + n_jobs, out + sizeof(h),
+		memcpy(r->jobs + r->n_jobs, out + sizeof(h),
 		       h.n_jobs * sizeof(ad_job_t));
-		n_jobs += h.n_jobs;
+		r->n_jobs += h.n_jobs;
 	}
 	if (h.n_usage) {
-		memcpy(usage[c], out + sizeof(h) + h.n_jobs * sizeof(ad_job_t),
+		memcpy(r->usage[c],
+		       out + sizeof(h) + h.n_jobs * sizeof(ad_job_t),
 		       h.n_usage * sizeof(ad_usage_t));
-		n_usage[c] = h.n_usage;
+		r->n_usage[c] = h.n_usage;
 	}
-	free(clusters[c].busy);
-	clusters[c].busy = NULL;
+	free(r->clusters[c].busy);
+	r->clusters[c].busy = NULL;
 	if (h.n_busy &&
-	    (clusters[c].busy = malloc(h.n_busy * sizeof(pol_fed_busy_t))))
-		memcpy(clusters[c].busy,
+	    (r->clusters[c].busy = malloc(h.n_busy * sizeof(pol_fed_busy_t))))
+		memcpy(r->clusters[c].busy,
 		       out + sizeof(h) + h.n_jobs * sizeof(ad_job_t) +
 			       h.n_usage * sizeof(ad_usage_t),
 		       h.n_busy * sizeof(pol_fed_busy_t));
-	clusters[c].load = (pol_fed_cluster_load_t){
+	r->clusters[c].load = (pol_fed_cluster_load_t){
 		.gpus_total = h.gpus_total,
 		.gpus_free = h.gpus_free,
 		.gpus_queued = h.gpus_queued,
-		.busy = clusters[c].busy,
-		.n_busy = clusters[c].busy ? h.n_busy : 0,
+		.busy = r->clusters[c].busy,
+		.n_busy = r->clusters[c].busy ? h.n_busy : 0,
 		.queued_gpu_s = h.queued_gpu_s,
 		.max_limit_s = h.max_limit_s,
 	};
@@ -524,18 +485,18 @@ static bool survey_take(int c, const char *out, size_t len,
 }
 
 /* Step 1: every cluster's survey.  Returns the number of clusters up. */
-static int round_survey(const ad_stats_t *st, volatile int *stop)
+static int round_survey(ad_round_t *r, const ad_stats_t *st, volatile int *stop)
 {
 	bool want[AD_MAX_CLUSTERS];
 	char *out[AD_MAX_CLUSTERS];
 	size_t len[AD_MAX_CLUSTERS];
 	int n_up = 0;
 
-	for (int c = 0; c < n_clusters; c++)
+	for (int c = 0; c < r->n_clusters; c++)
 		want[c] = true;
-	run_children(want, survey_child, out, len, AD_CHILD_LIMIT_S, stop);
-	for (int c = 0; c < n_clusters; c++) {
-		if (survey_take(c, out[c], len[c], st))
+	run_children(r, want, survey_child, out, len, AD_CHILD_LIMIT_S, stop);
+	for (int c = 0; c < r->n_clusters; c++) {
+		if (survey_take(r, c, out[c], len[c], st))
 			n_up++;
 		free(out[c]);
 	}
@@ -543,10 +504,10 @@ static int round_survey(const ad_stats_t *st, volatile int *stop)
 }
 
 /* Step 2: the will-run answer m of cluster c into plans. */
-static void plan_take(int c, const ad_plan_msg_t *m, pol_fed_plan_t *plans,
-		      time_t now)
+static void plan_take(ad_round_t *r, int c, const ad_plan_msg_t *m,
+		      pol_fed_plan_t *plans, time_t now)
 {
-	pol_fed_plan_t *p = &plans[(size_t) m->idx * n_clusters + c];
+	pol_fed_plan_t *p = &plans[(size_t) m->idx * r->n_clusters + c];
 
 	p->valid = m->valid;
 	p->start = m->start < now ? now : m->start;
@@ -555,12 +516,12 @@ static void plan_take(int c, const ad_plan_msg_t *m, pol_fed_plan_t *plans,
 	if (m->valid) {
 		p->will_run = p->start;
 		p->start = pol_fed_start_choose(
-			&clusters[c].load, jobs[m->idx].gpus, p->start,
+			&r->clusters[c].load, r->jobs[m->idx].gpus, p->start,
 			m->n_preempt, now, &p->start_src);
 		if (p->start_src == POL_FED_START_ESTIMATE)
 			ad_verbose(
 				"JobId=%u on %s: will-run said start +%lld s, which cannot be true (free GPUs, limits); agorad's estimate +%lld s",
-				jobs[m->idx].job_id, clusters[c].name,
+				r->jobs[m->idx].job_id, r->clusters[c].name,
 				(long long) (p->will_run - now),
 				(long long) (p->start - now));
 	}
@@ -568,37 +529,39 @@ static void plan_take(int c, const ad_plan_msg_t *m, pol_fed_plan_t *plans,
 	/* the select wrapper's placer on the planned nodes (-1: unknown,
 	 * which the auction counts as level 3) */
 	p->locality = m->valid ? m->locality : -1;
-	if (m->valid && m->hw_match && plan_hw)
-		plan_hw[m->idx] |= 1ULL << c;
+	if (m->valid && m->hw_match && r->plan_hw)
+		r->plan_hw[m->idx] |= 1ULL << c;
 	if (!m->valid)
-		ad_debug("JobId=%u on %s: no plan: %s", jobs[m->idx].job_id,
-			 clusters[c].name, m->err);
+		ad_debug("JobId=%u on %s: no plan: %s", r->jobs[m->idx].job_id,
+			 r->clusters[c].name, m->err);
 }
 
 /* Step 2 (also the heartbeat when there is nothing to plan): the plans
  * of every job on every cluster up, plans[job * n_clusters + cluster]
  * (calloc'ed; NULL if out of memory). */
-static pol_fed_plan_t *round_plans(time_t now, volatile int *stop)
+static pol_fed_plan_t *round_plans(ad_round_t *r, time_t now,
+				   volatile int *stop)
 {
 	bool want[AD_MAX_CLUSTERS];
 	char *out[AD_MAX_CLUSTERS];
 	size_t len[AD_MAX_CLUSTERS];
 	pol_fed_plan_t *plans;
 
-	plans = calloc((size_t) (n_jobs + 1) * n_clusters, sizeof(*plans));
-	plan_hw = calloc((size_t) n_jobs + 1, sizeof(*plan_hw));
-	for (int c = 0; c < n_clusters; c++)
-		want[c] = clusters[c].up;
-	run_children(want, plans_child, out, len, AD_CHILD_LIMIT_S, stop);
-	for (int c = 0; c < n_clusters; c++) {
+	plans = calloc((size_t) (r->n_jobs + 1) * r->n_clusters,
+		       sizeof(*plans));
+	r->plan_hw = calloc((size_t) r->n_jobs + 1, sizeof(*r->plan_hw));
+	for (int c = 0; c < r->n_clusters; c++)
+		want[c] = r->clusters[c].up;
+	run_children(r, want, plans_child, out, len, AD_CHILD_LIMIT_S, stop);
+	for (int c = 0; c < r->n_clusters; c++) {
 		size_t n = len[c] / sizeof(ad_plan_msg_t);
 
 		for (size_t k = 0; plans && k < n; k++) {
 			ad_plan_msg_t m;
 
 			memcpy(&m, out[c] + k * sizeof(m), sizeof(m));
-			if (m.idx < (uint32_t) n_jobs)
-				plan_take(c, &m, plans, now);
+			if (m.idx < (uint32_t) r->n_jobs)
+				plan_take(r, c, &m, plans, now);
 		}
 		free(out[c]);
 	}
@@ -607,37 +570,38 @@ static pol_fed_plan_t *round_plans(time_t now, volatile int *stop)
 
 /* Step 3: the auction's jobs (calloc'ed; NULL if out of memory), and
  * each team's credit in plans. */
-static pol_fed_job_t *auction_jobs(const ad_catalog_t *ac,
+static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 				   pol_fed_plan_t *plans)
 {
-	pol_fed_job_t *pj = calloc(n_jobs, sizeof(*pj));
+	pol_fed_job_t *pj = calloc(r->n_jobs, sizeof(*pj));
 	bool unknown;
 
-	for (int i = 0; pj && i < n_jobs; i++) {
-		pj[i].id = jobs[i].job_id;
-		scopy(pj[i].team, jobs[i].account, POL_FED_NAME_LEN);
-		pj[i].gpus = jobs[i].gpus;
+	for (int i = 0; pj && i < r->n_jobs; i++) {
+		pj[i].id = r->jobs[i].job_id;
+		scopy(pj[i].team, r->jobs[i].account, POL_FED_NAME_LEN);
+		pj[i].gpus = r->jobs[i].gpus;
 		pj[i].dataset = pol_fed_catalog_job_dataset(
-			&ac->cat, jobs[i].dataset, jobs[i].account, &unknown);
+			&ac->cat, r->jobs[i].dataset, r->jobs[i].account,
+			&unknown);
 		if (unknown)
 			ad_info("JobId=%u names dataset '%s', which %s does not list: no data locality for it",
-				jobs[i].job_id, jobs[i].dataset,
+				r->jobs[i].job_id, r->jobs[i].dataset,
 				ac->have_file ? "FedCatalog" : "no catalog");
-		pj[i].submit = jobs[i].submit;
+		pj[i].submit = r->jobs[i].submit;
 		pj[i].priority = 0;
 		/* only jobs waiting for the auction bid (a pinned job's
 		 * release or decision is left: it keeps its winner) */
-		for (int c = 0; c < n_clusters; c++)
-			if (jobs[i].act == POL_FED_HOLD_AUCTION &&
-			    eligible(&jobs[i], clusters[c].name))
+		for (int c = 0; c < r->n_clusters; c++)
+			if (r->jobs[i].act == POL_FED_HOLD_AUCTION &&
+			    eligible(&r->jobs[i], r->clusters[c].name))
 				pj[i].eligible |= 1ULL << c;
 		/* the hardware it prefers (--prefer): a cluster that would
 		 * run it on other nodes may, at a cost */
 		pj[i].hw_match = pj[i].eligible &
-				 (plan_hw ? plan_hw[i] : ~0ULL);
-		for (int c = 0; c < n_clusters; c++)
-			plans[(size_t) i * n_clusters + c].team_credit =
-				fed_credit(jobs[i].account);
+				 (r->plan_hw ? r->plan_hw[i] : ~0ULL);
+		for (int c = 0; c < r->n_clusters; c++)
+			plans[(size_t) i * r->n_clusters + c].team_credit =
+				fed_credit(r, r->jobs[i].account);
 	}
 	return pj;
 }
@@ -645,31 +609,32 @@ static pol_fed_job_t *auction_jobs(const ad_catalog_t *ac,
 /* Step 3: the auction of every held job: awards, decision and
  * winner_cluster per job.  Returns the number of jobs without a plan, -1
  * if the auction failed (the jobs stay held). */
-static int round_auction(const agora_conf_t *conf, pol_fed_plan_t *plans,
-			 time_t now)
+static int round_auction(ad_round_t *r, const agora_conf_t *conf,
+			 pol_fed_plan_t *plans, time_t now)
 {
 	ad_catalog_t ac;
 	pol_fed_weights_t w;
 	pol_fed_job_t *pj;
 	int free_gpus[AD_MAX_CLUSTERS], no_plan = 0, rc = 0;
 
-	catalog_build(conf, &ac);
-	pj = auction_jobs(&ac, plans);
+	catalog_build(r, conf, &ac);
+	pj = auction_jobs(r, &ac, plans);
 	/* free now, less what pending jobs (pinned here in earlier rounds
 	 * among them) will take first */
-	for (int c = 0; c < n_clusters; c++) {
-		int f = clusters[c].gpus_free - clusters[c].load.gpus_queued;
+	for (int c = 0; c < r->n_clusters; c++) {
+		int f = r->clusters[c].gpus_free -
+			r->clusters[c].load.gpus_queued;
 
-		free_gpus[c] = clusters[c].up && f > 0 ? f : 0;
+		free_gpus[c] = r->clusters[c].up && f > 0 ? f : 0;
 	}
 	pol_fed_weights_default(&w);
-	awards = calloc(n_jobs, sizeof(*awards));
-	decision = calloc(n_jobs, sizeof(char *));
-	winner_cluster = calloc(n_jobs, sizeof(int));
-	if (!pj || !awards || !decision || !winner_cluster)
+	r->awards = calloc(r->n_jobs, sizeof(*r->awards));
+	r->decision = calloc(r->n_jobs, sizeof(char *));
+	r->winner_cluster = calloc(r->n_jobs, sizeof(int));
+	if (!pj || !r->awards || !r->decision || !r->winner_cluster)
 		rc = ENOMEM;
-	else if (pol_fed_auction(&w, &ac.cat, pj, n_jobs, plans, n_clusters,
-				 free_gpus, now, awards))
+	else if (pol_fed_auction(&w, &ac.cat, pj, r->n_jobs, plans,
+				 r->n_clusters, free_gpus, now, r->awards))
 		rc = errno;
 	if (rc) {
 		ad_error("the auction failed (%s): jobs stay held this round",
@@ -679,22 +644,22 @@ static int round_auction(const agora_conf_t *conf, pol_fed_plan_t *plans,
 		return -1;
 	}
 	/* awards come in the jobs' order */
-	for (int i = 0; i < n_jobs; i++) {
-		winner_cluster[i] = awards[i].cluster;
-		decision[i] = decision_text(i, &awards[i], &w, &ac, pj, plans,
-					    now);
-		if (!decision[i] && winner_cluster[i] >= 0) {
+	for (int i = 0; i < r->n_jobs; i++) {
+		r->winner_cluster[i] = r->awards[i].cluster;
+		r->decision[i] = decision_text(r, i, &r->awards[i], &w, &ac, pj,
+					       plans, now);
+		if (!r->decision[i] && r->winner_cluster[i] >= 0) {
 			ad_error("JobId=%u: out of memory: held this round",
-				 jobs[i].job_id);
-			winner_cluster[i] = -1;
+				 r->jobs[i].job_id);
+			r->winner_cluster[i] = -1;
 		}
-		if (jobs[i].act != POL_FED_HOLD_AUCTION) {
+		if (r->jobs[i].act != POL_FED_HOLD_AUCTION) {
 			/* its winner is in its mark; the pins child re-reads
 			 * its decision from the job */
-			free(decision[i]);
-			decision[i] = NULL;
-			winner_cluster[i] = -1;
-		} else if (awards[i].cluster < 0) {
+			free(r->decision[i]);
+			r->decision[i] = NULL;
+			r->winner_cluster[i] = -1;
+		} else if (r->awards[i].cluster < 0) {
 			no_plan++;
 		}
 	}
@@ -705,57 +670,59 @@ static int round_auction(const agora_conf_t *conf, pol_fed_plan_t *plans,
 
 /* Whether job i has pins-child work: a fresh winner, or a pin's release
  * or decision left by an earlier round. */
-static bool pin_wanted(int i)
+static bool pin_wanted(const ad_round_t *r, int i)
 {
-	return jobs[i].act == POL_FED_HOLD_AUCTION
-		       ? winner_cluster[i] >= 0
-		       : jobs[i].act != POL_FED_HOLD_NONE;
+	return r->jobs[i].act == POL_FED_HOLD_AUCTION
+		       ? r->winner_cluster[i] >= 0
+		       : r->jobs[i].act != POL_FED_HOLD_NONE;
 }
 
 /* Step 4: pins, per origin; pin_rc[i] is 0 once job i is pinned.
  * Returns the number pinned; *failed counts the pins that failed. */
-static int round_pins(int *pin_rc, int *failed, volatile int *stop)
+static int round_pins(ad_round_t *r, int *pin_rc, int *failed,
+		      volatile int *stop)
 {
 	bool want[AD_MAX_CLUSTERS];
 	char *out[AD_MAX_CLUSTERS];
 	size_t len[AD_MAX_CLUSTERS];
 	int pinned = 0;
 
-	for (int c = 0; c < n_clusters; c++) {
+	for (int c = 0; c < r->n_clusters; c++) {
 		want[c] = false;
-		for (int i = 0; i < n_jobs && clusters[c].up; i++)
-			if (pin_wanted(i) &&
-			    !strcmp(jobs[i].origin, clusters[c].name))
+		for (int i = 0; i < r->n_jobs && r->clusters[c].up; i++)
+			if (pin_wanted(r, i) &&
+			    !strcmp(r->jobs[i].origin, r->clusters[c].name))
 				want[c] = true;
 	}
-	run_children(want, pins_child, out, len, AD_CHILD_LIMIT_S, stop);
-	for (int c = 0; c < n_clusters; c++) {
+	run_children(r, want, pins_child, out, len, AD_CHILD_LIMIT_S, stop);
+	for (int c = 0; c < r->n_clusters; c++) {
 		size_t n = len[c] / sizeof(ad_pin_msg_t);
 
 		for (size_t k = 0; k < n; k++) {
 			ad_pin_msg_t m;
 
 			memcpy(&m, out[c] + k * sizeof(m), sizeof(m));
-			if (m.idx >= (uint32_t) n_jobs)
+			if (m.idx >= (uint32_t) r->n_jobs)
 				continue;
 			pin_rc[m.idx] = m.rc;
 			if (m.step == 0) {
 				continue; /* nothing left (re-read) */
 			} else if (!m.rc) {
 				pinned++;
-				if (jobs[m.idx].act == POL_FED_HOLD_AUCTION)
+				if (r->jobs[m.idx].act == POL_FED_HOLD_AUCTION)
 					ad_info("JobId=%u (origin %s) pinned to %s: %s",
-						jobs[m.idx].job_id,
-						jobs[m.idx].origin,
-						clusters[winner_cluster[m.idx]]
+						r->jobs[m.idx].job_id,
+						r->jobs[m.idx].origin,
+						r->clusters[r->winner_cluster
+								    [m.idx]]
 							.name,
-						decision[m.idx]);
+						r->decision[m.idx]);
 				else
 					ad_info("JobId=%u (origin %s): pinned to %s before; %s now done",
-						jobs[m.idx].job_id,
-						jobs[m.idx].origin,
-						jobs[m.idx].pin_cluster,
-						jobs[m.idx].act ==
+						r->jobs[m.idx].job_id,
+						r->jobs[m.idx].origin,
+						r->jobs[m.idx].pin_cluster,
+						r->jobs[m.idx].act ==
 								POL_FED_HOLD_RELEASE
 							? "its release and decision"
 							: "its decision");
@@ -763,7 +730,7 @@ static int round_pins(int *pin_rc, int *failed, volatile int *stop)
 				(*failed)++;
 				ad_error(
 					"JobId=%u: %s failed (the next round takes it up where it stopped): %s",
-					jobs[m.idx].job_id,
+					r->jobs[m.idx].job_id,
 					m.step == POL_FED_STEP_PIN
 						? "pinning (Clusters=)"
 					: m.step == POL_FED_STEP_RELEASE
@@ -785,54 +752,55 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	int pinned, failed = 0, no_plan, n_up;
 	time_t now = time(NULL);
 	double t0 = now_s(), t_survey, t_plans, t_auction;
+	ad_round_t *r = &round_ctx;
 
-	round_reset();
-	if (refresh_clusters())
+	round_reset(r);
+	if (refresh_clusters(r))
 		return -1;
 	st->rounds++;
 
-	n_up = round_survey(st, stop);
+	n_up = round_survey(r, st, stop);
 	t_survey = now_s();
 	if (!n_up) {
 		ad_error("no cluster of federation %s answers", fed_name);
 		return -1;
 	}
-	build_usage_texts();
+	build_usage_texts(r);
 
-	model_refresh(conf);
-	plans = round_plans(now, stop);
+	r->model = model_refresh(conf);
+	plans = round_plans(r, now, stop);
 	t_plans = now_s();
 	if (!plans) {
 		ad_error("out of memory: no auction this round");
 		return -1;
 	}
-	if (!n_jobs) {
-		write_state(state_path, now, now_s() - t0, NULL);
+	if (!r->n_jobs) {
+		write_state(r, state_path, now, now_s() - t0, NULL);
 		free(plans);
 		return 0;
 	}
 
-	no_plan = round_auction(conf, plans, now);
+	no_plan = round_auction(r, conf, plans, now);
 	free(plans);
 	if (no_plan < 0)
 		return -1;
 	t_auction = now_s();
 
-	if (!(pin_rc = malloc(n_jobs * sizeof(int)))) {
+	if (!(pin_rc = malloc(r->n_jobs * sizeof(int)))) {
 		ad_error("out of memory: no pins this round");
 		return -1;
 	}
-	for (int i = 0; i < n_jobs; i++)
+	for (int i = 0; i < r->n_jobs; i++)
 		pin_rc[i] = -1;
-	pinned = round_pins(pin_rc, &failed, stop);
+	pinned = round_pins(r, pin_rc, &failed, stop);
 	st->pinned += pinned;
 	st->failed += failed;
 	st->no_plan += no_plan;
-	write_state(state_path, now, now_s() - t0, pin_rc);
+	write_state(r, state_path, now, now_s() - t0, pin_rc);
 	ad_verbose(
 		"round %llu: %d held jobs, %d pinned, %d failed, %d without a plan; %d/%d clusters up; survey %.3f s, plans %.3f s, auction %.3f s, pins %.3f s",
-		(unsigned long long) st->rounds, n_jobs, pinned, failed,
-		no_plan, n_up, n_clusters, t_survey - t0, t_plans - t_survey,
+		(unsigned long long) st->rounds, r->n_jobs, pinned, failed,
+		no_plan, n_up, r->n_clusters, t_survey - t0, t_plans - t_survey,
 		t_auction - t_plans, now_s() - t_auction);
 	free(pin_rc);
 	return pinned;
@@ -840,18 +808,20 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 
 void ad_round_fini(void)
 {
-	round_reset();
+	ad_round_t *r = &round_ctx;
+
+	round_reset(r);
 	for (int c = 0; c < AD_MAX_CLUSTERS; c++) {
-		free(usage_text[c]);
-		usage_text[c] = NULL;
+		free(r->usage_text[c]);
+		r->usage_text[c] = NULL;
 	}
 	if (cluster_list)
 		slurm_list_destroy(cluster_list);
 	cluster_list = NULL;
-	for (int c = 0; c < n_clusters; c++) {
-		free(clusters[c].busy);
-		clusters[c].busy = NULL;
+	for (int c = 0; c < r->n_clusters; c++) {
+		free(r->clusters[c].busy);
+		r->clusters[c].busy = NULL;
 	}
-	n_clusters = 0;
+	r->n_clusters = 0;
 	model_fini();
 }

@@ -2,10 +2,12 @@
  * agorad_round_int.h - what the files of one auction round share.
  *
  * agorad_round.c    the round: the federation, the children, the steps,
- *                   the state file
+ *                   the state file (owns the round's context, ad_round_t)
  * agorad_survey.c   what the survey and plans children do on a cluster
  * agorad_auction.c  the pins child, the catalog, the credit exchange and
  *                   the decision texts of the auction
+ * agorad_round_util.c  scopy, write_all, cluster_index (used by all three;
+ *                   agorad_round.c calls the other two, never the reverse)
  */
 #ifndef AGORAD_ROUND_INT_H
 #define AGORAD_ROUND_INT_H
@@ -26,6 +28,7 @@
 
 #define AD_NAME          64
 #define AD_STR           256
+#define AD_LIST          1024 /* node lists */
 #define AD_MAX_CLUSTERS  64
 #define AD_CHILD_LIMIT_S 30
 #define AD_STOP_GRACE_S  5 /* SIGTERM to SIGKILL of a child */
@@ -68,6 +71,16 @@ typedef struct ad_job {
 		tres_per_socket[AD_STR], cpus_per_tres[AD_STR],
 		mem_per_tres[AD_STR], features[AD_STR], viable[AD_STR],
 		prefer[AD_STR];
+	/* the rest of the request the will-run must see (medium 7) */
+	char licenses[AD_STR], reservation[AD_NAME], cluster_features[AD_STR],
+		network[AD_STR], req_nodes[AD_LIST], exc_nodes[AD_LIST];
+	uint16_t shared, contiguous, core_spec, sockets_per_node,
+		cores_per_socket, threads_per_core, ntasks_per_socket,
+		ntasks_per_core, ntasks_per_tres;
+	uint32_t req_switch, wait4switch;
+	/* a field of the request longer than its copy: no will-run is asked
+	 * (a truncated request would be a different job); "" if all fit */
+	char too_long[32];
 } ad_job_t;
 
 typedef struct {
@@ -109,52 +122,62 @@ typedef struct {
 	int *col_of_site; /* file site -> cluster index */
 } ad_catalog_t;
 
-/* ---- state kept between rounds (only what Slurm does not show) ----- */
-extern ad_cluster_t clusters[AD_MAX_CLUSTERS];
-extern int n_clusters;
+/*
+ * One round's context, passed explicitly to every step (no file shares
+ * a global with another).  The clusters are kept between rounds (only
+ * what Slurm does not show: the records and whether each answered); the
+ * rest is rebuilt each round.
+ */
+typedef struct ad_round {
+	ad_cluster_t clusters[AD_MAX_CLUSTERS];
+	int n_clusters;
+	/* TopologyModel, as the select wrapper reads it (NULL: none; nodes
+	 * get uniform types); borrowed from model_refresh() */
+	const topo_model_t *model;
+	/* per round */
+	ad_job_t *jobs; /* the jobs with a step of the hold left */
+	int n_jobs;
+	ad_usage_t *usage[AD_MAX_CLUSTERS];
+	int n_usage[AD_MAX_CLUSTERS];
+	char *usage_text[AD_MAX_CLUSTERS]; /* payload for cluster c */
+	pol_fed_award_t *awards;
+	char **decision;     /* AdminComment text per job */
+	uint64_t *plan_hw;   /* per job: bit c, c's plan is on preferred
+				nodes */
+	int *winner_cluster; /* per job: the auction's winner, -1 none */
+} ad_round_t;
 
-/* TopologyModel, as the select wrapper reads it (NULL: none; nodes get
- * uniform types).  Reloaded when the path or the file changes. */
-extern const topo_model_t *ad_model;
-
-/* ---- per round ------------------------------------------------------ */
-extern ad_job_t *jobs;
-extern int n_jobs;
-extern ad_usage_t *usage[AD_MAX_CLUSTERS];
-extern int n_usage[AD_MAX_CLUSTERS];
-extern char *usage_text[AD_MAX_CLUSTERS]; /* payload for cluster c */
-extern char **decision;                   /* AdminComment text per job */
-extern uint64_t *plan_hw; /* per job: bit c, c's plan is on preferred nodes */
-extern int *winner_cluster;
-
-/* agorad_round.c */
+/* agorad_round_util.c */
 /* Copy src into dst[size], cut if longer. */
 void scopy(char *dst, const char *src, size_t size);
-int cluster_index(const char *name);
+int cluster_index(const ad_round_t *r, const char *name);
 int write_all(int fd, const void *p, size_t n);
 
-/* agorad_survey.c: run in the child of cluster c, reporting on fd */
-void survey_child(int c, int fd);
-void plans_child(int c, int fd);
+/* agorad_survey.c: steps 1 and 2, run in the child of cluster c,
+ * reporting on fd */
+void survey_child(const ad_round_t *r, int c, int fd);
+void plans_child(const ad_round_t *r, int c, int fd);
 /* What the federation hold's state machine sees of job j. */
 pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j);
 /* Whether job j may run on cluster (its viable siblings). */
 bool eligible(const ad_job_t *j, const char *cluster);
 
-/* agorad_auction.c */
-void pins_child(int c, int fd);
-void catalog_build(const agora_conf_t *conf, ad_catalog_t *ac);
+/* agorad_auction.c: step 3's inputs and texts, step 4 (the pins child) */
+void pins_child(const ad_round_t *r, int c, int fd);
+void catalog_build(const ad_round_t *r, const agora_conf_t *conf,
+		   ad_catalog_t *ac);
 void catalog_free(ad_catalog_t *ac);
-/* Load or reload TopologyModel into ad_model if it changed. */
-void model_refresh(const agora_conf_t *conf);
+/* TopologyModel, loaded or reloaded if it changed (NULL: none). */
+const topo_model_t *model_refresh(const agora_conf_t *conf);
 void model_fini(void);
 /* The team's credit fraction over the whole federation. */
-double fed_credit(const char *team);
-/* usage_text[c]: the GPU-hours of every app on the other clusters */
-void build_usage_texts(void);
+double fed_credit(const ad_round_t *r, const char *team);
+/* r->usage_text[c]: the GPU-hours of every app on the other clusters */
+void build_usage_texts(ad_round_t *r);
 /* The AdminComment text of job i's award (malloc'ed). */
-char *decision_text(int i, const pol_fed_award_t *a, const pol_fed_weights_t *w,
-		    const ad_catalog_t *ac, const pol_fed_job_t *pj,
-		    const pol_fed_plan_t *plans, time_t now);
+char *decision_text(const ad_round_t *r, int i, const pol_fed_award_t *a,
+		    const pol_fed_weights_t *w, const ad_catalog_t *ac,
+		    const pol_fed_job_t *pj, const pol_fed_plan_t *plans,
+		    time_t now);
 
 #endif

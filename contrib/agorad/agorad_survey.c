@@ -67,7 +67,24 @@ static int tres_gpus(const char *s)
 	return p ? atoi(p + strlen("gres/gpu=")) : 0;
 }
 
-/* The held job j of origin me, as the round carries it. */
+/* src into dst[size] if it fits; else a->too_long names the field (the
+ * first that did not fit) and dst is left empty. */
+static void copy_field(ad_job_t *a, char *dst, const char *src, size_t size,
+		       const char *name)
+{
+	if (src && strlen(src) >= size) {
+		dst[0] = '\0';
+		if (!a->too_long[0])
+			scopy(a->too_long, name, sizeof(a->too_long));
+		return;
+	}
+	scopy(dst, src, size);
+}
+
+#define COPY(field, src) copy_field(a, a->field, src, sizeof(a->field), #field)
+
+/* The held job j of origin me, as the round carries it: the whole
+ * request the will-run must see, every string whole or refused. */
 static void job_from_info(ad_job_t *a, const slurm_job_info_t *j,
 			  const char *me)
 {
@@ -84,22 +101,40 @@ static void job_from_info(ad_job_t *a, const slurm_job_info_t *j,
 	a->pn_min_memory = j->pn_min_memory;
 	a->gpus = tres_gpus(j->tres_req_str);
 	a->submit = j->submit_time;
+	a->shared = j->shared;
+	a->contiguous = j->contiguous;
+	a->core_spec = j->core_spec;
+	a->sockets_per_node = j->sockets_per_node;
+	a->cores_per_socket = j->cores_per_socket;
+	a->threads_per_core = j->threads_per_core;
+	a->ntasks_per_socket = j->ntasks_per_socket;
+	a->ntasks_per_core = j->ntasks_per_core;
+	a->ntasks_per_tres = j->ntasks_per_tres;
+	a->req_switch = j->req_switch;
+	a->wait4switch = j->wait4switch;
 	scopy(a->origin, me, sizeof(a->origin));
-	scopy(a->account, j->account, sizeof(a->account));
-	scopy(a->partition, j->partition, sizeof(a->partition));
-	scopy(a->qos, j->qos, sizeof(a->qos));
-	scopy(a->tres_per_node, j->tres_per_node, sizeof(a->tres_per_node));
-	scopy(a->tres_per_job, j->tres_per_job, sizeof(a->tres_per_job));
-	scopy(a->tres_per_task, j->tres_per_task, sizeof(a->tres_per_task));
-	scopy(a->tres_per_socket, j->tres_per_socket,
-	      sizeof(a->tres_per_socket));
-	scopy(a->cpus_per_tres, j->cpus_per_tres, sizeof(a->cpus_per_tres));
-	scopy(a->mem_per_tres, j->mem_per_tres, sizeof(a->mem_per_tres));
-	scopy(a->features, j->features, sizeof(a->features));
-	scopy(a->viable, j->fed_siblings_viable_str, sizeof(a->viable));
-	scopy(a->prefer, j->prefer, sizeof(a->prefer));
+	COPY(account, j->account);
+	COPY(partition, j->partition);
+	COPY(qos, j->qos);
+	COPY(tres_per_node, j->tres_per_node);
+	COPY(tres_per_job, j->tres_per_job);
+	COPY(tres_per_task, j->tres_per_task);
+	COPY(tres_per_socket, j->tres_per_socket);
+	COPY(cpus_per_tres, j->cpus_per_tres);
+	COPY(mem_per_tres, j->mem_per_tres);
+	COPY(features, j->features);
+	COPY(viable, j->fed_siblings_viable_str);
+	COPY(prefer, j->prefer);
+	COPY(licenses, j->licenses);
+	COPY(reservation, j->resv_name);
+	COPY(cluster_features, j->cluster_features);
+	COPY(network, j->network);
+	COPY(req_nodes, j->req_nodes);
+	COPY(exc_nodes, j->exc_nodes);
 	pol_fed_comment_dataset(j->comment, a->dataset, sizeof(a->dataset));
 }
+
+#undef COPY
 
 /* The Credit[<app>] items of slurmctld/agora in the plugstack items l:
  * *out (malloc'ed, NULL if none); returns their count. */
@@ -252,7 +287,7 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 	}
 }
 
-void survey_child(int c, int fd)
+void survey_child(const ad_round_t *r, int c, int fd)
 {
 	ad_survey_hdr_t h = { 0 };
 	job_info_msg_t *jm = NULL;
@@ -261,7 +296,7 @@ void survey_child(int c, int fd)
 	ad_job_t *mine = NULL;
 	pol_fed_busy_t *busy = NULL;
 	ad_usage_t *us = NULL;
-	const char *me = clusters[c].name;
+	const char *me = r->clusters[c].name;
 
 	/* SHOW_DETAIL: without it slurmctld leaves gres_used out, and every
 	 * GPU looks free */
@@ -379,6 +414,35 @@ static void desc_from_job(job_desc_msg_t *d, ad_job_t *j, char *admin)
 	d->prefer = nz(j->prefer);
 	if (j->time_limit && j->time_limit != NO_VAL)
 		d->time_limit = j->time_limit;
+	d->licenses = nz(j->licenses);
+	d->reservation = nz(j->reservation);
+	d->cluster_features = nz(j->cluster_features);
+	d->network = nz(j->network);
+	d->req_nodes = nz(j->req_nodes);
+	d->exc_nodes = nz(j->exc_nodes);
+	/* job_info's NO_VAL16 / 0 mean "not asked": desc's defaults */
+	if (j->shared != NO_VAL16)
+		d->shared = j->shared;
+	if (j->contiguous && j->contiguous != NO_VAL16)
+		d->contiguous = j->contiguous;
+	if (j->core_spec != NO_VAL16)
+		d->core_spec = j->core_spec;
+	if (j->sockets_per_node && j->sockets_per_node != NO_VAL16)
+		d->sockets_per_node = j->sockets_per_node;
+	if (j->cores_per_socket && j->cores_per_socket != NO_VAL16)
+		d->cores_per_socket = j->cores_per_socket;
+	if (j->threads_per_core && j->threads_per_core != NO_VAL16)
+		d->threads_per_core = j->threads_per_core;
+	if (j->ntasks_per_socket && j->ntasks_per_socket != NO_VAL16)
+		d->ntasks_per_socket = j->ntasks_per_socket;
+	if (j->ntasks_per_core && j->ntasks_per_core != NO_VAL16)
+		d->ntasks_per_core = j->ntasks_per_core;
+	if (j->ntasks_per_tres && j->ntasks_per_tres != NO_VAL16)
+		d->ntasks_per_tres = j->ntasks_per_tres;
+	if (j->req_switch && j->req_switch != NO_VAL)
+		d->req_switch = j->req_switch;
+	if (j->wait4switch && j->wait4switch != NO_VAL)
+		d->wait4switch = j->wait4switch;
 	d->admin_comment = admin;
 }
 
@@ -386,13 +450,19 @@ static void desc_from_job(job_desc_msg_t *d, ad_job_t *j, char *admin)
 static void shape_key(const ad_job_t *j, char *key, size_t size)
 {
 	snprintf(key, size,
-		 "%u|%u|%s|%s|%s|%u|%u|%u|%u|%u|%u|%lu|%s|%s|%s|%s|%s|%s|%s|%s",
+		 "%u|%u|%s|%s|%s|%u|%u|%u|%u|%u|%u|%lu|%s|%s|%s|%s|%s|%s|%s|%s|"
+		 "%s|%s|%s|%s|%s|%s|%u|%u|%u|%u|%u|%u|%u|%u|%u|%u|%u",
 		 j->user_id, j->group_id, j->account, j->partition, j->qos,
 		 j->num_nodes, j->max_nodes, j->num_tasks, j->num_cpus,
 		 j->cpus_per_task, j->time_limit,
 		 (unsigned long) j->pn_min_memory, j->tres_per_node,
 		 j->tres_per_job, j->tres_per_task, j->tres_per_socket,
-		 j->cpus_per_tres, j->mem_per_tres, j->features, j->prefer);
+		 j->cpus_per_tres, j->mem_per_tres, j->features, j->prefer,
+		 j->licenses, j->reservation, j->cluster_features, j->network,
+		 j->req_nodes, j->exc_nodes, j->shared, j->contiguous,
+		 j->core_spec, j->sockets_per_node, j->cores_per_socket,
+		 j->threads_per_core, j->ntasks_per_socket, j->ntasks_per_core,
+		 j->ntasks_per_tres, j->req_switch, j->wait4switch);
 }
 
 /* "gpu:a100:2(IDX:0-1),gpu:v100:0(IDX:N/A)": the GPUs in use (bit i:
@@ -470,12 +540,13 @@ static int *leaf_map(const node_info_msg_t *nm)
  * the will-run's planned nodes (pol_fed_plan_locality); -1 if unknown.
  * *n_nodes gets the number of planned nodes, *hw whether they all have
  * the features the job prefers (--prefer). */
-static double plan_locality(const ad_job_t *j, const char *node_list,
-			    const node_info_msg_t *nm, const int *leaf,
-			    int *n_nodes, int *hw)
+static double plan_locality(const topo_model_t *model, const ad_job_t *j,
+			    const char *node_list, const node_info_msg_t *nm,
+			    const int *leaf, int *n_nodes, int *hw)
 {
 	pol_fed_plan_node_t *pn = NULL;
-	agora_hostlist_t hl = node_list ? slurm_hostlist_create(node_list) : NULL;
+	agora_hostlist_t hl = node_list ? slurm_hostlist_create(node_list)
+					: NULL;
 	char *host;
 	int n = 0, gang;
 	double level = -1.0;
@@ -512,7 +583,7 @@ static double plan_locality(const ad_job_t *j, const char *node_list,
 		       ? (int) j->num_nodes
 		       : 0;
 	if (n == *n_nodes && j->gpus > 0)
-		level = pol_fed_plan_locality(ad_model, pn, n, j->gpus, gang);
+		level = pol_fed_plan_locality(model, pn, n, j->gpus, gang);
 out:
 	free(pn);
 	if (hl)
@@ -520,38 +591,45 @@ out:
 	return level;
 }
 
-void plans_child(int c, int fd)
+void plans_child(const ad_round_t *r, int c, int fd)
 {
 	char *admin = NULL, *plain = plan_mark;
 	size_t alen;
-	char **keys = calloc(n_jobs + 1, sizeof(char *));
-	ad_plan_msg_t *res = calloc(n_jobs + 1, sizeof(*res));
+	char **keys = calloc(r->n_jobs + 1, sizeof(char *));
+	ad_plan_msg_t *res = calloc(r->n_jobs + 1, sizeof(*res));
 	int n_keys = 0, asked = 0;
 	bool usage_sent = false;
 	node_info_msg_t *nm = NULL;
 	int *leaf = NULL;
 
 	alen = strlen(AGORA_FED_PLAN) + strlen(AGORA_FED_USAGE) +
-	       (usage_text[c] ? strlen(usage_text[c]) : 0) + 1;
+	       (r->usage_text[c] ? strlen(r->usage_text[c]) : 0) + 1;
 	admin = malloc(alen);
 	snprintf(admin, alen, "%s%s%s", AGORA_FED_PLAN,
-		 usage_text[c] ? AGORA_FED_USAGE : "",
-		 usage_text[c] ? usage_text[c] : "");
+		 r->usage_text[c] ? AGORA_FED_USAGE : "",
+		 r->usage_text[c] ? r->usage_text[c] : "");
 	/* GPUs in use per node, for the plans' locality */
-	if (n_jobs && slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL))
+	if (r->n_jobs && slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL))
 		nm = NULL;
 	leaf = leaf_map(nm);
-	for (int i = 0; i < n_jobs; i++) {
+	for (int i = 0; i < r->n_jobs; i++) {
 		ad_plan_msg_t m = { .idx = (uint32_t) i, .locality = -1 };
 		will_run_response_msg_t *resp = NULL;
 		job_desc_msg_t d;
-		char key[4096];
+		char key[8192];
 		int k;
 
-		if (jobs[i].act != POL_FED_HOLD_AUCTION ||
-		    !eligible(&jobs[i], clusters[c].name))
+		if (r->jobs[i].act != POL_FED_HOLD_AUCTION ||
+		    !eligible(&r->jobs[i], r->clusters[c].name))
 			continue;
-		shape_key(&jobs[i], key, sizeof(key));
+		if (r->jobs[i].too_long[0]) { /* refused, never truncated */
+			snprintf(m.err, sizeof(m.err),
+				 "%s too long to copy into a will-run request",
+				 r->jobs[i].too_long);
+			(void) write_all(fd, &m, sizeof(m));
+			continue;
+		}
+		shape_key(&r->jobs[i], key, sizeof(key));
 		for (k = 0; k < n_keys; k++)
 			if (!strcmp(keys[k], key))
 				break;
@@ -561,7 +639,7 @@ void plans_child(int c, int fd)
 			(void) write_all(fd, &m, sizeof(m));
 			continue;
 		}
-		desc_from_job(&d, &jobs[i], usage_sent ? plain : admin);
+		desc_from_job(&d, &r->jobs[i], usage_sent ? plain : admin);
 		usage_sent = true;
 		asked++;
 		if (slurm_job_will_run2(&d, &resp) || !resp) {
@@ -575,9 +653,9 @@ void plans_child(int c, int fd)
 					      ? slurm_list_count(
 							resp->preemptee_job_id)
 					      : 0;
-			m.locality = plan_locality(&jobs[i], resp->node_list,
-						   nm, leaf, &m.n_nodes,
-						   &m.hw_match);
+			m.locality = plan_locality(r->model, &r->jobs[i],
+						   resp->node_list, nm, leaf,
+						   &m.n_nodes, &m.hw_match);
 		}
 		if (resp)
 			slurm_free_will_run_response_msg(resp);
@@ -601,8 +679,8 @@ void plans_child(int c, int fd)
 		if (!slurm_job_will_run2(&d, &resp) && resp)
 			slurm_free_will_run_response_msg(resp);
 	}
-	ad_debug("%s: %d will-run requests for %d jobs", clusters[c].name,
-		 asked, n_jobs);
+	ad_debug("%s: %d will-run requests for %d jobs", r->clusters[c].name,
+		 asked, r->n_jobs);
 	for (int k = 0; k < n_keys; k++)
 		free(keys[k]);
 	free(keys);

@@ -14,6 +14,13 @@
  * pending jobs follow the Philly size mix (93% 1 GPU, 2% 2, 1% 4, 2% 8,
  * 1% 16, 1% 32), 11 tenants, time limits 1-24 h, remaining = half the
  * limit.  Seeded: the same --seed gives the same snapshot.
+ *
+ * The contended snapshot (issue 17; --contended, and after the two above
+ * by default): a full cluster, every node running one to four jobs that
+ * take all its GPUs, each three days old with 10 GPU-days attained and a
+ * checkpoint 5 minutes ago (so no budget or lease protects it), and the
+ * same pending mix spread over --apps apps (default 3000, tenant = app):
+ * a policy that starts anything must preempt.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -40,21 +47,66 @@ static void bench_free(bench_snap_t *b)
 	pol_cluster_destroy(&b->c);
 }
 
+/* contended: every node full, one to four running jobs splitting it */
+static int bench_full(bench_snap_t *b, int nodes, int gpus, int apps,
+		      uint64_t *rng, int64_t now)
+{
+	int i, k;
+
+	for (i = 0; i < nodes; i++) {
+		int parts = 1 + (int) (sim_rand(rng) % 4), lo = 0;
+
+		if (parts > gpus)
+			parts = gpus;
+		for (k = 0; k < parts; k++) {
+			int n = k == parts - 1 ? gpus - lo : gpus / parts;
+			pol_job_t *r = &b->run[b->n_run];
+
+			r->id = 1000000000LL + (int64_t) i * 8 + k;
+			r->tenant = (int) (sim_rand(rng) % (uint64_t) apps);
+			r->total_gpus = r->min_gpus = r->max_gpus = n;
+			r->submit = now - 4 * 86400;
+			r->start = now - 3 * 86400;
+			r->time_limit = 7 * 86400;
+			r->remaining = 86400;
+			r->attained = 10 * 86400;
+			r->requeueable = true;
+			r->state = POL_JOB_RUNNING;
+			r->dataset = -1;
+			r->ckpt_s = 1800;
+			r->last_ckpt = now - 300;
+			r->alloc.parts = malloc(sizeof(*r->alloc.parts));
+			if (!r->alloc.parts)
+				return -1;
+			r->alloc.n_parts = 1;
+			r->alloc.parts[0].node = i;
+			r->alloc.parts[0].gpus = (((pol_gpumask_t) 1 << n) - 1)
+						 << lo;
+			b->c->nodes[i].free &= ~r->alloc.parts[0].gpus;
+			b->n_run++;
+			lo += n;
+		}
+	}
+	return 0;
+}
+
 static int bench_make(bench_snap_t *b, int nodes, int gpus, int jobs,
-		      uint64_t seed, int64_t now)
+		      uint64_t seed, int64_t now, int apps)
 {
 	static const int sizes[] = { 1, 2, 4, 8, 16, 32 };
 	static const int cum[] = { 93, 95, 96, 98, 99, 100 };
 	uint64_t rng = seed;
-	int i;
+	int i, tenants = apps > 0 ? apps : 11;
 
 	memset(b, 0, sizeof(*b));
 	b->c = pol_cluster_uniform(nodes, gpus, 16);
 	b->pend = calloc((size_t) jobs, sizeof(*b->pend));
-	b->run = calloc((size_t) nodes, sizeof(*b->run));
+	b->run = calloc((size_t) nodes * (apps > 0 ? 4 : 1), sizeof(*b->run));
 	if (!b->c || !b->pend || !b->run)
 		return -1;
-	for (i = 0; i < nodes; i++) {
+	if (apps > 0 && bench_full(b, nodes, gpus, apps, &rng, now))
+		return -1;
+	for (i = 0; apps <= 0 && i < nodes; i++) {
 		int busy = (int) (sim_rand(&rng) % (uint64_t) (gpus + 1));
 		pol_job_t *r;
 
@@ -88,7 +140,7 @@ static int bench_make(bench_snap_t *b, int nodes, int gpus, int jobs,
 		while (p >= cum[k])
 			k++;
 		j->id = i;
-		j->tenant = (int) (sim_rand(&rng) % 11);
+		j->tenant = (int) (sim_rand(&rng) % (uint64_t) tenants);
 		j->total_gpus = j->min_gpus = j->max_gpus = sizes[k];
 		j->submit = now - jobs + i;
 		j->time_limit = 3600 * (1 + (int64_t) (sim_rand(&rng) % 24));
@@ -100,7 +152,8 @@ static int bench_make(bench_snap_t *b, int nodes, int gpus, int jobs,
 	return 0;
 }
 
-static void bench_one(int nodes, int gpus, int jobs, uint64_t seed)
+/* apps > 0: the contended snapshot with that many apps */
+static void bench_one(int nodes, int gpus, int jobs, uint64_t seed, int apps)
 {
 	const int64_t now = 1000000000;
 	const pol_policy_ops_t *const *r;
@@ -110,7 +163,7 @@ static void bench_one(int nodes, int gpus, int jobs, uint64_t seed)
 	double t0, dt;
 	int i, placed = 0;
 
-	if (bench_make(&b, nodes, gpus, jobs, seed, now)) {
+	if (bench_make(&b, nodes, gpus, jobs, seed, now, apps)) {
 		fprintf(stderr, "agora-sim bench: out of memory\n");
 		bench_free(&b);
 		return;
@@ -120,9 +173,10 @@ static void bench_one(int nodes, int gpus, int jobs, uint64_t seed)
 	snap.n_pending = b.n_pend;
 	snap.running = b.run;
 	snap.n_running = b.n_run;
-	snap.n_tenants = 11;
-	printf("\nsnapshot: %d nodes x %d GPUs (%d free), %d running, %d pending\n",
-	       nodes, gpus, pol_cluster_free_gpus(b.c), b.n_run, b.n_pend);
+	snap.n_tenants = apps > 0 ? apps : 11;
+	printf("\n%ssnapshot: %d nodes x %d GPUs (%d free), %d running, %d pending, %d apps\n",
+	       apps > 0 ? "contended " : "", nodes, gpus,
+	       pol_cluster_free_gpus(b.c), b.n_run, b.n_pend, snap.n_tenants);
 	/* placement alone: each pending job on the same map, not taken */
 	fm = pol_freemap_create(b.c);
 	t0 = cli_now();
@@ -204,9 +258,12 @@ int bench_main(int argc, char **argv)
 		{ "gpus", required_argument, NULL, 'g' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "contended", no_argument, NULL, 'C' },
+		{ "apps", required_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int nodes = 0, gpus = 8, jobs = 0, ch;
+	int nodes = 0, gpus = 8, jobs = 0, ch, apps = 3000;
+	bool only_contended = false;
 	uint64_t seed = 1;
 
 	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -223,23 +280,34 @@ int bench_main(int argc, char **argv)
 		case 's':
 			seed = strtoull(optarg, NULL, 10);
 			break;
+		case 'C':
+			only_contended = true;
+			break;
+		case 'a':
+			apps = atoi(optarg);
+			break;
 		default:
 			fprintf(stderr,
-				"usage: agora-sim bench [--nodes N --gpus G --jobs J] [--seed N]\n");
+				"usage: agora-sim bench [--nodes N --gpus G --jobs J] [--contended] [--apps N] [--seed N]\n");
 			return 2;
 		}
 	}
-	if (gpus < 1 || gpus > 64 || nodes < 0 || jobs < 0) {
+	if (gpus < 1 || gpus > 64 || nodes < 0 || jobs < 0 || apps < 1) {
 		fprintf(stderr, "agora-sim bench: bad sizes\n");
 		return 2;
 	}
 	printf("agora-sim bench: one decision pass per policy (seed %llu)\n",
 	       (unsigned long long) seed);
-	if (nodes && jobs) {
-		bench_one(nodes, gpus, jobs, seed);
-	} else {
-		bench_one(10000, gpus, 100000, seed);
-		bench_one(1000, gpus, 10000, seed);
+	if (!nodes || !jobs) {
+		nodes = 10000;
+		jobs = 100000;
+		if (!only_contended) {
+			bench_one(10000, gpus, 100000, seed, 0);
+			bench_one(1000, gpus, 10000, seed, 0);
+		}
+	} else if (!only_contended) {
+		bench_one(nodes, gpus, jobs, seed, 0);
 	}
+	bench_one(nodes, gpus, jobs, seed, apps);
 	return 0;
 }

@@ -72,6 +72,13 @@ for cell in $CELLS; do
 	for n in ${rest%%:*} ${rest#*:}; do
 		for r in $REGIMES; do
 			k="$w-${n}x8-$(echo "$r" | tr ':' '_')"
+			# the lower bounds of the cell (agora-sim bounds: they
+			# do not depend on the limits)
+			[ -s "$O/bounds-$k.json" ] ||
+				"$SIM" bounds --trace "$TRACES/philly_pollux_jobs_${w}_2wk.csv" \
+					--cluster "${n}x8" --app "$APP" \
+					--json "$O/bounds-$k.json" >/dev/null 2>&1 ||
+				rm -f "$O/bounds-$k.json"
 			for p in $(echo "$POLICIES" | tr ',' ' '); do
 				echo "$w ${n}x8 $r $k $p $p -" >>"$list"
 			done

@@ -136,6 +136,10 @@ rc=$?
 	grep -q '^srtf ' "$TMP/bench" && ok "bench" || ko "bench"
 grep -q '^agora+600s ' "$TMP/bench" && grep -q '^agora-order ' "$TMP/bench" &&
 	ok "bench times agora and agora-order" || ko "bench lacks agora rows"
+# the contended snapshot: full cluster, every las start preempts
+sed -n '/^contended snapshot: 50 nodes x 8 GPUs (0 free)/,$p' "$TMP/bench" |
+	awk '$1 == "las" && $3 > 0 && $4 > 0 { f = 1 } END { exit !f }' &&
+	ok "bench contended snapshot preempts" || ko "bench contended: $(cat "$TMP/bench")"
 # gang-heavy.py: same GPU-hours and rows, more gangs, deterministic
 if command -v python3 >/dev/null 2>&1; then
 	{
@@ -526,5 +530,20 @@ assert r["backfill-fs"]["gap_closed_jct"] in (0, None)
 PY
 	ok "compare --bounds, app metrics and definition in the JSON" ||
 	ko "compare --bounds: $(cat "$TMP/out" "$TMP/err")"
+# the guard on a short real slice: days 0-2 of the Philly window at 32x8
+# livelock the reference tiresias (promote 0.5); hold and budget finish it
+if [ -f "$PHILLY" ]; then
+	"$SIM" run --trace "$PHILLY" --cluster 32x8 --window 0:2 --livelock 2d \
+		--policy tiresias --params tiresias:promote=0.5,hold=0,budget=0 \
+		>/dev/null 2>"$TMP/err"
+	rc=$?
+	{ [ $rc != 0 ] && grep -q "livelock: policy tiresias" "$TMP/err"; } &&
+		ok "livelock guard on a Philly slice" ||
+		ko "livelock guard on a Philly slice (rc $rc: $(cat "$TMP/err"))"
+	"$SIM" run --trace "$PHILLY" --cluster 32x8 --window 0:2 --livelock 2d \
+		--policy tiresias --params tiresias:promote=0.5 >/dev/null 2>"$TMP/err" &&
+		ok "tiresias hold+budget finishes the Philly slice" ||
+		ko "tiresias on the Philly slice: $(cat "$TMP/err")"
+fi
 echo "1..$n"
 exit $fail

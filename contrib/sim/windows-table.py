@@ -108,6 +108,10 @@ def main():
                 goals.append(("nolivelock", False))
             am, ap, au = g(a, "mean_jct_s"), g(a, "p99_jct_s"), g(a, "util_net")
             bm, bp, bu = g(bf, "mean_jct_s"), g(bf, "p99_jct_s"), g(bf, "util_net")
+            row["mean_h"] = am / 3600 if am else None
+            row["bf_h"] = bm / 3600 if bm else None
+            row["srtf_h"] = g(sr, "mean_jct_s") / 3600 if g(sr, "mean_jct_s") else None
+            row["nc_h"] = best_nc / 3600 if best_nc else None
             if am and bm:
                 row["mean/bf"] = am / bm
                 row["p99/bf"] = ap / bp if ap and bp else None
@@ -125,10 +129,12 @@ def main():
                 if heavy:
                     goals.append(("gap>=0.5", row["gap_srtf"] >= 0.5))
             if bounds and am and bm:
-                lb = bounds.get("mean_jct_lower_bound_s") or bounds.get("mean_jct_bound_s")
+                lb = bounds.get("mean_jct_lb_s")
                 if lb and bm > lb:
                     row["gap_bound"] = (bm - am) / (bm - lb)
                     row["bound_h"] = lb / 3600
+            if bounds and bounds.get("max_rho_app_lb"):
+                row["rho_lb"] = bounds["max_rho_app_lb"]
             kmax, kp99 = rho_keys(a)
             bests = [g(r, kmax) for r in [bf] + nc if g(r, kmax)]
             ar = g(a, kmax)
@@ -156,8 +162,13 @@ def main():
             gm = math.exp(sum(t["lr"]) / len(t["lr"])) if t["lr"] else float("nan")
             print("%-24s goals met %3d/%3d  geomean mean/bf %.3f" % (l, t["met"], t["goals"], gm))
         return
-    cols = ["mean/bf", "p99/bf", "unet-bf", "mean/nc", "gap_srtf", "gap_bound", "bound_h",
+    cols = ["mean_h", "bf_h", "nc_h", "srtf_h", "mean/bf", "p99/bf", "unet-bf", "mean/nc", "gap_srtf", "gap_bound", "bound_h", "rho_lb",
             "rho_best/agora", "p99rho_best/agora", "GPUh/preempt", "preempt/job"]
+    if "--short" in sys.argv:
+        cols = ["mean_h", "bf_h", "nc_h", "srtf_h", "bound_h", "mean/bf",
+                "p99/bf", "unet-bf", "mean/nc", "gap_srtf", "gap_bound",
+                "rho_best/agora", "p99rho_best/agora", "rho_lb",
+                "GPUh/preempt", "preempt/job"]
     print("| cell | policy | " + " | ".join(cols) + " | goals missed |")
     print("|" + "---|" * (len(cols) + 3))
     for r in rows:

@@ -30,15 +30,15 @@
  * #include AGORA_INC_GRES.
  */
 #if AGORA_SLURM_AT_LEAST(23, 2)
-#define AGORA_INC_GRES "src/interfaces/gres.h"
+#define AGORA_INC_GRES     "src/interfaces/gres.h"
 #define AGORA_INC_TOPOLOGY "src/interfaces/topology.h"
-#define AGORA_INC_SELECT "src/interfaces/select.h"
-#define AGORA_INC_PREEMPT "src/interfaces/preempt.h"
+#define AGORA_INC_SELECT   "src/interfaces/select.h"
+#define AGORA_INC_PREEMPT  "src/interfaces/preempt.h"
 #else
-#define AGORA_INC_GRES "src/common/gres.h"
+#define AGORA_INC_GRES     "src/common/gres.h"
 #define AGORA_INC_TOPOLOGY "src/common/slurm_topology.h"
-#define AGORA_INC_SELECT "src/common/select.h"
-#define AGORA_INC_PREEMPT "src/slurmctld/preempt.h"
+#define AGORA_INC_SELECT   "src/common/select.h"
+#define AGORA_INC_PREEMPT  "src/slurmctld/preempt.h"
 #endif
 #if AGORA_SLURM_AT_LEAST(23, 11)
 #define AGORA_INC_CONS "src/plugins/select/cons_tres/select_cons_tres.h"
@@ -94,8 +94,8 @@ extern void agora_leaf_switches_free(bitstr_t **maps, int n);
  * node state (alt_gres_ns), 23.02+ at its gres_state_t (alt_gres).
  */
 #if AGORA_SLURM_AT_LEAST(23, 2)
-#define AGORA_GRES_ALT_NS(ns)                                          \
-	((ns)->alt_gres ? (gres_node_state_t *) (ns)->alt_gres->gres_data \
+#define AGORA_GRES_ALT_NS(ns)                                                  \
+	((ns)->alt_gres ? (gres_node_state_t *) (ns)->alt_gres->gres_data      \
 			: NULL)
 #else
 #define AGORA_GRES_ALT_NS(ns) ((ns)->alt_gres_ns)

@@ -15,11 +15,11 @@
 #include <slurm/slurm_version.h>
 
 #define AGORA_SLURM_MM(maj, min) (((maj) << 8) | (min))
-#define AGORA_SLURM_TREE_MM (SLURM_VERSION_NUMBER >> 8)
-#define AGORA_SLURM_AT_LEAST(maj, min) \
+#define AGORA_SLURM_TREE_MM      (SLURM_VERSION_NUMBER >> 8)
+#define AGORA_SLURM_AT_LEAST(maj, min)                                         \
 	(AGORA_SLURM_TREE_MM >= AGORA_SLURM_MM(maj, min))
 
-#if AGORA_SLURM_TREE_MM != AGORA_SLURM_MM(22, 5) && \
+#if AGORA_SLURM_TREE_MM != AGORA_SLURM_MM(22, 5) &&                            \
 	AGORA_SLURM_TREE_MM != AGORA_SLURM_MM(24, 11)
 #error "Agora supports Slurm 22.05 and 24.11: add the release to agora_compat_pub.h"
 #endif

@@ -287,7 +287,10 @@ a_site() { # lowest SITE of acct_a's pending jobs
 	# never computed for it (SITE -2147483648)
 	ids=$(squeue -h -t PD -A acct_a -o '%i %r' | awk '$2 != "Dependency" {print $1}' | paste -sd, -)
 	[ -n "$ids" ] || return 1
-	sprio -h -j "$ids" -o '%S' 2>/dev/null | sort -n | head -1
+	# all of sprio, filtered here: Slurm 24.11's sprio -j refuses a list
+	sprio -h -o '%i %S' 2>/dev/null |
+		awk -v ids="$ids" 'BEGIN{n = split(ids, a, ","); for (i = 1; i <= n; i++) want[a[i]] = 1} ($1 in want) {print $2}' |
+		sort -n | head -1
 }
 credit_seen() {
 	local site
@@ -314,7 +317,11 @@ if [ -x "$AGORACTL" ]; then
 		notok "agoractl credits shows both accounts, acct_a below its quota"
 		echo "$view" | diag
 	fi
-	if scontrol show config | grep -q 'Credit\[acct_a\]'; then
+	if [ "${AGORA_DC_SLURM:-22.05}" != 22.05 ]; then
+		# Slurm 23.02 removed SlurmctldPlugstack: no slurmctld/agora,
+		# agoractl credits (above) read the view file instead
+		ok "scontrol show config shows Agora's per-account credit # SKIP no SlurmctldPlugstack in Slurm $AGORA_DC_SLURM"
+	elif scontrol show config | grep -q 'Credit\[acct_a\]'; then
 		ok "scontrol show config shows Agora's per-account credit (slurmctld/agora)"
 	else
 		notok "scontrol show config shows Agora's per-account credit (slurmctld/agora)"

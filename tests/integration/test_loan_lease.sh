@@ -7,9 +7,10 @@
 # training partitions; two agorads cannot share a pid file
 # (doc/loaning.md "Fail-safety").  Real slurmctld/slurmd and agorad.
 #
-# One cluster of 4 nodes x 8 fake GPUs: "infer" = c1n[1-2], "train" =
-# c1n[3-4]; Loaning=yes, LoanInterval=1, LoanLeaseTimeout=6, the demand
-# from a file (0: both inference nodes lent).  Checks, each able to fail:
+# One cluster of 5 nodes x 8 fake GPUs: "infer" = c1n[1-3], "train" =
+# c1n[3-5] (c1n3 in both by slurm.conf: not a loan, left alone);
+# Loaning=yes, LoanInterval=1, LoanLeaseTimeout=6, the demand from a file
+# (0: both inference-only nodes lent).  Checks, each able to fail:
 #   - the loan mark is versioned and readable (no epoch seconds)
 #   - a second agorad on the same pid file refuses to start
 #   - agorad kill -9 with a 4-node borrower running on both loaned nodes:
@@ -18,8 +19,9 @@
 #     say "returned"; an inference job then runs on both nodes
 #   - agorad started with a bad agora.conf stays up (return-only mode),
 #     and leaves it on SIGHUP once the file is good again
-#   - SIGTERM: agorad takes its loans out of "train" before it exits
-# Prints TAP, measurements as "#" lines, and "N passed, M failed".  ~60 s.
+#   - SIGTERM: agorad takes its loans out of "train" before it exits, and
+#     leaves c1n3 (in both partitions by slurm.conf) where it is
+# Prints TAP, measurements as "#" lines, and "N passed, M failed".  ~30 s.
 set -uo pipefail
 
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -61,8 +63,8 @@ EOF
 cat >"$IN/extra.conf" <<EOF
 PriorityType=priority/multifactor
 PrioritySiteFactorPlugin=site_factor/agora
-PartitionName=infer Nodes=c1n[1-2] MaxTime=INFINITE State=UP
-PartitionName=train Nodes=c1n[3-4] MaxTime=INFINITE State=UP
+PartitionName=infer Nodes=c1n[1-3] MaxTime=INFINITE State=UP
+PartitionName=train Nodes=c1n[3-5] MaxTime=INFINITE State=UP
 EOF
 echo 0 >"$DEMAND"
 
@@ -77,16 +79,16 @@ finish() {
 }
 "$HARNESS" --workdir "$W" stop >/dev/null 2>&1
 trap cleanup EXIT
-if ! "$HARNESS" --workdir "$W" --fresh --clusters 1 --nodes 4 --gpus 8 \
+if ! "$HARNESS" --workdir "$W" --fresh --clusters 1 --nodes 5 --gpus 8 \
 	--base-port "$BASE_PORT" --plugin-dir "$PLUGIN_DIR" \
 	--agora-conf "$IN/agora.conf" --conf-extra "$IN/extra.conf" \
 	--agorad --agorad-bin "$AGORAD_BIN" --accounts acct_a \
 	--cred-expire 10 start >"$IN/harness.out" 2>&1; then
-	notok "harness starts 2 inference + 2 training nodes with agorad"
+	notok "harness starts 3 inference + 3 training nodes (1 shared) with agorad"
 	tail -30 "$IN/harness.out" | diag
 	finish
 fi
-ok "harness starts 2 inference + 2 training nodes with agorad ($(($(date +%s) - t_start)) s)"
+ok "harness starts 3 inference + 3 training nodes (1 shared) with agorad ($(($(date +%s) - t_start)) s)"
 
 export SLURM_CONF=$W/c1/etc/slurm.conf
 ALOG=$W/log/agorad.log
@@ -114,8 +116,8 @@ else
 	diag <"$IN/second.out"
 fi
 
-# ---- 3. agorad gone for good, nodes lent ---------------------------------------
-b=$(sbatch --parsable -p train -A acct_a -N4 --gres=gpu:8 --requeue -t 10 \
+# ---- 3. agorad gone for good, nodes lent (a borrower on all 5 nodes) ---------------------------------------
+b=$(sbatch --parsable -p train -A acct_a -N5 --gres=gpu:8 --requeue -t 10 \
 	-o /dev/null --wrap 'sleep 300')
 wait_for 20 bash -c "[ \"\$(squeue -h -j $b -t R -o %i)\" = $b ]"
 kill -9 "$(agorad_pid)"
@@ -133,7 +135,7 @@ else
 	notok "agorad kill -9: lent $(lent), borrower $(squeue -h -j "$b" -o '%T %r'), c1n1 '$(comment c1n1)'"
 	grep "loan lease" "$W/log/c1/slurmctld.log" 2>/dev/null | tail -3 | diag
 fi
-# the requeued borrower pends (4 nodes, 2 left in "train"): the inference
+# the requeued borrower pends (5 nodes, 3 left in "train"): the inference
 # nodes are free for inference
 i=$(sbatch --parsable -p infer -A acct_a -N2 --gres=gpu:8 --exclusive -t 2 -o /dev/null --wrap 'sleep 1')
 if wait_for 20 bash -c "sacct -n -X -P -j $i -o State | grep -q COMPLETED"; then
@@ -169,10 +171,12 @@ fi
 p=$(agorad_pid)
 kill -TERM "$p"
 wait_for 20 bash -c "! kill -0 $p 2>/dev/null"
-if lent_is 0 && grep -q "stopping: 2 lent node(s) out of the training partitions" "$ALOG"; then
-	ok "SIGTERM: agorad took both loans out of the training partition before it exited"
+shared() { scontrol show hostnames "$(sinfo -h -p train -o %N | head -1)" | grep -cx c1n3; }
+if lent_is 0 && [ "$(shared)" = 1 ] && [ -z "$(comment c1n3 | grep -v '(null)')" ] &&
+	grep -q "stopping: 2 lent node(s) out of the training partitions" "$ALOG"; then
+	ok "SIGTERM: agorad took both loans out of the training partition before it exited; c1n3 (in both partitions by slurm.conf) stays, unmarked"
 else
-	notok "SIGTERM: lent $(lent) after agorad exited"
+	notok "SIGTERM: lent $(lent), c1n3 in train $(shared), Comment '$(comment c1n3)' after agorad exited"
 	tail -3 "$ALOG" | diag
 fi
 finish

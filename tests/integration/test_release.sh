@@ -40,7 +40,8 @@ if [ ! -f "$B22/stage/plugins/preempt_agora.so" ] ||
 fi
 
 stop() { "$HARNESS" --workdir "$W.$1" stop >/dev/null 2>&1 || true; }
-trap 'for r in a b c; do stop $r; done' EXIT
+stop_all() { local r; for r in a b c; do stop "$r"; done; }
+trap stop_all EXIT
 
 # start TAG RELEASE PLUGINDIR: a one-node cluster; its output in $W.TAG.out
 start() {

@@ -162,8 +162,8 @@ static void test_agora_not_twice_per_interval(void **state)
 	agora_err_t err = { { 0 } };
 	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
 	pol_policy_t *p = pol_policy_create(
-		"agora", "grace=0,lease=600,ckpt_lease=0,max_loss=1", NULL,
-		&err);
+		"agora", "grace=0,lease=600,ckpt_lease=0,max_loss=1,budget=0",
+		NULL, &err);
 	pol_job_t run[1] = { job(1, 0, 8, 0) };
 	pol_job_t pend[1] = { job(2, 1, 8, 100) };
 	pol_alloc_part_t part;
@@ -193,7 +193,8 @@ static void test_agora_not_twice_per_interval(void **state)
 /*
  * The budget: the same contest at a lease end with job 1 long past its
  * checkpoint; preempted once (budget 2) it loses, preempted twice it
- * keeps its GPUs, and so it does with any count under budget=0 (none).
+ * keeps its GPUs, and it loses with any count under budget=0 (none); a
+ * run (4800 s) past max_run keeps its GPUs.
  */
 static void test_agora_preemption_budget(void **state)
 {
@@ -204,6 +205,11 @@ static void test_agora_preemption_budget(void **state)
 		{ "grace=0,ckpt_lease=0,max_loss=1,budget=2", 1, 1 },
 		{ "grace=0,ckpt_lease=0,max_loss=1,budget=2", 2, 0 },
 		{ "grace=0,ckpt_lease=0,max_loss=1,budget=0", 9, 1 },
+		/* a run of 4800 s is past max_run: kept */
+		{ "grace=0,ckpt_lease=0,max_loss=1,budget=0,max_run=4000", 0,
+		  0 },
+		{ "grace=0,ckpt_lease=0,max_loss=1,budget=0,max_run=5000", 0,
+		  1 },
 	};
 	size_t k;
 
@@ -211,8 +217,8 @@ static void test_agora_preemption_budget(void **state)
 	for (k = 0; k < sizeof(cs) / sizeof(cs[0]); k++) {
 		agora_err_t err = { { 0 } };
 		pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
-		pol_policy_t *p = pol_policy_create("agora", cs[k].params,
-						    NULL, &err);
+		pol_policy_t *p = pol_policy_create("agora", cs[k].params, NULL,
+						    &err);
 		pol_job_t run[1] = { job(1, 0, 8, 0) };
 		pol_job_t pend[1] = { job(2, 1, 8, 100) };
 		pol_alloc_part_t part;
@@ -244,8 +250,9 @@ static void test_agora_preemption_budget(void **state)
  */
 static void test_agora_lease_covers_interval(void **state)
 {
-	static const char *const params[] = { "lease=600,grace=60",
-					      "lease=600,grace=60,ckpt_lease=0" };
+	static const char *const params[] = {
+		"lease=600,grace=60", "lease=600,grace=60,ckpt_lease=0"
+	};
 	static const int64_t end[] = { 1840, 600 };
 	int v;
 
@@ -331,8 +338,9 @@ static void test_agora_drain_gang(void **state)
 /* Bad checkpoint parameters are refused. */
 static void test_agora_ckpt_bad_params(void **state)
 {
-	static const char *const bad[] = { "budget=-1", "budget=1.5",
-					   "max_loss=2", "ckpt=-3", "drain=3" };
+	static const char *const bad[] = { "budget=-1",  "budget=1.5",
+					   "max_loss=2", "ckpt=-3",
+					   "drain=3",    "max_run=-1" };
 	size_t k;
 
 	(void) state;

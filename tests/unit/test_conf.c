@@ -163,7 +163,8 @@ static const struct {
 	  "bad.conf:3: CheckpointInterval: partition:gpu is given twice" },
 	{ "CheckpointInterval=30m\nCheckpointInterval=1h\n",
 	  "bad.conf:2: CheckpointInterval: the default is given twice" },
-	{ "PreemptBudget=-1\n", "bad.conf:1: PreemptBudget: -1 is out of range" },
+	{ "PreemptBudget=-1\n",
+	  "bad.conf:1: PreemptBudget: -1 is out of range" },
 };
 
 /* CheckpointInterval: the QOS's, else the partition's, else the bare one,
@@ -175,7 +176,7 @@ static void test_conf_ckpt_keys(void **state)
 
 	(void) state;
 	agora_conf_defaults(&c);
-	assert_int_equal(c.preempt_budget, 3);
+	assert_int_equal(c.preempt_budget, 1);
 	assert_int_equal(agora_conf_ckpt(&c, "gpu", "normal"), 0);
 	assert_int_equal(
 		agora_conf_parse_string("CheckpointInterval=30m\n"

@@ -169,12 +169,11 @@ static void test_budget_rule(void **state)
 		{ true, 1800, 100, 1900, 2, 2, true }, /* saved in this run */
 		{ true, 1800, 100, 50, 5, 2,
 		  false }, /* saved in an earlier run */
-		{ true, POL_CKPT_NEVER, 100, -1, 2, 2,
-		  false }, /* no checkpoints: to the end */
-		{ true, POL_CKPT_UNKNOWN, 100, -1, 2, 2,
-		  false }, /* unknown: to the end too */
-		{ true, -1, 100, -1, 9, 2,
-		  true }, /* continuous: nothing lost */
+		/* no checkpoints (or unknown): to the end */
+		{ true, POL_CKPT_NEVER, 100, -1, 2, 2, false },
+		{ true, POL_CKPT_UNKNOWN, 100, -1, 2, 2, false },
+		/* continuous: nothing lost */
+		{ true, POL_CKPT_CONTINUOUS, 100, -1, 9, 2, true },
 		{ true, 1800, 100, -1, 9, 0, true }, /* no budget */
 	};
 	size_t i;
