@@ -36,7 +36,8 @@ bool agoractl_loan_command(const char *cmd)
 static char *loan_path(const char *opt)
 {
 	const char *e = getenv("AGORAD_STATE");
-	const char *s = opt ? opt : (e && *e ? e : "/var/lib/agorad/agorad.json");
+	const char *s = opt ? opt
+			    : (e && *e ? e : "/var/lib/agorad/agorad.json");
 	size_t n = strlen(s);
 	char *p = malloc(n + sizeof(".loans.json"));
 
