@@ -191,8 +191,18 @@ static pol_award_t *build_award(const agora_snapshot_t *snap,
 			(void) pol_agora_policy_tenant(agora_policy, t, &rho[t],
 						       NULL);
 	}
-	/* a winner waits at most a lease plus a grace for its GPUs: by then
-	 * the next auction decides again */
+	/*
+	 * A winner waits at most a lease plus a grace for its GPUs: by then
+	 * the next auction decides again.  One that won free GPUs and has
+	 * not started within two of Slurm's main scheduling cycles (its
+	 * sched_interval, 60 s by default) plus two passes is short of
+	 * something the auction does not model (CPUs, memory, features,
+	 * licenses): pol_award_build() backs it off (doc/design.md).
+	 */
+	if (a)
+		(void) pol_award_set_start_window(
+			a, 2 * 60 + 2 * (int64_t) MAX(agora_conf.sched_interval_s,
+						      1));
 	rc = pol_award_build(
 		a, &snap->pol, acts,
 		agora_policy ? pol_agora_policy_leases(agora_policy) : NULL,
@@ -237,7 +247,8 @@ static bool note_job(job_record_t *job_ptr, char *note)
 	return true;
 }
 
-/* The SystemComment Agora keeps on a managed job. */
+/* The SystemComment Agora keeps on a managed job: what was decided, not
+ * the numbers behind it (rho, credit: agoractl and sprio show those). */
 static char *job_note(const pol_award_t *a, const pol_award_job_t *aj)
 {
 	const pol_award_app_t *app = pol_award_app_at(a, aj->app);
@@ -247,21 +258,29 @@ static char *job_note(const pol_award_t *a, const pol_award_job_t *aj)
 		if (aj->flags & POL_AWARD_LOST)
 			xstrfmtcat(
 				note,
-				"%slease lost to a worse-off app: preemptable by auction winners (app %s, rho %.1f)",
-				AGORA_DESC_PREFIX, app->name, app->rho);
+				"%slease lost to a worse-off app: preemptable by auction winners (app %s)",
+				AGORA_DESC_PREFIX, app->name);
 		else if (aj->lease_end)
 			xstrfmtcat(note, "%slease of %d GPUs until %s (app %s)",
 				   AGORA_DESC_PREFIX, aj->gpus,
 				   tstr(aj->lease_end, t1), app->name);
 		return note;
 	}
-	xstrfmtcat(
-		note, "%s%s (app %s, rho %.1f, credit %.0f GPU-h)",
-		AGORA_DESC_PREFIX,
-		(aj->flags & POL_AWARD_WON)
-			? "won GPUs in the auction: ranks first"
-			: "no auction win yet: ranks by credit behind winners",
-		app->name, app->rho, app->credit);
+	if (aj->backoff_until) {
+		xstrfmtcat(
+			note,
+			"%swon GPUs %d time(s) but did not start (short of something besides GPUs?): no auction win before %s (app %s)",
+			AGORA_DESC_PREFIX, aj->strikes,
+			tstr(aj->backoff_until, t1), app->name);
+		return note;
+	}
+	/* the decision only, never rho or credit: the comment (and the job
+	 * record slurmctld saves) changes when the decision does */
+	xstrfmtcat(note, "%s%s (app %s)", AGORA_DESC_PREFIX,
+		   (aj->flags & POL_AWARD_WON)
+			   ? "won GPUs in the auction: ranks first"
+			   : "no auction win yet: ranks by credit behind winners",
+		   app->name);
 	return note;
 }
 
@@ -541,13 +560,15 @@ static void agora_pass(void)
 	last_pass = now;
 	pass_count++;
 	debug("%s: pass %" PRIu64
-	      ": %d nodes, %d/%d GPUs free, %d pending (+%d not ready, %d CPU-only) and %d running auction-managed, %d apps, %d actions, %d won, %d priorities changed, %d dropped, snapshot %" PRId64
+	      ": %d nodes, %d/%d GPUs free, %d pending (+%d not ready, %d CPU-only) and %d running auction-managed, %d apps, %d actions, %d won (%d backed off, %d beyond the free GPUs), %d priorities changed, %d dropped, snapshot %" PRId64
 	      " us (read lock wait %" PRId64 " us), decide %" PRId64
 	      " us, apply %" PRId64 " us (write lock wait %" PRId64 " us)",
 	      LOG_PREFIX, pass_count, snap.cluster.n_nodes, snap.gpus_free,
 	      snap.gpus_total, snap.n_pending, snap.n_not_ready,
 	      snap.n_cpu_only, snap.n_running, snap.n_tenants, acts.n,
-	      award ? pol_award_n_won(award) : 0, applied, dropped, snap_us,
+	      award ? pol_award_n_won(award) : 0,
+	      award ? pol_award_n_backed_off(award) : 0,
+	      award ? pol_award_n_capped(award) : 0, applied, dropped, snap_us,
 	      snap_wait_us, decide_us, apply_us, apply_wait_us);
 	pol_actions_free(&acts);
 	agora_snapshot_free(&snap);
