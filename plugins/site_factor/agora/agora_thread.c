@@ -51,7 +51,20 @@ static pthread_t agora_tid;
 static bool thread_running = false;
 static bool stop_requested = false;
 static pthread_mutex_t term_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t term_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t term_cond;
+static pthread_once_t term_cond_once = PTHREAD_ONCE_INIT;
+
+/* The wait between passes runs on CLOCK_MONOTONIC: a wall-clock step
+ * (NTP, an admin's date) neither stalls nor races the passes. */
+static void term_cond_init(void)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&term_cond, &attr);
+	pthread_condattr_destroy(&attr);
+}
 
 /* A configuration offered by reconfigure, taken at the next pass
  * (term_lock). */
@@ -446,6 +459,30 @@ static void pass_failed(int cause, const char *what)
 	last_fail = cause;
 }
 
+/*
+ * The start of the interval this pass charges outside the auction: the
+ * previous pass, but never more than CHARGE_MAX_X passes (at least 60 s)
+ * back (a stalled controller, a wall-clock step forward), and nothing
+ * when the wall clock stepped back.  agora_state_lock held.
+ */
+#define CHARGE_MAX_X 10
+static time_t charge_since(time_t now)
+{
+	time_t cap = MAX(60, CHARGE_MAX_X * (time_t) MAX(
+					    agora_conf.sched_interval_s, 1));
+
+	if (!last_pass)
+		return 0;
+	if (last_pass >= now)
+		return now;
+	if (now - last_pass > cap) {
+		info("%s: %ld s since the previous pass; charging only the last %ld s outside the auction",
+		     LOG_PREFIX, (long) (now - last_pass), (long) cap);
+		return now - cap;
+	}
+	return last_pass;
+}
+
 static void agora_pass(void)
 {
 	/* Read config, jobs, nodes and partitions: the snapshot */
@@ -473,7 +510,7 @@ static void agora_pass(void)
 	agora_conf_strings_copy();
 	take_offer();
 	if (agora_snapshot_build(&snap, &agora_conf, &agora_types, now,
-				 last_pass) != SLURM_SUCCESS) {
+				 charge_since(now)) != SLURM_SUCCESS) {
 		slurm_mutex_unlock(&agora_state_lock);
 		unlock_slurmctld(read_locks);
 		agora_snapshot_free(&snap);
@@ -590,12 +627,15 @@ static void *agora_agent(void *arg)
 
 		slurm_mutex_lock(&term_lock);
 		if (!stop_requested && !offer_pending) {
-			clock_gettime(CLOCK_REALTIME, &ts);
-			if (next_wakeup > ts.tv_sec &&
-			    next_wakeup < ts.tv_sec + interval)
-				ts.tv_sec = next_wakeup;
-			else
-				ts.tv_sec += interval;
+			/* next_wakeup (a lease or grace end) is wall time;
+			 * the wait itself is monotonic */
+			time_t wall = time(NULL);
+			int delay = interval;
+
+			if (next_wakeup > wall && next_wakeup < wall + interval)
+				delay = (int) (next_wakeup - wall);
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ts.tv_sec += delay;
 			pthread_cond_timedwait(&term_cond, &term_lock, &ts);
 		}
 		if (stop_requested) {
@@ -618,6 +658,7 @@ static void *agora_agent(void *arg)
 
 extern void agora_thread_start(void)
 {
+	pthread_once(&term_cond_once, term_cond_init);
 	slurm_mutex_lock(&term_lock);
 	if (!thread_running) {
 		stop_requested = false;
@@ -640,6 +681,10 @@ extern void agora_thread_stop(void)
 	pthread_join(agora_tid, NULL);
 	slurm_mutex_lock(&term_lock);
 	thread_running = false;
+	/* a later start (this controller taking over again after a backup
+	 * ran) charges from its first pass, never for the time the other
+	 * controller already charged */
+	last_pass = 0;
 	if (offer_pending) {
 		agora_conf_free(&offered);
 		offer_pending = false;
@@ -649,6 +694,7 @@ extern void agora_thread_stop(void)
 
 extern void agora_thread_wake(void)
 {
+	pthread_once(&term_cond_once, term_cond_init);
 	slurm_mutex_lock(&term_lock);
 	slurm_cond_signal(&term_cond);
 	slurm_mutex_unlock(&term_lock);
