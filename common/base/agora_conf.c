@@ -18,6 +18,7 @@
 #include "agora_file.h"
 #include "agora_conf.h"
 #include "agora_num.h"
+#include "pol_apps.h"
 
 typedef enum conf_type {
 	CT_INT,
@@ -31,6 +32,7 @@ typedef enum conf_type {
 	CT_QUOTA,
 	CT_PLACEMENT,
 	CT_DEMAND,
+	CT_CKPT,
 } conf_type_t;
 
 typedef struct conf_key {
@@ -50,9 +52,12 @@ static const conf_key_t conf_keys[] = {
 	{ "AuctionPartitions", CT_LIST, OFF(auction_partitions), 0, 0, false },
 	{ "AppDefinition", CT_APPDEF, OFF(app_def), 0, 0, false },
 	{ "AppNameSeparator", CT_CHAR, OFF(app_separator), 0, 0, false },
+	{ "AppGap", CT_DURATION, OFF(app_gap_s), 0, POL_APPS_MAX_GAP, false },
 	{ "FairnessKnob", CT_DOUBLE, OFF(fairness_knob), 0.0, 0.99, false },
 	{ "LeaseTime", CT_DURATION, OFF(lease_s), 10, 7 * 86400, false },
 	{ "GraceTime", CT_DURATION, OFF(grace_s), 0, 86400, false },
+	{ "CheckpointInterval", CT_CKPT, OFF(ckpts), 60, 30 * 86400, true },
+	{ "PreemptBudget", CT_INT, OFF(preempt_budget), 0, 1000000, false },
 	{ "CreditHalfLife", CT_DOUBLE, OFF(credit_half_life_h), 0.01, 1e6,
 	  false },
 	{ "CreditPeriod", CT_DOUBLE, OFF(credit_period_h), 0.01, 1e6, false },
@@ -79,6 +84,10 @@ static const conf_key_t conf_keys[] = {
 	{ "LoanLendHold", CT_DURATION, OFF(loan_lend_hold_s), 0, 86400, false },
 	{ "ReclaimDeadline", CT_DURATION, OFF(reclaim_deadline_s), 5, 86400,
 	  false },
+	{ "LoanLeaseTimeout", CT_DURATION, OFF(loan_lease_timeout_s), 0,
+	  7 * 86400, false },
+	{ "LoanDemandGrace", CT_DURATION, OFF(loan_demand_grace_s), 0, 3600,
+	  false },
 	{ "LoanCheckpointInterval", CT_DURATION, OFF(loan_ckpt_s), 0,
 	  30 * 86400, false },
 	{ "LoanRestartOverhead", CT_DURATION, OFF(loan_restart_s), 0, 86400,
@@ -99,11 +108,16 @@ void agora_conf_defaults(agora_conf_t *conf)
 	conf->embed_backfill = true;
 	conf->app_def = AGORA_APP_ACCOUNT;
 	conf->app_separator = '_';
+	/* a sweep is submitted within minutes; an hour separates experiments
+	 * (the burst apps of doc/evaluation.md) */
+	conf->app_gap_s = 3600;
 	/* Themis (NSDI'20) evaluates f = 0.8: offers go to the worst 20%. */
 	conf->fairness_knob = 0.8;
 	/* Themis uses 10-minute leases; long enough to amortise restarts. */
 	conf->lease_s = 600;
 	conf->grace_s = 60;
+	/* the agora policy's default (pol_agora.c, doc/evaluation.md) */
+	conf->preempt_budget = 3;
 	conf->credit_half_life_h = 7 * 24;
 	conf->credit_period_h = 7 * 24;
 	conf->default_quota = 1000;
@@ -118,6 +132,11 @@ void agora_conf_defaults(agora_conf_t *conf)
 	conf->loan_headroom = 1;
 	conf->loan_interval_s = 10;
 	conf->reclaim_deadline_s = 300;
+	/* a loan agorad has not renewed for ten minutes goes home (the
+	 * federation round agorad also runs can stall ~90 s) */
+	conf->loan_lease_timeout_s = 600;
+	/* one failed demand read is no reason to reclaim every loan */
+	conf->loan_demand_grace_s = 30;
 	conf->loan_ckpt_s = 1800;
 	conf->loan_restart_s = 120;
 	conf->loan_demand_kind = AGORA_DEMAND_JOBS;
@@ -140,6 +159,9 @@ void agora_conf_free(agora_conf_t *conf)
 	for (i = 0; i < conf->n_quotas; i++)
 		free(conf->quotas[i].account);
 	free(conf->quotas);
+	for (i = 0; i < conf->n_ckpts; i++)
+		free(conf->ckpts[i].name);
+	free(conf->ckpts);
 	free(conf->topology_model);
 	free(conf->fed_catalog);
 	for (i = 0; i < conf->n_loan_infer_partitions; i++)
@@ -333,6 +355,83 @@ static int set_quota(agora_conf_t *c, const conf_key_t *k, char *val,
 	return 0;
 }
 
+/* CT_CKPT: DURATION, partition:NAME:DURATION or qos:NAME:DURATION (each
+ * scope and name at most once). */
+static int set_ckpt(agora_conf_t *c, const conf_key_t *k, char *val,
+		    const char *name, int line, agora_err_t *err)
+{
+	char *colon = strrchr(val, ':'), *who = NULL;
+	agora_ckpt_scope_t scope = AGORA_CKPT_ALL;
+	agora_ckpt_t *nc;
+	size_t i;
+	long l;
+
+	if (colon) {
+		*colon = '\0';
+		who = trim(val);
+		if (!strncasecmp(who, "partition:", 10)) {
+			scope = AGORA_CKPT_PARTITION;
+			who = trim(who + 10);
+		} else if (!strncasecmp(who, "qos:", 4)) {
+			scope = AGORA_CKPT_QOS;
+			who = trim(who + 4);
+		} else {
+			BAD("'%s' must be DURATION, partition:NAME:DURATION or qos:NAME:DURATION",
+			    who);
+		}
+		if (!valid_name(who))
+			BAD("'%s' is not a valid partition or QOS name", who);
+		val = colon + 1;
+	}
+	if (parse_duration(trim(val), &l))
+		BAD("'%s' is not a duration", val);
+	if (l < k->min || l > k->max)
+		BAD("%ld s is out of range [%g, %g]", l, k->min, k->max);
+	for (i = 0; i < c->n_ckpts; i++)
+		if (c->ckpts[i].scope == scope &&
+		    (scope == AGORA_CKPT_ALL || !strcmp(c->ckpts[i].name, who)))
+			BAD("%s%s is given twice",
+			    scope == AGORA_CKPT_ALL	  ? "the default"
+			    : scope == AGORA_CKPT_QOS ? "qos:"
+						  : "partition:",
+			    scope == AGORA_CKPT_ALL ? "" : who);
+	nc = realloc(c->ckpts, (c->n_ckpts + 1) * sizeof(*nc));
+	if (!nc || (who && !(nc[c->n_ckpts].name = strdup(who)))) {
+		if (nc)
+			c->ckpts = nc;
+		agora_err_set(err, "%s:%d: out of memory", name, line);
+		errno = ENOMEM;
+		return -1;
+	}
+	c->ckpts = nc;
+	if (!who)
+		c->ckpts[c->n_ckpts].name = NULL;
+	c->ckpts[c->n_ckpts].scope = scope;
+	c->ckpts[c->n_ckpts].ckpt_s = (int) l;
+	c->n_ckpts++;
+	return 0;
+}
+
+int agora_conf_ckpt(const agora_conf_t *conf, const char *partition,
+		    const char *qos)
+{
+	int all = 0, part = 0;
+	size_t i;
+
+	for (i = 0; conf && i < conf->n_ckpts; i++) {
+		const agora_ckpt_t *r = &conf->ckpts[i];
+
+		if (r->scope == AGORA_CKPT_QOS && qos && !strcmp(r->name, qos))
+			return r->ckpt_s;
+		if (r->scope == AGORA_CKPT_PARTITION && partition &&
+		    !strcmp(r->name, partition))
+			part = r->ckpt_s;
+		if (r->scope == AGORA_CKPT_ALL)
+			all = r->ckpt_s;
+	}
+	return part ? part : all;
+}
+
 /* CT_DEMAND: jobs, file:PATH or command:CMD. */
 static int set_demand(agora_conf_t *c, const conf_key_t *k, char *val,
 		      const char *name, int line, agora_err_t *err)
@@ -412,8 +511,12 @@ static int conf_set(agora_conf_t *c, const conf_key_t *k, char *val,
 			c->app_def = AGORA_APP_USER;
 		else if (!strcasecmp(val, "name_prefix"))
 			c->app_def = AGORA_APP_NAME_PREFIX;
+		else if (!strcasecmp(val, "array"))
+			c->app_def = AGORA_APP_ARRAY;
+		else if (!strcasecmp(val, "burst"))
+			c->app_def = AGORA_APP_BURST;
 		else
-			BAD("'%s' is not one of account, user, name_prefix",
+			BAD("'%s' is not one of account, user, name_prefix, array, burst",
 			    val);
 		break;
 	case CT_PLACEMENT:
@@ -448,6 +551,8 @@ static int conf_set(agora_conf_t *c, const conf_key_t *k, char *val,
 		return set_quota(c, k, val, name, line, err);
 	case CT_DEMAND:
 		return set_demand(c, k, val, name, line, err);
+	case CT_CKPT:
+		return set_ckpt(c, k, val, name, line, err);
 	}
 	return 0;
 }
@@ -457,7 +562,7 @@ static int conf_set(agora_conf_t *c, const conf_key_t *k, char *val,
  * both partition lists, and no partition may be in both.  line: the
  * Loaning line. */
 static int conf_check_loan(const agora_conf_t *c, const char *name, int line,
-			   agora_err_t *err)
+			   int lease_line, agora_err_t *err)
 {
 	if (!c->loaning)
 		return 0;
@@ -479,6 +584,18 @@ static int conf_check_loan(const agora_conf_t *c, const char *name, int line,
 			errno = EINVAL;
 			return -1;
 		}
+	/* agorad renews a lease every LoanInterval at best: a shorter
+	 * lease would return nodes agorad still keeps */
+	if (c->loan_lease_timeout_s &&
+	    c->loan_lease_timeout_s < 3 * c->loan_interval_s) {
+		agora_err_set(
+			err,
+			"%s:%d: LoanLeaseTimeout: %d s is less than 3 x LoanInterval (%d s); use 0 to disable the lease",
+			name, lease_line ? lease_line : line,
+			c->loan_lease_timeout_s, 3 * c->loan_interval_s);
+		errno = EINVAL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -487,7 +604,7 @@ int agora_conf_parse_string(const char *text, const char *name,
 {
 	agora_conf_t tmp;
 	char *copy, *line, *next;
-	int lineno = 0, rc = -1, loan_line = 0;
+	int lineno = 0, rc = -1, loan_line = 0, lease_line = 0;
 	unsigned char seen[N_KEYS] = { 0 };
 
 	if (!text || !conf) {
@@ -558,8 +675,10 @@ int agora_conf_parse_string(const char *text, const char *name,
 			goto out;
 		if (k->offset == OFF(loaning))
 			loan_line = lineno;
+		if (k->offset == OFF(loan_lease_timeout_s))
+			lease_line = lineno;
 	}
-	if (conf_check_loan(&tmp, name, loan_line, err))
+	if (conf_check_loan(&tmp, name, loan_line, lease_line, err))
 		goto out;
 	rc = 0;
 	agora_conf_free(conf);
@@ -619,9 +738,17 @@ bool agora_conf_loan_partition(const agora_conf_t *conf, const char *part,
 	size_t n = infer ? conf->n_loan_infer_partitions
 			 : conf->n_loan_train_partitions;
 
-	for (size_t i = 0; part && i < n; i++)
-		if (!strcmp(l[i], part))
-			return true;
+	/* a pending job submitted to "-p train,x" shows "train,x": any of
+	 * its partitions counts */
+	for (const char *p = part; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t) (e - p) : strlen(p);
+
+		for (size_t i = 0; i < n; i++)
+			if (strlen(l[i]) == len && !strncmp(l[i], p, len))
+				return true;
+		p = e ? e + 1 : NULL;
+	}
 	return false;
 }
 
@@ -648,23 +775,32 @@ const char *agora_placement_name(agora_placement_t p)
 	return "unknown";
 }
 
+_Static_assert((int) AGORA_APP_ACCOUNT == (int) POL_APPS_ACCOUNT &&
+		       (int) AGORA_APP_USER == (int) POL_APPS_USER &&
+		       (int) AGORA_APP_NAME_PREFIX ==
+			       (int) POL_APPS_NAME_PREFIX &&
+		       (int) AGORA_APP_ARRAY == (int) POL_APPS_ARRAY &&
+		       (int) AGORA_APP_BURST == (int) POL_APPS_BURST,
+	       "agora_app_def_t follows pol_apps_def_t");
+
 const char *agora_app_def_name(agora_app_def_t def)
 {
-	switch (def) {
-	case AGORA_APP_ACCOUNT:
-		return "account";
-	case AGORA_APP_USER:
-		return "user";
-	case AGORA_APP_NAME_PREFIX:
-		return "name_prefix";
-	}
-	return "unknown";
+	const char *n = pol_apps_def_name((pol_apps_def_t) def);
+
+	return n ? n : "unknown";
+}
+
+void agora_conf_apps_spec(const agora_conf_t *conf, pol_apps_spec_t *spec)
+{
+	spec->def = (pol_apps_def_t) conf->app_def;
+	spec->gap_s = conf->app_gap_s;
+	spec->separator = conf->app_separator;
 }
 
 char *agora_conf_app_name(const agora_conf_t *conf, const char *account,
 			  unsigned int uid, const char *job_name)
 {
-	char *p, *sep;
+	char *p;
 	size_t n;
 
 	switch (conf->app_def) {
@@ -674,10 +810,11 @@ char *agora_conf_app_name(const agora_conf_t *conf, const char *account,
 			snprintf(p, n, "user:%u", uid);
 		return p;
 	case AGORA_APP_NAME_PREFIX:
-		if ((p = strdup(job_name ? job_name : "")) &&
-		    (sep = strchr(p, conf->app_separator)))
-			*sep = '\0';
-		return p;
+		return strndup(job_name ? job_name : "",
+			       pol_apps_prefix_len(job_name,
+						   conf->app_separator));
+	case AGORA_APP_ARRAY:
+	case AGORA_APP_BURST:
 	case AGORA_APP_ACCOUNT:
 	default:
 		return strdup(account ? account : "");

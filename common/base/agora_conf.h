@@ -28,7 +28,9 @@ typedef enum agora_app_def {
 	AGORA_APP_ACCOUNT = 0, /* one app per Slurm account (default) */
 	AGORA_APP_USER,        /* one app per user */
 	AGORA_APP_NAME_PREFIX, /* job-name prefix up to AppNameSeparator */
-} agora_app_def_t;
+	AGORA_APP_ARRAY, /* job array, else user+name within AppGap, else job */
+	AGORA_APP_BURST, /* account + submissions within AppGap */
+} agora_app_def_t; /* the order of pol_apps_def_t (pol_apps.h) */
 
 /* Placement=: who picks the nodes of a GPU job in select/cons_tres. */
 typedef enum agora_placement {
@@ -48,6 +50,20 @@ typedef struct agora_quota {
 	double gpu_hours; /* per CreditPeriod */
 } agora_quota_t;
 
+/* CheckpointInterval=: the interval jobs write checkpoints at (what a
+ * preemption loses), for every job, a partition's or a QOS's. */
+typedef enum agora_ckpt_scope {
+	AGORA_CKPT_ALL = 0,   /* CheckpointInterval=DURATION */
+	AGORA_CKPT_PARTITION, /* CheckpointInterval=partition:NAME:DURATION */
+	AGORA_CKPT_QOS,       /* CheckpointInterval=qos:NAME:DURATION */
+} agora_ckpt_scope_t;
+
+typedef struct agora_ckpt {
+	agora_ckpt_scope_t scope;
+	char *name; /* NULL for AGORA_CKPT_ALL */
+	int ckpt_s;
+} agora_ckpt_t;
+
 typedef struct agora_conf {
 	/* sched/agora thread */
 	int sched_interval_s;      /* SchedulerInterval: thread period */
@@ -58,9 +74,13 @@ typedef struct agora_conf {
 	/* Themis finish-time fairness */
 	agora_app_def_t app_def; /* AppDefinition */
 	char app_separator;      /* AppNameSeparator */
+	int app_gap_s;           /* AppGap: array and burst apps */
 	double fairness_knob;    /* FairnessKnob: f in [0,1) */
 	int lease_s;             /* LeaseTime */
 	int grace_s;             /* GraceTime */
+	agora_ckpt_t *ckpts;     /* CheckpointInterval (repeatable) */
+	size_t n_ckpts;
+	int preempt_budget;      /* PreemptBudget: preemptions per job */
 
 	/* MAST-style credit */
 	double credit_half_life_h; /* CreditHalfLife */
@@ -93,8 +113,14 @@ typedef struct agora_conf {
 	int loan_lend_hold_s;   /* LoanLendHold: lend against the peak
 				      demand of this last window */
 	int reclaim_deadline_s; /* ReclaimDeadline: nodes back by then */
-	int loan_ckpt_s;        /* LoanCheckpointInterval (0: none) */
-	int loan_restart_s;     /* LoanRestartOverhead */
+	/* LoanLeaseTimeout: slurmctld returns a loan whose heartbeat is
+	 * older (0: never) */
+	int loan_lease_timeout_s;
+	/* LoanDemandGrace: a failed demand read keeps the last good value
+	 * this long */
+	int loan_demand_grace_s;
+	int loan_ckpt_s;    /* LoanCheckpointInterval (0: none) */
+	int loan_restart_s; /* LoanRestartOverhead */
 	agora_demand_kind_t loan_demand_kind; /* LoanDemandSource= kind */
 	char *loan_demand_arg;    /* its PATH or CMD (NULL for jobs) */
 	bool loan_grow;           /* LoanElasticGrow: grow elastic jobs */
@@ -121,11 +147,19 @@ int agora_conf_parse_string(const char *text, const char *name,
 int agora_conf_parse_file(const char *path, agora_conf_t *conf,
 			  agora_err_t *err);
 
+/*
+ * The checkpoint interval (s) declared for a job of partition and qos
+ * (either NULL): the QOS's, else the partition's, else the bare
+ * CheckpointInterval, else 0 (none declared).
+ */
+int agora_conf_ckpt(const agora_conf_t *conf, const char *partition,
+		    const char *qos);
+
 /* The quota of an account (DefaultQuota unless an AccountQuota names it). */
 double agora_conf_quota(const agora_conf_t *conf, const char *account);
 
-/* True if part is listed in LoanInferencePartitions (infer) or
- * LoanTrainPartitions (!infer). */
+/* True if part (or any of a job's "a,b" partition list) is listed in
+ * LoanInferencePartitions (infer) or LoanTrainPartitions (!infer). */
 bool agora_conf_loan_partition(const agora_conf_t *conf, const char *part,
 			       bool infer);
 
@@ -135,16 +169,24 @@ bool agora_conf_auction_partition(const agora_conf_t *conf, const char *part);
 /* Name of a placement mode, for logs ("agora", "stock"). */
 const char *agora_placement_name(agora_placement_t p);
 
-/* Name of an app definition, for logs ("account", "user", "name_prefix"). */
+/* Name of an app definition, for logs ("account", "user", "name_prefix",
+ * "array", "burst"). */
 const char *agora_app_def_name(agora_app_def_t def);
 
 /*
- * The app of a job under conf's AppDefinition, before pol_app_key():
- * "user:<uid>", the job name up to AppNameSeparator, or the account (NULL
- * strings are empty).  The one rule of site_factor/agora and agoractl.
- * malloc'ed (caller frees), NULL with ENOMEM.
+ * The credit-ledger account of a job under conf's AppDefinition, before
+ * pol_app_key(): "user:<uid>", the job name up to AppNameSeparator, or the
+ * account (NULL strings are empty; AppDefinition=array and burst: the
+ * account, the ledger stays per account while the auction and rho run
+ * per app, pol_apps_build()).  The one rule of site_factor/agora and
+ * agoractl.  malloc'ed (caller frees), NULL with ENOMEM.
  */
 char *agora_conf_app_name(const agora_conf_t *conf, const char *account,
 			  unsigned int uid, const char *job_name);
+
+/* conf's AppDefinition, AppGap and AppNameSeparator as a pol_apps spec
+ * (pol_apps_build(), for the apps of the auction and of rho). */
+struct pol_apps_spec;
+void agora_conf_apps_spec(const agora_conf_t *conf, struct pol_apps_spec *spec);
 
 #endif

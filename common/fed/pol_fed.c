@@ -102,9 +102,17 @@ static bool fed_usable(const pol_fed_catalog_t *cat, const pol_fed_job_t *j,
 	return fed_bit(j->eligible, c);
 }
 
+static void fed_cat(char *why, size_t len, const char *more)
+{
+	size_t l = strlen(why);
+
+	if (l < len)
+		snprintf(why + l, len - l, "%s", more);
+}
+
 static void fed_why(const pol_fed_catalog_t *cat, const pol_fed_job_t *j, int c,
 		    const pol_fed_plan_t *p, const fed_terms_t *t, double cost,
-		    bool taken, char *why, size_t len)
+		    bool taken, int64_t now, char *why, size_t len)
 {
 	char name[POL_FED_NAME_LEN + 8], data[96];
 
@@ -129,6 +137,17 @@ static void fed_why(const pol_fed_catalog_t *cat, const pol_fed_job_t *j, int c,
 		 p->locality >= 0.0 ? "" : "?",
 		 fed_sanitize(p->team_credit, -1.0, 1.0, 0.0),
 		 fed_bit(j->hw_match, c) ? "" : ", hardware mismatch", cost);
+	if (p->start_src == POL_FED_START_WILL_RUN)
+		fed_cat(why, len, ", start: will-run");
+	else if (p->start_src == POL_FED_START_ESTIMATE) {
+		char est[96];
+
+		snprintf(est, sizeof(est),
+			 ", start: agorad's estimate (will-run said +%.0fs)",
+			 p->will_run > p->start ? (double) (p->will_run - now)
+						: 0.0);
+		fed_cat(why, len, est);
+	}
 }
 
 double pol_fed_cost(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
@@ -152,7 +171,7 @@ double pol_fed_cost(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 		w = &dflt;
 	}
 	cost = fed_terms(w, cat, j, c, p, p->start, now, &t);
-	fed_why(cat, j, c, p, &t, cost, false, why, why_len);
+	fed_why(cat, j, c, p, &t, cost, false, now, why, why_len);
 	return cost;
 }
 
@@ -293,8 +312,8 @@ int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 			size_t len;
 
 			fed_terms(w, cat, j, win, p, start, now, &t);
-			fed_why(cat, j, win, p, &t, best, win_taken, a->why,
-				sizeof(a->why));
+			fed_why(cat, j, win, p, &t, best, win_taken, now,
+				a->why, sizeof(a->why));
 			len = strlen(a->why);
 			if (runner >= 0 && len < sizeof(a->why) && cat)
 				snprintf(a->why + len, sizeof(a->why) - len,

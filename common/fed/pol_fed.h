@@ -111,7 +111,71 @@ typedef struct pol_fed_plan {
 			       0 (NVLink) .. 5 (cross-cluster); <0 unknown */
 	double team_credit; /* the team's credit fraction, credit/quota in
 			       [-1, 1] (one federation-wide ledger) */
+	int start_src;      /* where start came from (pol_fed_start_src_t) */
+	int64_t will_run;   /* START_ESTIMATE: what will-run said, s */
 } pol_fed_plan_t;
+
+/* ---- start times that cannot be true -------------------------------- */
+
+typedef enum pol_fed_start_src {
+	POL_FED_START_UNSAID = 0, /* not shown (agora-sim) */
+	POL_FED_START_WILL_RUN,   /* Slurm's will-run answer */
+	POL_FED_START_ESTIMATE,   /* will-run's answer could not be true:
+				     pol_fed_start_estimate's instead */
+} pol_fed_start_src_t;
+
+/* A horizon for time limits Slurm does not bound (UNLIMITED): a week. */
+#define POL_FED_HORIZON_S (7 * 86400)
+
+/* A running job as the estimate sees it: its GPUs and the end of its
+ * time limit (a job without a limit: now + POL_FED_HORIZON_S). */
+typedef struct pol_fed_busy {
+	int64_t end;
+	int gpus;
+} pol_fed_busy_t;
+
+/* What the estimate knows of a cluster. */
+typedef struct pol_fed_cluster_load {
+	int gpus_total, gpus_free; /* on usable nodes, free = not in use */
+	int gpus_queued; /* GPUs of pending jobs that may start first (not
+			    held, waiting only for resources) */
+	const pol_fed_busy_t *busy; /* running jobs (any order) */
+	int n_busy;
+	double queued_gpu_s; /* pending jobs that may run (not held): the
+				sum of GPUs x time limit (unlimited:
+				POL_FED_HORIZON_S) */
+	int64_t max_limit_s; /* the longest time limit of any job on the
+				cluster, unlimited as POL_FED_HORIZON_S */
+} pol_fed_cluster_load_t;
+
+/*
+ * agorad's own start estimate for a job of gpus GPUs: the earliest time at
+ * which the free GPUs now (less the queued ones) plus those of running
+ * jobs at the ends of their limits reach gpus (now if they do already).
+ * INT64_MAX when the cluster's GPUs never do.  Ignores node boundaries.
+ */
+int64_t pol_fed_start_estimate(const pol_fed_cluster_load_t *l, int gpus,
+			       int64_t now);
+
+/*
+ * Whether a will-run start for a job of gpus GPUs could be true: it is no
+ * later than the estimate above plus the work queued ahead spread over the
+ * cluster's GPUs plus the longest job limit (a schedule of every job ahead
+ * of it at their limits ends by then, fragmentation aside).  Answers
+ * beyond that (Slurm answers "2058" for jobs without a limit behind one
+ * that waits for its begin time) are not.
+ */
+bool pol_fed_start_plausible(const pol_fed_cluster_load_t *l, int gpus,
+			     int64_t start, int64_t now);
+
+/* The start the auction uses for will-run answer start: it, or (src
+ * START_ESTIMATE) the estimate when it cannot be true: too late (above),
+ * or "now" without preempting (n_preempt 0) while the GPUs free now, less
+ * the queued ones, do not suffice (will-run ignores pending jobs, those
+ * agorad pinned here a round ago among them).  *src gets which. */
+int64_t pol_fed_start_choose(const pol_fed_cluster_load_t *l, int gpus,
+			     int64_t start, int n_preempt, int64_t now,
+			     int *src);
 
 /*
  * Whether a cluster whose nodes carry the features in have (a list

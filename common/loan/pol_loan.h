@@ -54,7 +54,14 @@ typedef struct pol_loan_job {
 	const int *nodes; /* their indices in [0, n_loaned) */
 	int shrinkable;   /* loaned nodes it can give up by shrinking */
 	bool requeue;     /* false: --no-requeue, never preempted */
+	/* its current run is a restart after it was a reclaim's victim:
+	 * least-cost preempts it again only when every choice that spares
+	 * it costs more than POL_LOAN_REPEAT_TOL above the least cost */
+	bool repeat;
 } pol_loan_job_t;
+
+/* least-cost's tolerance for sparing a repeat victim (pol_loan_job_t) */
+#define POL_LOAN_REPEAT_TOL 0.05
 
 typedef struct pol_loan_reclaim_in {
 	int n_loaned;               /* loaned nodes, indices 0..n_loaned) */
@@ -100,7 +107,10 @@ typedef struct pol_loan_reclaim_out {
  * nodes) and the components are combined by a covering DP: optimal.
  * Greedy: nodes in order of the summed cost of their jobs, which is at
  * most d x optimum (d = the most candidate nodes one victim runs on;
- * doc/loaning.md has the proof).
+ * doc/loaning.md has the proof).  Least-cost never preempts a job
+ * marked repeat (a victim again in a row) when a choice that spares every
+ * repeat job returns as many nodes within POL_LOAN_REPEAT_TOL of the
+ * cost: that choice is taken (exact is then false).
  */
 int pol_loan_reclaim(const pol_loan_reclaim_in_t *in,
 		     pol_loan_reclaim_out_t *out);
@@ -233,6 +243,8 @@ int pol_loan_variant_parse(const char *s, pol_loan_variant_t *v);
 
 typedef struct pol_loan_sim_job {
 	int64_t id;
+	int tenant;       /* account index, >= 0 (the training scheduler's
+			     fair share) */
 	int64_t submit;   /* s */
 	int64_t duration; /* s at the requested size */
 	int gpus;         /* requested GPUs */

@@ -519,8 +519,8 @@ out:
 	return rc;
 }
 
-int pol_loan_reclaim(const pol_loan_reclaim_in_t *in,
-		     pol_loan_reclaim_out_t *out)
+static int reclaim_once(const pol_loan_reclaim_in_t *in,
+			pol_loan_reclaim_out_t *out)
 {
 	rc_t r;
 	int *list = NULL, n, want, rc = -1, i;
@@ -590,4 +590,75 @@ out:
 	free(r.tcost);
 	free(r.pos);
 	return rc;
+}
+
+/* the choice of in with the repeat victims kept (they cannot be preempted
+ * in it): taken over *out when it returns as many nodes at no more than
+ * POL_LOAN_REPEAT_TOL above out's cost */
+static int avoid_repeats(const pol_loan_reclaim_in_t *in,
+			 pol_loan_reclaim_out_t *out)
+{
+	pol_loan_reclaim_in_t alt_in = *in;
+	pol_loan_reclaim_out_t alt;
+	pol_loan_job_t *jobs = NULL;
+	int n = in->n_jobs, j, rc = -1;
+
+	memset(&alt, 0, sizeof(alt));
+	jobs = calloc((size_t) n + 1, sizeof(*jobs));
+	alt.node_back = calloc((size_t) in->n_loaned + 1, 1);
+	alt.action = calloc((size_t) n + 1, sizeof(int));
+	alt.shrink_by = calloc((size_t) n + 1, sizeof(int));
+	if (!jobs || !alt.node_back || !alt.action || !alt.shrink_by) {
+		errno = ENOMEM;
+		goto out;
+	}
+	for (j = 0; j < n; j++) {
+		jobs[j] = in->jobs[j];
+		if (jobs[j].repeat)
+			jobs[j].requeue = false;
+	}
+	alt_in.jobs = jobs;
+	if (reclaim_once(&alt_in, &alt))
+		goto out;
+	if (alt.returned >= out->returned &&
+	    alt.cost <= out->cost * (1 + POL_LOAN_REPEAT_TOL) + 1e-12) {
+		if (in->n_loaned)
+			memcpy(out->node_back, alt.node_back,
+			       (size_t) in->n_loaned);
+		if (n) {
+			memcpy(out->action, alt.action,
+			       sizeof(int) * (size_t) n);
+			memcpy(out->shrink_by, alt.shrink_by,
+			       sizeof(int) * (size_t) n);
+		}
+		out->returned = alt.returned;
+		out->short_by = alt.short_by;
+		out->preempted = alt.preempted;
+		out->shrunk = alt.shrunk;
+		out->cost = alt.cost;
+		out->exact = false; /* optimal only within the tolerance */
+		out->bound_factor = alt.bound_factor;
+	}
+	rc = 0;
+out:
+	free(jobs);
+	free(alt.node_back);
+	free(alt.action);
+	free(alt.shrink_by);
+	return rc;
+}
+
+int pol_loan_reclaim(const pol_loan_reclaim_in_t *in,
+		     pol_loan_reclaim_out_t *out)
+{
+	int j;
+
+	if (reclaim_once(in, out))
+		return -1;
+	if (in->order != POL_LOAN_LEAST_COST)
+		return 0;
+	for (j = 0; j < in->n_jobs; j++)
+		if (in->jobs[j].repeat && out->action[j] == POL_LOAN_PREEMPT)
+			return avoid_repeats(in, out);
+	return 0;
 }

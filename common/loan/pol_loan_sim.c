@@ -64,7 +64,7 @@ static void pend_add(sim_t *s, int j)
 	s->dirty = true;
 }
 
-static void pend_del(sim_t *s, int at)
+void pend_del(sim_t *s, int at)
 {
 	memmove(&s->pend[at], &s->pend[at + 1],
 		sizeof(int) * (size_t) (s->npend - at - 1));
@@ -84,14 +84,32 @@ static void run_del(sim_t *s, int j)
 
 /* ---- runs ---- */
 
-static void start(sim_t *s, int ji, const int *nodes, int n)
+/* the lowest `use` GPUs of node v that are free */
+static pol_gpumask_t pick_gpus(const sim_t *s, int v, int use)
+{
+	pol_gpumask_t m = 0;
+	int g;
+
+	for (g = 0; g < s->gpn && use > 0; g++)
+		if (!(s->used[v] & ((pol_gpumask_t) 1 << g))) {
+			m |= (pol_gpumask_t) 1 << g;
+			use--;
+		}
+	return m;
+}
+
+void start(sim_t *s, int ji, const int *nodes, int n)
 {
 	sj_t *j = &s->jobs[ji];
 	int i;
 
+	/* a job of part of one node gets GPUs of its node; whole-node jobs
+	 * get all of each node's */
+	j->gm = n > 0 ? pick_gpus(s, nodes[0], j->use) : 0;
 	for (i = 0; i < n; i++) {
 		j->nodes[i] = nodes[i];
 		s->freeg[nodes[i]] -= j->use;
+		s->used[nodes[i]] |= j->gm;
 	}
 	j->n = n;
 	j->rate = rate_of(s, j, n);
@@ -110,8 +128,10 @@ static void release(sim_t *s, sj_t *j)
 {
 	int i;
 
-	for (i = 0; i < j->n; i++)
+	for (i = 0; i < j->n; i++) {
 		s->freeg[j->nodes[i]] += j->use;
+		s->used[j->nodes[i]] &= ~j->gm;
+	}
 	j->n = 0;
 	s->dirty = true;
 }
@@ -135,21 +155,25 @@ static double progress_lost(const sim_t *s, const sj_t *j)
 	return prog - kept;
 }
 
-void preempt(sim_t *s, int ji)
+void preempt(sim_t *s, int ji, bool reclaim)
 {
 	sj_t *j = &s->jobs[ji];
-	double lost = progress_lost(s, j);
+	double lost = progress_lost(s, j), gh = 0;
 
 	if (s->p->ckpt_s == 0)
 		lost = j->in->duration - j->work; /* all progress of all runs */
-	if (in_win(s)) {
+	if (j->rate > 0)
+		gh = gpus_held(j) * (lost / j->rate) / 3600.0;
+	if (in_win(s) && reclaim) {
 		s->r->preemptions++;
-		if (j->rate > 0)
-			s->r->gpu_hours_lost += gpus_held(j) *
-						(lost / j->rate) / 3600.0;
+		s->r->gpu_hours_lost += gh;
+	} else if (in_win(s)) {
+		s->m.sched_preemptions++;
+		s->m.sched_gpu_hours_lost += gh;
 	}
 	j->work += lost;
 	j->preempted++;
+	j->repeat = reclaim;
 	release(s, j);
 	run_del(s, ji);
 	pend_add(s, ji);
@@ -198,7 +222,7 @@ int whole_nodes(const sim_t *s, bool loaned_ok, int *out, int want)
 }
 
 /* may job j start on loaned nodes now */
-static bool may_borrow(const sim_t *s, const sj_t *j)
+bool may_borrow(const sim_t *s, const sj_t *j)
 {
 	if (s->v == POL_LOAN_V_NONE || !j->in->requeue)
 		return false;
@@ -214,6 +238,8 @@ static int pass(sim_t *s)
 {
 	int *defer = NULL, nd = 0, *nodes = NULL, i, rc = -1;
 
+	if (s->pol.train_policy)
+		return policy_pass(s);
 	s->dirty = false;
 	defer = calloc((size_t) s->npend + 1, sizeof(int));
 	nodes = calloc((size_t) s->N + 1, sizeof(int));
@@ -338,6 +364,18 @@ static void advance(sim_t *s, double to)
 		s->r->infer_busy_gpu_s += served * s->gpn * w;
 		s->r->total_gpu_s += (double) s->N * s->gpn * w;
 		s->r->mean_loaned += loaned * w;
+		{
+			int I = s->N - s->T, k, lb = 0;
+			double lend = (double) I - ceil(s->demand - EPS) -
+				      s->p->headroom;
+
+			for (k = s->T; k < s->N; k++)
+				if (s->nstate[k] == N_LOANED)
+					lb += s->gpn - s->freeg[k];
+			s->m.loan_busy_gpu_s += lb * w;
+			if (lend > 0)
+				s->m.lendable_gpu_s += lend * s->gpn * w;
+		}
 		if (s->demand > ready)
 			s->r->unmet_node_s += (s->demand - ready) * w;
 		/* time series: split [lo, hi) over bins */
@@ -438,6 +476,13 @@ void pol_loan_sim_result_free(pol_loan_sim_result_t *r)
 	r->s_demand = r->s_loaned = r->s_train_busy = r->s_pending = NULL;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *) a, y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
 static int cmp_dbl(const void *a, const void *b)
 {
 	double x = *(const double *) a, y = *(const double *) b;
@@ -455,6 +500,7 @@ static int setup(sim_t *s, const pol_loan_sim_job_t *jobs, int n)
 	s->gpn = p->gpn;
 	s->nstate = calloc((size_t) s->N + 1, sizeof(int));
 	s->freeg = calloc((size_t) s->N + 1, sizeof(int));
+	s->used = calloc((size_t) s->N + 1, sizeof(*s->used));
 	s->back_at = calloc((size_t) s->N + 1, sizeof(double));
 	s->jobs = calloc((size_t) n + 1, sizeof(sj_t));
 	s->pend = calloc((size_t) n + 1, sizeof(int));
@@ -466,7 +512,7 @@ static int setup(sim_t *s, const pol_loan_sim_job_t *jobs, int n)
 	s->draining = calloc((size_t) s->N + 1, 1);
 	s->borrow_until = INFINITY;
 	if (!s->hist || !s->day || !s->draining || !s->nstate || !s->freeg ||
-	    !s->back_at || !s->jobs || !s->pend || !s->run)
+	    !s->back_at || !s->jobs || !s->pend || !s->run || !s->used)
 		return -1;
 	for (i = 0; i < s->N; i++) {
 		s->nstate[i] = i < s->T ? N_TRAIN : N_INFER;
@@ -479,6 +525,8 @@ static int setup(sim_t *s, const pol_loan_sim_job_t *jobs, int n)
 
 		j->in = &jobs[i];
 		j->idx = i;
+		if (jobs[i].tenant >= s->n_tenants)
+			s->n_tenants = jobs[i].tenant + 1;
 		j->first_start = j->finish = -1;
 		j->work = (double) jobs[i].duration;
 		j->rate = 1;
@@ -610,8 +658,14 @@ static int loop(sim_t *s, int *order)
 		}
 		if (s->dirty && pass(s))
 			return -1;
+		if (s->nrun > 0 || next < s->n)
+			s->idle_since = s->now;
+		/* a policy may hold jobs a while (agora's auction), the
+		 * simple scheduler never does */
 		if (left > 0 && s->nrun == 0 && next >= s->n &&
-		    s->v == POL_LOAN_V_NONE && s->npend > 0) {
+		    s->v == POL_LOAN_V_NONE && s->npend > 0 &&
+		    (!s->pol.train_policy ||
+		     s->now - s->idle_since > 30 * 86400.0)) {
 			/* pending jobs that nothing will ever start */
 			errno = EDEADLK;
 			return -1;
@@ -675,7 +729,8 @@ int pol_loan_sim_run_policy(const pol_loan_sim_job_t *jobs, int n,
 		return -1;
 	}
 	for (i = 0; i < n; i++)
-		if (jobs[i].gpus < 1 || jobs[i].duration < 1) {
+		if (jobs[i].gpus < 1 || jobs[i].duration < 1 ||
+		    jobs[i].tenant < 0) {
 			errno = EINVAL;
 			return -1;
 		}
@@ -689,7 +744,7 @@ int pol_loan_sim_run_policy(const pol_loan_sim_job_t *jobs, int n,
 	s.v = v;
 	s.r = res;
 	s.unmet_since = -1;
-	if (setup(&s, jobs, n))
+	if (setup(&s, jobs, n) || (s.pol.train_policy && sched_setup(&s)))
 		goto nomem;
 	order = calloc((size_t) n + 1, sizeof(int));
 	jct = calloc((size_t) n + 1, sizeof(double));
@@ -732,6 +787,27 @@ int pol_loan_sim_run_policy(const pol_loan_sim_job_t *jobs, int n,
 		sj += j->finish - sub;
 		sq += j->finish - sub - j->run_s;
 	}
+	{
+		int *rq = calloc((size_t) n + 1, sizeof(int)), nq = 0;
+
+		if (!rq)
+			goto nomem;
+		for (i = 0; i < n; i++) {
+			const sj_t *j = &s.jobs[i];
+			double sub = (double) j->in->submit;
+
+			if (sub < s.t_from || sub >= s.t_to ||
+			    j->state == J_SKIPPED)
+				continue;
+			rq[nq++] = j->preempted;
+		}
+		qsort(rq, (size_t) nq, sizeof(int), cmp_int);
+		if (nq) {
+			s.m.requeues_max = rq[nq - 1];
+			s.m.requeues_p99 = rq[(int) ceil(0.99 * nq) - 1];
+		}
+		free(rq);
+	}
 	if (m) {
 		res->mean_jct_s = sj / m;
 		res->mean_queue_s = sq / m;
@@ -761,6 +837,8 @@ out:
 	free(s.jobs);
 	free(s.nstate);
 	free(s.freeg);
+	free(s.used);
+	sched_free(&s);
 	free(s.back_at);
 	free(s.hist);
 	free(s.day);

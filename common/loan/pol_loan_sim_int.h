@@ -10,6 +10,9 @@
 #define POL_LOAN_SIM_INT_H
 
 #include "pol_loan.h"
+#include "pol_model.h"
+
+struct pol_policy; /* pol_policy.h */
 
 /* How grow() estimates an elastic job's compute time left. */
 typedef enum pol_loan_estimate {
@@ -43,6 +46,11 @@ typedef struct pol_loan_sim_policy {
 	/* a bound, not a policy: the least-cost variants choose the fewest
 	 * victims (GPU-hours lost only break ties) */
 	bool fewest_victims;
+	/* the training scheduler: a policy of the registry (pol_policy.h:
+	 * backfill-fs, agora, ...) deciding over the training nodes and the
+	 * loaned ones, borrowed, fresh per run (its state is the run's);
+	 * NULL: fifo-hold, the simple first-fit with a 4-h head block */
+	struct pol_policy *train_policy;
 } pol_loan_sim_policy_t;
 
 /* Counts beyond pol_loan_sim_result_t, over the metrics window. */
@@ -51,6 +59,19 @@ typedef struct pol_loan_sim_more {
 	int64_t grown_back;      /* shrinks that gave grown nodes back */
 	int64_t victims_part;    /* preempted jobs on part of one node */
 	int64_t victims_whole;   /* preempted jobs of whole nodes */
+	/* the per-event fewest-victims bound: summed over the reclaims,
+	 * the fewest victims that could have met each one (the same state,
+	 * pol_loan_reclaim with unit costs) */
+	int64_t fewest_victims;
+	/* training busy GPU-s on loaned nodes; GPU-s of inference nodes the
+	 * demand curve left lendable (pool - ceil(demand) - headroom) */
+	double loan_busy_gpu_s, lendable_gpu_s;
+	/* requeues of the window's jobs (reclaims and the scheduler's) */
+	int requeues_max, requeues_p99;
+	/* the training scheduler's own preemptions (agora's leases), and
+	 * the work they lost (not in preemptions / gpu_hours_lost) */
+	int64_t sched_preemptions;
+	double sched_gpu_hours_lost;
 } pol_loan_sim_more_t;
 
 void pol_loan_sim_policy_default(pol_loan_sim_policy_t *pol);
@@ -85,7 +106,9 @@ typedef struct sj {
 	double rate, overhead, oh_run, run_start;
 	double first_start, finish, run_s;
 	bool ran;
-	int preempted;
+	int preempted;    /* requeues, all causes */
+	bool repeat;      /* its last stop was a reclaim's preemption */
+	pol_gpumask_t gm; /* its GPUs on each of its nodes */
 } sj_t;
 
 typedef struct sim {
@@ -96,6 +119,7 @@ typedef struct sim {
 	pol_loan_sim_more_t m;
 	int N, T, gpn;
 	int *nstate, *freeg;
+	pol_gpumask_t *used; /* GPUs held per node */
 	double *back_at;
 	sj_t *jobs;
 	int n;
@@ -117,6 +141,13 @@ typedef struct sim {
 	/* borrow_ends_first: jobs start on loaned nodes only if their
 	 * estimate ends them before this time */
 	double borrow_until;
+	/* the training policy's snapshot (train_policy only) */
+	pol_cluster_t *cl;
+	pol_job_t *sp, *sr;
+	pol_alloc_part_t *parts;
+	pol_actions_t acts;
+	int n_tenants;
+	double idle_since; /* last time a job ran or was yet to arrive */
 } sim_t;
 
 static inline bool in_win(const sim_t *s)
@@ -147,8 +178,20 @@ static inline int count_state(const sim_t *s, int st)
 }
 
 /* pol_loan_sim.c: stop job ji and requeue it, its progress since the last
- * checkpoint lost */
-void preempt(sim_t *s, int ji);
+ * checkpoint lost (by a reclaim: counted in preemptions / gpu_hours_lost;
+ * else as the scheduler's) */
+void preempt(sim_t *s, int ji, bool reclaim);
+/* start job ji on nodes[0..n) */
+void start(sim_t *s, int ji, const int *nodes, int n);
+/* remove pending position at */
+void pend_del(sim_t *s, int at);
+/* may job j start on loaned nodes now */
+bool may_borrow(const sim_t *s, const sj_t *j);
+
+/* pol_loan_sim_sched.c: the training policy's pass (train_policy) */
+int sched_setup(sim_t *s);
+int policy_pass(sim_t *s);
+void sched_free(sim_t *s);
 /* a checkpoint of job ji, then a restart on nodes[0..n) */
 void resize(sim_t *s, int ji, const int *nodes, int n);
 /* up to want whole free nodes into out, training nodes first (loaned

@@ -128,6 +128,41 @@ static pol_loan_order_t order_of(pol_loan_variant_t v)
 	}
 }
 
+/* the fewest victims that meet in (unit costs, GPU-hours lost break ties;
+ * no repeat rule) into s->m.fewest_victims */
+static int fewest_bound(sim_t *s, const pol_loan_reclaim_in_t *in)
+{
+	pol_loan_reclaim_in_t u = *in;
+	pol_loan_reclaim_out_t o;
+	pol_loan_job_t *jobs = calloc((size_t) in->n_jobs + 1, sizeof(*jobs));
+	int k, rc = -1;
+
+	memset(&o, 0, sizeof(o));
+	o.node_back = calloc((size_t) in->n_loaned + 1, 1);
+	o.action = calloc((size_t) in->n_jobs + 1, sizeof(int));
+	o.shrink_by = calloc((size_t) in->n_jobs + 1, sizeof(int));
+	if (!jobs || !o.node_back || !o.action || !o.shrink_by)
+		goto out;
+	for (k = 0; k < in->n_jobs; k++) {
+		jobs[k] = in->jobs[k];
+		jobs[k].cost = 1 + 1e-4 * jobs[k].cost;
+		jobs[k].repeat = false;
+	}
+	u.jobs = jobs;
+	u.order = POL_LOAN_LEAST_COST;
+	u.mode = POL_LOAN_AUTO;
+	if (pol_loan_reclaim(&u, &o))
+		goto out;
+	s->m.fewest_victims += o.preempted;
+	rc = 0;
+out:
+	free(jobs);
+	free(o.node_back);
+	free(o.action);
+	free(o.shrink_by);
+	return rc;
+}
+
 static int reclaim(sim_t *s, int need)
 {
 	int *lidx = NULL, *lnode = NULL, L = 0, i, k, nb = 0, rc = -1;
@@ -178,6 +213,7 @@ static int reclaim(sim_t *s, int need)
 			gpus_held(j), (int64_t) (s->now - j->run_start),
 			s->p->ckpt_s, s->p->restart_s);
 		x->requeue = j->in->requeue;
+		x->repeat = j->repeat;
 		if (s->pol.fewest_victims &&
 		    order_of(s->v) == POL_LOAN_LEAST_COST)
 			x->cost = 1 + 1e-4 * x->cost;
@@ -201,6 +237,8 @@ static int reclaim(sim_t *s, int need)
 	out.node_back = back;
 	out.action = act;
 	out.shrink_by = sby;
+	if (in_win(s) && fewest_bound(s, &in))
+		goto out;
 	if (pol_loan_reclaim(&in, &out))
 		goto out;
 	/* nodes with jobs wait for the victims' grace; idle ones go now */
@@ -217,7 +255,7 @@ static int reclaim(sim_t *s, int need)
 				else
 					s->m.victims_whole++;
 			}
-			preempt(s, ji);
+			preempt(s, ji, true);
 		} else if (act[k] == POL_LOAN_SHRINK) {
 			int keep[64], n = 0, q;
 

@@ -127,8 +127,21 @@ typedef struct pol_job {
 	int64_t start;     /* s, when the current run began */
 	int64_t attained;  /* GPU-seconds of service received so far */
 	pol_alloc_t alloc; /* borrowed from the snapshot builder */
+	/* checkpoints (pol_ckpt.h): the job writes one every ckpt_s s of a
+	 * run (> 0), POL_CKPT_UNKNOWN (0: the policy's assumption),
+	 * POL_CKPT_CONTINUOUS (-1: nothing lost but the restart) or
+	 * POL_CKPT_NEVER (-2: a requeue loses the whole run).  The simulator
+	 * sets it from --ckpt, an adapter from CheckpointInterval. */
+	int64_t ckpt_s;
+	int preemptions; /* times it was requeued by a preemption so far */
 	/* oracle knowledge (simulator only; < 0 when unknown) */
 	int64_t remaining; /* s of work left at full speed */
+	/* progress (pol_job_preemptible(); all 0 when unknown: it is then
+	 * plain requeueable) */
+	int64_t last_ckpt;  /* running: when the current run last saved
+			       work (a checkpoint after its restart); < start:
+			       not yet */
+	int stale_preempts; /* preemptions since the job last saved work */
 } pol_job_t;
 
 /* Everything a policy may look at.  Borrowed pointers (see top). */

@@ -1,8 +1,8 @@
 /*
  * pol_agora.c - the "agora-order" and "agora" policies (pol_agora.h):
- * construction, the credit order, agora-order and the registry face;
- * the jobs a pass can use are checked in pol_agora_check.c, the auction
- * pass of "agora" is in pol_agora_auction.c.
+ * construction, the API, the entry of a pass (pol_agora_policy_decide(),
+ * which runs every step below it in order), agora-order and the registry
+ * face.  The layers are in pol_agora_int.h.
  *
  * A pass of "agora":
  *  1. charge running jobs' GPU-seconds since the last pass to their
@@ -33,6 +33,7 @@
 
 #include "pol_agora_int.h"
 #include "pol_app.h"
+#include "pol_ckpt.h"
 
 /* Construction ------------------------------------------------------------ */
 
@@ -54,10 +55,13 @@ static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
 	    (p->app_model != AG_APP_MEAN && p->app_model != AG_APP_POOL) ||
 	    (int) p->est_mode < 0 || p->est_mode > AG_EST_SERVICE ||
 	    p->est_k < 1 || p->est_k > POL_EST_MAX_K || p->est_prior_s <= 0 ||
-	    p->est_prior_s >= ((int64_t) 1 << 53)) {
+	    p->est_prior_s >= ((int64_t) 1 << 53) ||
+	    p->ckpt_s < POL_CKPT_NEVER || p->ckpt_s >= ((int64_t) 1 << 40) ||
+	    p->budget < 0 || !(p->max_loss >= 0 && p->max_loss <= 1) ||
+	    p->drain < 0 || p->drain > 2) {
 		agora_err_set(
 			err,
-			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16",
+			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16, ckpt >= -2, budget an integer >= 0, max_loss in [0,1], drain 0..2",
 			name);
 		errno = EINVAL;
 		return NULL;
@@ -118,7 +122,7 @@ static void params_default(ag_params_t *p)
 	p->solver = POL_PF_AUTO;
 	p->app_model = AG_APP_MEAN;
 	p->align = true;
-	p->drain = true;
+	p->drain = 1;
 	p->small_victims = true;
 	/* chosen on the first week of the Philly window (doc/evaluation.md,
 	 * "Estimates instead of limits") */
@@ -126,6 +130,12 @@ static void params_default(ag_params_t *p)
 	p->est_k = 2;
 	p->est_prior_s = 4 * 3600;
 	p->est_learn = true;
+	/* preemption under checkpoints (doc/evaluation.md, the three-window
+	 * table) */
+	p->ckpt_s = POL_CKPT_UNKNOWN;
+	p->ckpt_lease = true;
+	p->budget = 3;
+	p->max_loss = 0.1;
 }
 
 pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
@@ -151,6 +161,7 @@ pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
 	p.f = conf->fairness_knob;
 	p.lease_s = conf->lease_s;
 	p.grace_s = conf->grace_s;
+	p.budget = conf->preempt_budget;
 	if (p.min_lease_s > p.lease_s)
 		p.min_lease_s = p.lease_s;
 	if (!(a = ag_new(auctions, &p, cluster, placer, err)))
@@ -197,116 +208,12 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 	free(a->pflag);
 	free(a->rflag);
 	free(a->resv);
+	free(a->dnodes);
 	free(a->fpend);
 	free(a->frun);
 	free(a->claimed);
 	free(a);
 	*ap = NULL;
-}
-
-/* Apps by name ---------------------------------------------------------- */
-
-/* Index of the app with key name, or -1. */
-static int app_find(const pol_agora_policy_t *a, const char *key)
-{
-	unsigned long long h;
-	int m, k;
-
-	if (!a->n_slot)
-		return -1;
-	m = a->n_slot - 1;
-	h = pol_app_hash(key);
-	for (k = (int) (h & (unsigned) m); a->slot[k]; k = (k + 1) & m)
-		if (!strcmp(a->app[a->slot[k] - 1].name, key))
-			return a->slot[k] - 1;
-	return -1;
-}
-
-/* Put app index i into slot table s of size n (a power of two). */
-static void slot_put(const pol_agora_policy_t *a, int *s, int n, int i)
-{
-	int m = n - 1, k;
-
-	k = (int) (pol_app_hash(a->app[i].name) & (unsigned) m);
-	while (s[k])
-		k = (k + 1) & m;
-	s[k] = i + 1;
-}
-
-/* Index of the app with key name, created (zeroed) if new; -1/ENOMEM. */
-static int app_get(pol_agora_policy_t *a, const char *key)
-{
-	int i = app_find(a, key);
-
-	if (i >= 0)
-		return i;
-	/* keep the table at most half full */
-	if (2 * (a->n_app + 1) > a->n_slot) {
-		int n = a->n_slot ? 2 * a->n_slot : 32, *ns, k;
-
-		if (!(ns = calloc((size_t) n, sizeof(*ns)))) {
-			errno = ENOMEM;
-			return -1;
-		}
-		for (k = 0; k < a->n_app; k++)
-			slot_put(a, ns, n, k);
-		free(a->slot);
-		a->slot = ns;
-		a->n_slot = n;
-	}
-	if (agora_grow((void **) &a->app, &a->app_cap, a->n_app + 1,
-		       sizeof(*a->app)) < 0)
-		return -1;
-	i = a->n_app++;
-	memset(&a->app[i], 0, sizeof(a->app[i]));
-	snprintf(a->app[i].name, sizeof(a->app[i].name), "%s", key);
-	slot_put(a, a->slot, a->n_slot, i);
-	return i;
-}
-
-/* Key of tenant index t: its name, or "t<t>" without one. */
-static void tenant_key(const pol_agora_policy_t *a, int t,
-		       char key[POL_CREDIT_NAME_LEN])
-{
-	if (t >= 0 && t < a->n_tname)
-		memcpy(key, a->tname[t], POL_CREDIT_NAME_LEN);
-	else
-		snprintf(key, POL_CREDIT_NAME_LEN, "t%d", t);
-}
-
-/*
- * Map tenant indices 0..n-1 of this pass to apps by name (tmap) and list
- * their distinct apps (papp) in tenant order.  Kept from the last pass
- * while the names and n stay the same.  0 or -1/ENOMEM.
- */
-static int map_tenants(pol_agora_policy_t *a, int n)
-{
-	char key[POL_CREDIT_NAME_LEN];
-	int t, i, k;
-
-	if (a->tmap_ok && a->n_tmap == n)
-		return 0;
-	a->tmap_ok = false;
-	if (agora_grow((void **) &a->tmap, &a->tmap_cap, n, sizeof(*a->tmap)) <
-		    0 ||
-	    agora_grow((void **) &a->papp, &a->papp_cap, n, sizeof(*a->papp)) <
-		    0)
-		return -1;
-	a->n_papp = 0;
-	for (t = 0; t < n; t++) {
-		tenant_key(a, t, key);
-		if ((i = app_get(a, key)) < 0)
-			return -1;
-		a->tmap[t] = i;
-		/* two tenants of one name are one app (names are few) */
-		for (k = 0; k < a->n_papp && a->papp[k] != i; k++)
-			;
-		if (k == a->n_papp)
-			a->papp[a->n_papp++] = i;
-	}
-	a->n_tmap = n;
-	a->tmap_ok = true;
-	return 0;
 }
 
 int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
@@ -413,8 +320,8 @@ int pol_agora_policy_tenant(const pol_agora_policy_t *a, int tenant,
 		errno = ENOENT;
 		return -1;
 	}
-	tenant_key(a, tenant, key);
-	if ((i = app_find(a, key)) < 0) {
+	pol_ag_tenant_key(a, tenant, key);
+	if ((i = pol_ag_app_find(a, key)) < 0) {
 		errno = ENOENT;
 		return -1;
 	}
@@ -433,7 +340,7 @@ int pol_agora_policy_app(const pol_agora_policy_t *a, const char *name,
 		return -1;
 	}
 	pol_app_key(name, key);
-	if ((i = app_find(a, key)) < 0) {
+	if ((i = pol_ag_app_find(a, key)) < 0) {
 		errno = ENOENT;
 		return -1;
 	}
@@ -451,162 +358,6 @@ const pol_lease_table_t *pol_agora_policy_leases(const pol_agora_policy_t *a)
 	return a ? a->leases : NULL;
 }
 
-/* The common first step ---------------------------------------------------- */
-
-int pol_ag_job_gpus(const pol_job_t *j)
-{
-	int g = j->alloc.n_parts ? pol_alloc_gpus(&j->alloc) : 0;
-
-	return g > 0 ? g : j->total_gpus;
-}
-
-int64_t pol_ag_job_limit(const pol_agora_policy_t *a, const pol_job_t *j)
-{
-	return j->time_limit > 0 ? j->time_limit : a->p.default_limit;
-}
-
-/*
- * Length of a full lease granted now.  Aligned: it ends on the next
- * multiple of lease_s at least min_lease away, so leases granted at
- * different times run out together and one auction sees all their GPUs
- * (a gang larger than what one job frees can be assembled).
- */
-int64_t pol_ag_full_lease(const pol_agora_policy_t *a, int64_t now)
-{
-	int64_t L = a->p.lease_s, end;
-
-	if (!a->p.align)
-		return L;
-	end = (now >= 0 ? now / L : (now - L + 1) / L) * L + L;
-	while (end - now < a->p.min_lease_s)
-		end += L;
-	return end - now;
-}
-
-static void add_work(pol_agora_policy_t *a, ag_tenant_t *t, const pol_job_t *j,
-		     int g)
-{
-	if (t->app.work == 0 || j->submit < t->app.arrival)
-		t->app.arrival = j->submit;
-	t->app.work += (double) pol_ag_job_work(a, j, g) * g;
-	t->app.done += j->attained > 0 ? (double) j->attained : 0;
-	t->app.demand += g;
-}
-
-/*
- * Charge, credits, contention, app aggregates and the credit order of the
- * pending jobs (a->keys[0..n_pending), index = pending index).
- */
-int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
-		   int64_t now)
-{
-	int i, n_ten = 0, active = 0;
-
-	/* every job's tenant is in 0..snap->n_tenants-1 (pol_ag_filter_jobs()):
-	 * map those up to the highest one in use */
-	for (i = 0; i < snap->n_pending; i++)
-		if (snap->pending[i].tenant >= n_ten)
-			n_ten = snap->pending[i].tenant + 1;
-	for (i = 0; i < snap->n_running; i++)
-		if (snap->running[i].tenant >= n_ten)
-			n_ten = snap->running[i].tenant + 1;
-	if (map_tenants(a, n_ten) < 0 || pol_ag_est_update(a, snap, now) < 0)
-		return -1;
-	/* usage recorded in the future (the clock stepped back, a peer's
-	 * clock runs ahead) would not decay until then: read it as now */
-	if (pol_credit_clamp_future(a->ledger, now) < 0)
-		return -1;
-	/* 1. charge GPU-seconds since the last pass (none for the time
-	 * before the first pass: after a restart we under-charge the gap
-	 * rather than charge twice what the saved ledger already holds) */
-	for (i = 0; i < snap->n_running; i++) {
-		const pol_job_t *j = &snap->running[i];
-		int64_t from;
-
-		from = a->charged ? (j->start > a->last_charge ? j->start
-							       : a->last_charge)
-				  : now;
-		if (now > from &&
-		    pol_credit_charge(a->ledger, AG_TEN(a, j->tenant)->name,
-				      (double) pol_ag_job_gpus(j) *
-					      (double) (now - from),
-				      now, NULL) < 0)
-			return -1;
-	}
-	a->charged = true;
-	a->last_charge = now;
-	/* 2. per-app aggregates (every app: one without jobs now has none) */
-	for (i = 0; i < a->n_app; i++) {
-		ag_tenant_t *t = &a->app[i];
-
-		memset(&t->app, 0, sizeof(t->app));
-		t->held = 0;
-		t->n = 0;
-		t->rho_sum = 0;
-		t->n_jobs = 0;
-		t->credit = pol_credit_get(a->ledger, t->name, now);
-	}
-	for (i = 0; i < snap->n_running; i++) {
-		const pol_job_t *j = &snap->running[i];
-		ag_tenant_t *t = AG_TEN(a, j->tenant);
-		int g = pol_ag_job_gpus(j);
-
-		add_work(a, t, j, g);
-		t->held += g;
-	}
-	for (i = 0; i < snap->n_pending; i++) {
-		const pol_job_t *j = &snap->pending[i];
-		ag_tenant_t *t = AG_TEN(a, j->tenant);
-
-		add_work(a, t, j, j->total_gpus);
-		t->n++;
-	}
-	/* 3. contention: apps with jobs */
-	for (i = 0; i < a->n_app; i++)
-		if (a->app[i].app.demand > 0)
-			active++;
-	pol_ftf_contention_update(&a->cont, now, active);
-	for (i = 0; i < a->n_app; i++) {
-		ag_tenant_t *t = &a->app[i];
-		bool now_active = t->app.demand > 0;
-
-		if (now_active && !t->active) {
-			t->seen = now;
-			t->area0 = pol_ftf_contention_area(&a->cont, now);
-		}
-		t->active = now_active;
-		if (now_active) {
-			if (t->app.work <= t->app.done)
-				t->app.work = t->app.done + 1;
-			t->app.n_avg = pol_ftf_contention_avg(
-				&a->cont, now, t->seen, t->area0);
-		}
-	}
-	/* 4. the credit order */
-	if (agora_grow((void **) &a->keys, &a->keys_cap, snap->n_pending,
-		       sizeof(*a->keys)) < 0)
-		return -1;
-	for (i = 0; i < snap->n_pending; i++) {
-		const pol_job_t *j = &snap->pending[i];
-
-		a->keys[i] = (pol_credit_key_t){
-			.band = j->band,
-			.credit = AG_TEN(a, j->tenant)->credit,
-			/* jobs of one app share its credit: est_order puts
-			 * its shortest expected job first */
-			.submit = a->est && a->p.est_order
-					  ? pol_ag_job_rest(a, j, j->total_gpus)
-					  : j->submit,
-			.id = j->id,
-			.index = i,
-		};
-	}
-	if (snap->n_pending > 1)
-		qsort(a->keys, (size_t) snap->n_pending, sizeof(*a->keys),
-		      pol_credit_key_cmp);
-	return 0;
-}
-
 /* agora-order ---------------------------------------------------------- */
 
 static int order_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
@@ -615,8 +366,7 @@ static int order_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	pol_snapshot_t s2 = *snap;
 	int i, n = snap->n_pending;
 
-	if (pol_ag_prepare(a, snap, now) < 0 ||
-	    agora_grow((void **) &a->reord, &a->reord_cap, n,
+	if (agora_grow((void **) &a->reord, &a->reord_cap, n,
 		       sizeof(*a->reord)) < 0)
 		return -1;
 	/* backfill walks band desc, priority desc: make priority the rank */
@@ -627,6 +377,13 @@ static int order_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	s2.pending = a->reord;
 	return pol_backfill_ops.decide(a->bf, &s2, now, out);
 }
+
+/*
+ * The one entry of a pass: filter (pol_agora_check.c), prepare
+ * (pol_agora_prep.c: charge, credits, estimates, the credit order), then
+ * the order pass above or the auction pass (pol_agora_auction.c and its
+ * pools, pol_agora_pool.c).  No step calls back up.
+ */
 int pol_agora_policy_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			    int64_t now, pol_actions_t *out)
 {
@@ -639,7 +396,8 @@ int pol_agora_policy_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		errno = EINVAL;
 		return -1;
 	}
-	if (pol_ag_filter_jobs(a, snap, &use) < 0)
+	if (pol_ag_filter_jobs(a, snap, &use) < 0 ||
+	    pol_ag_prepare(a, &use, now) < 0)
 		return -1;
 	return a->auctions ? pol_ag_auction_decide(a, &use, now, out)
 			   : order_decide(a, &use, now, out);
@@ -711,10 +469,11 @@ static void *create_common(bool auctions, const char *params,
 		"f",         "lease",   "grace", "min_lease",
 		"options",   "solver",  "app",   "align",
 		"drain",     "victims", "est_k", "est_prior",
-		"est_order", NULL
+		"est_order", "ckpt",    "ckpt_lease", "budget", "max_loss",
+		NULL
 	};
 	ag_params_t p;
-	double v[17];
+	double v[21];
 	char rest[256];
 
 	params_default(&p);
@@ -750,6 +509,10 @@ static void *create_common(bool auctions, const char *params,
 		v[14] = p.est_k;
 		v[15] = (double) p.est_prior_s;
 		v[16] = p.est_order;
+		v[17] = (double) p.ckpt_s;
+		v[18] = p.ckpt_lease;
+		v[19] = p.budget;
+		v[20] = p.max_loss;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -764,13 +527,21 @@ static void *create_common(bool auctions, const char *params,
 				      ? (ag_app_model_t) (int) v[10]
 				      : (ag_app_model_t) -1;
 		p.align = v[11] != 0;
-		p.drain = v[12] != 0;
+		p.drain = v[12] == floor(v[12]) && v[12] >= 0 && v[12] <= 2
+				  ? (int) v[12]
+				  : -1;
 		p.small_victims = v[13] != 0;
 		p.est_k = v[14] == floor(v[14]) && v[14] >= 1 && v[14] <= 64
 				  ? (int) v[14]
 				  : -1;
 		p.est_prior_s = (int64_t) v[15];
 		p.est_order = v[16] != 0;
+		p.ckpt_s = (int64_t) v[17];
+		p.ckpt_lease = v[18] != 0;
+		p.budget = v[19] == floor(v[19]) && v[19] >= 0 && v[19] < 1e6
+				   ? (int) v[19]
+				   : -1;
+		p.max_loss = v[20];
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

@@ -36,8 +36,17 @@
  *           LeaseTime so expiries coincide) drain=1 (the leftover pass
  *           keeps one EASY reservation: the first one-node job of 2+ GPUs
  *           that does not fit reserves the node where it can start
- *           soonest) victims=1 (losers give up GPUs fewest-GPUs first,
- *           then lowest credit; 0: lowest credit first)
+ *           soonest; 2: also a job of several nodes, the nodes where it
+ *           can start soonest) victims=1 (losers give up GPUs: least work
+ *           lost first, then fewest GPUs, then lowest credit; 0: least
+ *           work lost, then lowest credit)
+ *           checkpoints (pol_ckpt.h, doc/fairness.md section 4):
+ *           ckpt=0 (the interval assumed for a job without one: s, 0
+ *           unknown = a requeue loses the whole run, -1 continuous)
+ *           ckpt_lease=1 (a lease ends so that its requeue falls on the
+ *           job's next checkpoint) budget=3 (preemptions per job; 0 no
+ *           limit) max_loss=0.1 (an incumbent that would lose more than
+ *           this share of its interval keeps its GPUs)
  *           est=hist (what a job's bid takes as its run time: hist = the
  *           mean of the est_k=2 most recent run times of the same app,
  *           user and GPU count, capped by the job's time limit, without

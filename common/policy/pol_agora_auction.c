@@ -1,6 +1,6 @@
 /*
- * pol_agora_auction.c - the pass of the "agora" policy after the credit
- * order (pol_agora.c): leases, reservations of earlier winners, one Themis
+ * pol_agora_auction.c - the pass of the "agora" policy after the first
+ * step (pol_agora_prep.c; both called by the entry, pol_agora.c): leases, reservations of earlier winners, one Themis
  * auction per pool (pol_agora_pool.c, on pol_themis.c), leftovers and the
  * wake-up time.  doc/fairness.md describes the mechanism.
  */
@@ -12,44 +12,6 @@
 #include <string.h>
 
 #include "pol_agora_int.h"
-
-/* agora: auctions ----------------------------------------------------- */
-
-int pol_ag_start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,
-		     int64_t now, int64_t lease, double score, const char *why,
-		     pol_actions_t *out)
-{
-	char text[POL_REASON_LEN];
-	const ag_tenant_t *t = (j->tenant >= 0 && j->tenant < a->n_tmap)
-				       ? AG_TEN(a, j->tenant)
-				       : NULL;
-
-	/* what the adapter shows users: why it started and on what terms */
-	if (t)
-		snprintf(text, sizeof(text),
-			 "%s: app %s rho=%.2f credit=%.1f GPU-h, lease %llds",
-			 why, t->name, t->n_jobs ? t->rho_sum / t->n_jobs : 1.0,
-			 t->credit, (long long) lease);
-	else
-		snprintf(text, sizeof(text), "%s", why);
-	if (pol_freemap_take(a->w.fm, al) < 0 ||
-	    pol_actions_add(out, POL_ACT_START, j->id, al, score, text) < 0 ||
-	    pol_lease_grant(a->leases, j->id, pol_alloc_gpus(al), now, lease) <
-		    0)
-		return -1;
-	return 0;
-}
-
-/* Place j on fm; 1 placed, 0 does not fit, -1 error. */
-int pol_ag_try_place(const pol_agora_policy_t *a, const pol_freemap_t *fm,
-		     const pol_job_t *j, pol_alloc_t *al)
-{
-	al->parts = NULL;
-	al->n_parts = 0;
-	if (a->placer->place(a->placer->arg, fm, j, al) == 0)
-		return 1;
-	return errno == ENOSPC ? 0 : -1;
-}
 
 /* Pending index of job id, or -1 (linear: reservations are few). */
 static int pending_index(const pol_snapshot_t *snap, int64_t id)
@@ -82,9 +44,11 @@ static int lease_upkeep(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		const pol_lease_t *l = pol_lease_get(a->leases, j->id);
 
 		if (!l) {
-			if (pol_lease_grant(a->leases, j->id,
-					    pol_ag_job_gpus(j), now,
-					    pol_ag_full_lease(a, now)) < 0)
+			if (pol_lease_grant(
+				    a->leases, j->id, pol_ag_job_gpus(j), now,
+				    pol_ag_lease_len(a, j, j->start, now,
+						     pol_ag_full_lease(a, now))) <
+			    0)
 				goto out;
 		} else if (pol_lease_due(l, now)) {
 			if (pol_actions_add(out, POL_ACT_PREEMPT, j->id, NULL,
@@ -215,13 +179,51 @@ static int64_t pend_len(const pol_agora_policy_t *a, const pol_job_t *j)
 	return pol_ag_job_rest(a, j, j->total_gpus);
 }
 
-/* A one-node job of 2+ GPUs: the kind a fragmented map blocks. */
-static bool drainable(const pol_freemap_t *fm, const pol_job_t *j)
+/* A one-node job of 2+ GPUs: the kind a fragmented map blocks; with
+ * drain=2 also a job of several nodes (a gang, or a job of more GPUs than
+ * a node has, read as whole nodes: drain_shape()). */
+static bool drainable(const pol_agora_policy_t *a, const pol_freemap_t *fm,
+		      const pol_job_t *j)
 {
 	int k = j->nodes > 0 ? j->nodes * j->gpus_per_node : j->total_gpus;
+	int maxg = pol_freemap_max_node_gpus(fm, j->pool);
 
-	return j->nodes <= 1 && k >= 2 &&
-	       k <= pol_freemap_max_node_gpus(fm, j->pool);
+	if (j->nodes > 1 || (j->nodes == 0 && k > maxg))
+		return a->p.drain >= 2 && maxg > 0 &&
+		       (j->nodes == 0 || j->gpus_per_node <= maxg);
+	return k >= 2 && k <= maxg;
+}
+
+/* The nodes a drained job needs (*n) and the GPUs on each (*k). */
+static void drain_shape(const pol_freemap_t *fm, const pol_job_t *j, int *n,
+			int *k)
+{
+	int maxg = pol_freemap_max_node_gpus(fm, j->pool);
+
+	if (j->nodes > 0) {
+		*n = j->nodes;
+		*k = j->gpus_per_node;
+	} else if (maxg > 0 && j->total_gpus > maxg) {
+		*n = (j->total_gpus + maxg - 1) / maxg;
+		*k = maxg;
+	} else {
+		*n = 1;
+		*k = j->total_gpus;
+	}
+}
+
+typedef struct ag_cand {
+	int node;
+	int64_t t;
+} ag_cand_t;
+
+static int cand_cmp(const void *x, const void *y)
+{
+	const ag_cand_t *p = x, *q = y;
+
+	if (p->t != q->t)
+		return p->t < q->t ? -1 : 1;
+	return (p->node > q->node) - (p->node < q->node);
 }
 
 typedef struct ag_rel {
@@ -239,25 +241,32 @@ static int rel_cmp(const void *x, const void *y)
 }
 
 /*
- * EASY for one one-node job j that does not fit: the up node of its pool
- * where it can start soonest if running jobs end when run_end() says
- * (GPUs started in this pass are never released), ties to the lowest index.  *node = -1 if none can ever
- * hold it.  0, or -1/ENOMEM.
+ * EASY for one job j that does not fit (one node, or a gang of N whole
+ * nodes): the N up nodes of its pool where it can start soonest if running
+ * jobs end when run_end() says (GPUs started in this pass are never
+ * released), ties to the lowest index, into nodes[0..*n); *shadow is when
+ * the last of them is ready.  *n = 0 if the pool cannot hold it.  0, or
+ * -1/ENOMEM.
  */
 static int pick_drain(pol_agora_policy_t *a, const pol_snapshot_t *snap,
-		      const pol_job_t *j, int64_t now, int *node,
+		      const pol_job_t *j, int64_t now, int *nodes, int *n_out,
 		      int64_t *shadow)
 {
 	const pol_cluster_t *c = snap->cluster;
-	int k = j->nodes > 0 ? j->gpus_per_node : j->total_gpus;
-	int i, p, n = 0, r = 0;
+	int k, want, i, p, n = 0, r = 0, nc = 0;
 	ag_rel_t *rel;
+	ag_cand_t *cand;
 
-	*node = -1;
+	*n_out = 0;
 	*shadow = 0;
+	drain_shape(a->w.fm, j, &want, &k);
 	for (i = 0; i < snap->n_running; i++)
 		n += snap->running[i].alloc.n_parts;
-	if (!(rel = malloc((size_t) (n ? n : 1) * sizeof(*rel)))) {
+	rel = malloc((size_t) (n ? n : 1) * sizeof(*rel));
+	cand = malloc((size_t) (c->n_nodes ? c->n_nodes : 1) * sizeof(*cand));
+	if (!rel || !cand) {
+		free(rel);
+		free(cand);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -289,27 +298,35 @@ static int pick_drain(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			have += rel[p].gpus;
 			t = rel[p].end;
 		}
-		if (have >= k && (*node < 0 || t < *shadow)) {
-			*node = i;
-			*shadow = t;
-		}
+		if (have >= k)
+			cand[nc++] = (ag_cand_t){ i, t };
+	}
+	if (nc >= want) {
+		qsort(cand, (size_t) nc, sizeof(*cand), cand_cmp);
+		for (i = 0; i < want; i++)
+			nodes[i] = cand[i].node;
+		*n_out = want;
+		*shadow = cand[want - 1].t;
 	}
 	free(rel);
+	free(cand);
 	return 0;
 }
 
 int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			  int64_t now, pol_actions_t *out)
 {
-	int i, k, cgpus, pool, first_act = out->n, dnode = -1;
+	int i, k, cgpus, pool, first_act = out->n, nd = 0;
 	int64_t dshadow = 0;
 	bool dtried = false;
 
-	if (pol_ag_prepare(a, snap, now) < 0 || group_pending(a, snap) < 0 ||
+	if (group_pending(a, snap) < 0 ||
 	    agora_grow((void **) &a->pflag, &a->pflag_cap, snap->n_pending, 1) <
 		    0 ||
 	    agora_grow((void **) &a->rflag, &a->rflag_cap, snap->n_running, 1) <
 		    0 ||
+	    agora_grow((void **) &a->dnodes, &a->dnodes_cap,
+		       snap->cluster->n_nodes, sizeof(*a->dnodes)) < 0 ||
 	    pol_work_sync(&a->w, snap->cluster, snap->n_pending) < 0)
 		return -1;
 	if (snap->n_pending)
@@ -336,9 +353,10 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			return -1;
 	/*
 	 * leftovers, work-conserving, in credit order; the first one-node
-	 * gang that does not fit reserves the node where it can start
-	 * soonest (EASY): later leftovers go there only if they end by then
-	 * (a->tent = the free map without that node)
+	 * gang that does not fit (drain=2: or gang of whole nodes) reserves
+	 * the node(s) where it can start soonest (EASY): later leftovers go
+	 * there only if they end by then (a->tent = the free map without
+	 * those nodes)
 	 */
 	for (i = 0; i < snap->n_pending; i++) {
 		int p = a->keys[i].index, fit;
@@ -348,32 +366,32 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 
 		if (a->pflag[p])
 			continue;
-		if (dnode >= 0 && now + pend_len(a, j) > dshadow)
+		if (nd > 0 && now + pend_len(a, j) > dshadow)
 			m = a->tent;
 		fit = pol_ag_try_place(a, m, j, &al);
 		if (fit < 0)
 			return -1;
 		if (!fit) {
-			if (a->p.drain && dnode < 0 && !dtried &&
-			    drainable(a->w.fm, j)) {
+			if (a->p.drain && nd == 0 && !dtried &&
+			    drainable(a, a->w.fm, j)) {
 				dtried = true;
-				if (pick_drain(a, snap, j, now, &dnode,
+				if (pick_drain(a, snap, j, now, a->dnodes, &nd,
 					       &dshadow) < 0 ||
-				    (dnode >= 0 &&
+				    (nd > 0 &&
 				     pol_freemap_assign(a->tent, a->w.fm) < 0))
 					return -1;
-				if (dnode >= 0)
+				for (k = 0; k < nd; k++)
 					pol_freemap_take_mask(
-						a->tent, dnode,
-						pol_freemap_node(a->tent,
-								 dnode));
+						a->tent, a->dnodes[k],
+						pol_freemap_node(
+							a->tent, a->dnodes[k]));
 			}
 			continue;
 		}
 		fit = pol_ag_start_job(a, j, &al, now,
 				       pol_ag_full_lease(a, now), 0, "leftover",
 				       out);
-		for (k = 0; fit == 0 && dnode >= 0 && k < al.n_parts; k++)
+		for (k = 0; fit == 0 && nd > 0 && k < al.n_parts; k++)
 			pol_freemap_take_mask(a->tent, al.parts[k].node,
 					      al.parts[k].gpus);
 		pol_alloc_free(&al);

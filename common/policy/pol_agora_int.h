@@ -1,9 +1,21 @@
 /*
- * pol_agora_int.h - internals shared by pol_agora.c (construction, the
- * credit order, agora-order, the registry face), pol_agora_auction.c
- * (leases, reservations, leftovers: the pass of "agora") and
- * pol_agora_pool.c (one pool's auction: bids, winners, victims).  Not part
- * of the API: include pol_agora.h instead.
+ * pol_agora_int.h - internals of the agora policies.  Not part of the
+ * API: include pol_agora.h instead.  The files are layers; each calls
+ * only those below it:
+ *
+ *   pol_agora.c          the entry: construction, the API, the registry
+ *                        face, agora-order, and pol_agora_policy_decide(),
+ *                        which runs the steps in order:
+ *   pol_agora_check.c      1. filter: the usable part of the snapshot
+ *   pol_agora_prep.c       2. prepare: charge, credits, app aggregates,
+ *                             contention, the credit order
+ *   pol_agora_auction.c    3. the auction pass of "agora": leases,
+ *                             reservations, the pools, leftovers
+ *   pol_agora_pool.c          one pool's auction: bids, winners, losers
+ *   pol_agora_est.c      service estimates (used by 2 and 3)
+ *   pol_agora_base.c     the bottom: a job's GPUs, limit and lease,
+ *                        placing and starting a job, the app table, the
+ *                        checkpoint cost of a preemption
  */
 #ifndef POL_AGORA_INT_H
 #define POL_AGORA_INT_H
@@ -70,7 +82,8 @@ typedef struct ag_params {
 	pol_pf_solver_t solver;
 	ag_app_model_t app_model;
 	bool align;         /* full leases end on a grid of lease_s */
-	bool drain;         /* leftover pass keeps one EASY reservation */
+	int drain; /* leftover pass keeps one EASY reservation: 0 none, 1 for a
+		    * one-node job, 2 also for a gang of whole nodes */
 	bool small_victims; /* losers in GPU order (fewest first), then credit */
 	ag_est_mode_t est_mode;
 	int est_k;           /* recent samples averaged */
@@ -78,6 +91,14 @@ typedef struct ag_params {
 	bool est_order; /* within an app, shortest estimate first (else FIFO) */
 	bool est_learn; /* learn from the running set (else the caller
 			      * records completions, pol_est_record()) */
+	/* preemption under checkpoints (pol_ckpt.h) */
+	int64_t ckpt_s;  /* interval assumed for a job without one
+			  * (POL_CKPT_UNKNOWN: NEVER) */
+	bool ckpt_lease; /* a lease ends so that its requeue falls on the
+			  * job's next checkpoint */
+	int budget;      /* preemptions per job (0: no limit) */
+	double max_loss; /* an incumbent that would lose more than this
+			  * share of its interval is not offered */
 } ag_params_t;
 
 struct pol_agora_policy {
@@ -119,6 +140,8 @@ struct pol_agora_policy {
 	size_t tpend_cap;
 	unsigned char *pflag, *rflag; /* per pending / running job */
 	size_t pflag_cap, rflag_cap;
+	int *dnodes; /* the leftover pass's reserved nodes */
+	size_t dnodes_cap;
 	ag_resv_t *resv;
 	int n_resv;
 	size_t resv_cap;
@@ -145,13 +168,53 @@ struct pol_agora_policy {
 /* The app of tenant index t of the current pass (t checked by the pass). */
 #define AG_TEN(a, t) (&(a)->app[(a)->tmap[(t)]])
 
+/* pol_agora_base.c ---------------------------------------------------- */
 /* GPUs a job holds (running) or asks for (pending). */
 int pol_ag_job_gpus(const pol_job_t *j);
 /* The job's service estimate: its time limit, or default_limit. */
 int64_t pol_ag_job_limit(const pol_agora_policy_t *a, const pol_job_t *j);
+/* Length of a full lease granted now (aligned to the lease grid). */
+int64_t pol_ag_full_lease(const pol_agora_policy_t *a, int64_t now);
+/* The length of a lease of j (whose run began at start: now for a job
+ * about to start) granted now for a nominal dur: with ckpt_lease it
+ * ends so that the requeue after it (end + grace) falls on j's first
+ * checkpoint at or after now + dur + grace, so a loser loses no work and
+ * no lease is shorter than one interval; at least min_lease. */
+int64_t pol_ag_lease_len(const pol_agora_policy_t *a, const pol_job_t *j,
+			 int64_t start, int64_t now, int64_t dur);
+/* GPU-seconds running job j would lose if it lost its lease now (its
+ * requeue at now + grace). */
+double pol_ag_preempt_cost(const pol_agora_policy_t *a, const pol_job_t *j,
+			   int64_t now);
+/* May running job j lose its GPUs in an auction now: requeueable, within
+ * its preemption budget, its run at least one interval old (so never two
+ * preemptions within one checkpoint interval), and losing at most
+ * max_loss of an interval. */
+bool pol_ag_may_lose(const pol_agora_policy_t *a, const pol_job_t *j,
+		     int64_t now);
+/* Start j on al (taken from a->w.fm) with a lease of lease seconds; the
+ * START action's text tells why and on what terms.  0 or -1. */
+int pol_ag_start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,
+		     int64_t now, int64_t lease, double score, const char *why,
+		     pol_actions_t *out);
+/* Place j on fm; 1 placed, 0 does not fit, -1 error. */
+int pol_ag_try_place(const pol_agora_policy_t *a, const pol_freemap_t *fm,
+		     const pol_job_t *j, pol_alloc_t *al);
+/* Index of the app with key name, or -1. */
+int pol_ag_app_find(const pol_agora_policy_t *a, const char *key);
+/* Index of the app with key name, created (zeroed) if new; -1/ENOMEM. */
+int pol_ag_app_get(pol_agora_policy_t *a, const char *key);
+/* Key of tenant index t: its name, or "t<t>" without one. */
+void pol_ag_tenant_key(const pol_agora_policy_t *a, int t,
+		       char key[POL_CREDIT_NAME_LEN]);
+/* Tenant indices 0..n-1 of this pass to apps by name (a->tmap) and their
+ * distinct apps (a->papp).  0 or -1/ENOMEM. */
+int pol_ag_map_tenants(pol_agora_policy_t *a, int n);
+
+/* pol_agora_est.c ----------------------------------------------------- */
 /* The run time (s, at its size gpus) j is expected to need in all: its
  * limit with est=limit, else its service so far plus the estimate of
- * what remains (pol_agora_est.c, after pol_ag_est_update() this pass). */
+ * what remains (after pol_ag_est_update() this pass). */
 int64_t pol_ag_job_work(const pol_agora_policy_t *a, const pol_job_t *j,
 			int gpus);
 /* The same, less the service j had: what remains (>= 1 s). */
@@ -164,26 +227,8 @@ void pol_ag_est_free(ag_est_t **ep);
  * histories this pass needs.  0 or -1/ENOMEM. */
 int pol_ag_est_update(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		      int64_t now);
-/* Length of a full lease granted now (aligned to the lease grid). */
-int64_t pol_ag_full_lease(const pol_agora_policy_t *a, int64_t now);
-/* Charge, credits, contention, app aggregates, credit order (a->keys). */
-int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
-		   int64_t now);
-/* The "agora" pass after pol_ag_prepare() (pol_agora_auction.c). */
-int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
-			  int64_t now, pol_actions_t *out);
 
-/* pol_agora_auction.c, for the pool auction: */
-/* Start j on al (taken from a->w.fm) with a lease of lease seconds; the
- * START action's text tells why and on what terms.  0 or -1. */
-int pol_ag_start_job(pol_agora_policy_t *a, const pol_job_t *j, pol_alloc_t *al,
-		     int64_t now, int64_t lease, double score, const char *why,
-		     pol_actions_t *out);
-/* Place j on fm; 1 placed, 0 does not fit, -1 error. */
-int pol_ag_try_place(const pol_agora_policy_t *a, const pol_freemap_t *fm,
-		     const pol_job_t *j, pol_alloc_t *al);
-
-/* pol_agora_check.c: */
+/* pol_agora_check.c --------------------------------------------------- */
 /* A time the policy can add and compare without overflow (|t| < 2^53). */
 bool pol_ag_time_ok(int64_t t);
 /* The usable part of snap into use (snap itself when every job is usable,
@@ -192,7 +237,12 @@ bool pol_ag_time_ok(int64_t t);
 int pol_ag_filter_jobs(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		       pol_snapshot_t *use);
 
-/* pol_agora_pool.c: */
+/* pol_agora_prep.c ---------------------------------------------------- */
+/* Charge, credits, contention, app aggregates, credit order (a->keys). */
+int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+		   int64_t now);
+
+/* pol_agora_pool.c ---------------------------------------------------- */
 /* APP_MEAN: every app's sum of job rho as things stand (rho_sum, n_jobs;
  * zeroed for APP_POOL).  0 or -1. */
 int pol_ag_tenant_rho_base(pol_agora_policy_t *a, const pol_snapshot_t *snap,
@@ -202,5 +252,10 @@ int pol_ag_tenant_rho_base(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 int pol_ag_auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			int64_t now, pol_pool_t pool, int cgpus,
 			pol_actions_t *out);
+
+/* pol_agora_auction.c ------------------------------------------------- */
+/* The "agora" pass after pol_ag_prepare(). */
+int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			  int64_t now, pol_actions_t *out);
 
 #endif

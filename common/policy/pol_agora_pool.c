@@ -43,7 +43,8 @@ typedef struct ag_auction {
 	int *sel;            /* worst (1-f): indices into apps */
 	pol_bid_t *bids;     /* one per selected app */
 	pol_bid_opt_t *opts; /* max_opts per selected app */
-	int *loser;          /* running indices, credit asc */
+	int *loser;          /* running indices, in loser_before() order */
+	double *lcost;       /* per loser: GPU-seconds it would lose */
 	unsigned char *lfit; /* per loser: a winner needs its GPUs */
 	int *wait;           /* pending indices of winners without GPUs */
 	double *wkeep;       /* their c_i */
@@ -58,6 +59,7 @@ static void auction_free(ag_auction_t *x)
 	free(x->bids);
 	free(x->opts);
 	free(x->loser);
+	free(x->lcost);
 	free(x->lfit);
 	free(x->wait);
 	free(x->wkeep);
@@ -70,15 +72,17 @@ static bool wants(const pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	return snap->pending[p].pool == pool && !a->pflag[p];
 }
 
-/* rho of one job if it holds gpus for the next lease at slowdown slow. */
-static int job_rho(const pol_agora_policy_t *a, const ag_tenant_t *t,
-		   const pol_job_t *j, int demand, int cgpus, int64_t now,
-		   int gpus, double slow, double *rho)
+/* rho of one job if it holds gpus for the next lease at slowdown slow,
+ * lost GPU-seconds of its service gone (a preemption's cost). */
+static int job_rho_lost(const pol_agora_policy_t *a, const ag_tenant_t *t,
+			const pol_job_t *j, int demand, int cgpus, int64_t now,
+			int gpus, double slow, double lost, double *rho)
 {
+	double done = j->attained > 0 ? (double) j->attained - lost : 0;
 	pol_ftf_app_t app = {
 		.arrival = j->submit,
 		.work = (double) pol_ag_job_work(a, j, demand) * demand,
-		.done = j->attained > 0 ? (double) j->attained : 0,
+		.done = done > 0 ? done : 0,
 		.demand = demand > 0 ? demand : 1,
 		.n_avg = t->app.n_avg >= 1 ? t->app.n_avg : 1,
 	};
@@ -86,6 +90,14 @@ static int job_rho(const pol_agora_policy_t *a, const ag_tenant_t *t,
 	if (app.work <= app.done)
 		app.work = app.done + 1;
 	return pol_ftf_rho(&app, cgpus, now, gpus, slow, a->p.lease_s, rho);
+}
+
+/* rho of one job if it holds gpus for the next lease at slowdown slow. */
+static int job_rho(const pol_agora_policy_t *a, const ag_tenant_t *t,
+		   const pol_job_t *j, int demand, int cgpus, int64_t now,
+		   int gpus, double slow, double *rho)
+{
+	return job_rho_lost(a, t, j, demand, cgpus, now, gpus, slow, 0, rho);
 }
 
 /* APP_MEAN: every tenant's sum of job rho as things stand. */
@@ -151,7 +163,7 @@ static int build_bid(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	ag_tenant_t *tn = &a->app[t];
 	bool mean = a->p.app_model == AG_APP_MEAN;
 	int ig = 0, other, k = 0, i, g;
-	double wslow, rho, lose = 0, gain = 0, r0, r1;
+	double wslow, rho, lose = 0, gain = 0, r0, r1, cost = 0;
 	int n = tn->n_jobs > 0 ? tn->n_jobs : 1;
 
 	b->opts = opts;
@@ -159,25 +171,34 @@ static int build_bid(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	for (i = 0; i < snap->n_running; i++) {
 		const pol_job_t *j = &snap->running[i];
 		int jg;
+		double c;
 
 		if (!(a->rflag[i] & RF_INCUMBENT) || a->tmap[j->tenant] != t)
 			continue;
 		jg = pol_ag_job_gpus(j);
 		ig += jg;
+		/* losing it costs the work since its last checkpoint */
+		c = pol_ag_preempt_cost(a, j, now);
+		cost += c;
 		if (mean) {
-			if (job_rho(a, tn, j, jg, cgpus, now, 0, 1.0, &r0) <
-				    0 ||
+			if (job_rho_lost(a, tn, j, jg, cgpus, now, 0, 1.0, c,
+					 &r0) < 0 ||
 			    job_rho(a, tn, j, jg, cgpus, now, jg, 1.0, &r1) < 0)
 				return -1;
 			lose += r0 - r1;
 		}
 	}
 	other = tn->held - ig;
-	if (mean)
+	if (mean) {
 		b->rho0 = (tn->rho_sum + lose) / n;
-	else if (pol_ftf_rho(&tn->app, cgpus, now, other, 1.0, a->p.lease_s,
-			     &b->rho0) < 0)
-		return -1;
+	} else {
+		pol_ftf_app_t lost = tn->app;
+
+		lost.done = lost.done > cost ? lost.done - cost : 0;
+		if (pol_ftf_rho(&lost, cgpus, now, other, 1.0, a->p.lease_s,
+				&b->rho0) < 0)
+			return -1;
+	}
 	if (pol_freemap_assign(a->tent, a->offer) < 0)
 		return -1;
 	g = ig;
@@ -310,8 +331,9 @@ static int pick_victims(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	return 0;
 }
 
-/* Mark the incumbents of pool: running requeueable jobs whose lease
- * expired.  A non-requeueable one keeps its GPUs on a new lease. */
+/* Mark the incumbents of pool: running jobs whose lease expired and that
+ * may lose it (pol_ag_may_lose()); the others keep their GPUs on a new
+ * lease. */
 static int mark_incumbents(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			   int64_t now, pol_pool_t pool)
 {
@@ -325,9 +347,14 @@ static int mark_incumbents(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		if (j->pool != pool || (a->rflag[i] & RF_LEAVING) ||
 		    !pol_lease_expired(l, now))
 			continue;
-		if (!j->requeueable) {
+		if (!pol_ag_may_lose(a, j, now)) {
+			/* not requeueable, out of its preemption budget, too
+			 * young or mid-interval: it keeps its GPUs (to its
+			 * next checkpoint) */
 			if (pol_lease_settle(a->leases, j->id, true, now,
-					     pol_ag_full_lease(a, now),
+					     pol_ag_lease_len(
+						     a, j, j->start, now,
+						     pol_ag_full_lease(a, now)),
 					     a->p.grace_s) < 0)
 				return -1;
 			continue;
@@ -349,12 +376,13 @@ static int auction_alloc(ag_auction_t *x, const pol_agora_policy_t *a,
 	x->rho = malloc(na * sizeof(double));
 	x->sel = malloc(na * sizeof(int));
 	x->loser = malloc(nr * sizeof(int));
+	x->lcost = malloc(nr * sizeof(double));
 	x->lfit = calloc(nr, 1);
 	x->wait = malloc(np * sizeof(int));
 	x->wkeep = malloc(np * sizeof(double));
 	x->wfit = calloc(np, 1);
-	return x->apps && x->rho && x->sel && x->loser && x->lfit && x->wait &&
-			       x->wkeep && x->wfit
+	return x->apps && x->rho && x->sel && x->loser && x->lcost &&
+			       x->lfit && x->wait && x->wkeep && x->wfit
 		       ? 0
 		       : -1;
 }
@@ -397,7 +425,10 @@ static int keep_incumbents(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		if (tenant >= 0)
 			a->rflag[r] |= RF_KEPT;
 		if (pol_lease_settle(a->leases, snap->running[r].id, true, now,
-				     dur, a->p.grace_s) < 0)
+				     pol_ag_lease_len(a, &snap->running[r],
+						      snap->running[r].start,
+						      now, dur),
+				     a->p.grace_s) < 0)
 			return -1;
 	}
 	return 0;
@@ -458,36 +489,51 @@ static int apply_winner(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	return 0;
 }
 
-/* Losers (incumbents not kept) into x->loser: fewest GPUs first when
- * small_victims, else lowest credit first; ties by job id.  Their count. */
+/* Is loser u to go before loser v?  Least work lost (GPU-seconds since
+ * the last checkpoint) first; then fewest GPUs when small_victims, else
+ * lowest credit; then job id. */
+static bool loser_before(const pol_agora_policy_t *a, const pol_job_t *u,
+			 double cu, const pol_job_t *v, double cv)
+{
+	double ku = AG_TEN(a, u->tenant)->credit,
+	       kv = AG_TEN(a, v->tenant)->credit;
+	int gu = pol_ag_job_gpus(u), gv = pol_ag_job_gpus(v);
+
+	if (cu != cv)
+		return cu < cv;
+	if (a->p.small_victims && gu != gv)
+		return gu < gv;
+	if (ku != kv)
+		return ku < kv;
+	return u->id < v->id;
+}
+
+/* Losers (incumbents not kept) into x->loser in loser_before() order
+ * (their costs in x->lcost).  Their count. */
 static int order_losers(const pol_agora_policy_t *a, const pol_snapshot_t *snap,
-			ag_auction_t *x)
+			ag_auction_t *x, int64_t now)
 {
 	int i, n_lose = 0;
 
 	for (i = 0; i < snap->n_running; i++)
-		if ((a->rflag[i] & RF_INCUMBENT) && !(a->rflag[i] & RF_KEPT))
+		if ((a->rflag[i] & RF_INCUMBENT) && !(a->rflag[i] & RF_KEPT)) {
+			x->lcost[n_lose] =
+				pol_ag_preempt_cost(a, &snap->running[i], now);
 			x->loser[n_lose++] = i;
-	for (i = 1; i < n_lose; i++) { /* insertion sort: credit asc, id */
+		}
+	for (i = 1; i < n_lose; i++) { /* insertion sort */
 		int v = x->loser[i], k = i - 1;
-		const pol_job_t *jv = &snap->running[v];
+		double cv = x->lcost[i];
 
-		while (k >= 0) {
-			const pol_job_t *jk = &snap->running[x->loser[k]];
-			double ck = AG_TEN(a, jk->tenant)->credit,
-			       cv = AG_TEN(a, jv->tenant)->credit;
-			int gk = pol_ag_job_gpus(jk), gv = pol_ag_job_gpus(jv);
-
-			if (a->p.small_victims && gk != gv) {
-				if (gk < gv)
-					break;
-			} else if (ck < cv || (ck == cv && jk->id < jv->id)) {
-				break;
-			}
+		while (k >= 0 &&
+		       !loser_before(a, &snap->running[x->loser[k]],
+				     x->lcost[k], &snap->running[v], cv)) {
 			x->loser[k + 1] = x->loser[k];
+			x->lcost[k + 1] = x->lcost[k];
 			k--;
 		}
 		x->loser[k + 1] = v;
+		x->lcost[k + 1] = cv;
 	}
 	return n_lose;
 }
@@ -530,7 +576,8 @@ static int settle_losers(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		bool lose = x->lfit[i];
 
 		if (pol_lease_settle(a->leases, j->id, !lose, now,
-				     pol_ag_full_lease(a, now),
+				     pol_ag_lease_len(a, j, j->start, now,
+						      pol_ag_full_lease(a, now)),
 				     a->p.grace_s) < 0)
 			return -1;
 		if (!lose || a->p.grace_s > 0)
@@ -601,7 +648,7 @@ int pol_ag_auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 				 out) < 0)
 			goto out;
 	/* losers: lowest credit first, only those whose GPUs winners use */
-	n_lose = order_losers(a, snap, &x);
+	n_lose = order_losers(a, snap, &x, now);
 	if (pick_victims(a, snap, &x, n_wait, n_lose) < 0 ||
 	    hold_waiting(a, snap, &x, n_wait, now, out) < 0 ||
 	    settle_losers(a, snap, &x, n_lose, now, out) < 0)

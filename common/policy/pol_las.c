@@ -19,6 +19,8 @@
  *                     the default is two queues split at one GPU-hour.
  *                     Queue count and thresholds are parameters in
  *                     Tiresias too; these values are our choice.
+ *   budget=2          preemptions of a job without progress
+ *                     (pol_job_preemptible()); 0 = no budget.
  * Tiresias' starvation guard (promote a job that waited longer than
  * STARVE_LIMIT x its last run) is left out on purpose: pol_job_t does not
  * carry when a job was last preempted, and the baseline is meant as plain
@@ -47,11 +49,12 @@ typedef struct las_state {
 static void *las_create(const char *params, const pol_placer_t *placer,
 			agora_err_t *err)
 {
-	static const char *const keys[] = { "thresholds", NULL };
-	double v[1] = { 3600 };
+	static const char *const keys[] = { "thresholds", "budget", NULL };
+	double v[2] = { 3600, POL_PREEMPT_BUDGET_DEFAULT };
 	las_state_t *s;
 
-	if (pol_params_parse("las", params, keys, v, err))
+	if (pol_params_parse("las", params, keys, v, err) ||
+	    pol_budget_check("las", v[1], err))
 		return NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s) {
@@ -59,6 +62,7 @@ static void *las_create(const char *params, const pol_placer_t *placer,
 		return NULL;
 	}
 	s->placer = placer;
+	s->pp.budget = (int) v[1];
 	if (pol_las2d_init(&s->lq, "las", params, v[0], err)) {
 		free(s);
 		return NULL;

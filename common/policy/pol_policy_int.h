@@ -34,8 +34,9 @@ void pol_work_free(pol_work_t *w);
  * victims; wanted pending jobs are placed on the free GPUs plus the
  * victims' GPUs; a victim whose GPUs were not used stays running, the
  * others get PREEMPT; leftover GPUs are filled with the remaining pending
- * jobs in order (work conserving).  Non-requeueable running jobs are
- * never victims.  Actions are appended PREEMPTs first, then STARTs.
+ * jobs in order (work conserving).  Running jobs that may not be
+ * preempted (pol_job_preemptible() under pp->budget, set by the policy;
+ * 0 = no budget) are never victims.  Actions are appended PREEMPTs first, then STARTs.
  * on_run(arg, job, gpus), if set, is called for every job that runs after
  * the pass (kept or started).  0 or -1/errno.
  */
@@ -48,7 +49,12 @@ typedef struct pol_preempt {
 	unsigned char *flag;
 	size_t cand_cap, flag_cap;
 	pol_actions_t starts;
+	int budget; /* preemptions without progress per job; 0 = no limit */
+	long protected_runs; /* running jobs the budget kept from being victims */
 } pol_preempt_t;
+
+/* budget parameter check: an integer in [0, 1000]; 0 or -1/EINVAL */
+int pol_budget_check(const char *policy, double v, agora_err_t *err);
 
 int pol_preempt_pass(pol_preempt_t *pp, const pol_placer_t *placer,
 		     const pol_snapshot_t *snap, pol_iter_f next, void *it,

@@ -5,10 +5,12 @@
  * capacity is spoken for and no GPU is left free.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agora_mem.h"
+#include "pol_ckpt.h"
 #include "pol_policy_int.h"
 
 enum { F_NONE = 0, F_WANT, F_STARTED, F_KEPT };
@@ -71,7 +73,9 @@ int pol_preempt_pass(pol_preempt_t *pp, const pol_placer_t *pl,
 	for (i = 0; i < snap->n_running; i++) {
 		const pol_job_t *r = &snap->running[i];
 
-		if (!r->requeueable) {
+		if (!pol_job_preemptible(r, pp->budget)) {
+			if (r->requeueable)
+				pp->protected_runs++;
 			pp->flag[i] = F_WANT;
 			budget[r->pool & 1] -= pol_alloc_gpus(&r->alloc);
 		}
@@ -82,7 +86,7 @@ int pol_preempt_pass(pol_preempt_t *pp, const pol_placer_t *pl,
 
 		pp->cand[n++] = j;
 		if (pp->flag[s] == F_WANT)
-			continue; /* non-requeueable, counted */
+			continue; /* not preemptible, counted */
 		if (k <= budget[j->pool & 1]) {
 			pp->flag[s] = F_WANT;
 			budget[j->pool & 1] -= k;
@@ -159,6 +163,27 @@ int pol_preempt_pass(pol_preempt_t *pp, const pol_placer_t *pl,
 				       job_gpus(&snap->pending[i], false));
 	}
 	return 0;
+}
+
+int pol_budget_check(const char *policy, double v, agora_err_t *err)
+{
+	if (v >= 0 && v <= 1000 && v == floor(v))
+		return 0;
+	agora_err_set(
+		err, "policy %s: budget: %g is not a whole number in [0, 1000]",
+		policy, v);
+	errno = EINVAL;
+	return -1;
+}
+
+bool pol_job_preemptible(const pol_job_t *j, int budget)
+{
+	if (!j->requeueable)
+		return false;
+	if (j->ckpt_s == POL_CKPT_CONTINUOUS || budget <= 0 ||
+	    j->stale_preempts < budget)
+		return true;
+	return j->last_ckpt >= j->start;
 }
 
 void pol_preempt_free(pol_preempt_t *pp)

@@ -31,10 +31,12 @@ typedef struct srtf_state {
 static void *srtf_create(const char *params, const pol_placer_t *placer,
 			 agora_err_t *err)
 {
-	static const char *const keys[] = { NULL };
+	static const char *const keys[] = { "budget", NULL };
+	double v[1] = { POL_PREEMPT_BUDGET_DEFAULT };
 	srtf_state_t *s;
 
-	if (pol_params_parse("srtf", params, keys, NULL, err))
+	if (pol_params_parse("srtf", params, keys, v, err) ||
+	    pol_budget_check("srtf", v[0], err))
 		return NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s) {
@@ -42,6 +44,7 @@ static void *srtf_create(const char *params, const pol_placer_t *placer,
 		return NULL;
 	}
 	s->placer = placer;
+	s->pp.budget = (int) v[0];
 	return s;
 }
 

@@ -32,6 +32,13 @@
  *   promote=4        the promotion knob; 0 = no promotion.  The paper
  *                    leaves it a knob and the authors' simulator runs
  *                    0.5 to 1000 (dlas-gpu-N); 4 is our choice.
+ *   hold=1           a promoted job stays in queue 0 until its run has
+ *                    saved work (pol_job_t.last_ckpt >= start; with
+ *                    POL_CKPT_NEVER, to its end); 0 = the reference's
+ *                    immediate re-demotion, which livelocks big gangs
+ *                    under a checkpoint model (doc/sim.md).
+ *   budget=2         preemptions of a job without progress
+ *                    (pol_job_preemptible()); 0 = no budget.
  *
  * Per-job bookkeeping lives in the policy (pol_job_t has no history):
  * between two passes the running jobs ran and the waiting jobs waited, as
@@ -44,6 +51,7 @@
 #include <string.h>
 
 #include "pol_baselines.h"
+#include "pol_ckpt.h"
 #include "pol_las2d.h"
 #include "pol_policy_int.h"
 
@@ -54,6 +62,7 @@ typedef struct ti_rec {
 	double pend_s; /* seconds waited since then, after it first ran */
 	int64_t enter; /* when it entered its current queue */
 	int q;
+	bool held; /* promoted, has not saved work since: stays in queue 0 */
 	const pol_job_t *job; /* this pass */
 	bool running;
 } ti_rec_t;
@@ -69,18 +78,26 @@ typedef struct ti_state {
 	int pos;
 	int64_t last;
 	bool seen;
+	bool hold; /* a promoted job stays in queue 0 until it saves work */
 	long promotions;
 } ti_state_t;
 
 static void *ti_create(const char *params, const pol_placer_t *placer,
 		       agora_err_t *err)
 {
-	static const char *const keys[] = { "thresholds", "promote", NULL };
-	double v[2] = { 3600, 4 };
+	static const char *const keys[] = { "thresholds", "promote", "budget",
+					    "hold", NULL };
+	double v[4] = { 3600, 4, POL_PREEMPT_BUDGET_DEFAULT, 1 };
 	ti_state_t *s;
 
-	if (pol_params_parse("tiresias", params, keys, v, err))
+	if (pol_params_parse("tiresias", params, keys, v, err) ||
+	    pol_budget_check("tiresias", v[2], err))
 		return NULL;
+	if (v[3] != 0 && v[3] != 1) {
+		agora_err_set(err, "policy tiresias: hold must be 0 or 1");
+		errno = EINVAL;
+		return NULL;
+	}
 	if (v[1] < 0) {
 		agora_err_set(err, "policy tiresias: promote must be >= 0");
 		errno = EINVAL;
@@ -93,6 +110,8 @@ static void *ti_create(const char *params, const pol_placer_t *placer,
 	}
 	s->placer = placer;
 	s->promote = v[1];
+	s->pp.budget = (int) v[2];
+	s->hold = v[3] != 0;
 	if (pol_las2d_init(&s->lq, "tiresias", params, v[0], err)) {
 		free(s);
 		return NULL;
@@ -176,8 +195,16 @@ static void ti_update(ti_state_t *s, ti_rec_t *r, const pol_job_t *j,
 		r->base = (double) j->attained;
 		r->exec_s = r->pend_s = 0;
 		q = 0;
+		r->held = s->hold && j->ckpt_s != POL_CKPT_CONTINUOUS;
 		s->promotions++;
 	}
+	/* a promoted job is not demoted again before its run has saved
+	 * work: a gang that crosses the threshold in seconds would otherwise
+	 * be demoted, preempted and promoted again before every checkpoint */
+	if (r->held && running && j->last_ckpt >= j->start)
+		r->held = false;
+	if (r->held)
+		q = 0;
 	if (o && q != r->q)
 		r->enter = s->lq.now;
 	r->q = q;

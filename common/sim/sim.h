@@ -57,7 +57,10 @@
  *                max_k (r_k - s + sum_{j: r_j >= r_k} g_j d_j / C) )
  *    (r submit, d duration, g GPUs: the fluid finish time of the app's
  *    jobs alone on C GPUs); rho_app = T_sh / T_id.  Reported: max, mean
- *    and Jain's index over apps (max_rho_app, jain_rho_app).
+ *    and Jain's index over apps (max_rho_app, jain_rho_app), the 99th
+ *    percentile (nearest rank, p99_rho_app) and the max over apps that
+ *    ask for at least 10 GPU-hours (sum of GPUs x duration of their jobs,
+ *    max_rho_app_10gpuh: one 3-minute job does not set it).
  *  - utilization = busy GPU-seconds / (GPUs x window), over the makespan
  *    [first submit, last finish] and over the arrival window [first
  *    submit, last submit]; both are reported, named.
@@ -129,6 +132,8 @@ typedef struct sim_limits {
 } sim_limits_t;
 
 enum { SIM_CKPT_CONTINUOUS = -1, SIM_CKPT_NONE = 0 };
+/* the fixed part of the automatic livelock guard (sim_params_t) */
+#define SIM_LIVELOCK_AUTO_BASE ((int64_t) 7 * 86400)
 
 typedef enum sim_limit_kill {
 	SIM_KILL_FAIL = 0,
@@ -153,6 +158,11 @@ typedef struct sim_params {
 	sim_progress_f progress;
 	void *progress_arg;
 	const pol_placer_t *frag_placer; /* head-fit test; NULL = stock */
+	/* the livelock guard: a run in which no job completes for this many
+	 * seconds of simulated time while jobs pend fails (-1/EDEADLK, err
+	 * "livelock: ...").  0 = auto (SIM_LIVELOCK_AUTO: 7 days + 2 x the
+	 * longest job at its slowest placement); < 0 = off */
+	int64_t livelock_s;
 } sim_params_t;
 
 void sim_params_default(sim_params_t *p);
@@ -186,6 +196,9 @@ typedef struct sim_result {
 	 * the runs of jobs that failed at their limit; all / inside the
 	 * arrival window */
 	double lost_gpu_s, lost_gpu_s_arrival;
+	/* of those, the work since the last checkpoint that preemptions
+	 * threw away (rework after them is in rework_gpu_s) */
+	double preempt_lost_gpu_s;
 	int64_t kills; /* runs killed at their limit */
 	int failed;    /* jobs that ended killed (SIM_KILL_FAIL) */
 	double *util;  /* per bin, fraction busy */
@@ -197,7 +210,9 @@ typedef struct sim_result {
 /*
  * Replay jobs[0..n) (any order; ties in submit broken by index) on
  * cluster under policy.  Returns 0, or -1 with errno (EINVAL: bad input,
- * EPROTO: invariant violation or a policy that stalls, ENOMEM) and err.
+ * EPROTO: invariant violation or a policy that stalls, EDEADLK: livelock,
+ * no job completed for params.livelock_s while jobs pended; ENOMEM) and
+ * err.
  */
 int sim_run(const pol_cluster_t *cluster, const sim_job_t *jobs, int n,
 	    pol_policy_t *policy, const sim_params_t *params, sim_result_t *res,
@@ -216,7 +231,15 @@ typedef struct sim_summary {
 	int failed;              /* jobs that ended killed */
 	double max_rho_stretch, mean_rho_stretch, jain_rho_stretch;
 	double max_rho_app, mean_rho_app, jain_rho_app;
+	double p99_rho_app;        /* nearest rank over apps */
+	double max_rho_app_10gpuh; /* over apps of >= SIM_APP_BIG_GPUH */
+	double max_rho_tenant;     /* max rho with apps = tenants */
 	int64_t preemptions;
+	/* (work since the last checkpoint lost at preemptions + restart
+	 * rework) / preemptions, GPU-hours (0 without preemptions);
+	 * preemptions per simulated job, and the most any job had */
+	double gpuh_lost_per_preemption, preemptions_per_job;
+	int max_preemptions;
 	double fragmentation;
 	/* mean over finished jobs of their worst locality level (pol_level_t
 	 * 0 nvlink .. 5 cluster, sim_job_out_t.level); _multi: over the
@@ -227,7 +250,11 @@ typedef struct sim_summary {
 	int *tenant_jobs;
 	int n_apps;
 	double *app_rho; /* rho per app (NaN: no finished job) */
+	double *app_gpuh; /* GPU-hours per app (requested GPUs x duration) */
 } sim_summary_t;
+
+/* apps of at least this many GPU-hours set max_rho_app_10gpuh */
+#define SIM_APP_BIG_GPUH 10.0
 
 /* Percentile p in [0,1] of v[0..n) by nearest rank; sorts v. */
 double sim_percentile(double *v, int n, double p);

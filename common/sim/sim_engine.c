@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pol_ckpt.h"
 #include "sim_int.h"
 
 uint64_t sim_rand(uint64_t *s)
@@ -119,8 +120,13 @@ static void make_pending(sim_t *s, int id, pol_job_t *pj, uint64_t *rng)
 	pj->submit = in->submit;
 	pj->dataset = in->dataset;
 	pj->requeueable = true;
+	/* what the policy may know of checkpoints: the model's interval */
+	pj->ckpt_s = s->p->ckpt_s > 0 ? s->p->ckpt_s
+		     : s->p->ckpt_s == SIM_CKPT_CONTINUOUS ? POL_CKPT_CONTINUOUS
+							  : POL_CKPT_NEVER;
 	pj->state = POL_JOB_PENDING;
 	pj->remaining = in->duration;
+	pj->last_ckpt = -1;
 	pj->time_limit = sim_limit_draw(&s->p->limits, in, s->partmax, rng);
 	o->limit = pj->time_limit;
 	s->sj[id].submit = in->submit;
@@ -253,6 +259,7 @@ static void refresh(sim_t *s, pol_snapshot_t *snap)
 		s->run[i].attained = (int64_t) s->sj[id].attained;
 		s->run[i].remaining = (int64_t) ceil(s->sj[id].work +
 						     s->sj[id].overhead);
+		s->run[i].last_ckpt = s->sj[id].save_t;
 	}
 	for (i = 0; i < s->pend_n; i++) {
 		pol_job_t *pj = &s->pend_base[s->pend_off + i];
@@ -298,18 +305,52 @@ static int apply(sim_t *s, const pol_actions_t *acts)
 	return 0;
 }
 
+static void livelock(sim_t *s, int64_t quiet, int done, int live)
+{
+	agora_err_set(
+		s->err,
+		"livelock: policy %s: no job completed for %.1f days of simulated time, from t=%lld to t=%lld, while %d jobs pended and %d ran, %d of %d jobs done, %lld preemptions (guard: %.1f days)",
+		pol_policy_name(s->pol), (double) (s->now - quiet) / 86400.0,
+		(long long) quiet, (long long) s->now, s->pend_n, s->run_n,
+		done, live, (long long) s->res->preemptions,
+		(double) s->livelock_s / 86400.0);
+	errno = EDEADLK;
+}
+
+/* params.livelock_s resolved: 0 = 7 days + 2 x the longest job at its
+ * slowest placement */
+static int64_t resolve_livelock(const sim_params_t *p, const sim_job_t *jobs,
+				int n)
+{
+	double lo = p->slowdown[0], hi = p->slowdown[0], longest = 0;
+	int i;
+
+	if (p->livelock_s)
+		return p->livelock_s;
+	for (i = 1; i < POL_N_LEVELS; i++) {
+		lo = p->slowdown[i] < lo ? p->slowdown[i] : lo;
+		hi = p->slowdown[i] > hi ? p->slowdown[i] : hi;
+	}
+	for (i = 0; i < n; i++)
+		if ((double) jobs[i].duration > longest)
+			longest = (double) jobs[i].duration;
+	return SIM_LIVELOCK_AUTO_BASE +
+	       (int64_t) (2 * longest * (lo > 0 ? hi / lo : 1));
+}
+
 static int sim_loop(sim_t *s)
 {
 	pol_actions_t acts = { 0 };
 	uint64_t rng = s->p->seed;
-	int64_t wake = 0, next_prog = s->p->progress_every;
-	int ai = 0, done = 0, rc = -1, i, live = 0;
+	int64_t wake = 0, next_prog = s->p->progress_every, quiet;
+	int ai = 0, done = 0, rc = -1, i, live = 0, done_before;
 	sim_result_t *r = s->res;
 
 	for (i = 0; i < s->n; i++)
 		if (s->sj[i].state != S_SKIPPED)
 			live++;
 	s->now = r->t0;
+	quiet = r->t0;
 	while (done < live) {
 		int64_t t = next_event(s, &ai, wake);
 		pol_snapshot_t snap;
@@ -325,8 +366,15 @@ static int sim_loop(sim_t *s)
 			goto nomem;
 		s->now = t;
 		r->events++;
+		done_before = done;
 		if (completions(s, &done) || arrivals(s, &ai, &rng))
 			goto out;
+		if (done > done_before || !s->pend_n)
+			quiet = t; /* progress, or nothing waits */
+		else if (s->livelock_s > 0 && t - quiet > s->livelock_s) {
+			livelock(s, quiet, done, live);
+			goto out;
+		}
 		if (wake && wake <= t)
 			wake = 0;
 		if (done == live)
@@ -457,6 +505,7 @@ int sim_run(const pol_cluster_t *cluster, const sim_job_t *jobs, int n,
 	}
 	memset(&s, 0, sizeof(s));
 	s.partmax = resolve_partmax(&params->limits, jobs, n);
+	s.livelock_s = resolve_livelock(params, jobs, n);
 	s.in = jobs;
 	s.p = params;
 	s.pol = policy;

@@ -23,6 +23,8 @@ typedef struct sjob {
 	int64_t finish;            /* heap time: completion or kill */
 	int64_t natural;           /* completion time at the current rate */
 	int64_t run_start, ckpt_t; /* ckpt_t: last checkpoint, -1 none */
+	int64_t save_t; /* when this run last saved work (-1: not yet) */
+	int stale;      /* preemptions since the job last saved work */
 	double prog_start;     /* when this run's overhead ended (INFINITY) */
 	int64_t submit, limit; /* queue submit time and limit (resubmits) */
 	double att_win;        /* GPU-seconds held inside the arrival window */
@@ -64,6 +66,7 @@ typedef struct sim {
 	agora_err_t *err;
 	int64_t now;
 	int64_t partmax; /* the resolved SIM_LIMITS_PARTMAX limit */
+	int64_t livelock_s; /* the resolved guard (<= 0: off) */
 } sim_t;
 
 /* sim_state.c */

@@ -47,12 +47,30 @@ int sim_summarize(const sim_result_t *res, const sim_job_t *jobs, int n,
 	return sim_summarize_apps(res, jobs, n, n_tenants, NULL, 0, s);
 }
 
-static void over_apps(sim_summary_t *s)
+/* GPU-hours each app asks for (requested GPUs x duration, all its jobs) */
+static void app_gpu_hours(const sim_job_t *jobs, int n, const int *app,
+			  int n_apps, double *gpuh)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const sim_job_t *j = &jobs[i];
+		int a = app ? app[i] : j->tenant;
+		int g = j->nodes > 0 ? j->nodes * j->gpn : j->gpus;
+
+		if (a >= 0 && a < n_apps)
+			gpuh[a] += (double) g * (double) j->duration / 3600.0;
+	}
+}
+
+/* max, mean, Jain, p99 over apps, and the max over apps of at least
+ * SIM_APP_BIG_GPUH GPU-hours; v: scratch of n_apps doubles */
+static void over_apps(sim_summary_t *s, double *v)
 {
 	double sx = 0, sxx = 0;
 	int a, na = 0;
 
-	s->max_rho_app = NAN;
+	s->max_rho_app = s->max_rho_app_10gpuh = NAN;
 	for (a = 0; a < s->n_apps; a++) {
 		double r = s->app_rho[a];
 
@@ -60,12 +78,36 @@ static void over_apps(sim_summary_t *s)
 			continue;
 		if (!na || r > s->max_rho_app)
 			s->max_rho_app = r;
+		if (s->app_gpuh[a] >= SIM_APP_BIG_GPUH &&
+		    (isnan(s->max_rho_app_10gpuh) || r > s->max_rho_app_10gpuh))
+			s->max_rho_app_10gpuh = r;
 		sx += r;
 		sxx += r * r;
-		na++;
+		v[na++] = r;
 	}
 	s->mean_rho_app = na ? sx / na : NAN;
 	s->jain_rho_app = na && sxx > 0 ? sx * sx / (na * sxx) : NAN;
+	s->p99_rho_app = na ? sim_percentile(v, na, 0.99) : NAN;
+}
+
+/* the max rho over tenants (apps = tenants) when the apps are others */
+static int tenant_rho(const sim_result_t *res, const sim_job_t *jobs, int n,
+		      int n_tenants, sim_summary_t *s)
+{
+	double *r = malloc((size_t) n_tenants * sizeof(*r));
+	int t;
+
+	if (!r || sim_app_rho(res, jobs, n, NULL, n_tenants, r, NULL)) {
+		free(r);
+		return -1;
+	}
+	s->max_rho_tenant = NAN;
+	for (t = 0; t < n_tenants; t++)
+		if (!isnan(r[t]) &&
+		    (isnan(s->max_rho_tenant) || r[t] > s->max_rho_tenant))
+			s->max_rho_tenant = r[t];
+	free(r);
+	return 0;
 }
 
 int sim_summarize_apps(const sim_result_t *res, const sim_job_t *jobs, int n,
@@ -90,19 +132,19 @@ int sim_summarize_apps(const sim_result_t *res, const sim_job_t *jobs, int n,
 	s->tenant_jobs = calloc((size_t) n_tenants, sizeof(*s->tenant_jobs));
 	s->app_rho = calloc((size_t) (n_apps > 0 ? n_apps : 1),
 			    sizeof(*s->app_rho));
+	s->app_gpuh = calloc((size_t) (n_apps > 0 ? n_apps : 1),
+			     sizeof(*s->app_gpuh));
 	if (!jct || !q || !rsum || !s->tenant_stretch || !s->tenant_jobs ||
-	    !s->app_rho ||
-	    sim_app_rho(res, jobs, n, app, n_apps, s->app_rho, NULL)) {
-		free(jct);
-		free(q);
-		free(rsum);
-		sim_summary_free(s);
-		errno = ENOMEM;
-		return -1;
-	}
+	    !s->app_rho || !s->app_gpuh ||
+	    sim_app_rho(res, jobs, n, app, n_apps, s->app_rho, NULL))
+		goto nomem;
 	s->n_tenants = n_tenants;
 	s->n_apps = n_apps;
-	over_apps(s);
+	app_gpu_hours(jobs, n, app, n_apps, s->app_gpuh);
+	over_apps(s, jct); /* jct: scratch, filled below */
+	s->max_rho_tenant = s->max_rho_app;
+	if (app && tenant_rho(res, jobs, n, n_tenants, s))
+		goto nomem;
 	for (i = 0; i < n; i++) {
 		const sim_job_out_t *o = &res->jobs[i];
 
@@ -145,6 +187,18 @@ int sim_summarize_apps(const sim_result_t *res, const sim_job_t *jobs, int n,
 	win = s->makespan_s * res->total_gpus;
 	s->fragmentation = win > 0 ? res->frag_gpu_s / win : 0;
 	s->preemptions = res->preemptions;
+	s->gpuh_lost_per_preemption =
+		res->preemptions ? (res->preempt_lost_gpu_s + res->rework_gpu_s) /
+					   3600.0 / (double) res->preemptions
+				 : 0;
+	s->preemptions_per_job =
+		res->n - res->skipped > 0
+			? (double) res->preemptions / (res->n - res->skipped)
+			: 0;
+	s->max_preemptions = 0;
+	for (i = 0; i < res->n; i++)
+		if (res->jobs[i].preemptions > s->max_preemptions)
+			s->max_preemptions = res->jobs[i].preemptions;
 	s->mean_locality_level = m ? lvl / m : NAN;
 	s->mean_locality_level_multi = n_multi ? lvl_multi / n_multi : NAN;
 	s->max_rho_stretch = NAN;
@@ -169,6 +223,13 @@ int sim_summarize_apps(const sim_result_t *res, const sim_job_t *jobs, int n,
 	free(q);
 	free(rsum);
 	return 0;
+nomem:
+	free(jct);
+	free(q);
+	free(rsum);
+	sim_summary_free(s);
+	errno = ENOMEM;
+	return -1;
 }
 
 void sim_summary_free(sim_summary_t *s)
@@ -178,5 +239,6 @@ void sim_summary_free(sim_summary_t *s)
 	free(s->tenant_stretch);
 	free(s->tenant_jobs);
 	free(s->app_rho);
+	free(s->app_gpuh);
 	memset(s, 0, sizeof(*s));
 }

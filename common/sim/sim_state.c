@@ -253,8 +253,10 @@ void sim_update_work(sim_t *s, int id)
 
 			consume(s, id, j->rate * (double) (tc - j->t_upd),
 				(double) j->t_upd);
-			if (j->overhead == 0)
+			if (j->overhead == 0) {
 				j->saved = j->work;
+				j->save_t = tc;
+			}
 			j->ckpt_t = tc;
 			consume(s, id, j->rate * (double) (s->now - tc),
 				(double) tc);
@@ -262,8 +264,10 @@ void sim_update_work(sim_t *s, int id)
 			consume(s, id, j->rate * (double) dt,
 				(double) j->t_upd);
 		}
-		if (c == SIM_CKPT_CONTINUOUS && j->overhead == 0)
+		if (c == SIM_CKPT_CONTINUOUS && j->overhead == 0) {
 			j->saved = j->work;
+			j->save_t = s->now;
+		}
 	}
 	j->t_upd = s->now;
 }
@@ -448,6 +452,7 @@ int sim_act_start(sim_t *s, const pol_action_t *a)
 	j->t_upd = s->now;
 	j->run_start = s->now;
 	j->ckpt_t = -1;
+	j->save_t = -1;
 	/* Slurm's launch on every start, then a restart's reload */
 	j->overhead = (double) s->p->launch_s +
 		      (j->preempted ? (double) s->p->restart_s + j->carry : 0);
@@ -509,6 +514,9 @@ int sim_act_preempt(sim_t *s, const pol_action_t *a)
 {
 	int64_t id = a->job_id;
 	pol_job_t pj;
+	double lost0 = s->res->lost_gpu_s;
+	int rc;
+	sjob_t *j;
 
 	if (id < 0 || id >= s->n || s->sj[id].state != S_RUNNING)
 		return sim_fail(s, EPROTO,
@@ -519,7 +527,17 @@ int sim_act_preempt(sim_t *s, const pol_action_t *a)
 				id);
 	s->res->jobs[s->order[id]].preemptions++;
 	s->res->preemptions++;
-	return requeue(s, (int) id, &pj);
+	pj.preemptions++;
+	sim_update_work(s, (int) id);
+	/* the budget's count (pol_job_preemptible()): this preemption is the
+	 * first since the job saved work if this run saved some */
+	j = &s->sj[id];
+	j->stale = j->save_t >= j->run_start ? 1 : j->stale + 1;
+	pj.stale_preempts = j->stale;
+	pj.last_ckpt = -1;
+	rc = requeue(s, (int) id, &pj);
+	s->res->preempt_lost_gpu_s += s->res->lost_gpu_s - lost0;
+	return rc;
 }
 
 /*

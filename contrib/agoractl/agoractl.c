@@ -34,6 +34,7 @@
 #include "agora_config.h"
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
 
 #include "agora_view.h"
@@ -203,6 +204,32 @@ static void fmt_time(int64_t t, char *buf, size_t size)
  * some of it: read the file where slurmctld keeps it.  Returns 1 if *full
  * holds the full view, 0 if not (why: a notice printed).
  */
+/*
+ * Slurm 23.02 and later (no SlurmctldPlugstack): the view file itself,
+ * readable where StateSaveLocation is (the controller's host, as root or
+ * SlurmUser); 1 if it was read, else 0 after one message.
+ */
+static int __attribute__((unused))
+load_view_file(const slurm_conf_t *conf, pairs_t *out)
+{
+	agora_err_t err = { { 0 } };
+	agora_view_t v;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/agora_view.json",
+		 conf->state_save_location ? conf->state_save_location : ".");
+	if (agora_view_load(path, &v, NULL, &err)) {
+		fprintf(stderr,
+			"agoractl: Slurm %d.%d has no SlurmctldPlugstack; Agora's view is the file %s, not readable here: %s\n",
+			SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+			SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER), path, err.text);
+		return -1;
+	}
+	agora_view_render(&v, NULL, fmt_time, pairs_add, out);
+	agora_view_free(&v);
+	return 1;
+}
+
 static int read_full_view(const slurm_conf_t *conf, pairs_t *full)
 {
 	agora_err_t err = { { 0 } };
@@ -335,6 +362,7 @@ int main(int argc, char **argv)
 		slurm_fini();
 		return 1;
 	}
+#if AGORA_HAVE_CTLD_PLUGSTACK
 	if (conf->slurmctld_plugstack_conf) {
 		it = slurm_list_iterator_create(conf->slurmctld_plugstack_conf);
 		while ((pp = slurm_list_next(it))) {
@@ -348,8 +376,17 @@ int main(int argc, char **argv)
 		}
 		slurm_list_iterator_destroy(it);
 	}
-	if (!found) {
-		fprintf(stderr,
+#else
+	/* 23.02 removed SlurmctldPlugstack: the view file is the source */
+	(void) it;
+	(void) kit;
+	(void) pp;
+	(void) kp;
+	found = load_view_file(conf, &rpc);
+#endif
+	if (found <= 0) {
+		if (!found)
+			fprintf(stderr,
 			"agoractl: slurmctld publishes no Agora view: add SlurmctldPlugstack=slurmctld/agora to slurm.conf\n");
 		slurm_free_ctl_conf(conf);
 		slurm_fini();

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 #include <slurm/slurmdb.h>
 
 #include "agora_conf.h"

@@ -14,7 +14,7 @@
  *                                    rewrites the catalog
  *
  * agorad's state file defaults to $AGORAD_STATE, else
- * /run/agorad/agorad.json; the catalog to agora.conf's FedCatalog (the
+ * /var/lib/agorad/agorad.json; the catalog to agora.conf's FedCatalog (the
  * agora.conf beside SLURM_CONF).  Jobs are read with the public libslurm
  * API (squeue --federation's call); a job names its dataset in its
  * comment ("dataset=NAME"), or reads its account's default (the catalog's
@@ -30,6 +30,7 @@
 
 #include <json-c/json.h>
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
 
 #include "agora_conf.h"
@@ -54,7 +55,7 @@ static const char *state_path(const char *opt)
 {
 	const char *e = getenv("AGORAD_STATE");
 
-	return opt ? opt : (e && *e ? e : "/run/agorad/agorad.json");
+	return opt ? opt : (e && *e ? e : "/var/lib/agorad/agorad.json");
 }
 
 /* agorad's last round: clusters.  Returns the count, -1 on error. */

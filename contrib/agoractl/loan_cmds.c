@@ -12,7 +12,7 @@
  *
  * The loans come from agorad's loan state file, beside its -s file
  * (X.json -> X.loans.json): --state names the -s file, default
- * $AGORAD_STATE, else /run/agorad/agorad.json, as agoractl fed.
+ * $AGORAD_STATE, else /var/lib/agorad/agorad.json, as agoractl fed.
  */
 #include <errno.h>
 #include <math.h>
@@ -36,7 +36,7 @@ bool agoractl_loan_command(const char *cmd)
 static char *loan_path(const char *opt)
 {
 	const char *e = getenv("AGORAD_STATE");
-	const char *s = opt ? opt : (e && *e ? e : "/run/agorad/agorad.json");
+	const char *s = opt ? opt : (e && *e ? e : "/var/lib/agorad/agorad.json");
 	size_t n = strlen(s);
 	char *p = malloc(n + sizeof(".loans.json"));
 

@@ -14,8 +14,12 @@
  * any hold older than FedAuctionTimeout.  agorad keeps no state a crash
  * could lose: each round starts from what Slurm shows.
  *
- * Signals: SIGTERM/SIGINT stop after the current round; SIGHUP reopens
- * the log file and re-reads agora.conf.
+ * Signals: SIGTERM/SIGINT stop after the current round and take every
+ * lent node out of the training partitions (ad_loan_return); SIGHUP
+ * reopens the log file and re-reads agora.conf.  An invalid agora.conf at
+ * start is not an exit (a crash loop under Restart=on-failure) but the
+ * return-only mode: nothing is held, lent or renewed, so slurmctld's loan
+ * lease brings every lent node home, until agora.conf reads again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -33,11 +38,19 @@
 #include "agora_config.h"
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 
 #include "agorad.h"
 #include "agorad_loan.h"
 #include "agorad_relaunch.h"
 
+/* Where the systemd unit keeps agorad's state (StateDirectory=): the
+ * default of -s when it exists. */
+#define AD_STATE_DIR "/var/lib/agorad"
+/* return-only mode: agora.conf read again this often */
+#define AD_RETRY_CONF_S 30
+
+static char def_state[] = AD_STATE_DIR "/agorad.json";
 static volatile sig_atomic_t got_hup = 0;
 static volatile int stop_flag = 0;
 
@@ -58,7 +71,8 @@ static int usage(FILE *f)
 		"  -L FILE      log file [stderr]; SIGHUP reopens it\n"
 		"  -P FILE      pid file [none]\n"
 		"  -s FILE      state written after each round, read by agoractl fed\n"
-		"               [StateSaveLocation-independent; none]\n"
+		"               [" AD_STATE_DIR
+		"/agorad.json if that directory exists]\n"
 		"  -v           more verbose (repeat: verbose, debug)\n"
 		"  --once       run one round and exit (0: ran, 1: failed)\n"
 		"Runs as SlurmUser or root; the federation is the one of SLURM_CONF's\n"
@@ -66,44 +80,38 @@ static int usage(FILE *f)
 	return f == stderr ? 2 : 0;
 }
 
-/* The pid file: refuse to start if a live agorad holds it. */
+/* The pid file, locked for agorad's life (flock): a second agorad with
+ * the same pid file refuses to start, whatever the file says. */
+static int pid_fd = -1;
+
 static int pidfile_write(const char *path)
 {
-	char buf[32], comm[64] = "", proc[64];
-	FILE *f;
-	long pid = 0;
+	char buf[32];
 	int fd, n;
 
-	if ((f = fopen(path, "r"))) {
-		if (fscanf(f, "%ld", &pid) != 1)
-			pid = 0;
-		fclose(f);
-	}
-	if (pid > 0 && pid != getpid() && !kill((pid_t) pid, 0)) {
-		snprintf(proc, sizeof(proc), "/proc/%ld/comm", pid);
-		if ((f = fopen(proc, "r"))) {
-			if (!fgets(comm, sizeof(comm), f))
-				comm[0] = '\0';
-			fclose(f);
-		}
-		if (!strncmp(comm, "agorad", 6)) {
-			ad_error("%s: agorad already runs (pid %ld)", path,
-				 pid);
-			return -1;
-		}
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
-		ad_error("%s: cannot write the pid file: %s", path,
+		ad_error("%s: cannot open the pid file: %s", path,
 			 strerror(errno));
 		return -1;
 	}
-	n = snprintf(buf, sizeof(buf), "%ld\n", (long) getpid());
-	if (write(fd, buf, n) != n) {
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		n = (int) read(fd, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		ad_error("%s: agorad already runs (pid %s holds the lock)",
+			 path, buf[0] ? buf : "?");
 		close(fd);
 		return -1;
 	}
-	close(fd);
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long) getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n) {
+		ad_error("%s: cannot write the pid file: %s", path,
+			 strerror(errno));
+		close(fd);
+		return -1;
+	}
+	pid_fd = fd;
 	return 0;
 }
 
@@ -183,8 +191,8 @@ int main(int argc, char **argv)
 	char *conf_path = NULL, *log_path = NULL, *pid_path = NULL,
 	     *state_path = NULL;
 	int opt, level = AD_LOG_INFO, rc = 0;
-	bool once = false, idle_logged = false;
-	double next_fed = 0;
+	bool once = false, idle_logged = false, return_only = false;
+	double next_fed = 0, next_conf = 0;
 	agora_conf_t conf;
 	ad_stats_t st = { 0 };
 	struct sigaction sa;
@@ -236,8 +244,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	agora_conf_defaults(&conf);
-	if (conf_load(conf_path, &conf, true))
-		return 1;
+	if (!state_path && !access(AD_STATE_DIR, W_OK))
+		state_path = def_state;
+	if (conf_load(conf_path, &conf, true)) {
+		if (once)
+			return 1;
+		/* not exit(1): under Restart=on-failure that is a crash loop
+		 * that never renews nor returns a loan */
+		return_only = true;
+		ad_error(
+			"%s is invalid: return-only mode: agorad holds no job, lends nothing and renews no loan, so slurmctld returns every loan within LoanLeaseTimeout; %s is read again every %d s and on SIGHUP",
+			conf_path, conf_path, AD_RETRY_CONF_S);
+	}
 	if (pid_path && pidfile_write(pid_path))
 		return 1;
 
@@ -256,6 +274,22 @@ int main(int argc, char **argv)
 		double t0 = now_s(), left;
 		int n;
 
+		if (return_only) {
+			if (got_hup || t0 >= next_conf) {
+				got_hup = 0;
+				ad_log_reopen();
+				next_conf = t0 + AD_RETRY_CONF_S;
+				if (!conf_load(conf_path, &conf, true)) {
+					return_only = false;
+					ad_info("%s is valid again: return-only mode ends",
+						conf_path);
+				}
+			}
+			if (return_only) {
+				usleep(200000);
+				continue;
+			}
+		}
 		if (got_hup) {
 			got_hup = 0;
 			ad_log_reopen();
@@ -292,14 +326,19 @@ int main(int argc, char **argv)
 			left = wait_left(&conf, next_fed);
 		}
 	}
+	/* a stop returns the loans: no new borrower lands on them */
+	if (!once && !return_only && conf.loaning && ad_loan_return(&conf))
+		rc = 1;
 	ad_info("agorad stopping after %llu rounds: %llu jobs pinned, %llu pins failed",
 		(unsigned long long) st.rounds, (unsigned long long) st.pinned,
 		(unsigned long long) st.failed);
 	ad_round_fini();
 	ad_loan_fini();
 	slurm_fini();
-	if (pid_path)
+	if (pid_path && pid_fd >= 0) {
 		unlink(pid_path);
+		close(pid_fd);
+	}
 	agora_conf_free(&conf);
 	return rc;
 }

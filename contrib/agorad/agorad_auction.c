@@ -5,22 +5,29 @@
  *   3. the auction's inputs and outputs: the catalog with one site per
  *      cluster, each team's credit over the federation, and the decision
  *      text written into the AdminComment of each job
- *   4. pins, the child of one origin: Clusters=<winner> with the decision
- *      in the AdminComment, then the release, then the AdminComment again
- *      (Slurm forwards updates to the active sibling copy, which now
- *      exists), so the SystemComment that site_factor/agora copies from it
- *      is shown on every cluster
+ *   4. pins, the child of one origin: Clusters=<winner> with the hold
+ *      mark "pinned to <winner>" (the decision inside), then the release,
+ *      then the decision as the AdminComment (Slurm forwards updates to
+ *      the active sibling copy, which now exists), so the SystemComment
+ *      that site_factor/agora copies from it is shown on every cluster.
+ *      The steps and what each crash order leaves: pol_fed_hold.h; a job
+ *      an earlier round left half done is re-read and finished here.
  *
  * The credit exchange: usage_text[c] carries every app's usage on the
  * other clusters to cluster c with its first will-run request (step 2).
  */
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include "agora_compat_pub.h"
 
 #include "agora_fed_marks.h"
 #include "agora_file.h"
@@ -35,36 +42,140 @@ static int update(job_desc_msg_t *d)
 	return rc ? slurm_get_errno() : 0;
 }
 
+static volatile sig_atomic_t pins_stop = 0;
+
+static void pins_on_term(int sig)
+{
+	(void) sig;
+	pins_stop = 1;
+}
+
+/* Fault injection for tests/integration/test_fed.sh: with
+ * AGORAD_TEST_REFUSE_RELEASE=1 every release is answered as refused
+ * (ESLURM_ACCESS_DENIED) without being sent, as a slurmctld that refuses
+ * it would. */
+static bool refuse_release(void)
+{
+	const char *e = getenv("AGORAD_TEST_REFUSE_RELEASE");
+
+	return e && !strcmp(e, "1");
+}
+
+/* Re-read job j at its origin (the pins child's cluster) before the steps
+ * an earlier round left: what is left to do now, the winner and the
+ * decision from its mark (*text: the AdminComment, malloc'ed). */
+static pol_fed_hold_act_t reread(const ad_job_t *j, pol_fed_mark_t *m,
+				 char **text)
+{
+	job_info_msg_t *jm = NULL;
+	pol_fed_hold_act_t act = POL_FED_HOLD_NONE;
+
+	*text = NULL;
+	memset(m, 0, sizeof(*m));
+	if (slurm_load_job(&jm, j->job_id, SHOW_ALL | SHOW_LOCAL) || !jm)
+		return POL_FED_HOLD_NONE;
+	for (uint32_t k = 0; k < jm->record_count; k++) {
+		const slurm_job_info_t *ji = &jm->job_array[k];
+		pol_fed_hold_obs_t o = hold_obs(ji);
+
+		if (ji->job_id != j->job_id || !ji->admin_comment)
+			continue;
+		*text = strdup(ji->admin_comment);
+		if (!*text)
+			break;
+		pol_fed_mark_parse(*text, m);
+		act = pol_fed_hold_next(&o, m);
+		break;
+	}
+	slurm_free_job_info_msg(jm);
+	return act;
+}
+
+/* The steps of act for job j (winner: the cluster's name; text: the
+ * decision, the AdminComment once released); *m gets the last step tried and its rc. */
+static void pin_steps(const ad_job_t *j, pol_fed_hold_act_t act,
+		      const char *winner, const char *text, ad_pin_msg_t *m)
+{
+	pol_fed_step_t steps[3];
+	int n = pol_fed_hold_steps(act, steps);
+	char *mark = NULL;
+	job_desc_msg_t d;
+
+	for (int k = 0; k < n; k++) {
+		slurm_init_job_desc_msg(&d);
+		d.job_id = j->job_id;
+		m->step = steps[k];
+		switch (steps[k]) {
+		case POL_FED_STEP_PIN:
+			/* 1: pinned while held (no sibling copy is submitted);
+			 * the hold mark stays until the release lands */
+			mark = pol_fed_mark_pinned(winner, time(NULL),
+						   j->hold_since, text);
+			if (!mark) {
+				m->rc = ENOMEM;
+				return;
+			}
+			d.clusters = (char *) winner;
+			d.admin_comment = mark;
+			break;
+		case POL_FED_STEP_RELEASE:
+			/* 2: the origin submits to the winner only */
+			d.priority = INFINITE;
+			break;
+		case POL_FED_STEP_FINISH:
+			/* 3: the decision, forwarded to the winner's copy */
+			d.admin_comment = (char *) text;
+			break;
+		}
+		if (steps[k] == POL_FED_STEP_RELEASE && refuse_release())
+			m->rc = ESLURM_ACCESS_DENIED;
+		else
+			m->rc = update(&d);
+		free(mark);
+		mark = NULL;
+		if (m->rc)
+			return;
+	}
+}
+
 void pins_child(int c, int fd)
 {
-	for (int i = 0; i < n_jobs; i++) {
+	struct sigaction sa;
+
+	/* SIGTERM (agorad stopping, or the child limit): finish the job in
+	 * hand, then stop (SA_RESTART: the update in flight goes on) */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = pins_on_term;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGTERM, &sa, NULL);
+	for (int i = 0; i < n_jobs && !pins_stop; i++) {
 		ad_pin_msg_t m = { .idx = (uint32_t) i };
-		job_desc_msg_t d;
 		int w = winner_cluster[i];
 
-		if (w < 0 || strcmp(jobs[i].origin, clusters[c].name))
+		if (strcmp(jobs[i].origin, clusters[c].name))
 			continue;
-		/* 1: pin while held (no sibling copy is submitted) */
-		slurm_init_job_desc_msg(&d);
-		d.job_id = jobs[i].job_id;
-		d.clusters = clusters[w].name;
-		d.admin_comment = decision[i];
-		m.step = 1;
-		if (!(m.rc = update(&d))) {
-			/* 2: release: the origin submits to the winner only */
-			slurm_init_job_desc_msg(&d);
-			d.job_id = jobs[i].job_id;
-			d.priority = INFINITE;
-			m.step = 2;
-			if (!(m.rc = update(&d)) && w != c) {
-				/* 3: the decision again, now forwarded to the
-				 * winner's copy */
-				slurm_init_job_desc_msg(&d);
-				d.job_id = jobs[i].job_id;
-				d.admin_comment = decision[i];
-				m.step = 3;
-				m.rc = update(&d);
-			}
+		if (jobs[i].act == POL_FED_HOLD_AUCTION) {
+			if (w < 0)
+				continue;
+			pin_steps(&jobs[i], POL_FED_HOLD_AUCTION,
+				  clusters[w].name, decision[i], &m);
+		} else if (jobs[i].act != POL_FED_HOLD_NONE) {
+			/* an earlier round's pin: level-triggered, what the
+			 * job shows now decides */
+			pol_fed_mark_t mk;
+			char *text;
+			pol_fed_hold_act_t act = reread(&jobs[i], &mk, &text);
+
+			if (act == POL_FED_HOLD_RELEASE ||
+			    act == POL_FED_HOLD_FINISH)
+				pin_steps(&jobs[i], act, mk.cluster,
+					  mk.decision[0] ? mk.decision
+							 : AGORA_FED_WON
+						  "decided in an earlier round",
+					  &m);
+			free(text);
+		} else {
+			continue;
 		}
 		(void) write_all(fd, &m, sizeof(m));
 	}

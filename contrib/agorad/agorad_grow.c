@@ -27,6 +27,12 @@
  * Slurm then starts it on that range's minimum.  No other grow starts
  * while a grown job has not restarted, so two grows never count the same
  * idle nodes.
+ *
+ * What a grow promises is written on the job, not only in agorad's state
+ * file: its AdminComment (pol_loan_lease.h) "Agora elastic v1: range
+ * MIN-MAX; grow A->B at T[, restarted on N]", written before the requeue;
+ * follow() derives each round's step from that mark and Slurm's view alone
+ * (pol_grow_follow), so an agorad started with no state finishes it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,12 +41,14 @@
 
 #include <json-c/json.h>
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
 
 #include "agorad.h"
 #include "agorad_loan.h"
 #include "agorad_relaunch.h"
 #include "pol_loan.h"
+#include "pol_loan_lease.h"
 
 #define GR_MAX     256 /* grown jobs followed */
 #define GR_HISTORY 32  /* grows kept for agoractl loans */
@@ -126,7 +134,7 @@ static bool node_idle(const node_info_t *n)
 static int idle_train_nodes(const agora_conf_t *conf)
 {
 	node_info_msg_t *nm = NULL;
-	hostlist_t hl = NULL;
+	agora_hostlist_t hl = NULL;
 	int n = 0;
 
 	if (ln_loan_partitions(conf, NULL, &hl))
@@ -168,57 +176,95 @@ static bool waits_for_nodes(const slurm_job_info_t *j)
 	}
 }
 
-/* Follow the jobs grown earlier: set the range of those pending after the
- * requeue, note those running again, restore the range of those that ran
- * and pend again.  Returns the grown jobs that have not restarted. */
+/* Write a grown job's mark (AdminComment).  0 or -1 (logged). */
+static int put_mark(uint32_t id, const pol_elastic_mark_t *m)
+{
+	char text[160];
+
+	if (pol_elastic_mark_format(m, text, sizeof(text)))
+		return -1;
+	return ln_set_admin_comment(id, text);
+}
+
+static gr_job_t gr_of_mark(uint32_t id, const pol_elastic_mark_t *m)
+{
+	return (gr_job_t){ .id = id,
+			   .from = m->from,
+			   .to = m->to,
+			   .time = m->time,
+			   .restarted = m->started > 0,
+			   .started = m->started,
+			   .min = m->min,
+			   .max = m->max };
+}
+
+/*
+ * Follow the grown jobs from their own marks (AdminComment "Agora elastic
+ * v1: range MIN-MAX; grow A->B at T[, restarted on N]"), so that an agorad
+ * started with no state (a wiped StateDirectory, another host) finishes
+ * what an earlier one began; the decision is the core's rule
+ * (pol_grow_follow).  Returns the grown jobs that have not restarted.
+ */
 static int follow(const agora_conf_t *conf, const job_info_msg_t *jm,
 		  int64_t now, int wait)
 {
+	int64_t give_up = wait + 5 * (int64_t) conf->loan_interval_s + 60;
 	int waiting = 0;
 
-	for (int i = 0; i < n_gmap; i++) {
-		gr_job_t *g = &gmap[i];
-		const slurm_job_info_t *j = NULL;
-		uint32_t st;
+	n_gmap = 0;
+	for (uint32_t k = 0; k < jm->record_count; k++) {
+		const slurm_job_info_t *j = &jm->job_array[k];
+		uint32_t st = j->job_state & JOB_STATE_BASE;
+		pol_grow_obs_t o = { .pending = st == JOB_PENDING,
+				     .running = st == JOB_RUNNING ||
+						st == JOB_SUSPENDED,
+				     .num_nodes = (int) j->num_nodes,
+				     .max_nodes = (int) j->max_nodes };
+		pol_elastic_mark_t m;
+		gr_job_t g;
 
-		for (uint32_t k = 0; k < jm->record_count && !j; k++)
-			if (jm->job_array[k].job_id == g->id)
-				j = &jm->job_array[k];
-		st = j ? j->job_state & JOB_STATE_BASE : JOB_COMPLETE;
-		if (!j || (st != JOB_PENDING && st != JOB_RUNNING &&
-			   st != JOB_SUSPENDED)) {
-			gmap_drop(i--); /* ended or gone */
+		if (pol_elastic_mark_parse(j->admin_comment, &m) || !m.grown ||
+		    (!o.pending && !o.running))
 			continue;
-		}
-		if (st != JOB_PENDING) {
-			if (!g->restarted) {
-				g->restarted = true;
-				g->started = (int) j->num_nodes;
-				ad_info("loan: grow: job %u runs again on %d node(s) (was %d)",
-					g->id, g->started, g->from);
-				ghist_put(g);
+		g = gr_of_mark(j->job_id, &m);
+		switch (pol_grow_follow(&m, &o, now, give_up)) {
+		case POL_GROW_SET_SIZE:
+			if (!set_range(g.id, g.to, g.to))
+				g.ranged = true;
+			waiting++;
+			break;
+		case POL_GROW_RESTARTED:
+			m.started = o.num_nodes;
+			if (put_mark(g.id, &m))
+				break;
+			g = gr_of_mark(j->job_id, &m);
+			ad_info("loan: grow: job %u runs again on %d node(s) (was %d)",
+				g.id, g.started, g.from);
+			break;
+		case POL_GROW_RESTORE:
+			if (m.started)
+				ad_info("loan: grow: job %u pends again after its grow; back to its range %d-%d",
+					g.id, g.min, g.max);
+			else
+				ad_info("loan: grow: job %u has not restarted on %d-%d node(s) after %lld s; back to its range %d-%d",
+					g.id, g.from, g.to,
+					(long long) (now - g.time), g.min,
+					g.max);
+			if (!set_range(g.id, g.min, g.max)) {
+				m.grown = false;
+				m.started = 0;
+				(void) put_mark(g.id, &m);
 			}
+			ghist_put(&g);
 			continue;
+		case POL_GROW_NONE:
+			g.ranged = true;
+			waiting += o.pending && !m.started;
+			break;
 		}
-		if (g->restarted) {
-			/* requeued again since (a reclaim): its own range */
-			if (!set_range(g->id, g->min, g->max))
-				gmap_drop(i--);
-			continue;
-		}
-		/* not restarted long after its credential wait: the nodes went
-		 * elsewhere; back to its own range */
-		if (now - g->time > wait + 5 * conf->loan_interval_s + 60) {
-			ad_info("loan: grow: job %u has not restarted on %d-%d node(s) after %lld s; back to its range %d-%d",
-				g->id, g->from, g->to,
-				(long long) (now - g->time), g->min, g->max);
-			if (!set_range(g->id, g->min, g->max))
-				gmap_drop(i--);
-			continue;
-		}
-		waiting++;
-		if (!g->ranged && !set_range(g->id, g->to, g->to))
-			g->ranged = true;
+		ghist_put(&g);
+		if (n_gmap < GR_MAX)
+			gmap[n_gmap++] = g;
 	}
 	return waiting;
 }
@@ -265,7 +311,10 @@ static bool can_grow(const agora_conf_t *conf, const slurm_job_info_t *j)
 	       j->requeue && ln_elastic_comment(j->comment) >= 0 &&
 	       agora_conf_loan_partition(conf, j->partition, false) &&
 	       j->num_nodes >= 1 &&
-	       ln_elastic_max(j->job_id) > (int) j->num_nodes;
+	       ln_elastic_max(j->job_id) > (int) j->num_nodes &&
+	       (!j->admin_comment || !*j->admin_comment ||
+		!strncmp(j->admin_comment, POL_ELASTIC_PREFIX,
+			 strlen(POL_ELASTIC_PREFIX)));
 }
 
 static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
@@ -320,6 +369,7 @@ static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
 	}
 	for (int i = 0; i < n; i++) {
 		const slurm_job_info_t *j = cand[i];
+		pol_elastic_mark_t mk;
 		gr_job_t g;
 
 		if (!extra[i])
@@ -346,8 +396,22 @@ static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
 			g.id, g.from, g.to, gj[i].left_s,
 			gj[i].resize_s - conf->loan_grow_min_gain_s, g.gain_s,
 			exact ? "exact" : "greedy", idle);
-		if (ln_requeue(g.id))
+		/* the mark first: a crash before the requeue leaves a running
+		 * job with a grow mark, which the next round reads as
+		 * restarted (and restores at its next pending) */
+		mk = (pol_elastic_mark_t){ .min = g.min,
+					   .max = g.max,
+					   .grown = true,
+					   .from = g.from,
+					   .to = g.to,
+					   .time = g.time };
+		if (put_mark(g.id, &mk))
 			continue;
+		if (ln_requeue(g.id)) {
+			mk.grown = false;
+			(void) put_mark(g.id, &mk);
+			continue;
+		}
 		/* grown before and run since: this grow replaces it */
 		for (int k = 0; k < n_gmap; k++)
 			if (gmap[k].id == g.id)

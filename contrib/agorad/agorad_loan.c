@@ -20,6 +20,11 @@
  * node, which the next round either finishes taking back (requeue) when
  * inference needs it, or lends again.  agorad keeps no loan state of its
  * own: only the reclaim history, for agoractl loans.
+ *
+ * The Comment is the core's versioned mark with a heartbeat (pol_loan_lease.h)
+ * that every round renews (renew_marks); slurmctld's site_factor/agora
+ * returns a node whose heartbeat is older than LoanLeaseTimeout, so a loan
+ * ends even when agorad never comes back.
  */
 #include <math.h>
 #include <stdio.h>
@@ -27,9 +32,11 @@
 #include <string.h>
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 
 #include "agorad.h"
 #include "agorad_loan.h"
+#include "agorad_relaunch.h"
 #include "pol_loan.h"
 
 #define LN_DEMAND_RING 4096
@@ -37,7 +44,9 @@
 static double last_round = -1e18;
 static ln_reclaim_t hist[LN_MAX_HISTORY];
 static int n_hist = 0;
-static bool hist_loaded = false, demand_failed = false;
+static bool hist_loaded = false, demand_failed = false, lease_checked = false;
+static double last_good = -1;
+static int64_t last_good_t = 0;
 static struct {
 	int64_t t;
 	double d;
@@ -113,7 +122,7 @@ static void classify(ln_snap_t *s)
 static char *shrunk_list(const ln_snap_t *s, const ln_job_t *lj,
 			 const bool *victim_node)
 {
-	hostlist_t all, keep;
+	agora_hostlist_t all, keep;
 	char *h, *out = NULL;
 	int dropped = 0;
 
@@ -425,25 +434,20 @@ static int reclaim_lent(const agora_conf_t *conf, ln_snap_t *s, int need,
 	return out.returned;
 }
 
-/* Lend up to k home nodes: idle ones (no inference job), from the end. */
+/* Lend up to k home nodes: idle ones (no inference job), whose Comment
+ * is empty or Agora's, from the end.  Their marks are written by
+ * renew_marks(). */
 static int lend_nodes(ln_snap_t *s, int k, int64_t now, bool *lend)
 {
-	char text[128];
 	int n = 0;
 
-	snprintf(text, sizeof(text), LN_COMMENT_PREFIX "lent since %lld",
-		 (long long) now);
 	for (int i = s->n_nodes - 1; i >= 0 && n < k; i--) {
 		ln_node_t *nd = &s->nodes[i];
 
-		if (nd->state != LN_HOME || !nd->up || nd->other_jobs)
-			continue;
-		/* the Comment first: a crash before the partition update
-		 * leaves a returning node without borrowers, cleared next */
-		if (ln_set_comment(nd->name, text))
+		if (nd->state != LN_HOME || !nd->up || nd->other_jobs ||
+		    !nd->free_comment)
 			continue;
 		nd->since = now;
-		nd->commented = true;
 		nd->state = LN_LENT;
 		lend[i] = true;
 		n++;
@@ -451,6 +455,38 @@ static int lend_nodes(ln_snap_t *s, int k, int64_t now, bool *lend)
 	if (n)
 		ad_info("loan: lent %d node(s) to training", n);
 	return n;
+}
+
+/* Every node that stays or becomes lent carries a fresh v1 mark before
+ * the partition update (the mark first: a crash before the update leaves
+ * a returning node without borrowers, cleared next round); the heartbeat
+ * is renewed once a quarter of LoanLeaseTimeout has passed, so slurmctld
+ * returns the loan by itself if agorad stops.  A node whose mark cannot
+ * be written is not lent. */
+static void renew_marks(const agora_conf_t *conf, ln_snap_t *s, bool *lend,
+			int64_t now)
+{
+	int renewed = 0;
+
+	for (int i = 0; i < s->n_nodes; i++) {
+		ln_node_t *nd = &s->nodes[i];
+
+		if (!lend[i] ||
+		    !pol_loan_lease_renew_due(&nd->mark, nd->commented, now,
+					      conf->loan_lease_timeout_s))
+			continue;
+		if (ln_set_lent_mark(nd, now)) {
+			if (!nd->in_train) {
+				lend[i] = false;
+				nd->state = nd->n_borrowers ? LN_RETURNING
+							    : LN_HOME;
+			}
+			continue;
+		}
+		renewed++;
+	}
+	if (renewed)
+		ad_debug("loan: %d loan mark(s) written or renewed", renewed);
 }
 
 /* Returning nodes: finish (requeue) as many as inference needs, lend the
@@ -513,6 +549,7 @@ static int loan_round(const agora_conf_t *conf, ln_snap_t *s, double d,
 				     victim_node);
 	else if (home > hold)
 		lend_nodes(s, home - hold, now, lend);
+	renew_marks(conf, s, lend, now);
 	for (int i = 0; i < s->n_nodes; i++)
 		changed |= lend[i] != s->nodes[i].in_train;
 	/* out of the training partitions first: no new job lands there */
@@ -520,6 +557,23 @@ static int loan_round(const agora_conf_t *conf, ln_snap_t *s, double d,
 		return want;
 	free_victim_nodes(s, victim_node);
 	return want;
+}
+
+/* The lease is enforced by site_factor/agora inside slurmctld: say once
+ * when the controller does not run it. */
+static void lease_check(const agora_conf_t *conf)
+{
+	const slurm_conf_t *c;
+
+	if (lease_checked || !conf->loan_lease_timeout_s ||
+	    !(c = ad_ctl_conf()))
+		return;
+	lease_checked = true;
+	if (!c->site_factor_plugin ||
+	    strcmp(c->site_factor_plugin, "site_factor/agora"))
+		ad_error(
+			"loan: PrioritySiteFactorPlugin is %s, not site_factor/agora: LoanLeaseTimeout is not enforced, and lent nodes stay lent while agorad is down",
+			c->site_factor_plugin ? c->site_factor_plugin : "none");
 }
 
 int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now)
@@ -542,7 +596,17 @@ int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now)
 		free(path);
 		return -1;
 	}
+	lease_check(conf);
 	d = ln_demand(conf, &s);
+	/* one failed read (a file mid-rewrite, a slow command) keeps the
+	 * last good value for LoanDemandGrace, then fails safe */
+	if (d < 0 && last_good_t > 0 &&
+	    (int64_t) now - last_good_t <= conf->loan_demand_grace_s)
+		ad_info("loan: no demand this round: the last good value (%.2f nodes, %lld s old) stands for LoanDemandGrace=%d s",
+			last_good, (long long) ((int64_t) now - last_good_t),
+			conf->loan_demand_grace_s);
+	d = pol_loan_demand_safe(d, &last_good, &last_good_t, (int64_t) now,
+				 conf->loan_demand_grace_s);
 	if (d < 0 && !demand_failed)
 		ad_error(
 			"loan: no demand: every inference node goes back to inference until the source answers");
@@ -560,9 +624,34 @@ int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now)
 	return 0;
 }
 
+int ad_loan_return(const agora_conf_t *conf)
+{
+	ln_snap_t s;
+	bool *lend;
+	int n = 0, rc;
+
+	if (!conf->loaning || ln_snapshot(conf, &s))
+		return -1;
+	lend = calloc((size_t) s.n_nodes + 1, sizeof(*lend));
+	if (!lend) {
+		ln_snap_free(&s);
+		return -1;
+	}
+	for (int i = 0; i < s.n_nodes; i++)
+		n += s.nodes[i].in_train;
+	rc = n ? ln_set_train_nodes(conf, &s, lend) : 0;
+	if (n)
+		ad_info("loan: stopping: %d lent node(s) out of the training partitions; their borrowers run on until the next agorad lends them again or LoanLeaseTimeout=%d s ends the loan",
+			n, conf->loan_lease_timeout_s);
+	free(lend);
+	ln_snap_free(&s);
+	return rc;
+}
+
 void ad_loan_fini(void)
 {
 	ad_grow_fini();
 	n_hist = 0;
 	hist_loaded = false;
+	lease_checked = false;
 }

@@ -9,9 +9,12 @@
  * agorad_grow.c        elastic jobs grow onto idle training nodes
  *
  * The loan is Slurm's state, not agorad's: an inference node is on loan
- * while it is in a training partition's node list, and its Comment names
- * the loan ("Agora loan: ...") so that a slurmctld restart, which resets
- * partition node lists to slurm.conf, leaves a trace agorad reconciles.
+ * while it is in a training partition's node list, and its Comment is a
+ * versioned mark with a heartbeat ("Agora loan v1: lent since T,
+ * heartbeat T", pol_loan_lease.h) that agorad renews every round, so that
+ * a slurmctld restart leaves a trace agorad reconciles, and so that
+ * slurmctld (site_factor/agora) returns the node by itself once agorad
+ * stops renewing it for LoanLeaseTimeout.
  */
 #ifndef AGORAD_LOAN_H
 #define AGORAD_LOAN_H
@@ -22,8 +25,10 @@
 
 #include <json-c/json.h>
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 
 #include "agora_conf.h"
+#include "pol_loan_lease.h"
 
 /* ---- what agorad.c calls ---- */
 
@@ -33,6 +38,10 @@
 int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now);
 /* Seconds until the next loan round is due (0: now). */
 double ad_loan_due_in(const agora_conf_t *conf, double now);
+/* agorad stops (SIGTERM): every lent node leaves the training partitions
+ * (no new borrower lands there); borrowers keep running on their marks'
+ * lease.  0, or -1 (logged). */
+int ad_loan_return(const agora_conf_t *conf);
 void ad_loan_fini(void);
 
 /* The loan state file beside agorad's state file: X.json -> X.loans.json,
@@ -41,10 +50,9 @@ char *ad_loan_path(const char *state_path);
 
 /* ---- shared by agorad_loan.c and agorad_loan_slurm.c ---- */
 
-#define LN_NAME           64
-#define LN_COMMENT_PREFIX "Agora loan: "
-#define LN_MAX_HISTORY    64
-#define LN_CANCELLED      (-2.0)
+#define LN_NAME        64
+#define LN_MAX_HISTORY 64
+#define LN_CANCELLED   (-2.0)
 
 typedef enum {
 	LN_HOME = 0,  /* serves inference: not in training, no borrower */
@@ -54,9 +62,11 @@ typedef enum {
 
 typedef struct {
 	char name[LN_NAME];
-	bool up;         /* not down, drained or failing */
-	bool in_train;   /* in a training partition's node list now */
-	bool commented;  /* its Comment names a loan */
+	bool up;           /* not down, drained or failing */
+	bool in_train;     /* in a training partition's node list now */
+	bool commented;    /* its Comment is a loan mark (pol_loan_lease.h) */
+	bool free_comment; /* Comment empty or Agora's: may be lent */
+	pol_loan_lease_mark_t mark; /* the mark, when commented */
 	bool other_jobs; /* runs jobs that are not training's (inference) */
 	bool pinned;     /* runs a training job that cannot be requeued */
 	int64_t since;   /* loan start, from the Comment (0 unknown) */
@@ -108,8 +118,8 @@ typedef struct {
 /* The nodes of the inference partitions (*inf; inf may be NULL) and of the
  * training partitions (*train, loans included), as Slurm has them now;
  * the caller destroys the lists.  Returns 0 or -1 (logged). */
-int ln_loan_partitions(const agora_conf_t *conf, hostlist_t *inf,
-		       hostlist_t *train);
+int ln_loan_partitions(const agora_conf_t *conf, agora_hostlist_t *inf,
+		       agora_hostlist_t *train);
 int ln_snapshot(const agora_conf_t *conf, ln_snap_t *s);
 void ln_snap_free(ln_snap_t *s);
 /* Put exactly the nodes with lend[i] of s into every training partition
@@ -118,6 +128,8 @@ int ln_set_train_nodes(const agora_conf_t *conf, const ln_snap_t *s,
 		       const bool *lend);
 /* Set (text non-NULL) or clear a node's loan Comment. */
 int ln_set_comment(const char *node, const char *text);
+/* Write a node's v1 loan mark: lent since `since`, heartbeat now. */
+int ln_set_lent_mark(ln_node_t *n, int64_t now);
 /* Requeue one job (Slurm's own requeue: SIGTERM, KillWait, requeued). */
 int ln_requeue(uint32_t job_id);
 /* When agorad last requeued the job (epoch s), 0 if it has not (since
@@ -135,6 +147,10 @@ int ln_elastic_comment(const char *comment);
  * unknown. */
 void ln_elastic_note(uint32_t job_id, int min_nodes, int max_nodes);
 int ln_elastic_min(uint32_t job_id);
+/* The range from the job's own mark: replaces what was noted. */
+void ln_elastic_set(uint32_t job_id, int min_nodes, int max_nodes);
+/* Write a job's AdminComment (the elastic mark).  0 or -1 (logged). */
+int ln_set_admin_comment(uint32_t job_id, const char *text);
 /* Its maximum, 0 when unknown. */
 int ln_elastic_max(uint32_t job_id);
 /* The inference demand in nodes; -1 when the source fails (logged). */

@@ -19,6 +19,7 @@
 
 #include <json-c/json.h>
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
 
 #include "agora_file.h"
@@ -40,8 +41,8 @@ static int node_index(const ln_snap_t *s, const char *name)
 
 /* The inference partitions' nodes into s->nodes; *train gets the nodes of
  * the training partitions. */
-int ln_loan_partitions(const agora_conf_t *conf, hostlist_t *inf,
-		       hostlist_t *train)
+int ln_loan_partitions(const agora_conf_t *conf, agora_hostlist_t *inf,
+		       agora_hostlist_t *train)
 {
 	partition_info_msg_t *pm = NULL;
 
@@ -71,9 +72,9 @@ int ln_loan_partitions(const agora_conf_t *conf, hostlist_t *inf,
 }
 
 static int snap_partitions(const agora_conf_t *conf, ln_snap_t *s,
-			   hostlist_t *train)
+			   agora_hostlist_t *train)
 {
-	hostlist_t inf;
+	agora_hostlist_t inf;
 	char *h;
 
 	if (ln_loan_partitions(conf, &inf, train))
@@ -107,7 +108,6 @@ static int snap_nodes(ln_snap_t *s)
 		node_info_t *ni = &nm->node_array[i];
 		uint32_t base = ni->node_state & NODE_STATE_BASE;
 		int k = ni->name ? node_index(s, ni->name) : -1;
-		long since = 0;
 
 		if (k < 0)
 			continue;
@@ -116,12 +116,12 @@ static int snap_nodes(ln_snap_t *s)
 				 base != NODE_STATE_UNKNOWN &&
 				 !(ni->node_state &
 				   (NODE_STATE_DRAIN | NODE_STATE_FAIL));
-		if (ni->comment && !strncmp(ni->comment, LN_COMMENT_PREFIX,
-					    strlen(LN_COMMENT_PREFIX))) {
+		s->nodes[k].free_comment = pol_loan_lease_comment_free(
+			ni->comment);
+		if (!pol_loan_lease_mark_parse(ni->comment,
+					       &s->nodes[k].mark)) {
 			s->nodes[k].commented = true;
-			if (sscanf(ni->comment + strlen(LN_COMMENT_PREFIX),
-				   "lent since %ld", &since) == 1)
-				s->nodes[k].since = since;
+			s->nodes[k].since = s->nodes[k].mark.since;
 		}
 	}
 	slurm_free_node_info_msg(nm);
@@ -144,7 +144,7 @@ static int snap_running(const agora_conf_t *conf, ln_snap_t *s,
 			const slurm_job_info_t *j)
 {
 	bool train = agora_conf_loan_partition(conf, j->partition, false);
-	hostlist_t hl = slurm_hostlist_create(j->nodes);
+	agora_hostlist_t hl = slurm_hostlist_create(j->nodes);
 	ln_job_t *lj = &s->jobs[s->n_jobs];
 	char *h;
 
@@ -189,10 +189,44 @@ static int snap_running(const agora_conf_t *conf, ln_snap_t *s,
 	return 0;
 }
 
+/* A pending inference job that could run now: not held, waiting only
+ * for nodes or for jobs ahead of it (no dependency, begin time, limit). */
+static bool could_run(const slurm_job_info_t *j)
+{
+	if (j->priority == 0)
+		return false;
+	return j->state_reason == WAIT_NO_REASON ||
+	       j->state_reason == WAIT_PRIORITY ||
+	       j->state_reason == WAIT_RESOURCES;
+}
+
+/* An elastic job's submitted range: from its AdminComment mark, which
+ * any agorad reads (pol_loan_lease.h), else as first seen pending, then
+ * written into the mark (when the AdminComment is free). */
+static void elastic_range(const slurm_job_info_t *j, bool pending)
+{
+	pol_elastic_mark_t m;
+	char text[160];
+
+	if (!pol_elastic_mark_parse(j->admin_comment, &m)) {
+		ln_elastic_set(j->job_id, m.min, m.max);
+		return;
+	}
+	if (!pending)
+		return;
+	ln_elastic_note(j->job_id, (int) j->num_nodes, (int) j->max_nodes);
+	m = (pol_elastic_mark_t){ .min = ln_elastic_min(j->job_id),
+				  .max = ln_elastic_max(j->job_id) };
+	if ((!j->admin_comment || !*j->admin_comment) &&
+	    !pol_elastic_mark_format(&m, text, sizeof(text)))
+		(void) ln_set_admin_comment(j->job_id, text);
+}
+
 static int snap_jobs(const agora_conf_t *conf, ln_snap_t *s)
 {
 	job_info_msg_t *jm = NULL;
-	int rc = 0;
+	pol_loan_demand_job_t *dj = NULL;
+	int rc = 0, n_dj = 0;
 
 	if (slurm_load_jobs((time_t) 0, &jm, SHOW_ALL)) {
 		ad_error("loan: cannot read the jobs: %s",
@@ -200,7 +234,9 @@ static int snap_jobs(const agora_conf_t *conf, ln_snap_t *s)
 		return -1;
 	}
 	s->jobs = calloc(jm->record_count + 1, sizeof(*s->jobs));
-	if (!s->jobs) {
+	dj = calloc(jm->record_count + 1, sizeof(*dj));
+	if (!s->jobs || !dj) {
+		free(dj);
 		slurm_free_job_info_msg(jm);
 		return -1;
 	}
@@ -210,23 +246,29 @@ static int snap_jobs(const agora_conf_t *conf, ln_snap_t *s)
 		bool run = st == JOB_RUNNING || st == JOB_SUSPENDED ||
 			   (j->job_state & JOB_COMPLETING);
 
-		if (st == JOB_PENDING && ln_elastic_comment(j->comment) >= 0 &&
+		if (ln_elastic_comment(j->comment) >= 0 &&
 		    agora_conf_loan_partition(conf, j->partition, false))
-			ln_elastic_note(j->job_id, (int) j->num_nodes,
-					(int) j->max_nodes);
+			elastic_range(j, st == JOB_PENDING);
 		if (agora_conf_loan_partition(conf, j->partition, true) &&
 		    (run || st == JOB_PENDING))
-			s->infer_job_nodes += j->num_nodes ? j->num_nodes : 1;
+			dj[n_dj++] = (pol_loan_demand_job_t){
+				.nodes = (int) j->num_nodes,
+				.running = run,
+				.ready = st == JOB_PENDING && could_run(j),
+			};
 		if (run && j->nodes && *j->nodes)
 			rc = snap_running(conf, s, j);
 	}
+	/* LoanDemandSource=jobs: what inference could use now */
+	s->infer_job_nodes = (int) pol_loan_demand_jobs(dj, n_dj, s->n_nodes);
+	free(dj);
 	slurm_free_job_info_msg(jm);
 	return rc;
 }
 
 int ln_snapshot(const agora_conf_t *conf, ln_snap_t *s)
 {
-	hostlist_t train = NULL;
+	agora_hostlist_t train = NULL;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
@@ -260,8 +302,8 @@ void ln_snap_free(ln_snap_t *s)
 static char *train_list(const partition_info_t *p, const ln_snap_t *s,
 			const bool *lend)
 {
-	hostlist_t old = slurm_hostlist_create(p->nodes ? p->nodes : "");
-	hostlist_t nl = slurm_hostlist_create(NULL);
+	agora_hostlist_t old = slurm_hostlist_create(p->nodes ? p->nodes : "");
+	agora_hostlist_t nl = slurm_hostlist_create(NULL);
 	char *h, *out;
 
 	while ((h = slurm_hostlist_shift(old))) {
@@ -330,6 +372,23 @@ int ln_set_comment(const char *node, const char *text)
 			 slurm_strerror(slurm_get_errno()));
 		return -1;
 	}
+	return 0;
+}
+
+int ln_set_lent_mark(ln_node_t *n, int64_t now)
+{
+	pol_loan_lease_mark_t m = { .version = POL_LOAN_LEASE_VERSION,
+				    .state = POL_LOAN_LEASE_LENT,
+				    .since = n->since > 0 ? n->since : now,
+				    .heartbeat = now };
+	char text[160];
+
+	if (pol_loan_lease_mark_format(&m, text, sizeof(text)) ||
+	    ln_set_comment(n->name, text))
+		return -1;
+	n->mark = m;
+	n->since = m.since;
+	n->commented = true;
 	return 0;
 }
 
@@ -412,6 +471,33 @@ void ln_elastic_note(uint32_t job_id, int min_nodes, int max_nodes)
 	emap[n_emap].id = job_id;
 	emap[n_emap].min = min_nodes > 0 ? min_nodes : 1;
 	emap[n_emap++].max = max_nodes;
+}
+
+void ln_elastic_set(uint32_t job_id, int min_nodes, int max_nodes)
+{
+	int i = emap_find(job_id);
+
+	if (i < 0) {
+		ln_elastic_note(job_id, min_nodes, max_nodes);
+		return;
+	}
+	emap[i].min = min_nodes > 0 ? min_nodes : 1;
+	emap[i].max = max_nodes;
+}
+
+int ln_set_admin_comment(uint32_t job_id, const char *text)
+{
+	job_desc_msg_t d;
+
+	slurm_init_job_desc_msg(&d);
+	d.job_id = job_id;
+	d.admin_comment = (char *) text;
+	if (slurm_update_job(&d)) {
+		ad_error("loan: job %u AdminComment: %s", job_id,
+			 slurm_strerror(slurm_get_errno()));
+		return -1;
+	}
+	return 0;
 }
 
 int ln_elastic_min(uint32_t job_id)
@@ -640,7 +726,8 @@ void ln_write_state(const char *path, const ln_snap_t *s, int64_t now,
 		    int n_hist)
 {
 	json_object *root, *a;
-	char tmp[4096];
+	agora_err_t err = { { 0 } };
+	const char *text;
 
 	if (!path)
 		return;
@@ -670,10 +757,11 @@ void ln_write_state(const char *path, const ln_snap_t *s, int64_t now,
 	}
 	json_object_object_add(root, "elastic", a);
 	json_object_object_add(root, "grows", ad_grow_json());
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	if (json_object_to_file_ext(tmp, root, JSON_C_TO_STRING_PLAIN) ||
-	    rename(tmp, path))
-		ad_error("loan: cannot write %s: %s", path, strerror(errno));
+	/* the core's writer: 0600, fsync, atomic rename, the previous copy
+	 * kept as .prev */
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
+	if (agora_file_write_atomic(path, text, strlen(text), &err))
+		ad_error("loan: cannot write the state: %s", err.text);
 	json_object_put(root);
 }
 

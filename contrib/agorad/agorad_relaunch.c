@@ -53,6 +53,7 @@
 #include <time.h>
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
 
 #include "agorad.h"

@@ -7,6 +7,7 @@
 #define AGORAD_RELAUNCH_H
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 
 #include "agora_conf.h"
 

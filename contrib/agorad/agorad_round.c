@@ -3,9 +3,11 @@
  *
  *   0. the federation's clusters, from slurmdbd (slurmdb_get_info_cluster);
  *      the last list is kept while slurmdbd is down
- *   1. survey, one process per cluster, in parallel: the jobs that
- *      job_submit/agora holds at that origin, free/total GPUs, pending GPU
- *      demand, and the usage per app that slurmctld/agora publishes
+ *   1. survey, one process per cluster, in parallel: the jobs at that
+ *      origin with a step of the federation hold left, free/total GPUs,
+ *      pending GPU demand, the running jobs' limits (the start estimate
+ *      that replaces will-run answers that cannot be true), and the usage
+ *      per app that slurmctld/agora publishes
  *   2. plans, one process per cluster, in parallel: Slurm's will-run of
  *      each held job on that cluster (start, nodes, preempted jobs); the
  *      first request carries the other clusters' usage per app (the
@@ -14,10 +16,11 @@
  *   3. the core's batched auction (pol_fed_auction): every held job of the
  *      federation is decided in one call
  *   4. pins, one process per origin, in parallel: Clusters=<winner> with
- *      the decision in the AdminComment, then the release, then the
- *      AdminComment again (Slurm forwards updates to the active sibling
- *      copy, which now exists), so the SystemComment that
- *      site_factor/agora copies from it is shown on every cluster
+ *      the hold mark "pinned to <winner>", then the release, then the
+ *      decision as the AdminComment (Slurm forwards updates to the active
+ *      sibling copy, which now exists), so the SystemComment that
+ *      site_factor/agora copies from it is shown on every cluster; on
+ *      SIGTERM the child finishes the job in hand
  *
  * One process per cluster because libslurm's target cluster
  * (working_cluster_rec) is process-global.  Children report through pipes
@@ -29,11 +32,16 @@
  * children of steps 1 and 2 do, agorad_auction.c steps 3 and 4 and the
  * credit exchange.
  *
- * Crash safety: agorad keeps nothing between rounds that Slurm does not
- * show.  Killed after step 4's first update, the job is pinned but still
- * held: the next round sees it held (viable now only the winner) and
- * releases it there.  A pin is one Slurm update of one job, and Slurm's
- * federation lets only one sibling copy start: no job runs twice.
+ * Crash safety (level-triggered, doc/design.md): agorad keeps nothing
+ * between rounds that Slurm does not show.  Every step of a pin leaves a
+ * versioned mark on the job (pol_fed_hold.h), and the survey takes each
+ * job up where its mark says it stopped: killed after step 4's first
+ * update, the job is still held with the mark "pinned to <winner>" and
+ * the next round releases it; killed after the release, the next round
+ * writes the decision.  If no agorad comes back, site_factor/agora
+ * releases any job still held with an Agora mark after FedAuctionTimeout.
+ * A pin is one Slurm update of one job, and Slurm's federation lets only
+ * one sibling copy start: no job runs twice.
  */
 #include <errno.h>
 #include <poll.h>
@@ -48,6 +56,7 @@
 #include <unistd.h>
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
 #include <slurm/slurmdb.h>
 
@@ -159,6 +168,10 @@ static int refresh_clusters(void)
 		was_up[c] = clusters[c].up;
 		memcpy(old_names[c], clusters[c].name, AD_NAME);
 	}
+	for (int c = 0; c < n_old; c++) {
+		free(clusters[c].busy);
+		clusters[c].busy = NULL;
+	}
 	n_clusters = 0;
 	it = slurm_list_iterator_create(l);
 	while ((r = slurm_list_next(it)) && n_clusters < AD_MAX_CLUSTERS) {
@@ -207,8 +220,10 @@ int write_all(int fd, const void *p, size_t n)
 }
 
 /* Run fn(c, fd) in one child per cluster with want[c]; collect what each
- * wrote into out[c] (malloc'ed) / len[c].  Children past the limit are
- * killed (SIGKILL to that pid) and give no output. */
+ * wrote into out[c] (malloc'ed) / len[c].  Children past the limit, or
+ * still running AD_STOP_GRACE_S after *stop was set, get SIGTERM (a pins
+ * child finishes the job in hand), then SIGKILL AD_STOP_GRACE_S later;
+ * what a killed child wrote is dropped. */
 static void run_children(const bool *want, child_fn fn, char **out, size_t *len,
 			 int limit_s, volatile int *stop)
 {
@@ -216,6 +231,7 @@ static void run_children(const bool *want, child_fn fn, char **out, size_t *len,
 	int fd[AD_MAX_CLUSTERS], open_n = 0;
 	size_t cap[AD_MAX_CLUSTERS];
 	double deadline = now_s() + limit_s;
+	bool termed = false, stop_seen = false;
 
 	for (int c = 0; c < n_clusters; c++) {
 		int p[2];
@@ -262,12 +278,26 @@ static void run_children(const bool *want, child_fn fn, char **out, size_t *len,
 			if (fd[c] >= 0) {
 				pfd[n].fd = fd[c];
 				pfd[n].events = POLLIN;
+				pfd[n].revents = 0;
 				map[n++] = c;
 			}
+		if (stop && *stop && !stop_seen) {
+			stop_seen = true;
+			if (deadline > now_s() + AD_STOP_GRACE_S)
+				deadline = now_s() + AD_STOP_GRACE_S;
+		}
 		ms = (int) ((deadline - now_s()) * 1000);
-		if (ms <= 0 || (stop && *stop && ms > 5000))
+		if (ms < 0)
 			ms = 0;
-		if (ms == 0 || poll(pfd, n, ms) == 0) {
+		if ((ms == 0 || poll(pfd, n, ms) == 0) && !termed) {
+			/* first SIGTERM: a pins child ends the job in hand */
+			for (int i = 0; i < n; i++)
+				kill(pid[map[i]], SIGTERM);
+			termed = true;
+			deadline = now_s() + AD_STOP_GRACE_S;
+			continue;
+		}
+		if (ms == 0 && termed) {
 			for (int i = 0; i < n; i++) {
 				int c = map[i];
 
@@ -369,9 +399,9 @@ static void write_state(const char *path, time_t now, double secs,
 		fprintf(f, ",\"winner\":");
 		json_str(f, winner_cluster[i] >= 0
 				    ? clusters[winner_cluster[i]].name
-				    : "");
+				    : jobs[i].pin_cluster);
 		fprintf(f, ",\"pinned\":%s,\"decision\":",
-			pinned_rc[i] == 0 ? "true" : "false");
+			pinned_rc && pinned_rc[i] == 0 ? "true" : "false");
 		json_str(f, decision[i]);
 		fputc('}', f);
 	}
@@ -428,8 +458,10 @@ static bool survey_take(int c, const char *out, size_t len,
 		return false;
 	}
 	memcpy(&h, out, sizeof(h));
-	if (!h.ok || len != sizeof(h) + h.n_jobs * sizeof(ad_job_t) +
-				     h.n_usage * sizeof(ad_usage_t)) {
+	if (!h.ok || h.n_jobs < 0 || h.n_usage < 0 || h.n_busy < 0 ||
+	    len != sizeof(h) + h.n_jobs * sizeof(ad_job_t) +
+			    h.n_usage * sizeof(ad_usage_t) +
+			    h.n_busy * sizeof(pol_fed_busy_t)) {
 		if (was_up || st->rounds == 1)
 			ad_error(
 				"%s: cannot reach slurmctld (%s): its bids are skipped",
@@ -471,6 +503,23 @@ static bool survey_take(int c, const char *out, size_t len,
 		       h.n_usage * sizeof(ad_usage_t));
 		n_usage[c] = h.n_usage;
 	}
+	free(clusters[c].busy);
+	clusters[c].busy = NULL;
+	if (h.n_busy &&
+	    (clusters[c].busy = malloc(h.n_busy * sizeof(pol_fed_busy_t))))
+		memcpy(clusters[c].busy,
+		       out + sizeof(h) + h.n_jobs * sizeof(ad_job_t) +
+			       h.n_usage * sizeof(ad_usage_t),
+		       h.n_busy * sizeof(pol_fed_busy_t));
+	clusters[c].load = (pol_fed_cluster_load_t){
+		.gpus_total = h.gpus_total,
+		.gpus_free = h.gpus_free,
+		.gpus_queued = h.gpus_queued,
+		.busy = clusters[c].busy,
+		.n_busy = clusters[c].busy ? h.n_busy : 0,
+		.queued_gpu_s = h.queued_gpu_s,
+		.max_limit_s = h.max_limit_s,
+	};
 	return true;
 }
 
@@ -501,6 +550,20 @@ static void plan_take(int c, const ad_plan_msg_t *m, pol_fed_plan_t *plans,
 
 	p->valid = m->valid;
 	p->start = m->start < now ? now : m->start;
+	/* an answer that cannot be true (Slurm's "2058" for jobs without a
+	 * limit) gives way to agorad's own estimate; the bid says so */
+	if (m->valid) {
+		p->will_run = p->start;
+		p->start = pol_fed_start_choose(
+			&clusters[c].load, jobs[m->idx].gpus, p->start,
+			m->n_preempt, now, &p->start_src);
+		if (p->start_src == POL_FED_START_ESTIMATE)
+			ad_verbose(
+				"JobId=%u on %s: will-run said start +%lld s, which cannot be true (free GPUs, limits); agorad's estimate +%lld s",
+				jobs[m->idx].job_id, clusters[c].name,
+				(long long) (p->will_run - now),
+				(long long) (p->start - now));
+	}
 	p->n_preempt = m->n_preempt;
 	/* the select wrapper's placer on the planned nodes (-1: unknown,
 	 * which the auction counts as level 3) */
@@ -562,8 +625,11 @@ static pol_fed_job_t *auction_jobs(const ad_catalog_t *ac,
 				ac->have_file ? "FedCatalog" : "no catalog");
 		pj[i].submit = jobs[i].submit;
 		pj[i].priority = 0;
+		/* only jobs waiting for the auction bid (a pinned job's
+		 * release or decision is left: it keeps its winner) */
 		for (int c = 0; c < n_clusters; c++)
-			if (eligible(&jobs[i], clusters[c].name))
+			if (jobs[i].act == POL_FED_HOLD_AUCTION &&
+			    eligible(&jobs[i], clusters[c].name))
 				pj[i].eligible |= 1ULL << c;
 		/* the hardware it prefers (--prefer): a cluster that would
 		 * run it on other nodes may, at a cost */
@@ -589,8 +655,13 @@ static int round_auction(const agora_conf_t *conf, pol_fed_plan_t *plans,
 
 	catalog_build(conf, &ac);
 	pj = auction_jobs(&ac, plans);
-	for (int c = 0; c < n_clusters; c++)
-		free_gpus[c] = clusters[c].up ? clusters[c].gpus_free : 0;
+	/* free now, less what pending jobs (pinned here in earlier rounds
+	 * among them) will take first */
+	for (int c = 0; c < n_clusters; c++) {
+		int f = clusters[c].gpus_free - clusters[c].load.gpus_queued;
+
+		free_gpus[c] = clusters[c].up && f > 0 ? f : 0;
+	}
 	pol_fed_weights_default(&w);
 	awards = calloc(n_jobs, sizeof(*awards));
 	decision = calloc(n_jobs, sizeof(char *));
@@ -617,12 +688,28 @@ static int round_auction(const agora_conf_t *conf, pol_fed_plan_t *plans,
 				 jobs[i].job_id);
 			winner_cluster[i] = -1;
 		}
-		if (awards[i].cluster < 0)
+		if (jobs[i].act != POL_FED_HOLD_AUCTION) {
+			/* its winner is in its mark; the pins child re-reads
+			 * its decision from the job */
+			free(decision[i]);
+			decision[i] = NULL;
+			winner_cluster[i] = -1;
+		} else if (awards[i].cluster < 0) {
 			no_plan++;
+		}
 	}
 	catalog_free(&ac);
 	free(pj);
 	return no_plan;
+}
+
+/* Whether job i has pins-child work: a fresh winner, or a pin's release
+ * or decision left by an earlier round. */
+static bool pin_wanted(int i)
+{
+	return jobs[i].act == POL_FED_HOLD_AUCTION
+		       ? winner_cluster[i] >= 0
+		       : jobs[i].act != POL_FED_HOLD_NONE;
 }
 
 /* Step 4: pins, per origin; pin_rc[i] is 0 once job i is pinned.
@@ -637,7 +724,7 @@ static int round_pins(int *pin_rc, int *failed, volatile int *stop)
 	for (int c = 0; c < n_clusters; c++) {
 		want[c] = false;
 		for (int i = 0; i < n_jobs && clusters[c].up; i++)
-			if (winner_cluster[i] >= 0 &&
+			if (pin_wanted(i) &&
 			    !strcmp(jobs[i].origin, clusters[c].name))
 				want[c] = true;
 	}
@@ -652,19 +739,37 @@ static int round_pins(int *pin_rc, int *failed, volatile int *stop)
 			if (m.idx >= (uint32_t) n_jobs)
 				continue;
 			pin_rc[m.idx] = m.rc;
-			if (!m.rc || m.step == 3) {
+			if (m.step == 0) {
+				continue; /* nothing left (re-read) */
+			} else if (!m.rc) {
 				pinned++;
-				ad_info("JobId=%u (origin %s) pinned to %s: %s",
-					jobs[m.idx].job_id, jobs[m.idx].origin,
-					clusters[winner_cluster[m.idx]].name,
-					decision[m.idx]);
+				if (jobs[m.idx].act == POL_FED_HOLD_AUCTION)
+					ad_info("JobId=%u (origin %s) pinned to %s: %s",
+						jobs[m.idx].job_id,
+						jobs[m.idx].origin,
+						clusters[winner_cluster[m.idx]]
+							.name,
+						decision[m.idx]);
+				else
+					ad_info("JobId=%u (origin %s): pinned to %s before; %s now done",
+						jobs[m.idx].job_id,
+						jobs[m.idx].origin,
+						jobs[m.idx].pin_cluster,
+						jobs[m.idx].act ==
+								POL_FED_HOLD_RELEASE
+							? "its release and decision"
+							: "its decision");
 			} else {
 				(*failed)++;
-				ad_error("JobId=%u: %s failed: %s",
-					 jobs[m.idx].job_id,
-					 m.step == 1 ? "pinning (Clusters=)"
-						     : "the release",
-					 slurm_strerror(m.rc));
+				ad_error(
+					"JobId=%u: %s failed (the next round takes it up where it stopped): %s",
+					jobs[m.idx].job_id,
+					m.step == POL_FED_STEP_PIN
+						? "pinning (Clusters=)"
+					: m.step == POL_FED_STEP_RELEASE
+						? "the release"
+						: "writing the decision",
+					slurm_strerror(m.rc));
 			}
 		}
 		free(out[c]);
@@ -743,6 +848,10 @@ void ad_round_fini(void)
 	if (cluster_list)
 		slurm_list_destroy(cluster_list);
 	cluster_list = NULL;
+	for (int c = 0; c < n_clusters; c++) {
+		free(clusters[c].busy);
+		clusters[c].busy = NULL;
+	}
 	n_clusters = 0;
 	model_fini();
 }

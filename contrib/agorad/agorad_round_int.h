@@ -16,16 +16,19 @@
 #include <time.h>
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 #include <slurm/slurmdb.h>
 
 #include "agorad.h"
 #include "pol_fed.h"
+#include "pol_fed_hold.h"
 #include "topo_model.h"
 
 #define AD_NAME          64
 #define AD_STR           256
 #define AD_MAX_CLUSTERS  64
 #define AD_CHILD_LIMIT_S 30
+#define AD_STOP_GRACE_S  5 /* SIGTERM to SIGKILL of a child */
 
 /* Items of slurmctld_plugstack_conf (Slurm 22.05 read_config.h layout,
  * as agoractl reads them). */
@@ -43,6 +46,10 @@ typedef struct ad_cluster {
 	slurmdb_cluster_rec_t *rec;
 	bool up;
 	int gpus_total, gpus_free, gpus_pending, gpus_per_node, n_nodes;
+	/* this round's running jobs and queue, for the start estimate that
+	 * replaces will-run answers that cannot be true (busy owned) */
+	pol_fed_busy_t *busy;
+	pol_fed_cluster_load_t load;
 } ad_cluster_t;
 
 typedef struct ad_job {
@@ -52,6 +59,9 @@ typedef struct ad_job {
 	uint64_t pn_min_memory;
 	int gpus;
 	int64_t submit;
+	int act;                   /* pol_fed_hold_act_t: what is left to do */
+	int64_t hold_since;        /* when Agora's hold began */
+	char pin_cluster[AD_NAME]; /* act RELEASE/FINISH: the winner */
 	char origin[AD_NAME], account[AD_NAME], partition[AD_NAME],
 		qos[AD_NAME], dataset[AD_NAME];
 	char tres_per_node[AD_STR], tres_per_job[AD_STR], tres_per_task[AD_STR],
@@ -63,7 +73,11 @@ typedef struct ad_job {
 typedef struct {
 	int ok;
 	int gpus_total, gpus_free, gpus_pending, gpus_per_node, n_nodes;
-	int n_jobs, n_usage;
+	int gpus_queued; /* pending GPUs that may start before ours */
+	int n_jobs, n_usage, n_busy; /* then n_jobs ad_job_t, n_usage
+					ad_usage_t, n_busy pol_fed_busy_t */
+	double queued_gpu_s;
+	int64_t max_limit_s;
 	char err[128];
 } ad_survey_hdr_t;
 
@@ -122,6 +136,8 @@ int write_all(int fd, const void *p, size_t n);
 /* agorad_survey.c: run in the child of cluster c, reporting on fd */
 void survey_child(int c, int fd);
 void plans_child(int c, int fd);
+/* What the federation hold's state machine sees of job j. */
+pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j);
 /* Whether job j may run on cluster (its viable siblings). */
 bool eligible(const ad_job_t *j, const char *cluster);
 

@@ -3,9 +3,11 @@
  * their cluster (agorad_round.c runs one per cluster, with libslurm's
  * target cluster set to it).
  *
- *   1. survey: the jobs that job_submit/agora holds at this origin,
- *      free/total GPUs, pending GPU demand, and the usage per app that
- *      slurmctld/agora publishes
+ *   1. survey: the jobs at this origin with a step of the federation
+ *      hold left (pol_fed_hold_next: to auction, to release, to finish),
+ *      free/total GPUs (the nodes' GRES in use), pending GPU demand, the
+ *      running GPU jobs' limits and the queue (the start estimate), and
+ *      the usage per app that slurmctld/agora publishes
  *   2. plans: Slurm's will-run of each held job on this cluster; the first
  *      request carries the other clusters' usage per app and tells
  *      job_submit/agora that agorad is alive
@@ -13,9 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
+#include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
 
 #include "agora_fed_marks.h"
@@ -99,6 +103,7 @@ static void job_from_info(ad_job_t *a, const slurm_job_info_t *j,
 
 /* The Credit[<app>] items of slurmctld/agora in the plugstack items l:
  * *out (malloc'ed, NULL if none); returns their count. */
+#if AGORA_HAVE_CTLD_PLUGSTACK
 static int survey_usage(List l, ad_usage_t **out)
 {
 	ListIterator it = slurm_list_iterator_create(l);
@@ -156,6 +161,96 @@ static int survey_usage(List l, ad_usage_t **out)
 	*out = us;
 	return n;
 }
+#endif
+
+/* A job's time limit in s; unlimited (or unset) as the horizon. */
+static int64_t limit_s(uint32_t minutes)
+{
+	if (minutes == INFINITE || minutes == NO_VAL || !minutes ||
+	    (int64_t) minutes * 60 > POL_FED_HORIZON_S)
+		return POL_FED_HORIZON_S;
+	return (int64_t) minutes * 60;
+}
+
+pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j)
+{
+	uint32_t base = j->job_state & JOB_STATE_BASE;
+	pol_fed_hold_obs_t o = {
+		/* an origin copy pinned elsewhere is pending and revoked:
+		 * still held at its origin until released */
+		.pending = base == JOB_PENDING,
+		.active = base == JOB_PENDING || base == JOB_RUNNING ||
+			  base == JOB_SUSPENDED,
+		.held = j->priority == 0,
+		.submit = j->submit_time,
+	};
+
+	return o;
+}
+
+/* What is left to do for job j at origin me (pol_fed_hold_next), with
+ * the mark read into *m. */
+static pol_fed_hold_act_t hold_act(const slurm_job_info_t *j, const char *me,
+				   pol_fed_mark_t *m)
+{
+	pol_fed_hold_obs_t o = hold_obs(j);
+
+	pol_fed_mark_parse(j->admin_comment, m);
+	if (m->kind == POL_FED_MARK_NONE ||
+	    (j->fed_origin_str && strcmp(j->fed_origin_str, me)))
+		return POL_FED_HOLD_NONE;
+	return pol_fed_hold_next(&o, m);
+}
+
+/* The jobs of jm into h and mine (the ones with a step of the hold left)
+ * and busy (running GPU jobs: their GPUs and the end of their limits). */
+static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
+			ad_survey_hdr_t *h, ad_job_t *mine,
+			pol_fed_busy_t *busy)
+{
+	for (uint32_t i = 0; i < jm->record_count; i++) {
+		slurm_job_info_t *j = &jm->job_array[i];
+		uint32_t base = j->job_state & JOB_STATE_BASE;
+		pol_fed_hold_act_t act;
+		pol_fed_mark_t m;
+		int g;
+
+		if (base == JOB_RUNNING && !(j->job_state & JOB_REVOKED) &&
+		    (g = tres_gpus(j->tres_alloc_str)) > 0) {
+			int64_t end = j->start_time + limit_s(j->time_limit);
+
+			busy[h->n_busy].gpus = g;
+			busy[h->n_busy++].end = end > now ? end : now;
+			if (limit_s(j->time_limit) > h->max_limit_s)
+				h->max_limit_s = limit_s(j->time_limit);
+		}
+		act = hold_act(j, me, &m);
+		if (act != POL_FED_HOLD_NONE) {
+			ad_job_t *a = &mine[h->n_jobs++];
+
+			job_from_info(a, j, me);
+			a->act = act;
+			a->hold_since = m.since > 0 ? m.since : j->submit_time;
+			scopy(a->pin_cluster, m.cluster,
+			      sizeof(a->pin_cluster));
+		}
+		if (base != JOB_PENDING || (j->job_state & JOB_REVOKED))
+			continue;
+		g = tres_gpus(j->tres_req_str);
+		h->gpus_pending += g;
+		/* may run ahead of ours, now: not held, waiting for nothing
+		 * but resources (a sibling copy agorad pinned here, too) */
+		if (g > 0 && j->priority != 0 &&
+		    (j->state_reason == WAIT_NO_REASON ||
+		     j->state_reason == WAIT_PRIORITY ||
+		     j->state_reason == WAIT_RESOURCES)) {
+			h->gpus_queued += g;
+			h->queued_gpu_s += (double) g * limit_s(j->time_limit);
+			if (limit_s(j->time_limit) > h->max_limit_s)
+				h->max_limit_s = limit_s(j->time_limit);
+		}
+	}
+}
 
 void survey_child(int c, int fd)
 {
@@ -164,32 +259,30 @@ void survey_child(int c, int fd)
 	node_info_msg_t *nm = NULL;
 	slurm_conf_t *cf = NULL;
 	ad_job_t *mine = NULL;
+	pol_fed_busy_t *busy = NULL;
 	ad_usage_t *us = NULL;
 	const char *me = clusters[c].name;
 
+	/* SHOW_DETAIL: without it slurmctld leaves gres_used out, and every
+	 * GPU looks free */
 	if (slurm_load_jobs(0, &jm, SHOW_ALL | SHOW_LOCAL) ||
-	    slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL)) {
+	    slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL | SHOW_DETAIL)) {
 		snprintf(h.err, sizeof(h.err), "%s",
 			 slurm_strerror(slurm_get_errno()));
 		(void) write_all(fd, &h, sizeof(h));
 		return;
 	}
-	h.ok = 1;
 	mine = calloc(jm->record_count + 1, sizeof(*mine));
-	for (uint32_t i = 0; i < jm->record_count; i++) {
-		slurm_job_info_t *j = &jm->job_array[i];
-
-		if ((j->job_state & JOB_STATE_BASE) != JOB_PENDING ||
-		    (j->job_state & JOB_REVOKED))
-			continue;
-		h.gpus_pending += tres_gpus(j->tres_req_str);
-		if (j->priority != 0 || !j->admin_comment ||
-		    strncmp(j->admin_comment, AGORA_FED_HOLD,
-			    strlen(AGORA_FED_HOLD)) ||
-		    (j->fed_origin_str && strcmp(j->fed_origin_str, me)))
-			continue;
-		job_from_info(&mine[h.n_jobs++], j, me);
+	busy = calloc(jm->record_count + 1, sizeof(*busy));
+	if (!mine || !busy) {
+		snprintf(h.err, sizeof(h.err), "out of memory");
+		(void) write_all(fd, &h, sizeof(h));
+		free(mine);
+		free(busy);
+		return;
 	}
+	h.ok = 1;
+	survey_jobs(jm, me, time(NULL), &h, mine, busy);
 	for (uint32_t i = 0; i < nm->record_count; i++) {
 		node_info_t *n = &nm->node_array[i];
 		uint32_t base = n->node_state & NODE_STATE_BASE;
@@ -210,8 +303,14 @@ void survey_child(int c, int fd)
 			h.gpus_free += g - used;
 	}
 	/* usage per app, as slurmctld/agora publishes it */
+#if AGORA_HAVE_CTLD_PLUGSTACK
 	if (!slurm_load_ctl_conf(0, &cf) && cf->slurmctld_plugstack_conf)
 		h.n_usage = survey_usage(cf->slurmctld_plugstack_conf, &us);
+#else
+	/* 23.02+: no SlurmctldPlugstack, so no per-app usage in the
+	 * survey; the auction's team-credit term sees none (design.md) */
+	(void) us;
+#endif
 	if (cf)
 		slurm_free_ctl_conf(cf);
 	slurm_free_job_info_msg(jm);
@@ -220,7 +319,10 @@ void survey_child(int c, int fd)
 	(void) write_all(fd, mine, h.n_jobs * sizeof(*mine));
 	if (h.n_usage)
 		(void) write_all(fd, us, h.n_usage * sizeof(*us));
+	if (h.n_busy)
+		(void) write_all(fd, busy, h.n_busy * sizeof(*busy));
 	free(mine);
+	free(busy);
 	free(us);
 }
 
@@ -343,7 +445,7 @@ static int *leaf_map(const node_info_msg_t *nm)
 		leaf = calloc(nm->record_count, sizeof(int));
 	for (uint32_t k = 0; leaf && k < tm->record_count; k++) {
 		const topo_info_t *t = &tm->topo_array[k];
-		hostlist_t hl;
+		agora_hostlist_t hl;
 		char *host;
 
 		if (t->level != 0 || !t->nodes || !*t->nodes)
@@ -373,7 +475,7 @@ static double plan_locality(const ad_job_t *j, const char *node_list,
 			    int *n_nodes, int *hw)
 {
 	pol_fed_plan_node_t *pn = NULL;
-	hostlist_t hl = node_list ? slurm_hostlist_create(node_list) : NULL;
+	agora_hostlist_t hl = node_list ? slurm_hostlist_create(node_list) : NULL;
 	char *host;
 	int n = 0, gang;
 	double level = -1.0;
@@ -446,7 +548,8 @@ void plans_child(int c, int fd)
 		char key[4096];
 		int k;
 
-		if (!eligible(&jobs[i], clusters[c].name))
+		if (jobs[i].act != POL_FED_HOLD_AUCTION ||
+		    !eligible(&jobs[i], clusters[c].name))
 			continue;
 		shape_key(&jobs[i], key, sizeof(key));
 		for (k = 0; k < n_keys; k++)

@@ -14,6 +14,7 @@
 
 #include "agora_file.h"
 #include "sim_cli.h"
+#include "pol_apps.h"
 #include "pol_place_agora.h"
 #include "sim_cluster.h"
 
@@ -268,6 +269,8 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run)
 	if (pm->unmake)
 		pm->unmake(pl.arg);
 	if (rc) {
+		run->livelock = errno == EDEADLK;
+		snprintf(run->error, sizeof(run->error), "%s", err.text);
 		fprintf(stderr, "agora-sim: %s\n", err.text);
 		return -1;
 	}
@@ -316,6 +319,48 @@ static void sweep_prefix(const char *name, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int) n, name);
 }
 
+/* --app burst:GAP / array:GAP: the core's builders (pol_apps.h), the
+ * tenant as the account, the trace's job name (if any) as the name */
+static int core_apps(cli_ctx_t *ctx, const pol_apps_spec_t *spec)
+{
+	const trace_t *t = &ctx->trace;
+	pol_apps_job_t *aj = calloc((size_t) (t->n ? t->n : 1), sizeof(*aj));
+	pol_apps_t apps;
+	agora_err_t err = { { 0 } };
+	int i;
+
+	if (!aj)
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		aj[i].id = t->jobs[i].id;
+		aj[i].submit = t->jobs[i].submit;
+		aj[i].account = t->tenants[t->jobs[i].tenant];
+		aj[i].name = t->job_name ? t->names[t->job_name[i]] : NULL;
+	}
+	if (pol_apps_build(spec, aj, t->n, &apps, &err)) {
+		fprintf(stderr, "agora-sim: --app %s: %s\n", ctx->app_mode,
+			err.text);
+		free(aj);
+		return -1;
+	}
+	ctx->app_names = malloc((size_t) (apps.n_apps ? apps.n_apps : 1) *
+				sizeof(*ctx->app_names));
+	if (!ctx->app_names) {
+		pol_apps_free(&apps);
+		free(aj);
+		return -1;
+	}
+	for (i = 0; i < apps.n_apps; i++)
+		pol_apps_name(spec, &aj[apps.first[i]], ctx->app_names[i],
+			      sizeof(ctx->app_names[i]));
+	ctx->app = apps.app; /* ownership moves to ctx */
+	apps.app = NULL;
+	ctx->n_apps = apps.n_apps;
+	pol_apps_free(&apps);
+	free(aj);
+	return 0;
+}
+
 int cli_apps(cli_ctx_t *ctx)
 {
 	const trace_t *t = &ctx->trace;
@@ -324,6 +369,21 @@ int cli_apps(cli_ctx_t *ctx)
 	cli_apps_free(ctx);
 	if (!ctx->app_mode)
 		ctx->app_mode = "tenant";
+	if (!strncmp(ctx->app_mode, "burst", 5) ||
+	    !strncmp(ctx->app_mode, "array", 5)) {
+		pol_apps_spec_t spec;
+		agora_err_t err = { { 0 } };
+
+		if (pol_apps_parse(ctx->app_mode, &spec, &err)) {
+			fprintf(stderr, "agora-sim: --app: %s\n", err.text);
+			return -1;
+		}
+		if (spec.def == POL_APPS_ARRAY && !t->job_name)
+			fprintf(stderr,
+				"agora-sim: --app %s: the trace has no job names (column name): every job is an app\n",
+				ctx->app_mode);
+		return core_apps(ctx, &spec);
+	}
 	if (!strcmp(ctx->app_mode, "tenant") || !t->job_name) {
 		if (strcmp(ctx->app_mode, "tenant"))
 			fprintf(stderr,
@@ -403,10 +463,28 @@ int cli_model_opt(int ch, const char *arg, cli_ctx_t *ctx)
 	case 'n':
 		p->check = false;
 		return 0;
-	case 'A':
-		if (strcmp(arg, "tenant") && strcmp(arg, "sweep"))
+	case 'A': {
+		pol_apps_spec_t spec;
+
+		if (strcmp(arg, "tenant") && strcmp(arg, "sweep") &&
+		    ((strncmp(arg, "burst", 5) && strncmp(arg, "array", 5)) ||
+		     pol_apps_parse(arg, &spec, &err)))
 			break;
 		ctx->app_mode = arg;
+		return 0;
+	}
+	case CLI_OPT_LIVELOCK:
+		if (!strcmp(arg, "off")) {
+			p->livelock_s = -1;
+			return 0;
+		}
+		if (!strcmp(arg, "auto")) {
+			p->livelock_s = 0;
+			return 0;
+		}
+		if (sim_duration_parse(arg, &v) || v < 1)
+			break;
+		p->livelock_s = v;
 		return 0;
 	case 's':
 		if (cli_parse_double(arg, 0, 1e18, &d) || d != floor(d))
@@ -504,7 +582,10 @@ void cli_model_opt_error(int ch, const char *arg)
 		int ch;
 		const char *name, *want;
 	} m[] = {
-		{ 'A', "app", "tenant or sweep" },
+		{ 'A', "app",
+		  "tenant, sweep, burst[:GAP] or array[:GAP] (GAP <= 7d)" },
+		{ CLI_OPT_LIVELOCK, "livelock",
+		  "a duration (30d, 864000), auto or off" },
 		{ 's', "seed", "a non-negative integer" },
 		{ 'L', "limit-factor", "a number in [1, 1000]" },
 		{ 'S', "slowdown", "6 positive numbers separated by ','" },

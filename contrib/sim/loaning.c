@@ -19,6 +19,7 @@
 
 #include "pol_loan.h"
 #include "pol_loan_sim_int.h"
+#include "pol_policy.h"
 #include "sim_cli.h"
 
 static void loaning_usage(FILE *f)
@@ -26,6 +27,11 @@ static void loaning_usage(FILE *f)
 	fputs("usage: agora-sim loaning --trace FILE --json OUT [--plot DIR] [options]\n"
 	      "  --variants v1,v2,...   none, slurm-order, least-cost, least-cost+elastic,\n"
 	      "                         random, most-recent (default: the first four)\n"
+	      "  --train-scheduler S    the training pool's scheduler, the same in every\n"
+	      "                         variant: backfill-fs (Slurm's backfill with\n"
+	      "                         fair share, what an admin runs; default), agora,\n"
+	      "                         or fifo-hold (first fit, a head pending > 4 h\n"
+	      "                         blocks the queue: the simulator's old scheduler)\n"
 	      "  --train-nodes N        training pool (default 64)\n"
 	      "  --infer-nodes N        inference pool (default 64)\n"
 	      "  --gpus-per-node G      (default 8)\n"
@@ -64,7 +70,7 @@ static void loaning_usage(FILE *f)
 
 typedef struct lopts {
 	cli_ctx_t ctx;
-	const char *json, *plot, *variants;
+	const char *json, *plot, *variants, *sched;
 	pol_loan_sim_params_t p;
 	pol_loan_sim_policy_t pol;
 	double elastic_frac, noreq_frac, peak;
@@ -119,6 +125,7 @@ static const struct option loaning_opts[] = {
 	{ "borrow-ends-first", no_argument, NULL, 1022 },
 	{ "borrow-elastic-only", no_argument, NULL, 1024 },
 	{ "fewest-victims", no_argument, NULL, 1023 },
+	{ "train-scheduler", required_argument, NULL, 1025 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -132,6 +139,7 @@ static void lopts_default(lopts_t *o)
 	o->peak = 0.85;
 	o->from_day = -1;
 	o->variants = "none,slurm-order,least-cost,least-cost+elastic";
+	o->sched = "backfill-fs";
 }
 
 /* the pools and the demand curve (--train-nodes .. --peak-hour): 0, -1 on
@@ -218,6 +226,16 @@ static int loan_opt(int ch, const char *arg, lopts_t *o)
 	case 1024:
 		o->pol.borrow_elastic_only = true;
 		return 0;
+	case 1025:
+		if (strcmp(arg, "fifo-hold") && strcmp(arg, "backfill-fs") &&
+		    strcmp(arg, "agora")) {
+			fprintf(stderr,
+				"agora-sim loaning: --train-scheduler: '%s' is not backfill-fs, agora or fifo-hold\n",
+				arg);
+			return -1;
+		}
+		o->sched = arg;
+		return 0;
 	default:
 		return 1;
 	}
@@ -293,8 +311,14 @@ typedef struct lrun {
 	pol_loan_sim_more_t m;
 } lrun_t;
 
+/* a over b, 0 when b is 0 */
+static double ratio(double a, double b)
+{
+	return b > 0 ? a / b : 0;
+}
+
 static void summary_json(json_object *o, const lopts_t *lo, const lrun_t *x,
-			 int skipped)
+			 const lrun_t *none, int skipped)
 {
 	const pol_loan_sim_result_t *r = &x->r;
 	const pol_loan_sim_params_t *p = &lo->p;
@@ -362,6 +386,24 @@ static void summary_json(json_object *o, const lopts_t *lo, const lrun_t *x,
 	I("grown_back_shrinks", x->m.grown_back);
 	I("victims_part_node", x->m.victims_part);
 	I("victims_whole_nodes", x->m.victims_whole);
+	json_object_object_add(o, "train_scheduler",
+			       json_object_new_string(lo->sched));
+	/* loaned GPU-hours used by training over the idle inference
+	 * GPU-hours the demand curve left lendable */
+	D("harvest", ratio(x->m.loan_busy_gpu_s, x->m.lendable_gpu_s));
+	D("loan_busy_gpu_h", x->m.loan_busy_gpu_s / 3600);
+	D("lendable_gpu_h", x->m.lendable_gpu_s / 3600);
+	I("fewest_victims_preemptions", x->m.fewest_victims);
+	I("requeues_max", x->m.requeues_max);
+	I("requeues_p99", x->m.requeues_p99);
+	I("sched_preemptions", x->m.sched_preemptions);
+	D("sched_gpu_hours_lost", x->m.sched_gpu_hours_lost);
+	if (none) {
+		/* how many times shorter than none's (> 1: shorter) */
+		D("queue_vs_none",
+		  ratio(none->r.mean_queue_s, r->mean_queue_s));
+		D("jct_vs_none", ratio(none->r.mean_jct_s, r->mean_jct_s));
+	}
 	/* training GPU-hours over the training pool's own GPU-hours: the
 	 * work delivered, loans not counted as capacity */
 	D("util_train_pool",
@@ -377,12 +419,18 @@ static int write_json(const char *path, const lopts_t *o, const lrun_t *runs,
 		      int n, int skipped)
 {
 	json_object *top = json_object_new_object();
+	const lrun_t *none = NULL;
 	int i, rc;
 
+	for (i = 0; i < n; i++)
+		if (runs[i].v == POL_LOAN_V_NONE)
+			none = &runs[i];
+	json_object_object_add(top, "train_scheduler",
+			       json_object_new_string(o->sched));
 	for (i = 0; i < n; i++) {
 		json_object *x = json_object_new_object();
 
-		summary_json(x, o, &runs[i], skipped);
+		summary_json(x, o, &runs[i], none, skipped);
 		json_object_object_add(top, pol_loan_variant_name(runs[i].v),
 				       x);
 	}
@@ -399,17 +447,22 @@ static void table(const lrun_t *runs, int n)
 {
 	int i;
 
-	printf("%-20s %8s %8s %7s %7s %8s %9s %5s %7s %6s\n", "variant",
-	       "queue_h", "jct_h", "u_train", "u_total", "preempt", "lost_GPUh",
-	       "slo", "loaned", "grows");
+	printf("%-20s %8s %8s %7s %7s %8s %7s %9s %5s %7s %7s %6s %5s\n",
+	       "variant", "queue_h", "jct_h", "u_train", "u_total", "preempt",
+	       "fewest", "lost_GPUh", "slo", "loaned", "harvest", "grows",
+	       "rq_mx");
 	for (i = 0; i < n; i++) {
 		const pol_loan_sim_result_t *r = &runs[i].r;
+		const pol_loan_sim_more_t *m = &runs[i].m;
 
-		printf("%-20s %8.3f %8.3f %7.3f %7.3f %8lld %9.1f %5d %7.1f %6lld\n",
+		printf("%-20s %8.3f %8.3f %7.3f %7.3f %8lld %7lld %9.1f %5d %7.1f %7.3f %6lld %5d\n",
 		       pol_loan_variant_name(runs[i].v), r->mean_queue_s / 3600,
 		       r->mean_jct_s / 3600, r->util_train, r->util_total,
-		       (long long) r->preemptions, r->gpu_hours_lost,
-		       r->slo_misses, r->mean_loaned, (long long) r->grows);
+		       (long long) r->preemptions,
+		       (long long) m->fewest_victims, r->gpu_hours_lost,
+		       r->slo_misses, r->mean_loaned,
+		       ratio(m->loan_busy_gpu_s, m->lendable_gpu_s),
+		       (long long) r->grows, m->requeues_max);
 	}
 	if (n > 1 && runs[0].v == POL_LOAN_V_NONE)
 		for (i = 1; i < n; i++) {
@@ -575,8 +628,17 @@ int loaning_main(int argc, char **argv)
 	/* elastic and --no-requeue jobs are drawn, seeded, per job */
 	rng = o.p.seed * 0x2545f4914f6cdd1dULL + 17;
 	{
-		int64_t first = INT64_MAX;
+		int64_t first = INT64_MAX, partmax = 0;
+		uint64_t lrng = o.p.seed;
 		int m = 0;
+
+		for (i = 0; i < o.ctx.trace.n; i++)
+			if (o.ctx.trace.jobs[i].duration > partmax)
+				partmax = o.ctx.trace.jobs[i].duration;
+		partmax = o.ctx.params.limits.kind == SIM_LIMITS_PARTMAX &&
+					  o.ctx.params.limits.t > 0
+				  ? o.ctx.params.limits.t
+				  : (partmax / 86400 + 1) * 86400;
 
 		for (i = 0; i < o.ctx.trace.n; i++) {
 			const sim_job_t *s = &o.ctx.trace.jobs[i];
@@ -591,13 +653,19 @@ int loaning_main(int argc, char **argv)
 				continue;
 			}
 			j->id = s->id;
+			j->tenant = s->tenant;
 			j->submit = s->submit;
 			j->duration = s->duration;
 			j->gpus = s->gpus;
 			j->elastic = s->gpus >= o.p.gpn && u1 < o.elastic_frac;
 			j->requeue = u2 >= o.noreq_frac;
-			/* the trace's time limit, when it has one */
+			/* the trace's time limit, when it has one; a policy
+			 * scheduler plans on limits: drawn as agora-sim run
+			 * draws them (--limits) */
 			limits[m] = s->time_limit > 0 ? s->time_limit : 0;
+			if (strcmp(o.sched, "fifo-hold"))
+				limits[m] = sim_limit_draw(&o.ctx.params.limits,
+							   s, partmax, &lrng);
 			if (s->submit < first)
 				first = s->submit;
 			m++;
@@ -615,16 +683,35 @@ int loaning_main(int argc, char **argv)
 			o.p.infer_nodes, o.p.gpn);
 		rc = 1;
 		o.pol.limit_s = limits;
-		for (i = 0; i < n; i++)
-			if (pol_loan_sim_run_policy(jobs, m, runs[i].v, &o.p,
+		for (i = 0; i < n; i++) {
+			pol_policy_t *tp = NULL;
+			int e;
+
+			/* a fresh scheduler per variant: its fair-share
+			 * usage is the run's */
+			if (strcmp(o.sched, "fifo-hold")) {
+				tp = pol_policy_create(o.sched, NULL, NULL,
+						       &err);
+				if (!tp) {
+					fprintf(stderr,
+						"agora-sim loaning: %s\n",
+						err.text);
+					goto out;
+				}
+			}
+			o.pol.train_policy = tp;
+			e = pol_loan_sim_run_policy(jobs, m, runs[i].v, &o.p,
 						    &o.pol, &runs[i].r,
-						    &runs[i].m)) {
+						    &runs[i].m);
+			pol_policy_destroy(&tp);
+			if (e) {
 				fprintf(stderr,
 					"agora-sim loaning: %s: simulation failed: %s\n",
 					pol_loan_variant_name(runs[i].v),
 					strerror(errno));
 				goto out;
 			}
+		}
 	}
 	table(runs, n);
 	if (write_json(o.json, &o, runs, n, skipped))

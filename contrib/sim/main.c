@@ -36,6 +36,7 @@ static void usage(FILE *f)
 	      "  agora-sim compare --trace FILE --cluster SPEC --policies p1,p2,...\n"
 	      "                    --baseline p1 --json OUT [--plot DIR] [--seed N] [options]\n"
 	      "  agora-sim bench [--nodes N] [--gpus G] [--jobs J] [--trace FILE --cluster SPEC]\n"
+	      "  agora-sim bounds --trace FILE --cluster SPEC [--app A] [--json OUT] [options]\n"
 	      "  agora-sim robustness --trace FILE --cluster SPEC [--policies p1,...] [--regimes r1,r2]\n"
 	      "                    [--ckpts c1,c2] [--json OUT] [--plot DIR] [--threads N] [options]\n"
 	      "  agora-sim strategic --trace FILE --cluster SPEC [--tenants A,B | --top N]\n"
@@ -68,8 +69,12 @@ static void usage(FILE *f)
 	      "  --launch-overhead S     every start holds the GPUs S s before work:\n"
 	      "                          Slurm's launch and completion (default 0;\n"
 	      "                          about 1 s measured on the harness)\n"
-	      "  --app tenant|sweep      apps of the app rho: tenants (default), or\n"
-	      "                          job-name prefixes within a tenant\n"
+	      "  --app tenant|sweep|burst[:GAP]|array[:GAP]  apps of the app rho:\n"
+	      "                          tenants (default), job-name prefixes within a\n"
+	      "                          tenant, a tenant's submissions within GAP\n"
+	      "                          (default 1h), or AppDefinition=array on names\n"
+	      "  --livelock D|auto|off   fail a run in which no job completes for D\n"
+	      "                          while jobs pend (auto: 7d + 2 x longest job)\n"
 	      "  --slowdown a,b,c,d,e,f  relative run time by locality level\n"
 	      "                          nvlink,pcie,socket,node,leaf,cluster\n"
 	      "                          (default 1,1.05,1.10,1.15,1.25,1.40)\n"
@@ -78,6 +83,9 @@ static void usage(FILE *f)
 	      "  --bin S                 utilization time series bin, s (default 3600)\n"
 	      "  --placement stock|agora placement strategy (default stock)\n"
 	      "  --jobs-csv PREFIX       per-job CSV, one file per policy: PREFIX-LABEL.csv\n"
+	      "  --bounds                compare: lower bounds on mean JCT and max rho_app,\n"
+	      "                          and the share of the gap from backfill-fs to\n"
+	      "                          each bound that a policy closes (table, JSON)\n"
 	      "  --json OUT              summary JSON (keyed by policy label)\n"
 	      "  --plot DIR              PNG charts via gnuplot (JCT CDF, utilization, rho)\n"
 	      "  --progress              progress line on stderr even if not a tty\n"
@@ -90,6 +98,7 @@ typedef struct cli_opts {
 	const char *policy, *policies, *baseline, *json, *plot, *jobs_csv;
 	char *params[MAX_POLICIES];
 	int n_params;
+	bool bounds; /* --bounds */
 } cli_opts_t;
 
 static int parse_opts(int argc, char **argv, cli_opts_t *o)
@@ -103,6 +112,7 @@ static int parse_opts(int argc, char **argv, cli_opts_t *o)
 		{ "plot", required_argument, NULL, 'g' },
 		{ "params", required_argument, NULL, 'a' },
 		{ "jobs-csv", required_argument, NULL, 'J' },
+		{ "bounds", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -134,6 +144,9 @@ static int parse_opts(int argc, char **argv, cli_opts_t *o)
 			break;
 		case 'J':
 			o->jobs_csv = optarg;
+			break;
+		case 'U':
+			o->bounds = true;
 			break;
 		case 'a':
 			if (o->n_params == MAX_POLICIES ||
@@ -230,6 +243,32 @@ static int setup_runs(cli_opts_t *o, const char *list, cli_run_t *runs)
 	return n;
 }
 
+/* agora-sim bounds: the lower bounds alone (sim_bounds.h) */
+static int cmd_bounds(int argc, char **argv)
+{
+	cli_opts_t o;
+	int rc = 1;
+
+	memset(&o, 0, sizeof(o));
+	if (parse_opts(argc, argv, &o))
+		return 2;
+	if (cli_load_inputs(&o.ctx)) {
+		rc = 2;
+		goto out;
+	}
+	if (cli_bounds(&o.ctx, NULL, 0, -1))
+		goto out;
+	report_bounds(stdout, &o.ctx, NULL, 0);
+	if (o.json && report_bounds_json(o.json, &o.ctx))
+		goto out;
+	rc = 0;
+out:
+	trace_free(&o.ctx.trace);
+	cli_apps_free(&o.ctx);
+	pol_cluster_destroy(&o.ctx.cluster);
+	return rc;
+}
+
 static int cmd_simulate(int argc, char **argv, bool compare)
 {
 	cli_opts_t o;
@@ -276,7 +315,11 @@ static int cmd_simulate(int argc, char **argv, bool compare)
 	for (i = 0; i < n; i++)
 		if (cli_run_one(&o.ctx, &runs[i]))
 			goto out;
+	if (o.bounds && cli_bounds(&o.ctx, runs, n, base))
+		goto out;
 	report_table(stdout, &o.ctx, runs, n, compare ? base : -1);
+	if (o.bounds)
+		report_bounds(stdout, &o.ctx, runs, n);
 	if (o.json && report_json(o.json, &o.ctx, runs, n))
 		goto out;
 	if (o.jobs_csv) {
@@ -318,6 +361,8 @@ int main(int argc, char **argv)
 		return cmd_simulate(argc - 1, argv + 1, true);
 	if (!strcmp(argv[1], "bench"))
 		return bench_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "bounds"))
+		return cmd_bounds(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "slice"))
 		return slice_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "score"))

@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "sim_cli.h"
+#include "pol_apps.h"
 
 extern char **environ;
 
@@ -41,30 +42,34 @@ void report_table(FILE *f, const cli_ctx_t *ctx, cli_run_t *runs, int n,
 		(long long) ctx->params.restart_s, ctx->app_mode);
 	fprintf(f,
 		"times in hours; util_arr = utilization over the arrival window, util_net = the same, useful work only,\n"
-		"util_mk = over the makespan; rho_app = Themis' app rho (max, Jain); str = per-job stretch by tenant;\n"
+		"util_mk = over the makespan; rho_app = Themis' app rho (max, Jain, p99, max over apps of >= 10 GPU-hours),\n"
+		"rho_ten = the max with apps = tenants; str = per-job stretch by tenant;\n"
 		"lostGPUh = GPU-hours lost (restarts, work since the last checkpoint, jobs killed at their limit);\n"
 		"killed = runs killed at their limit; loc = mean locality level (0 nvlink .. 5 cluster), loc_mg = of >1 GPU\n");
 	fprintf(f,
-		"%-14s %6s %8s %8s %8s %8s %8s %9s %8s %8s %7s %8s %6s %8s %8s %6s %7s %8s %6s %6s %6s %6s %7s\n",
+		"%-14s %6s %8s %8s %8s %8s %8s %9s %8s %8s %7s %8s %6s %8s %8s %8s %8s %8s %6s %7s %8s %6s %6s %6s %6s %7s\n",
 		"policy", "jobs", "meanJCT", "p50JCT", "p99JCT", "meanQ",
 		"p99Q", "makespan", "util_arr", "util_net", "util_mk",
-		"rho_app", "jain_a", "max_str", "mean_str", "jain_s", "preempt",
-		"lostGPUh", "killed", "frag", "loc", "loc_mg", "wall_s");
+		"rho_app", "jain_a", "p99_app", "rho10gh", "rho_ten", "max_str",
+		"mean_str", "jain_s", "preempt", "lostGPUh", "killed", "frag",
+		"loc", "loc_mg", "wall_s");
 	for (i = 0; i < n; i++) {
 		const sim_summary_t *s = &runs[i].sum;
 
 		fprintf(f,
-			"%-14s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %9.1f %8.3f %8.3f %7.3f %8.3f %6.3f %8.2f %8.2f %6.3f %7lld %8.0f %6lld %6.3f %6.3f %6.3f %7.2f\n",
+			"%-14s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %9.1f %8.3f %8.3f %7.3f %8.3f %6.3f %8.3f %8.3f %8.3f %8.2f %8.2f %6.3f %7lld %8.0f %6lld %6.3f %6.3f %6.3f %7.2f\n",
 			runs[i].label, s->jobs, s->mean_jct_s / 3600,
 			s->p50_jct_s / 3600, s->p99_jct_s / 3600,
 			s->mean_queue_s / 3600, s->p99_queue_s / 3600,
 			s->makespan_s / 3600, s->util_arrival, s->util_net,
 			s->util_makespan, s->max_rho_app, s->jain_rho_app,
-			s->max_rho_stretch, s->mean_rho_stretch,
-			s->jain_rho_stretch, (long long) s->preemptions,
-			s->gpu_hours_lost, (long long) s->killed_at_limit,
-			s->fragmentation, s->mean_locality_level,
-			s->mean_locality_level_multi, runs[i].wall_s);
+			s->p99_rho_app, s->max_rho_app_10gpuh,
+			s->max_rho_tenant, s->max_rho_stretch,
+			s->mean_rho_stretch, s->jain_rho_stretch,
+			(long long) s->preemptions, s->gpu_hours_lost,
+			(long long) s->killed_at_limit, s->fragmentation,
+			s->mean_locality_level, s->mean_locality_level_multi,
+			runs[i].wall_s);
 	}
 	if (base < 0)
 		return;
@@ -122,6 +127,122 @@ static void json_model(json_object *o, const cli_ctx_t *ctx)
 			       json_object_new_string(ctx->app_mode));
 }
 
+/* the app definition of the metrics *_rho_app (doc/sim.md) */
+static json_object *app_json(const cli_ctx_t *ctx)
+{
+	json_object *a = json_object_new_object();
+	pol_apps_spec_t spec;
+	const char *m = ctx->app_mode ? ctx->app_mode : "tenant";
+
+	json_object_object_add(a, "mode", json_object_new_string(m));
+	if (!pol_apps_parse(m, &spec, NULL) &&
+	    (spec.def == POL_APPS_BURST || spec.def == POL_APPS_ARRAY)) {
+		json_object_object_add(
+			a, "def",
+			json_object_new_string(pol_apps_def_name(spec.def)));
+		json_object_object_add(a, "gap_s",
+				       json_object_new_int64(spec.gap_s));
+	} else {
+		json_object_object_add(a, "def", json_object_new_string(m));
+	}
+	json_object_object_add(a, "n_apps", json_object_new_int(ctx->n_apps));
+	json_object_object_add(a, "big_app_gpu_hours",
+			       json_object_new_double(SIM_APP_BIG_GPUH));
+	return a;
+}
+
+static json_object *bounds_json(const cli_ctx_t *ctx)
+{
+	json_object *b = json_object_new_object();
+	const sim_bounds_t *x = &ctx->bounds;
+
+	json_object_object_add(b, "mean_jct_lb_s", num(x->mean_jct_lb_s));
+	json_object_object_add(b, "mean_jct_srpt_s", num(x->mean_srpt_s));
+	json_object_object_add(b, "mean_duration_s", num(x->mean_dur_s));
+	json_object_object_add(b, "max_rho_app_lb", num(x->max_rho_app_lb));
+	json_object_object_add(b, "jobs", json_object_new_int(x->jobs));
+	json_object_object_add(b, "n_apps", json_object_new_int(x->n_apps));
+	json_object_object_add(b, "gap_base",
+			       json_object_new_string(ctx->bounds_base));
+	return b;
+}
+
+int cli_bounds(cli_ctx_t *ctx, const cli_run_t *runs, int n, int base)
+{
+	int i;
+
+	if (sim_bounds(ctx->trace.jobs, ctx->trace.n,
+		       pol_cluster_gpus(ctx->cluster), ctx->app, ctx->n_apps,
+		       &ctx->bounds)) {
+		fprintf(stderr, "agora-sim: bounds: %s\n", strerror(errno));
+		return -1;
+	}
+	ctx->have_bounds = true;
+	for (i = 0; i < n; i++)
+		if (!strcmp(runs[i].policy, "backfill-fs"))
+			base = i;
+	ctx->base_jct_s = ctx->base_rho = NAN;
+	snprintf(ctx->bounds_base, sizeof(ctx->bounds_base), "%s",
+		 base >= 0 && base < n ? runs[base].label : "");
+	if (base >= 0 && base < n) {
+		ctx->base_jct_s = runs[base].sum.mean_jct_s;
+		ctx->base_rho = runs[base].sum.max_rho_app;
+	}
+	return 0;
+}
+
+void report_bounds(FILE *f, const cli_ctx_t *ctx, const cli_run_t *runs, int n)
+{
+	const sim_bounds_t *b = &ctx->bounds;
+	int i;
+
+	fprintf(f,
+		"\nlower bounds (%d jobs, %d apps by %s, %d GPUs; fluid relaxation, doc/sim.md \"Bounds\"):\n"
+		"  mean JCT >= %.2f h (fluid SRPT %.2f h, mean duration %.2f h)\n"
+		"  max rho_app >= %.3f\n",
+		b->jobs, b->n_apps, ctx->app_mode,
+		pol_cluster_gpus(ctx->cluster), b->mean_jct_lb_s / 3600,
+		b->mean_srpt_s / 3600, b->mean_dur_s / 3600, b->max_rho_app_lb);
+	if (!n || !ctx->bounds_base[0])
+		return;
+	fprintf(f,
+		"gap closed = (%s - policy) / (%s - bound): 0 = %s, 1 = the bound\n"
+		"%-14s %8s %9s %8s %9s\n",
+		ctx->bounds_base, ctx->bounds_base, ctx->bounds_base, "policy",
+		"meanJCT", "gap_jct", "rho_app", "gap_rho");
+	for (i = 0; i < n; i++) {
+		const sim_summary_t *s = &runs[i].sum;
+
+		fprintf(f, "%-14s %8.2f %9.3f %8.3f %9.3f\n", runs[i].label,
+			s->mean_jct_s / 3600,
+			sim_gap_closed(ctx->base_jct_s, s->mean_jct_s,
+				       b->mean_jct_lb_s),
+			s->max_rho_app,
+			sim_gap_closed(ctx->base_rho, s->max_rho_app,
+				       b->max_rho_app_lb));
+	}
+}
+
+int report_bounds_json(const char *path, const cli_ctx_t *ctx)
+{
+	json_object *o = bounds_json(ctx);
+	int rc;
+
+	json_object_object_add(o, "trace",
+			       json_object_new_string(ctx->trace_path));
+	json_object_object_add(o, "cluster",
+			       json_object_new_string(ctx->cluster_spec));
+	json_object_object_add(o, "app_definition", app_json(ctx));
+	rc = json_object_to_file_ext(path, o, JSON_C_TO_STRING_PRETTY);
+	json_object_put(o);
+	if (rc) {
+		fprintf(stderr, "agora-sim: %s: cannot write JSON: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* one run's summary keys into o (doc/sim.md "Outputs") */
 void report_json_summary(json_object *o, const cli_ctx_t *ctx,
 			 const cli_run_t *run)
@@ -153,6 +274,22 @@ void report_json_summary(json_object *o, const cli_ctx_t *ctx,
 			       json_object_new_int64(s->killed_at_limit));
 	json_object_object_add(o, "failed", json_object_new_int(s->failed));
 	json_object_object_add(o, "max_rho_app", num(s->max_rho_app));
+	json_object_object_add(o, "p99_rho_app", num(s->p99_rho_app));
+	json_object_object_add(o, "max_rho_app_10gpuh",
+			       num(s->max_rho_app_10gpuh));
+	json_object_object_add(o, "max_rho_tenant", num(s->max_rho_tenant));
+	json_object_object_add(o, "app_definition", app_json(ctx));
+	if (ctx->have_bounds) {
+		json_object_object_add(o, "bounds", bounds_json(ctx));
+		json_object_object_add(
+			o, "gap_closed_jct",
+			num(sim_gap_closed(ctx->base_jct_s, s->mean_jct_s,
+					   ctx->bounds.mean_jct_lb_s)));
+		json_object_object_add(
+			o, "gap_closed_rho",
+			num(sim_gap_closed(ctx->base_rho, s->max_rho_app,
+					   ctx->bounds.max_rho_app_lb)));
+	}
 	json_object_object_add(o, "mean_rho_app", num(s->mean_rho_app));
 	json_object_object_add(o, "jain_rho_app", num(s->jain_rho_app));
 	json_object_object_add(o, "max_rho_stretch", num(s->max_rho_stretch));
@@ -164,6 +301,12 @@ void report_json_summary(json_object *o, const cli_ctx_t *ctx,
 	json_object_object_add(o, "jain_rho", num(s->jain_rho_stretch));
 	json_object_object_add(o, "preemptions",
 			       json_object_new_int64(s->preemptions));
+	json_object_object_add(o, "gpu_hours_lost_per_preemption",
+			       num(s->gpuh_lost_per_preemption));
+	json_object_object_add(o, "preemptions_per_job",
+			       num(s->preemptions_per_job));
+	json_object_object_add(o, "max_preemptions_job",
+			       json_object_new_int(s->max_preemptions));
 	json_object_object_add(o, "fragmentation", num(s->fragmentation));
 	json_object_object_add(o, "mean_locality_level",
 			       num(s->mean_locality_level));

@@ -290,6 +290,11 @@ static void *worker(void *arg)
 			return NULL;
 		run = &r->runs[k];
 		if (cli_run_one(&r->tctx[k / per], run)) {
+			if (run->livelock) {
+				/* a finding, not a failure: the cell says so */
+				sim_result_free(&run->res);
+				continue;
+			}
 			pthread_mutex_lock(&r->mu);
 			r->failed = 1;
 			pthread_mutex_unlock(&r->mu);
@@ -376,7 +381,8 @@ static double best_baseline(const rob_t *r, int rc, int fair_only,
 		const char *p = r->pols[k];
 		double v = m(&r->runs[rc * r->n_pol + k].sum);
 
-		if (!strncmp(p, "agora", 5) || !strcmp(p, "srtf"))
+		if (!strncmp(p, "agora", 5) || !strcmp(p, "srtf") ||
+		    r->runs[rc * r->n_pol + k].livelock)
 			continue;
 		if (fair_only && strcmp(p, "backfill-fs") &&
 		    strcmp(p, "tiresias") && strcmp(p, "las"))
@@ -423,6 +429,12 @@ static void print_table(FILE *f, const rob_t *r)
 			const sim_summary_t *s =
 				&r->runs[rc * r->n_pol + k].sum;
 
+			if (r->runs[rc * r->n_pol + k].livelock) {
+				fprintf(f, "%-16s %5s %-13s %8s\n",
+					r->reg_text[rc / r->n_ckpt], ck,
+					r->labels[k], "livelock");
+				continue;
+			}
 			fprintf(f,
 				"%-16s %5s %-13s %8.3f %7.3f %8.2f %8.2f %8.2f %8.4f %8.4f %9.0f %7lld %7lld\n",
 				r->reg_text[rc / r->n_ckpt], ck, r->labels[k],
@@ -464,11 +476,18 @@ static void print_goals(FILE *f, const rob_t *r)
 
 			if (strncmp(r->pols[k], "agora", 5))
 				continue;
+			if (r->runs[rc * r->n_pol + k].livelock) {
+				fprintf(f, "%-16s %5s %-13s %9s\n",
+					r->reg_text[rc / r->n_ckpt], ck,
+					r->labels[k], "livelock");
+				continue;
+			}
 			fprintf(f,
 				"%-16s %5s %-13s %9.3f %-12s %7.3f %-12s %+8.4f\n",
 				r->reg_text[rc / r->n_ckpt], ck, r->labels[k],
 				br / s->max_rho_app, wr, s->mean_jct_s / bj, wj,
-				bf >= 0 ? s->util_net -
+				bf >= 0 && !r->runs[rc * r->n_pol + bf].livelock
+					? s->util_net -
 						  r->runs[rc * r->n_pol + bf]
 							  .sum.util_net
 					: NAN);
@@ -518,7 +537,13 @@ static int write_json(const rob_t *r)
 		json_object_object_add(o, "limit_kill",
 				       json_object_new_string(cli_kill_name(
 					       c->params.limit_kill)));
-		report_json_summary(o, c, run);
+		json_object_object_add(o, "livelock",
+				       json_object_new_boolean(run->livelock));
+		if (run->livelock)
+			json_object_object_add(
+				o, "error", json_object_new_string(run->error));
+		else
+			report_json_summary(o, c, run);
 		json_object_array_add(root, o);
 	}
 	rc = json_object_to_file_ext(r->json, root, JSON_C_TO_STRING_PRETTY);
@@ -563,6 +588,8 @@ static int heat_data(const rob_t *r, const char *path,
 		for (k = 0; k < r->n_pol; k++) {
 			double v = m(&r->runs[rc * r->n_pol + k].sum);
 
+			if (r->runs[rc * r->n_pol + k].livelock)
+				v = NAN; /* no value: drawn as 0 */
 			fprintf(f, " %.4f", isfinite(v) ? v : 0.0);
 		}
 		fputc('\n', f);

@@ -10,6 +10,7 @@
 
 #include "pol_policy.h"
 #include "sim.h"
+#include "sim_bounds.h"
 #include "trace.h"
 
 /* One policy's run in a comparison.  Owned by the cli (cli_run_free). */
@@ -20,6 +21,8 @@ typedef struct cli_run {
 	sim_result_t res;
 	sim_summary_t sum;
 	double wall_s;
+	bool livelock;   /* the run failed on the livelock guard */
+	char error[512]; /* why the run failed */
 } cli_run_t;
 
 typedef struct cli_ctx {
@@ -28,13 +31,20 @@ typedef struct cli_ctx {
 	pol_cluster_t *cluster;
 	sim_params_t params;
 	bool progress;
-	/* apps for Themis' rho: "tenant" (app = NULL, names = tenants) or
-	 * "sweep" (job-name prefix within a tenant; cli_apps()) */
+	/* apps for Themis' rho: "tenant" (app = NULL, names = tenants),
+	 * "sweep" (job-name prefix within a tenant), "burst[:GAP]" or
+	 * "array[:GAP]" (pol_apps.h, the tenant as the account; cli_apps()) */
 	const char *app_mode;
 	double window_from, window_days; /* --window FROM:DAYS (days 0: all) */
 	int *app;
 	int n_apps;
 	char (*app_names)[POL_NAME_LEN];
+	/* --bounds (cli_bounds()): the bounds, and the run whose gap to them
+	 * the others close (backfill-fs if run, else the baseline) */
+	bool have_bounds;
+	sim_bounds_t bounds;
+	char bounds_base[64];
+	double base_jct_s, base_rho;
 } cli_ctx_t;
 
 double cli_now(void); /* monotonic seconds */
@@ -52,7 +62,8 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run);
 
 /* long options of the model, shared by the subcommands (cli_model_opt) */
 /* long-only model options (no short letter to collide with) */
-#define CLI_OPT_LAUNCH 0x300
+#define CLI_OPT_LAUNCH   0x300
+#define CLI_OPT_LIVELOCK 0x301
 
 #define CLI_MODEL_OPTIONS                                                      \
 	{ "trace", required_argument, NULL, 't' },                             \
@@ -74,6 +85,7 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run);
 		{ "limit-kill", required_argument, NULL, 'k' },                \
 		{ "elastic-serial", required_argument, NULL, 'E' },            \
 		{ "window", required_argument, NULL, 'W' },                    \
+		{ "livelock", required_argument, NULL, CLI_OPT_LIVELOCK },     \
 	{                                                                      \
 		"bin", required_argument, NULL, 'B'                            \
 	}
@@ -89,6 +101,12 @@ int cli_apps(cli_ctx_t *ctx);
 void cli_apps_free(cli_ctx_t *ctx);
 /* summarize one finished run with the context's apps; 0 or -1 */
 int cli_summarize(const cli_ctx_t *ctx, cli_run_t *run);
+
+/* bounds of ctx's trace, cluster and apps into ctx (runs[base], or the
+ * run of backfill-fs, the base of the gaps); 0 or -1 with a message */
+int cli_bounds(cli_ctx_t *ctx, const cli_run_t *runs, int n, int base);
+void report_bounds(FILE *f, const cli_ctx_t *ctx, const cli_run_t *runs, int n);
+int report_bounds_json(const char *path, const cli_ctx_t *ctx);
 
 void report_table(FILE *f, const cli_ctx_t *ctx, cli_run_t *runs, int n,
 		  int baseline);

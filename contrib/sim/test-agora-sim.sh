@@ -337,7 +337,7 @@ for e in default oracle; do
 	arg=
 	[ $e = oracle ] && arg="--grow-estimate oracle"
 	# shellcheck disable=SC2086
-	"$SIM" loaning --trace "$PHILLY" --from-day 7 --days 7 \
+	"$SIM" loaning --train-scheduler fifo-hold --trace "$PHILLY" --from-day 7 --days 7 \
 		--variants least-cost,least-cost+elastic $arg \
 		--json "$TMP/loan-$e.json" >/dev/null 2>"$TMP/err" ||
 		ko "loaning ($e): $(cat "$TMP/err")"
@@ -361,7 +361,7 @@ assert lc(a) == lc(b), "the estimate changed a variant that never grows"
 PY
 	ok "loaning: attained estimate by default, the oracle changes the grows" ||
 	ko "loaning: attained vs oracle"
-"$SIM" loaning --trace "$PHILLY" --grow-estimate median --json "$TMP/x.json" \
+"$SIM" loaning --train-scheduler fifo-hold --trace "$PHILLY" --grow-estimate median --json "$TMP/x.json" \
 	>/dev/null 2>"$TMP/err"
 rc=$?
 { [ $rc = 2 ] && grep -q -- "--grow-estimate: 'median'" "$TMP/err"; } &&
@@ -374,7 +374,7 @@ printf 'id,submit,duration,gpus,time_limit,tenant\n1,0,2400,8,2700,a\n2,10800,60
 	>"$TMP/lim.csv"
 cut -d, -f1-4,6 "$TMP/lim.csv" >"$TMP/nolim.csv"
 for f in lim nolim; do
-	"$SIM" loaning --trace "$TMP/$f.csv" --train-nodes 4 --infer-nodes 0 \
+	"$SIM" loaning --train-scheduler fifo-hold --trace "$TMP/$f.csv" --train-nodes 4 --infer-nodes 0 \
 		--elastic-frac 1 --variants least-cost+elastic \
 		--json "$TMP/loan-$f.json" >/dev/null 2>"$TMP/err" ||
 		ko "loaning $f.csv: $(cat "$TMP/err")"
@@ -390,9 +390,9 @@ PY
 	ko "loaning: time limit cap"
 # draining the nodes yesterday's demand takes back within 2 h leaves fewer
 # busy nodes to reclaim: fewer preemptions in week 2
-"$SIM" loaning --trace "$PHILLY" --from-day 7 --days 7 --variants slurm-order \
+"$SIM" loaning --train-scheduler fifo-hold --trace "$PHILLY" --from-day 7 --days 7 --variants slurm-order \
 	--drain-ahead 2h --json "$TMP/loan-drain.json" >/dev/null 2>"$TMP/err" &&
-	"$SIM" loaning --trace "$PHILLY" --from-day 7 --days 7 \
+	"$SIM" loaning --train-scheduler fifo-hold --trace "$PHILLY" --from-day 7 --days 7 \
 		--variants slurm-order --json "$TMP/loan-nodrain.json" \
 		>/dev/null 2>>"$TMP/err" &&
 	python3 - "$TMP/loan-drain.json" "$TMP/loan-nodrain.json" <<'PY' &&
@@ -405,7 +405,7 @@ assert d["slo_misses"] <= n["slo_misses"]
 PY
 	ok "loaning: --drain-ahead cuts preemptions" ||
 	ko "loaning --drain-ahead: $(cat "$TMP/err")"
-"$SIM" loaning --trace "$PHILLY" --from-day 7 --days 7 \
+"$SIM" loaning --train-scheduler fifo-hold --trace "$PHILLY" --from-day 7 --days 7 \
 	--variants slurm-order,least-cost+elastic --borrow-elastic-only \
 	--json "$TMP/loan-eonly.json" >/dev/null 2>"$TMP/err" &&
 	python3 - "$TMP/loan-eonly.json" "$TMP/loan-drain.json" "$TMP/loan-nodrain.json" <<'PY' &&
@@ -423,5 +423,108 @@ assert le["slo_misses"] == 0
 PY
 	ok "loaning: --borrow-elastic-only trades queueing for preemptions" ||
 	ko "loaning --borrow-elastic-only: $(cat "$TMP/err")"
+# loaning on the scheduler an admin runs: backfill-fs by default, agora and
+# the old fifo-hold by name; the JSON keys of issue 18 on a 1,200-job slice
+# (agora on 300 jobs and half the pools: its leases thrash here, slow)
+head -n 1201 "$PHILLY" >"$TMP/slice.csv"
+head -n 301 "$PHILLY" >"$TMP/slice300.csv"
+for sch in default agora fifo-hold; do
+	arg= tr=slice pools="--train-nodes 8 --infer-nodes 16"
+	[ $sch = default ] || arg="--train-scheduler $sch"
+	[ $sch = agora ] && tr=slice300 pools="--train-nodes 4 --infer-nodes 8"
+	# shellcheck disable=SC2086
+	"$SIM" loaning --trace "$TMP/$tr.csv" $pools \
+		--headroom 1 --variants none,slurm-order,least-cost $arg \
+		--json "$TMP/ls-$sch.json" >/dev/null 2>"$TMP/err" ||
+		ko "loaning --train-scheduler $sch: $(cat "$TMP/err")"
+done
+python3 - "$TMP/ls-default.json" "$TMP/ls-agora.json" "$TMP/ls-fifo-hold.json" <<'PY' &&
+import json, sys
+d, a, f = (json.load(open(p)) for p in sys.argv[1:])
+assert (d["train_scheduler"], a["train_scheduler"], f["train_scheduler"]) == \
+    ("backfill-fs", "agora", "fifo-hold")
+for r in (d, a, f):
+    for v in ("none", "slurm-order", "least-cost"):
+        x = r[v]
+        for k in ("harvest", "gpu_hours_lost", "fewest_victims_preemptions",
+                  "requeues_max", "requeues_p99", "queue_vs_none",
+                  "jct_vs_none", "slo_misses", "preemptions",
+                  "mean_queue_s", "mean_jct_s"):
+            assert k in x, (v, k)
+        assert 0 <= x["harvest"] <= 1 + 1e-9, x["harvest"]
+        assert x["requeues_p99"] <= x["requeues_max"]
+    assert r["none"]["harvest"] == 0 and r["none"]["preemptions"] == 0
+    for v in ("slurm-order", "least-cost"):
+        assert r[v]["harvest"] > 0, (v, r[v]["harvest"])
+        # the bound is the fewest victims per reclaim: nothing beats it
+        assert r[v]["preemptions"] >= r[v]["fewest_victims_preemptions"]
+        assert r[v]["queue_vs_none"] > 1, (v, r[v]["queue_vs_none"])
+# the schedulers differ: backfill-fs is not the old FIFO
+assert d["none"]["mean_queue_s"] != f["none"]["mean_queue_s"]
+PY
+	ok "loaning: backfill-fs, agora and fifo-hold schedulers, issue-18 keys" ||
+	ko "loaning --train-scheduler"
+"$SIM" loaning --trace "$TMP/slice.csv" --train-scheduler fifo \
+	--json "$TMP/x.json" >/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc = 2 ] && grep -q -- "--train-scheduler: 'fifo'" "$TMP/err"; } &&
+	ok "loaning: bad --train-scheduler named" ||
+	ko "loaning --train-scheduler fifo (rc $rc: $(cat "$TMP/err"))"
+# the livelock guard (doc/sim.md "Livelock"): two 8-GPU gangs under the
+# reference tiresias (promote 0.5, re-demotion at once, no budget) preempt
+# each other every 450 s, before any checkpoint: the run fails, named;
+# robustness reports the cell; the default tiresias finishes
+printf 'id,submit,duration,gpus,tenant\n1,0,14400,8,a\n2,0,14400,8,b\n' \
+	> "$TMP/pair.csv"
+"$SIM" run --trace "$TMP/pair.csv" --cluster 1x8 --policy tiresias \
+	--params tiresias:promote=0.5,hold=0,budget=0 --livelock 2d \
+	>/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc != 0 ] && grep -q "livelock: policy tiresias: no job completed for 2.0 days" "$TMP/err"; } &&
+	ok "livelock guard fails the run" || ko "livelock guard (rc $rc: $(cat "$TMP/err"))"
+"$SIM" run --trace "$TMP/pair.csv" --cluster 1x8 --policy tiresias \
+	--params tiresias:promote=0.5 --livelock 2d >/dev/null 2>"$TMP/err" &&
+	ok "tiresias with hold and budget finishes the pair" ||
+	ko "tiresias hold+budget: $(cat "$TMP/err")"
+"$SIM" robustness --trace "$TMP/pair.csv" --cluster 1x8 \
+	--policies old=tiresias,tiresias --params old:promote=0.5,hold=0,budget=0 \
+	--params tiresias:promote=0.5 --regimes uniform:1:2 --ckpts 1800 \
+	--livelock 2d --json "$TMP/rob.json" >"$TMP/out" 2>"$TMP/err" &&
+	grep -q '^uniform:1:2 .* old  *livelock$' "$TMP/out" &&
+	python3 - "$TMP/rob.json" <<'PY' &&
+import json, sys
+r = {x["label"]: x for x in json.load(open(sys.argv[1]))}
+assert r["old"]["livelock"] is True and "livelock" in r["old"]["error"]
+assert r["tiresias"]["livelock"] is False and r["tiresias"]["jobs"] == 2
+PY
+	ok "robustness reports a livelocked cell" ||
+	ko "robustness livelock: $(cat "$TMP/out" "$TMP/err")"
+# bounds: the subcommand, and compare --bounds with the gap to backfill-fs
+"$SIM" bounds --trace "$TMP/five.csv" --cluster 2x4 --json "$TMP/bounds.json" \
+	>"$TMP/out" 2>"$TMP/err" && grep -q '^  mean JCT >= ' "$TMP/out" &&
+	python3 - "$TMP/bounds.json" <<'PY' &&
+import json, sys
+b = json.load(open(sys.argv[1]))
+assert b["jobs"] == 5 and b["max_rho_app_lb"] > 0 and b["mean_jct_lb_s"] > 0
+PY
+	ok "bounds subcommand" || ko "bounds: $(cat "$TMP/out" "$TMP/err")"
+"$SIM" compare --trace "$TMP/five.csv" --cluster 2x4 --app burst:30 --limit-kill none \
+	--policies backfill-fs,srtf --baseline srtf --bounds \
+	--json "$TMP/cb.json" >"$TMP/out" 2>"$TMP/err" &&
+	grep -q '^gap closed = (backfill-fs - policy)' "$TMP/out" &&
+	python3 - "$TMP/cb.json" <<'PY' &&
+import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ("srtf", "backfill-fs"):
+    x = r[k]
+    assert x["bounds"]["mean_jct_lb_s"] <= x["mean_jct_s"] + 1e-9
+    assert x["bounds"]["max_rho_app_lb"] <= x["max_rho_app"] + 1e-9
+    assert x["app_definition"]["def"] == "burst" and x["app_definition"]["gap_s"] == 30
+    for key in ("p99_rho_app", "max_rho_app_10gpuh", "max_rho_tenant", "gap_closed_jct"):
+        assert key in x, key
+assert r["backfill-fs"]["gap_closed_jct"] in (0, None)
+PY
+	ok "compare --bounds, app metrics and definition in the JSON" ||
+	ko "compare --bounds: $(cat "$TMP/out" "$TMP/err")"
 echo "1..$n"
 exit $fail

@@ -6,25 +6,34 @@
  *
  * The life of a federated GPU job under FedAuction=yes:
  *   1. job_submit/agora (origin): priority 0 (held: fed_mgr sends no
- *      sibling copy) and AdminComment AGORA_FED_HOLD...
+ *      sibling copy) and AdminComment "Agora: fed hold v1: waiting since
+ *      T ..." (pol_fed_mark_waiting)
  *   2. agorad: will-run on every cluster (requests carry AdminComment
  *      AGORA_FED_PLAN, which also tells job_submit/agora that agorad is
  *      alive), the auction, then Clusters=<winner> with AdminComment
- *      AGORA_FED_WON..., then release (priority INFINITE).
- *   3. site_factor/agora (every cluster): copies an AGORA_FED_WON text
- *      into the SystemComment; on the origin releases a hold older than
- *      FedAuctionTimeout (AdminComment AGORA_FED_OPEN...): fail open.
+ *      "Agora: fed hold v1: pinned to C ..." (the hold mark stays), then
+ *      the release (priority INFINITE), then the decision AGORA_FED_WON...
+ *      (the steps and their crash orders: common/fed/pol_fed_hold.h)
+ *   3. site_factor/agora (every cluster): copies an Agora federation text
+ *      into the SystemComment; on the origin releases a held job whose
+ *      Agora hold began FedAuctionTimeout ago (AdminComment
+ *      AGORA_FED_OPEN...): fail open (pol_fed_hold_expired).
+ *   4. job_submit/agora's job_modify: "scontrol hold" on such a job marks
+ *      it "held by its owner or an admin", which nothing of Agora undoes.
  * Plain C: included by the plugins and by agorad.
  */
 #ifndef AGORA_FED_MARKS_H
 #define AGORA_FED_MARKS_H
 
-/* AdminComment of a job held for the auction. */
-#define AGORA_FED_HOLD "Agora: fed hold: "
+#include "pol_fed_hold.h"
+
+/* The prefix of every federation hold mark, of any version (the marks
+ * themselves: pol_fed_hold.h). */
+#define AGORA_FED_HOLD "Agora: fed hold"
 /* AdminComment (and SystemComment) of a job agorad placed: winner, bids. */
-#define AGORA_FED_WON "Agora: fed auction: "
+#define AGORA_FED_WON POL_FED_TEXT_WON
 /* AdminComment of a hold released because no decision came in time. */
-#define AGORA_FED_OPEN "Agora: fed hold released: "
+#define AGORA_FED_OPEN POL_FED_TEXT_OPEN
 /* AdminComment of agorad's will-run requests; "Agora: fed plan; usage="
  * carries the federation's usage per app (app:GPU-hours,...). */
 #define AGORA_FED_PLAN  "Agora: fed plan"

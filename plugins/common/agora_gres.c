@@ -2,12 +2,13 @@
  * agora_gres.c - see agora_gres.h.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <pthread.h>
 
 #include "slurm/slurm.h"
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
+#include AGORA_INC_GRES
 #include "src/common/list.h"
 #include "src/common/macros.h"
 
@@ -38,7 +39,7 @@ static pol_gpumask_t mask_of(bitstr_t *b, int n_gpus)
 extern pol_gpumask_t agora_gres_shared_held(gres_node_state_t *gpu_ns,
 					    List fallback_list, int n_gpus)
 {
-	gres_node_state_t *sh = gpu_ns ? gpu_ns->alt_gres_ns : NULL;
+	gres_node_state_t *sh = gpu_ns ? AGORA_GRES_ALT_NS(gpu_ns) : NULL;
 	pol_gpumask_t m = 0;
 	int t;
 

@@ -8,7 +8,8 @@
 #ifndef AGORA_GRES_H
 #define AGORA_GRES_H
 
-#include "src/common/gres.h"
+#include "agora_compat.h"
+#include AGORA_INC_GRES
 #include "src/common/list.h"
 #include "src/common/node_conf.h"
 

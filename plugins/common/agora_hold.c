@@ -2,6 +2,7 @@
  * agora_hold.c - see agora_hold.h.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <string.h>
 

@@ -27,6 +27,8 @@
 #     requeued by Slurm's preemption, and later completes
 #   - sprio shows the credit term: acct_a, which used GPU-hours, has a lower
 #     SITE factor than its quota allows at start (10000)
+#   - checkpoints: a job without --signal in a partition with a declared
+#     CheckpointInterval gets a lease to its first checkpoint
 #   - the run-time history: completed jobs saved beside the ledger;
 #     agoractl estimates seed reads them from slurmdbd and a reconfigure
 #     merges the seed
@@ -65,6 +67,7 @@ SchedulerInterval=2
 AuctionPartitions=batch
 LeaseTime=30
 GraceTime=10
+CheckpointInterval=partition:batch:2m
 DefaultQuota=0.5
 CreditHalfLife=24
 CreditPeriod=24
@@ -339,6 +342,27 @@ if wait_for 300 first_done && wait_for 60 dep_after_parent; then
 else
 	notok "the afterok job started only after its parent completed (parent $(state "$first_run"), dependent $(state "$dep"))"
 	sacct -X -j "$first_run,$dep" -o JobID,State,Start,End | diag
+fi
+
+# 7b. checkpoints: agora.conf declares CheckpointInterval=partition:batch:2m;
+#     a job without --signal gets a lease to its first checkpoint (its
+#     requeue at lease end + GraceTime 10 s falls on start + 120 s), not
+#     the 30 s grid (at most 60 s); the jobs above have --signal and
+#     checkpoint on it (nothing lost, 30 s leases)
+ck=$(sbatch --parsable -A acct_b -p batch --gres=gpu:1 -t 5 -o "$OUT/out.%j" \
+	--wrap 'sleep 10' | cut -d';' -f1)
+ck_lease() { [ -n "$(lease_of "$ck")" ] && [ -n "$(field "$ck" StartTime)" ]; }
+if wait_for 30 ck_lease; then
+	ck_until=$(lease_of "$ck")
+	ck_start=$(field "$ck" StartTime)
+	ck_len=$(($(date -d "$ck_until" +%s) - $(date -d "$ck_start" +%s)))
+	if [ "$ck_len" -ge 90 ]; then
+		ok "a job of a partition with a 2 min checkpoint interval gets a ${ck_len} s lease (to its checkpoint, not the 30 s grid)"
+	else
+		notok "a job of a partition with a 2 min checkpoint interval gets a lease to its checkpoint (${ck_len} s: start $ck_start, until $ck_until)"
+	fi
+else
+	notok "a job of a partition with a 2 min checkpoint interval gets a lease (state $(state "$ck"), '$(field "$ck" SystemComment)')"
 fi
 
 # 8. the run-time history: learnt from the jobs that completed, saved

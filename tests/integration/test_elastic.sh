@@ -15,11 +15,13 @@
 #   - once nothing waits, agorad grows it: one requeue (Restarts=1), and it
 #     runs again on 15 nodes (all it may have), loaned nodes among them; the
 #     job's own output shows both sizes; agoractl loans lists the grow, also
-#     after agorad is killed -9 while the grown job pends (the next agorad
-#     follows it from the loan state file)
+#     after agorad is killed -9 while the grown job pends and started again
+#     with its state files wiped (the next agorad follows it from the job's
+#     AdminComment mark)
 #   - inference wants 4 nodes back: the grown job shrinks off them
 #     (NodeList=) without a second requeue, and the nodes are home within
 #     ReclaimDeadline
+#   - requeued after that, the job is back to its submitted range 2-16
 #   - the job completes (sacct COMPLETED); no job lost
 # Prints TAP, measurements as "#" lines, and "N passed, M failed".
 set -uo pipefail
@@ -151,12 +153,16 @@ fi
 t0=$(date +%s%3N)
 scancel "$big"
 wait_for 20 grep -q "grow: job $ej 2 -> " "$ALOG"
-# agorad killed -9 while the grown job pends: the next agorad follows it
-# from the loan state file (it reports the restart, the history keeps it)
+# agorad killed -9 while the grown job pends, and started again with its
+# state directory wiped (the worst a restart can do to it): the next
+# agorad follows the grow from the job's own mark (AdminComment), reports
+# the restart, and its history has the grow again
 following() { grep -q "\"following\":\[{\"job\":$ej," "$W/agorad.loans.json" 2>/dev/null; }
 wait_for 10 following
 kill -9 "$(cat "$W/run/agorad.pid" 2>/dev/null)" 2>/dev/null
 sleep 0.5
+rm -f "$W"/agorad.json* "$W"/agorad.loans.json*
+mark=$(scontrol show job "$ej" | sed -n 's/^ *AdminComment=//p')
 "$HARNESS" --workdir "$W" start-agorad >/dev/null 2>&1
 wait_for 40 running "$ej"
 wait_for 10 grep -q "grow: job $ej runs again" "$ALOG"
@@ -166,6 +172,11 @@ rs=$(scontrol show job "$ej" | grep -o 'Restarts=[0-9]*')
 nodes=$(squeue -h -j "$ej" -o %N)
 onloan=$(scontrol show hostnames "$nodes" | grep -cE "^c1n[1-$INFER]$")
 gline=$(grep -m1 "grow: job $ej 2 -> " "$ALOG" | sed 's/^\[[^]]*\] //')
+if [[ $mark == "Agora elastic v1: range 2-16; grow 2->15 at "* ]]; then
+	ok "the grow is on the job: AdminComment '$mark'"
+else
+	notok "the grow is on the job: AdminComment '$mark'"
+fi
 if [ "$nn1" = 15 ] && [ "$rs" = Restarts=1 ] && [ "$onloan" -ge 1 ]; then
 	ok "grown by requeue: 2 -> 15 nodes ($onloan on loan), $rs, running again $(awk -v a="$t1" -v b="$t0" 'BEGIN { printf "%.1f", (a - b) / 1000 }') s after the queue emptied"
 else
@@ -182,7 +193,7 @@ else
 fi
 "$AGORACTL" loans >"$IN/loans.out" 2>&1
 if grep -A3 "elastic grows" "$IN/loans.out" | grep -qE "^[^ ]+ +$ej +2 +15 +15 "; then
-	ok "agoractl loans lists the grow (job $ej, 2 -> 15, restarted on 15, as followed by the agorad started after a kill -9)"
+	ok "agoractl loans lists the grow (job $ej, 2 -> 15, restarted on 15, as followed by the agorad started after a kill -9 with its state wiped)"
 else
 	notok "agoractl loans lists the grow"
 	diag <"$IN/loans.out"
@@ -215,6 +226,22 @@ if wait_for "$DEADLINE" home_ok; then
 else
 	notok "reclaim: inference nodes not home within ${DEADLINE} s (lent $(lent))"
 	grep -E "loan:" "$ALOG" | tail -5 | diag
+fi
+
+# ---- 4b. requeued again: back to its submitted range ----------------------------------
+# the job pends again after its grow (an admin's or a node failure's
+# requeue): at its grown count (15) it could never start again, 11 nodes
+# being left in "train"; the agorad that never saw the grow's start (its
+# state wiped) puts back the range it was submitted with from the job's
+# mark, and Slurm restarts it on that range
+scontrol requeue "$ej"
+wait_for 60 running "$ej"
+nn3=$(squeue -h -j "$ej" -t R -o %D)
+if [ -n "$nn3" ] && [ "$nn3" -lt 15 ] && grep -q "grow: job $ej pends again after its grow; back to its range 2-16" "$ALOG"; then
+	ok "requeued after its grow: job $ej back to its submitted range 2-16 by its mark alone, runs again on $nn3 node(s)"
+else
+	notok "requeued after its grow: job $ej '$(squeue -h -j "$ej" -o '%T %D %r')', mark '$(scontrol show job "$ej" | sed -n 's/^ *AdminComment=//p')'"
+	grep "grow: job $ej" "$ALOG" | tail -3 | diag
 fi
 
 # ---- 5. it completes ------------------------------------------------------------------

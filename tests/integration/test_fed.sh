@@ -10,12 +10,21 @@
 #   2. free GPUs: jobs beyond c1's free GPUs go to c2/c3
 #   3. the decision (winner, bids) shows in scontrol show job on every
 #      cluster (SystemComment on the origin, AdminComment forwarded)
-#   4. agorad kill -9 mid-round, 10 trials: no job lost, none on two
-#      clusters, none left held
+#   2b. true free GPUs: c2 at 48/64 GPUs busy, a burst of four 8-GPU jobs
+#      sends at most 2 to c2 (agoractl fed shows 16 free); will-run
+#      answers that cannot be true ("+503316420 s" for jobs without
+#      --time behind one that waits for its begin time) give way to
+#      agorad's estimate, and the bid says so
+#   4. SIGTERM and SIGKILL of agorad's whole process group mid-round, 10
+#      trials: no job lost, none on two clusters, none left held, none
+#      left half-pinned; a pin whose release slurmctld refuses is
+#      released by the fail-open
 #   5. c3's slurmctld stopped: jobs go elsewhere; after its restart no job
 #      runs twice
-#   6. fail open: agorad stopped, holds are released after
-#      FedAuctionTimeout and new jobs are not held
+#   6. fail open: agorad stopped, holds (also an old agorad's pin whose
+#      release never landed) are released after FedAuctionTimeout, new
+#      jobs are not held, and a user's "scontrol hold" of a held job is
+#      kept
 # and measures the dispatch rate (jobs/s) and the median submit->pinned
 # time.  Needs root and a build with agorad (AGORAD_BIN or _build).
 set -uo pipefail
@@ -26,6 +35,8 @@ W=${AGORA_FED_WORKDIR:-/tmp/agora-dc-fedtest}
 PORT=${AGORA_FED_PORT:-45000}
 DC="$repo/contrib/harness/agora-dc --workdir $W"
 fails=0
+# shellcheck source=tests/integration/lib.sh
+. "$repo/tests/integration/lib.sh"
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ms() { date +%s%3N; }
@@ -176,13 +187,48 @@ done
 	fail "free GPUs: c1 $n1, c2 $n2, c3 $n3 of 16 jobs"
 cancel_all
 
+# 2b. c2 at 48 of 64 GPUs: 6 jobs without --time, and one that waits for
+# its begin time (Slurm's will-run then answers "+16 years" for 8 GPUs)
+for i in $(seq 6); do on 2 sbatch -M c2 -A acct_a -N1 --gres=gpu:8 --wrap 'sleep 600' >/dev/null; done
+on 2 sbatch -M c2 -A acct_a -N1 --gres=gpu:8 --begin=now+3600 --wrap true >/dev/null
+busy_c2() { [ "$(on 2 squeue --local -h -t R -o %i | wc -l)" -eq 6 ]; }
+wait_for 20 busy_c2
+sleep 2 # an agorad round after the jobs started
+AGORAD_STATE=$W/agorad.json "$AGORACTL" fed >"$t/fed2"
+grep -Eq '^c2 +yes +16 +64' "$t/fed2" && pass "agoractl fed: c2 16 of 64 GPUs free" ||
+	fail "agoractl fed with c2 at 48/64: $(grep '^c2' "$t/fed2")"
+ids=()
+for i in 1 2 3 4; do ids+=("$(sub)"); done
+nt=$(sbatch --parsable -A acct_a -N1 --gres=gpu:8 --wrap 'sleep 120' | cut -d';' -f1) # no --time
+wait_pinned "${ids[@]}" "$nt"
+n2=0
+for j in "${ids[@]}"; do [ "$(winner "$j")" = c2 ] && n2=$((n2 + 1)); done
+[ $n2 -le 2 ] && pass "c2 at 48/64: $n2 of a burst of four 8-GPU jobs to c2" ||
+	fail "c2 at 48/64: $n2 of 4 burst jobs to c2 (16 GPUs free)"
+# no bid beyond a week, and c2's answer replaced by the estimate
+far=$(admin "$nt" | grep -oE 'start \+[0-9]+s' | sed 's/[^0-9]//g' | awk '$1 > 604800' | head -1)
+if [ -z "$far" ] && [ -n "$(winner "$nt")" ] &&
+	admin "$nt" | grep -q "c2: start +[0-9]*s, .*start: agorad's estimate (will-run said +[0-9]*s)"; then
+	pass "job $nt without --time: every bid starts within a week; c2's will-run replaced by agorad's estimate"
+else
+	fail "job $nt without --time: $(admin "$nt")"
+fi
+"$AGORACTL" explain "${ids[0]}" >"$t/explain2" 2>&1
+grep -q 'start: will-run\|start: agorad' "$t/explain2" && pass "agoractl explain: each bid says its start's source" ||
+	fail "agoractl explain: $(cat "$t/explain2")"
+cancel_all
 
-# 4. kill -9 mid-round, 10 trials
+
+# 4. SIGTERM / SIGKILL of agorad's whole process group (as systemd stops
+# the unit: every process of it) mid-round, 10 trials, then restarted
 all=()
 for trial in $(seq 10); do
 	for i in 1 2 3 4; do all+=("$(sub)"); done
 	sleep "0.$((RANDOM % 9 + 1))"
-	kill -9 "$(cat "$W/run/agorad.pid")" 2>/dev/null
+	sig=KILL
+	[ $((trial % 2)) = 0 ] && sig=TERM
+	kill -s $sig -- "-$(cat "$W/run/agorad.pid")" 2>/dev/null
+	[ $sig = TERM ] && wait_for 15 bash -c "! kill -0 $(cat "$W/run/agorad.pid") 2>/dev/null"
 	$DC start-agorad >/dev/null
 done
 # A pinned job reaches its sibling through Slurm's federation agent, which
@@ -195,16 +241,36 @@ while :; do
 	sleep 2
 done
 echo "MEASURE: after the kill trials every job had a live copy after $((($(ms) - t0) / 1000)) s ($missing missing)"
-lost=0 double=0 stuck=0
+lost=0 double=0 stuck=0 half=0
 for j in "${all[@]}"; do
 	n=$(copies "$j")
 	[ "$n" -eq 0 ] && lost=$((lost + 1))
 	[ "$n" -gt 1 ] && double=$((double + 1))
 	held "$j" && stuck=$((stuck + 1))
+	admin "$j" | grep -q '^Agora: fed auction: won by' || half=$((half + 1))
 done
-[ $lost -eq 0 ] && [ $double -eq 0 ] && [ $stuck -eq 0 ] &&
-	pass "kill -9 x10: ${#all[@]} jobs, 0 lost, 0 on two clusters, 0 held" ||
-	fail "kill -9 x10: ${#all[@]} jobs, $lost lost, $double on two clusters, $stuck held"
+[ $lost -eq 0 ] && [ $double -eq 0 ] && [ $stuck -eq 0 ] && [ $half -eq 0 ] &&
+	pass "SIGTERM/SIGKILL x10: ${#all[@]} jobs, 0 lost, 0 on two clusters, 0 held, 0 half-pinned" ||
+	fail "SIGTERM/SIGKILL x10: ${#all[@]} jobs, $lost lost, $double on two clusters, $stuck held, $half without their decision"
+grep -c 'pinned to .* before;' "$W/log/agorad.log" | sed 's/^/MEASURE: pins a restarted agorad finished: /'
+cancel_all
+
+# 4b. a pin whose release slurmctld refuses (agorad's fault injection):
+# the job keeps Agora's hold mark, and the fail-open releases it
+$DC stop-agorad >/dev/null
+AGORAD_TEST_REFUSE_RELEASE=1 $DC start-agorad >/dev/null
+sleep 2
+r=$(sub)
+pinned_held() { held "$r" && admin "$r" | grep -q '^Agora: fed hold v1: pinned to'; }
+if wait_for 10 pinned_held; then
+	wait_for 30 bash -c "! { SLURM_CONF=$W/c1/etc/slurm.conf squeue --local -h -j $r -o %r | grep -q Held; }" &&
+		pass "release refused: job $r pinned, still held, then released by the fail-open ($(admin "$r" | cut -c1-50))" ||
+		fail "release refused: job $r still held after FedAuctionTimeout"
+else
+	fail "release refused: job $r not held with the pinned mark ($(admin "$r" | cut -c1-80))"
+fi
+$DC stop-agorad >/dev/null
+$DC start-agorad >/dev/null
 cancel_all
 
 # 5. c3's slurmctld down
@@ -228,17 +294,27 @@ done
 	fail "c3 back: $double duplicated, $lost lost"
 cancel_all
 
-# 6. fail open: agorad stopped
+# 6. fail open: agorad stopped.  Submitted within FedAuctionTimeout of
+# agorad's last request, the jobs are held; j must be released, u (held
+# by its owner with scontrol hold) must stay held, and o (pinned by an old
+# agorad that died before the release: the decision, priority 0) must be
+# released too
+sleep 2
 $DC stop-agorad >/dev/null
 j=$(sub)
-sleep 2
-if held "$j"; then
-	# submitted within FedAuctionTimeout of agorad's last request
-	sleep 16
-	held "$j" && fail "fail open: job $j still held after FedAuctionTimeout" ||
-		pass "fail open: job $j released after FedAuctionTimeout ($(admin "$j" | cut -c1-60))"
+u=$(sub)
+o=$(sub)
+if held "$j" && held "$u" && held "$o"; then
+	scontrol hold "$u"
+	scontrol update job="$o" Clusters=c2 AdminComment="Agora: fed auction: won by c2 (an old agorad's pin)"
+	wait_for 25 bash -c "! { SLURM_CONF=$W/c1/etc/slurm.conf squeue --local -h -j $j,$o -o %r | grep -q Held; }" &&
+		pass "fail open: jobs $j and $o (old agorad's lost release) released after FedAuctionTimeout ($(admin "$j" | cut -c1-60))" ||
+		fail "fail open: job $j or $o still held after FedAuctionTimeout"
+	held "$u" && admin "$u" | grep -q '^Agora: fed hold v1: held by its owner' &&
+		pass "scontrol hold of held job $u kept by the fail-open" ||
+		fail "scontrol hold of job $u undone ($(admin "$u" | cut -c1-60))"
 else
-	pass "fail open: job $j not held"
+	fail "fail open: jobs $j $u $o were not held for the auction ($(admin "$j" | cut -c1-60))"
 fi
 sleep 16
 k=$(sub)
@@ -249,6 +325,8 @@ held "$k" && fail "agorad down: new job $k held" || pass "agorad down: new job $
 # jobs then rank below acct_b's (sprio SITE) within a minute or so
 $DC start-agorad >/dev/null
 sleep 3
+held "$u" && pass "agorad back: job $u keeps its owner's hold" || fail "agorad released job $u, held by its owner"
+scancel "$u"
 for i in $(seq 8); do
 	sbatch -M c1 -A acct_c -N1 --gres=gpu:8 -t 5 --wrap 'sleep 100' >/dev/null
 done

@@ -156,7 +156,50 @@ static const struct {
 	{ "Placement=stock\nPlacement=agora\n",
 	  "bad.conf:2: Placement: given more than once" },
 	{ "TopologyModel=\n", "bad.conf:1: TopologyModel: empty value" },
+	{ "CheckpointInterval=gpu:30m\n",
+	  "bad.conf:1: CheckpointInterval: 'gpu' must be DURATION, partition:NAME:DURATION or qos:NAME:DURATION" },
+	{ "CheckpointInterval=qos:long:soon\n",
+	  "bad.conf:1: CheckpointInterval: 'soon' is not a duration" },
+	{ "CheckpointInterval=10\n",
+	  "bad.conf:1: CheckpointInterval: 10 s is out of range" },
+	{ "\nCheckpointInterval=partition:gpu:1h\n"
+	  "CheckpointInterval=partition:gpu:2h\n",
+	  "bad.conf:3: CheckpointInterval: partition:gpu is given twice" },
+	{ "CheckpointInterval=30m\nCheckpointInterval=1h\n",
+	  "bad.conf:2: CheckpointInterval: the default is given twice" },
+	{ "PreemptBudget=-1\n", "bad.conf:1: PreemptBudget: -1 is out of range" },
 };
+
+/* CheckpointInterval: the QOS's, else the partition's, else the bare one,
+ * else 0; PreemptBudget. */
+static void test_conf_ckpt_keys(void **state)
+{
+	agora_conf_t c;
+	agora_err_t err = { { 0 } };
+
+	(void) state;
+	agora_conf_defaults(&c);
+	assert_int_equal(c.preempt_budget, 3);
+	assert_int_equal(agora_conf_ckpt(&c, "gpu", "normal"), 0);
+	assert_int_equal(
+		agora_conf_parse_string("CheckpointInterval=30m\n"
+					"CheckpointInterval=partition:gpu:1h\n"
+					"CheckpointInterval=qos:long:2h\n"
+					"PreemptBudget=0\n",
+					"t.conf", &c, &err),
+		0);
+	assert_int_equal(c.preempt_budget, 0);
+	assert_int_equal(agora_conf_ckpt(&c, "gpu", "long"), 7200);
+	assert_int_equal(agora_conf_ckpt(&c, "gpu", "normal"), 3600);
+	assert_int_equal(agora_conf_ckpt(&c, "cpu", NULL), 1800);
+	assert_int_equal(agora_conf_ckpt(&c, NULL, "long"), 7200);
+	assert_int_equal(
+		agora_conf_parse_string("CheckpointInterval=qos:long:2h\n",
+					"t.conf", &c, &err),
+		0);
+	assert_int_equal(agora_conf_ckpt(&c, "gpu", "normal"), 0);
+	agora_conf_free(&c);
+}
 
 static void test_conf_bad_input_names_file_line_key(void **state)
 {
@@ -326,6 +369,29 @@ static void test_conf_loan_keys(void **state)
 						 "t.conf", &c, &err),
 			 -1);
 	assert_non_null(strstr(err.text, "t.conf:1: ReclaimDeadline:"));
+	/* the loan lease: 10 minutes by default, 0 disables it, never
+	 * shorter than three loan rounds */
+	assert_int_equal(c.loan_lease_timeout_s, 600);
+	assert_int_equal(agora_conf_parse_string(
+				 "Loaning=yes\nLoanInferencePartitions=i\n"
+				 "LoanTrainPartitions=t\nLoanInterval=10\n"
+				 "LoanLeaseTimeout=20\n",
+				 "t.conf", &c, &err),
+			 -1);
+	assert_non_null(strstr(err.text, "t.conf:5: LoanLeaseTimeout: 20 s"));
+	assert_int_equal(
+		agora_conf_parse_string(
+			"Loaning=yes\nLoanInferencePartitions=i\n"
+			"LoanTrainPartitions=t\nLoanInterval=10\n"
+			"LoanLeaseTimeout=0\nLoanDemandSource=command:x\n",
+			"t.conf", &c, &err),
+		0);
+	assert_int_equal(c.loan_lease_timeout_s, 0);
+	/* a pending job's partition list counts by any of its names */
+	assert_true(agora_conf_loan_partition(&c, "x,t", false));
+	assert_true(agora_conf_loan_partition(&c, "t,x", false));
+	assert_false(agora_conf_loan_partition(&c, "tt,x", false));
+	assert_false(agora_conf_loan_partition(&c, "x,t", true));
 	/* a failed parse keeps the previous configuration */
 	assert_int_equal(c.loan_demand_kind, AGORA_DEMAND_COMMAND);
 	/* elastic growth: on by default, its keys checked */
@@ -356,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_conf_all_keys_parse),
 		cmocka_unit_test(test_conf_fed_keys),
 		cmocka_unit_test(test_conf_loan_keys),
+		cmocka_unit_test(test_conf_ckpt_keys),
 		cmocka_unit_test(test_conf_bad_input_names_file_line_key),
 		cmocka_unit_test(test_conf_file_missing_and_real),
 		cmocka_unit_test(test_conf_app_name),

@@ -418,7 +418,7 @@ static pol_fed_job_t job(int64_t id, int gpus, int dataset)
 
 static pol_fed_plan_t plan(int64_t start)
 {
-	pol_fed_plan_t p = { true, start, 0, 1.0, 0.0 };
+	pol_fed_plan_t p = { true, start, 0, 1.0, 0.0, 0, 0 };
 
 	return p;
 }
@@ -1011,6 +1011,80 @@ static void test_place_limits_and_errors(void **state)
 	free(cat.datasets);
 }
 
+/* Will-run answers that cannot be true, and agorad's estimate instead:
+ * c1 at 48/64 busy with 1 h jobs (ends at +600 s .. +3600 s). */
+static void test_start_estimate(void **state)
+{
+	pol_fed_busy_t busy[6] = { { NOW + 3600, 8 }, { NOW + 600, 8 },
+				   { NOW + 1200, 8 }, { NOW + 1800, 8 },
+				   { NOW + 2400, 8 }, { NOW + 3000, 8 } };
+	pol_fed_cluster_load_t l = { .gpus_total = 64,
+				     .gpus_free = 16,
+				     .busy = busy,
+				     .n_busy = 6,
+				     .max_limit_s = 3600 };
+	pol_fed_plan_t p = { .valid = true, .locality = 0 };
+	pol_fed_job_t j = {
+		.id = 1, .gpus = 8, .dataset = -1, .eligible = 1, .hw_match = 1
+	};
+	char why[POL_FED_WHY_LEN];
+	int src;
+
+	(void) state;
+	/* fits in the free GPUs: now; 32 GPUs: the second job's end */
+	assert_int_equal(pol_fed_start_estimate(&l, 8, NOW), NOW);
+	assert_int_equal(pol_fed_start_estimate(&l, 32, NOW), NOW + 1200);
+	assert_int_equal(pol_fed_start_estimate(&l, 64, NOW), NOW + 3600);
+	assert_true(pol_fed_start_estimate(&l, 65, NOW) == INT64_MAX);
+	/* Slurm's "2058" answer: beyond every limit and the free GPUs */
+	assert_false(pol_fed_start_plausible(&l, 8, NOW + 503316420, NOW));
+	assert_int_equal(
+		pol_fed_start_choose(&l, 8, NOW + 503316420, 0, NOW, &src),
+		NOW);
+	assert_int_equal(src, POL_FED_START_ESTIMATE);
+	/* an answer within the estimate plus one limit is taken */
+	assert_true(pol_fed_start_plausible(&l, 32, NOW + 1200 + 3600, NOW));
+	assert_false(pol_fed_start_plausible(&l, 32, NOW + 1201 + 3600, NOW));
+	assert_int_equal(pol_fed_start_choose(&l, 8, NOW + 60, 0, NOW, &src),
+			 NOW + 60);
+	assert_int_equal(src, POL_FED_START_WILL_RUN);
+	/* "now" while jobs pinned here a round ago take the free GPUs:
+	 * will-run ignores them, the estimate does not; preempting, it may
+	 * be true */
+	l.gpus_queued = 16;
+	assert_int_equal(pol_fed_start_estimate(&l, 8, NOW), NOW + 600);
+	assert_int_equal(pol_fed_start_choose(&l, 8, NOW, 0, NOW, &src),
+			 NOW + 600);
+	assert_int_equal(src, POL_FED_START_ESTIMATE);
+	assert_int_equal(pol_fed_start_choose(&l, 8, NOW, 1, NOW, &src), NOW);
+	assert_int_equal(src, POL_FED_START_WILL_RUN);
+	l.gpus_queued = 0;
+	/* a queue ahead (64 GPUs x 10 h) makes a later answer true */
+	l.queued_gpu_s = 64.0 * 36000;
+	assert_true(pol_fed_start_plausible(&l, 8, NOW + 36000, NOW));
+	assert_false(pol_fed_start_plausible(&l, 8, NOW + 503316420, NOW));
+	/* unlimited jobs count as a week, not as Slurm's years */
+	l.queued_gpu_s = 0;
+	l.max_limit_s = 400000000;
+	assert_true(pol_fed_start_plausible(&l, 8, NOW + 86400, NOW));
+	assert_false(pol_fed_start_plausible(&l, 8, NOW + 503316420, NOW));
+	/* nothing known: the answer stands */
+	assert_true(pol_fed_start_plausible(NULL, 8, NOW + 503316420, NOW));
+	/* the bid says which start it used */
+	p.start = pol_fed_start_choose(&l, 8, NOW + 503316420, 0, NOW,
+				       &p.start_src);
+	p.will_run = NOW + 503316420;
+	(void) pol_fed_cost(NULL, NULL, &j, 0, &p, NOW, why, sizeof(why));
+	assert_non_null(strstr(why, "start +0s"));
+	assert_non_null(strstr(
+		why, "start: agorad's estimate (will-run said +503316420s)"));
+	p.start = NOW + 60;
+	p.start_src = POL_FED_START_WILL_RUN;
+	(void) pol_fed_cost(NULL, NULL, &j, 0, &p, NOW, why, sizeof(why));
+	assert_non_null(strstr(why, "start +60s"));
+	assert_non_null(strstr(why, "start: will-run"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1025,6 +1099,7 @@ int main(void)
 		cmocka_unit_test(test_cost_data_crossover),
 		cmocka_unit_test(test_auction_consumes_supply),
 		cmocka_unit_test(test_auction_order),
+		cmocka_unit_test(test_start_estimate),
 		cmocka_unit_test(test_auction_no_plan_and_errors),
 		cmocka_unit_test(test_place_matches_brute_force),
 		cmocka_unit_test(test_place_random_property),

@@ -20,7 +20,9 @@
  *     to one cluster by -M.
  * It then sets priority 0 (Slurm shows JobHeldUser: the user may release
  * the job, which puts it back to stock behaviour) and the AdminComment
- * AGORA_FED_HOLD.
+ * "Agora: fed hold v1: waiting since T ..." (pol_fed_hold.h).  An update
+ * that holds such a job ("scontrol hold") is its owner's or an admin's:
+ * job_modify marks the job so, and nothing of Agora releases it.
  *
  * agorad's will-run requests carry the federation-wide usage per app,
  * which this plugin hands to site_factor/agora (agora_export_fed_usage)
@@ -41,12 +43,14 @@
  */
 #define _GNU_SOURCE
 #include "config.h"
+#include "agora_compat.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
 #include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -75,7 +79,7 @@ extern int fini(void);
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		      char **err_msg);
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
-		      uint32_t submit_uid);
+		      uint32_t submit_uid AGORA_JOB_MODIFY_ERR_MSG);
 
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 static agora_conf_t conf;      /* agora.conf as last read */
@@ -252,9 +256,9 @@ static bool in_loan_parts(const char *parts, bool infer)
  * partition agora.conf names does not exist: logged once per
  * configuration, naming the file, line and key).  Part and node read
  * locks held; state_lock held. */
-static hostlist_t infer_nodes(void)
+static agora_hostlist_t infer_nodes(void)
 {
-	hostlist_t hl = hostlist_create(NULL);
+	agora_hostlist_t hl = hostlist_create(NULL);
 
 	for (size_t i = 0; i < conf.n_loan_infer_partitions; i++) {
 		part_record_t *p = find_part_record(
@@ -291,7 +295,7 @@ static hostlist_t infer_nodes(void)
  * the result.  Locks as infer_nodes(). */
 static char *loan_exclude(const char *exc)
 {
-	hostlist_t inf = infer_nodes(), all;
+	agora_hostlist_t inf = infer_nodes(), all;
 	char *name, *out = NULL;
 	bool missing = false;
 
@@ -357,7 +361,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 {
 	time_t now = time(NULL);
 	const char *why;
-	char *usage;
+	char *usage, *mark;
 
 	(void) err_msg;
 	slurm_mutex_lock(&state_lock);
@@ -409,14 +413,46 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		slurm_mutex_unlock(&state_lock);
 		return SLURM_SUCCESS;
 	}
+	mark = pol_fed_mark_waiting(now, conf.fed_auction_timeout_s);
+	if (!mark) {
+		error("%s: out of memory: job not held for the auction",
+		      plugin_type);
+		slurm_mutex_unlock(&state_lock);
+		return SLURM_SUCCESS;
+	}
 	job_desc->priority = 0;
 	xfree(job_desc->admin_comment);
-	xstrfmtcat(
-		job_desc->admin_comment,
-		"%swaiting at the origin for agorad's cross-cluster auction (released to stock Slurm after %d s)",
-		AGORA_FED_HOLD, conf.fed_auction_timeout_s);
+	job_desc->admin_comment = xstrdup(mark);
+	free(mark);
 	slurm_mutex_unlock(&state_lock);
 	return SLURM_SUCCESS;
+}
+
+/* "scontrol hold" (or uhold) of a job that carries an Agora federation
+ * mark: the hold is its owner's or an admin's, and neither agorad nor the
+ * fail-open may undo it, so the mark says so (pol_fed_hold.h).  Written
+ * into the job itself: a user may not set an AdminComment through the
+ * update, and update_job holds the job write lock. */
+static void fed_foreign_hold(const job_desc_msg_t *job_desc,
+			     job_record_t *job_ptr, uint32_t submit_uid)
+{
+	pol_fed_mark_t m;
+	char *mark;
+
+	pol_fed_mark_parse(job_ptr->admin_comment, &m);
+	if (!pol_fed_hold_update_is_foreign(&m, job_desc->priority == 0,
+					    job_desc->admin_comment))
+		return;
+	if (!(mark = pol_fed_mark_foreign(job_ptr->admin_comment))) {
+		error("%s: out of memory: %pJ keeps its federation mark",
+		      plugin_type, job_ptr);
+		return;
+	}
+	info("%s: %pJ held by uid %u: its federation hold is not Agora's any more",
+	     plugin_type, job_ptr, submit_uid);
+	xfree(job_ptr->admin_comment);
+	job_ptr->admin_comment = xstrdup(mark);
+	free(mark);
 }
 
 /* An update of a pending job that leaves it unable to be requeued and in
@@ -425,15 +461,16 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
  * have.  A running job is left alone (Slurm changes its excluded nodes
  * only while it pends). */
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
-		      uint32_t submit_uid)
+		      uint32_t submit_uid AGORA_JOB_MODIFY_ERR_MSG)
 {
 	const char *why, *exc;
 	char *out;
 	uint16_t requeue;
 
-	(void) submit_uid;
 	if (!job_ptr || !job_ptr->details || !IS_JOB_PENDING(job_ptr))
 		return SLURM_SUCCESS;
+	if (job_desc->priority != NO_VAL)
+		fed_foreign_hold(job_desc, job_ptr, submit_uid);
 	if (job_desc->requeue == NO_VAL16 && !job_desc->partition &&
 	    !job_desc->exc_nodes)
 		return SLURM_SUCCESS;

@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include "config.h"
+#include "agora_compat.h"
 
 #include <dlfcn.h>
 #include <libgen.h>
@@ -29,7 +30,7 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/job_scheduler.h"
-#include "src/slurmctld/preempt.h"
+#include AGORA_INC_PREEMPT
 #include "src/slurmctld/slurmctld.h"
 
 const char plugin_name[] =

@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include "src/common/slurm_xlator.h"
+#include "agora_compat.h" /* after slurm_xlator.h */
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -32,10 +33,10 @@
 #include "slurm/slurm_errno.h"
 #include "src/common/log.h"
 #include "src/common/run_in_daemon.h"
-#include "src/common/select.h"
+#include AGORA_INC_SELECT
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/plugins/select/cons_common/cons_common.h"
+#include AGORA_INC_CONS
 
 #include "agora_select.h"
 #include "agora_select_hook.h"

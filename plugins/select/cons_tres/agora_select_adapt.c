@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "src/common/slurm_xlator.h"
+#include "agora_compat.h" /* after slurm_xlator.h */
 
 #include <stdint.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 #include "src/common/bitstring.h"
 #include "src/common/xmalloc.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/plugins/select/cons_common/cons_common.h"
+#include AGORA_INC_CONS
 
 #include "agora_select_adapt.h"
 #include "agora_ctld_weak.h"

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "src/common/slurm_xlator.h"
+#include "agora_compat.h" /* after slurm_xlator.h */
 
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -17,7 +18,7 @@
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/plugins/select/cons_common/cons_common.h"
+#include AGORA_INC_CONS
 
 #include "agora_select_adapt.h"
 #include "agora_select_hook.h"

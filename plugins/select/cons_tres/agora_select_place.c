@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "src/common/slurm_xlator.h"
+#include "agora_compat.h" /* after slurm_xlator.h */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -22,15 +23,15 @@
 #include <sys/stat.h>
 
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
+#include AGORA_INC_GRES
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/read_config.h"
-#include "src/common/slurm_topology.h"
+#include AGORA_INC_TOPOLOGY
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/plugins/select/cons_common/cons_common.h"
+#include AGORA_INC_CONS
 
 #include "agora_conf.h"
 #include "pol_model.h"

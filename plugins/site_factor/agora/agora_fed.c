@@ -6,8 +6,9 @@
  * job_submit/agora holds a new federated GPU job at its origin (priority
  * 0, AdminComment AGORA_FED_HOLD) for agorad's auction; agorad pins and
  * releases it.  The plugins, not agorad, guarantee that no job waits for
- * ever: each pass, on the origin, a hold older than FedAuctionTimeout (or
- * any hold once FedAuction=no) is released exactly as "scontrol release"
+ * ever: each pass, on the origin, a hold that began FedAuctionTimeout ago
+ * (or any hold once FedAuction=no), whatever step of a pin it stopped at,
+ * is released exactly as "scontrol release"
  * would (the job then goes on as stock Slurm's federation runs it:
  * sibling copies on every viable cluster, first to start wins).
  *
@@ -22,6 +23,7 @@
  * local credit, so a team's usage anywhere counts everywhere.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +135,10 @@ static bool starts_with(const char *s, const char *prefix)
 
 /* What "scontrol release" does (job_mgr.c _release_job_rec): the job gets
  * its priority back and the origin submits the sibling copies (to every
- * viable cluster, or to the one agorad pinned).  Job write, fed read. */
+ * viable cluster, or to the one agorad pinned).  The rule of which held
+ * job is released (any Agora hold mark, or a decision whose release never
+ * landed; never a hold of its owner or an admin): pol_fed_hold_expired.
+ * Job write, fed read. */
 static void fed_release(job_record_t *job_ptr, time_t now, long waited)
 {
 	if (job_ptr->details && job_ptr->details->begin_time < now)
@@ -156,7 +161,6 @@ static bool mirror_note(job_record_t *job_ptr)
 	const char *text = job_ptr->admin_comment;
 
 	if (!starts_with(text, AGORA_FED_WON) &&
-	    !starts_with(text, AGORA_FED_OPEN) &&
 	    !starts_with(text, AGORA_FED_HOLD))
 		return false;
 	if (!xstrcmp(job_ptr->system_comment, text))
@@ -199,21 +203,26 @@ extern void agora_fed_pass(time_t now)
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
 		long waited;
+		pol_fed_mark_t m;
+		pol_fed_hold_obs_t o;
 
 		if (!job_ptr->admin_comment ||
 		    !starts_with(job_ptr->admin_comment, AGORA_DESC_PREFIX))
 			continue;
 		marks++;
-		if (IS_JOB_PENDING(job_ptr) && job_ptr->priority == 0 &&
-		    starts_with(job_ptr->admin_comment, AGORA_FED_HOLD) &&
-		    job_ptr->details &&
-		    (!fed_mgr_fed_rec || fed_mgr_is_origin_job(job_ptr))) {
-			waited = (long) (now - job_ptr->details->submit_time);
-			if (!on || !fed_mgr_fed_rec || waited >= timeout) {
-				fed_release(job_ptr, now, waited);
-				released++;
-				changed = true;
-			}
+		pol_fed_mark_parse(job_ptr->admin_comment, &m);
+		/* an origin copy pinned elsewhere is pending and revoked */
+		o.pending = IS_JOB_PENDING(job_ptr) && job_ptr->details;
+		o.active = !IS_JOB_FINISHED(job_ptr);
+		o.held = job_ptr->priority == 0;
+		o.submit = job_ptr->details ? job_ptr->details->submit_time : 0;
+		/* only the origin releases (a sibling copy is never held) */
+		if ((!fed_mgr_fed_rec || fed_mgr_is_origin_job(job_ptr)) &&
+		    pol_fed_hold_expired(&o, &m, on && fed_mgr_fed_rec, timeout,
+					 now, &waited)) {
+			fed_release(job_ptr, now, waited);
+			released++;
+			changed = true;
 		}
 		if (mirror_note(job_ptr))
 			changed = true;

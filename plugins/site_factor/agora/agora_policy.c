@@ -5,6 +5,7 @@
  * agoractl show.  Callers hold agora_state_lock (agora_sched.h).
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,12 +6,13 @@
  * the core only borrows it for one decide() call.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <string.h>
 
 #include "slurm/slurm.h"
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
+#include AGORA_INC_GRES
 #include "src/common/job_resources.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
@@ -20,13 +21,14 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "src/common/slurm_topology.h"
+#include AGORA_INC_TOPOLOGY
 
 #include "agora_hold.h"
 #include "agora_gres.h"
 #include "agora_leaves.h"
 #include "pol_agora.h"
 #include "pol_app.h"
+#include "pol_ckpt.h"
 #include "pol_estimate.h"
 #include "topo_model.h"
 #include "agora_sched.h"
@@ -150,11 +152,31 @@ static void learn_end(job_record_t *job_ptr, const agora_conf_t *conf,
 		      job_ptr->job_id);
 }
 
+/*
+ * What a preemption of the job loses (pol_ckpt.h): a requeueable job with
+ * a --signal checkpoints on it (preempt_send_user_signal sends it before
+ * GraceTime ends: nothing lost); else the interval agora.conf declares for
+ * its QOS or partition (CheckpointInterval); else unknown (the policy
+ * assumes a requeue loses the whole run).
+ */
+static int64_t job_ckpt(const job_record_t *job_ptr, const agora_conf_t *conf)
+{
+	int c;
+
+	if (job_ptr->warn_signal && job_ptr->details &&
+	    job_ptr->details->requeue)
+		return POL_CKPT_CONTINUOUS;
+	c = agora_conf_ckpt(conf,
+			    job_ptr->part_ptr ? job_ptr->part_ptr->name : NULL,
+			    job_ptr->qos_ptr ? job_ptr->qos_ptr->name : NULL);
+	return c > 0 ? c : POL_CKPT_UNKNOWN;
+}
+
 /* Fill the fields pending and running jobs share. */
 static void job_common(agora_snapshot_t *snap, pol_job_t *pj,
 		       job_record_t *job_ptr, const agora_conf_t *conf)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	int nodes = d ? (int) d->min_nodes : 1;
 
 	pj->id = job_ptr->job_id;
@@ -174,6 +196,8 @@ static void job_common(agora_snapshot_t *snap, pol_job_t *pj,
 				 : (int64_t) job_ptr->time_limit * 60;
 	pj->dataset = -1;
 	pj->requeueable = d && d->requeue != 0;
+	pj->ckpt_s = job_ckpt(job_ptr, conf);
+	pj->preemptions = (int) job_ptr->restart_cnt;
 	pj->remaining = -1;
 }
 

@@ -22,6 +22,7 @@
  * cause is logged once, not every pass.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <errno.h>
 #include <sys/time.h>
@@ -39,6 +40,7 @@
 
 #include "agora_fed.h"
 #include "agora_hold.h"
+#include "agora_lease.h"
 #include "agora_sched.h"
 #include "pol_agora.h"
 
@@ -574,6 +576,7 @@ static void agora_pass(void)
 		last_job_update = now;
 	unlock_slurmctld(write_locks);
 	agora_fed_pass(now); /* federation holds: fail open, decisions shown */
+	agora_lease_pass(now); /* loans agorad no longer renews go home */
 	apply_us = usec_since(&t0);
 	stat_applied += applied;
 	stat_dropped += dropped;

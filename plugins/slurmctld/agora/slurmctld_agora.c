@@ -46,6 +46,7 @@
  * counted in ViewSkipped=.  Never an error that stops slurmctld.
  */
 #include "config.h"
+#include "agora_compat.h"
 
 #include <errno.h>
 #include <inttypes.h>

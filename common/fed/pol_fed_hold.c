@@ -1,0 +1,251 @@
+/*
+ * pol_fed_hold.c - the federation hold's marks and its state machine
+ * (pol_fed_hold.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pol_fed_hold.h"
+
+#define FOREIGN_TEXT                                                           \
+	"held by its owner or an admin (scontrol hold), not by Agora: "        \
+	"scontrol release hands it to Slurm's own federation"
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return s && !strncmp(s, prefix, strlen(prefix));
+}
+
+/* "123" at *p (digits only, at most 18): the value, *p past it; -1 if
+ * none. */
+static int64_t read_num(const char **p)
+{
+	int64_t v = 0;
+	int n = 0;
+
+	while (**p >= '0' && **p <= '9' && n < 18) {
+		v = v * 10 + (**p - '0');
+		(*p)++;
+		n++;
+	}
+	return n ? v : -1;
+}
+
+static bool read_word(const char **p, const char *word)
+{
+	if (!starts_with(*p, word))
+		return false;
+	*p += strlen(word);
+	return true;
+}
+
+/* v1's body after "Agora: fed hold v1: " */
+static void parse_v1(const char *p, pol_fed_mark_t *m)
+{
+	int64_t t;
+
+	if (read_word(&p, "waiting since ")) {
+		if ((t = read_num(&p)) < 0)
+			return;
+		m->kind = POL_FED_MARK_WAITING;
+		m->since = t;
+		return;
+	}
+	if (read_word(&p, "pinned to ")) {
+		size_t n = strcspn(p, " ,;");
+
+		if (!n || n >= sizeof(m->cluster))
+			return;
+		memcpy(m->cluster, p, n);
+		m->cluster[n] = '\0';
+		p += n;
+		if (!read_word(&p, " at ") || (m->at = read_num(&p)) < 0 ||
+		    !read_word(&p, ", held since ") ||
+		    (m->since = read_num(&p)) < 0) {
+			m->cluster[0] = '\0';
+			m->at = m->since = 0;
+			return;
+		}
+		m->kind = POL_FED_MARK_PINNED;
+		m->decision = read_word(&p, "; ") ? p : "";
+		return;
+	}
+	if (read_word(&p, "held by "))
+		m->kind = POL_FED_MARK_FOREIGN;
+}
+
+void pol_fed_mark_parse(const char *text, pol_fed_mark_t *m)
+{
+	const char *p;
+
+	memset(m, 0, sizeof(*m));
+	m->decision = "";
+	if (!text)
+		return;
+	if (starts_with(text, POL_FED_TEXT_WON)) {
+		m->kind = POL_FED_MARK_WON;
+		m->version = POL_FED_TEXT_VERSION;
+		return;
+	}
+	if (starts_with(text, POL_FED_TEXT_OPEN)) {
+		m->kind = POL_FED_MARK_OPEN;
+		m->version = POL_FED_TEXT_VERSION;
+		return;
+	}
+	if (starts_with(text, POL_FED_TEXT_HOLD_V0)) {
+		m->kind = POL_FED_MARK_WAITING; /* since: the submit time */
+		return;
+	}
+	if (!starts_with(text, POL_FED_TEXT_HOLD_VN))
+		return;
+	/* "Agora: fed hold vN: ": Agora's, whatever N says */
+	m->kind = POL_FED_MARK_UNKNOWN;
+	p = text + strlen(POL_FED_TEXT_HOLD_VN);
+	m->version = (int) read_num(&p);
+	if (m->version != POL_FED_TEXT_VERSION || !read_word(&p, ": "))
+		return;
+	parse_v1(p, m);
+}
+
+char *pol_fed_mark_waiting(int64_t since, int timeout_s)
+{
+	char buf[256];
+	char *t;
+
+	snprintf(
+		buf, sizeof(buf),
+		"%swaiting since %" PRId64
+		" for agorad's cross-cluster auction (released to stock Slurm after %d s)",
+		POL_FED_TEXT_HOLD_V1, since < 0 ? (int64_t) 0 : since,
+		timeout_s);
+	if (!(t = strdup(buf)))
+		errno = ENOMEM;
+	return t;
+}
+
+char *pol_fed_mark_pinned(const char *cluster, int64_t at, int64_t since,
+			  const char *decision)
+{
+	size_t n, cap;
+	char *t;
+
+	if (!cluster || !(n = strlen(cluster)) ||
+	    n >= POL_FED_MARK_CLUSTER_LEN || strcspn(cluster, " ,;") != n) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cap = strlen(POL_FED_TEXT_HOLD_V1) + n + 96 +
+	      (decision ? strlen(decision) : 0);
+	if (!(t = malloc(cap))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	snprintf(t, cap,
+		 "%spinned to %s at %" PRId64 ", held since %" PRId64 "%s%s",
+		 POL_FED_TEXT_HOLD_V1, cluster, at < 0 ? (int64_t) 0 : at,
+		 since < 0 ? (int64_t) 0 : since,
+		 decision && *decision ? "; " : "", decision ? decision : "");
+	return t;
+}
+
+char *pol_fed_mark_foreign(const char *before)
+{
+	size_t cap = strlen(POL_FED_TEXT_HOLD_V1) + strlen(FOREIGN_TEXT) + 16 +
+		     (before ? strlen(before) : 0);
+	char *t = malloc(cap);
+
+	if (!t) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	snprintf(t, cap, "%s%s%s%s", POL_FED_TEXT_HOLD_V1, FOREIGN_TEXT,
+		 before && *before ? "; before: " : "", before ? before : "");
+	return t;
+}
+
+pol_fed_hold_act_t pol_fed_hold_next(const pol_fed_hold_obs_t *o,
+				     const pol_fed_mark_t *m)
+{
+	switch (m->kind) {
+	case POL_FED_MARK_WAITING:
+		/* a user's "scontrol release" of Agora's hold hands the job
+		 * to stock Slurm: not ours any more */
+		return o->pending && o->held ? POL_FED_HOLD_AUCTION
+					     : POL_FED_HOLD_NONE;
+	case POL_FED_MARK_PINNED:
+		if (o->pending && o->held)
+			return POL_FED_HOLD_RELEASE;
+		/* released (by agorad or the fail-open): the decision text
+		 * is all that is left, while the job is there to take it */
+		return o->active ? POL_FED_HOLD_FINISH : POL_FED_HOLD_NONE;
+	default:
+		/* FOREIGN: someone else's hold; WON/OPEN: done; UNKNOWN: a
+		 * newer agorad's, left to it and to the fail-open */
+		return POL_FED_HOLD_NONE;
+	}
+}
+
+int pol_fed_hold_steps(pol_fed_hold_act_t act, pol_fed_step_t steps[3])
+{
+	int n = 0;
+
+	switch (act) {
+	case POL_FED_HOLD_AUCTION:
+		steps[n++] = POL_FED_STEP_PIN;
+		/* fall through */
+	case POL_FED_HOLD_RELEASE:
+		steps[n++] = POL_FED_STEP_RELEASE;
+		/* fall through */
+	case POL_FED_HOLD_FINISH:
+		steps[n++] = POL_FED_STEP_FINISH;
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+bool pol_fed_hold_expired(const pol_fed_hold_obs_t *o, const pol_fed_mark_t *m,
+			  bool auction_on, int timeout_s, int64_t now,
+			  long *waited)
+{
+	int64_t since;
+
+	if (waited)
+		*waited = 0;
+	if (!o->pending || !o->held)
+		return false;
+	switch (m->kind) {
+	case POL_FED_MARK_WAITING:
+	case POL_FED_MARK_PINNED:
+	case POL_FED_MARK_UNKNOWN:
+	case POL_FED_MARK_WON: /* still held after the decision: a release
+				  that never landed */
+		break;
+	default:
+		return false;
+	}
+	since = m->since > 0 ? m->since : o->submit;
+	if (waited)
+		*waited = (long) (now > since ? now - since : 0);
+	return !auction_on || now - since >= timeout_s;
+}
+
+bool pol_fed_hold_update_is_foreign(const pol_fed_mark_t *m,
+				    bool update_sets_hold,
+				    const char *new_admin_comment)
+{
+	pol_fed_mark_t nm;
+
+	if (!update_sets_hold)
+		return false;
+	if (m->kind == POL_FED_MARK_NONE || m->kind == POL_FED_MARK_FOREIGN)
+		return false;
+	pol_fed_mark_parse(new_admin_comment, &nm);
+	/* Agora's own hold (a re-auction) comes with its mark */
+	return nm.kind != POL_FED_MARK_WAITING &&
+	       nm.kind != POL_FED_MARK_PINNED;
+}

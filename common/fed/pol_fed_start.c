@@ -1,0 +1,88 @@
+/*
+ * pol_fed_start.c - start times that cannot be true, and agorad's own
+ * estimate in their place (pol_fed.h).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "pol_fed.h"
+
+static int busy_by_end(const void *a, const void *b)
+{
+	const pol_fed_busy_t *x = a, *y = b;
+
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+int64_t pol_fed_start_estimate(const pol_fed_cluster_load_t *l, int gpus,
+			       int64_t now)
+{
+	pol_fed_busy_t *b;
+	int64_t t = INT64_MAX;
+	long avail;
+
+	if (!l || gpus <= 0)
+		return now;
+	avail = (long) l->gpus_free - (l->gpus_queued > 0 ? l->gpus_queued : 0);
+	if (avail >= gpus)
+		return now;
+	if (l->n_busy <= 0 || !l->busy)
+		return INT64_MAX;
+	if (!(b = malloc((size_t) l->n_busy * sizeof(*b))))
+		return INT64_MAX;
+	for (int i = 0; i < l->n_busy; i++)
+		b[i] = l->busy[i];
+	qsort(b, (size_t) l->n_busy, sizeof(*b), busy_by_end);
+	for (int i = 0; i < l->n_busy; i++) {
+		avail += b[i].gpus > 0 ? b[i].gpus : 0;
+		if (avail >= gpus) {
+			t = b[i].end > now ? b[i].end : now;
+			break;
+		}
+	}
+	free(b);
+	return t;
+}
+
+bool pol_fed_start_plausible(const pol_fed_cluster_load_t *l, int gpus,
+			     int64_t start, int64_t now)
+{
+	int64_t est, limit, bound;
+	double ahead;
+
+	if (!l || start <= now)
+		return true;
+	est = pol_fed_start_estimate(l, gpus, now);
+	if (est == INT64_MAX)
+		return true; /* nothing to judge it by */
+	limit = l->max_limit_s > 0 ? l->max_limit_s : 0;
+	if (limit > POL_FED_HORIZON_S)
+		limit = POL_FED_HORIZON_S;
+	ahead = l->gpus_total > 0 && l->queued_gpu_s > 0
+			? l->queued_gpu_s / l->gpus_total
+			: 0.0;
+	if (ahead > 100.0 * POL_FED_HORIZON_S)
+		ahead = 100.0 * POL_FED_HORIZON_S;
+	bound = est + limit + (int64_t) ahead;
+	return start <= bound;
+}
+
+int64_t pol_fed_start_choose(const pol_fed_cluster_load_t *l, int gpus,
+			     int64_t start, int n_preempt, int64_t now,
+			     int *src)
+{
+	int64_t est;
+
+	*src = POL_FED_START_WILL_RUN;
+	if (!l)
+		return start;
+	est = pol_fed_start_estimate(l, gpus, now);
+	if (start <= now && n_preempt <= 0 && est > now && est != INT64_MAX) {
+		*src = POL_FED_START_ESTIMATE; /* too early */
+		return est;
+	}
+	if (pol_fed_start_plausible(l, gpus, start, now))
+		return start;
+	*src = POL_FED_START_ESTIMATE;
+	return est == INT64_MAX ? start : est;
+}

@@ -1,0 +1,89 @@
+/*
+ * agora_compat.c - the release-specific accessors of agora_compat.h whose
+ * bodies differ between Slurm releases (doc/design.md, "Slurm releases").
+ */
+#include "config.h"
+#include "agora_compat.h"
+
+#include <stdbool.h>
+
+#include "src/common/bitstring.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include AGORA_INC_TOPOLOGY
+
+#include "agora_ctld_weak.h"
+
+/* as in agora_ctld_weak.h: the select wrapper loads in libslurm programs too */
+#pragma weak bit_copy
+#pragma weak bit_free
+
+#if AGORA_SLURM_AT_LEAST(23, 11)
+/*
+ * topology/tree keeps its switch table to itself since 23.02; its
+ * TOPO_DATA_TOPOLOGY_PTR answer (what scontrol show topology prints) is a
+ * topoinfo_tree_t, private to topology_tree.c, of this shape.
+ */
+typedef struct {
+	uint32_t record_count;
+	topo_info_t *topo_array;
+} agora_topoinfo_tree_t;
+
+#pragma weak topology_g_get
+#pragma weak topology_g_topology_free
+#pragma weak node_name2bitmap
+
+extern int agora_leaf_switches(bitstr_t ***maps)
+{
+	dynamic_plugin_data_t *dyn = NULL;
+	agora_topoinfo_tree_t *tree;
+	int n = 0;
+	uint32_t i;
+
+	*maps = NULL;
+	if (!topology_g_get || !node_name2bitmap ||
+	    topology_g_get(TOPO_DATA_TOPOLOGY_PTR, &dyn) || !dyn)
+		return 0;
+	if (dyn->plugin_id == TOPOLOGY_PLUGIN_TREE && (tree = dyn->data)) {
+		*maps = xcalloc(tree->record_count + 1, sizeof(bitstr_t *));
+		for (i = 0; i < tree->record_count; i++) {
+			topo_info_t *sw = &tree->topo_array[i];
+			bitstr_t *b = NULL;
+
+			if (sw->level || !sw->nodes || !sw->nodes[0])
+				continue;
+			if (node_name2bitmap(sw->nodes, true, &b, NULL) && !b)
+				continue;
+			(*maps)[n++] = b;
+		}
+	}
+	topology_g_topology_free(dyn);
+	return n;
+}
+#else
+extern int agora_leaf_switches(bitstr_t ***maps)
+{
+	int s, n = 0;
+
+	*maps = NULL;
+	if (!&switch_record_cnt || !&switch_record_table ||
+	    !switch_record_table || switch_record_cnt <= 0)
+		return 0;
+	*maps = xcalloc(switch_record_cnt + 1, sizeof(bitstr_t *));
+	for (s = 0; s < switch_record_cnt; s++) {
+		switch_record_t *sw = &switch_record_table[s];
+
+		if (sw->level != 0 || !sw->node_bitmap)
+			continue;
+		(*maps)[n++] = bit_copy(sw->node_bitmap);
+	}
+	return n;
+}
+#endif
+
+extern void agora_leaf_switches_free(bitstr_t **maps, int n)
+{
+	for (int i = 0; i < n; i++)
+		FREE_NULL_BITMAP(maps[i]);
+	xfree(maps);
+}

@@ -1,0 +1,104 @@
+/*
+ * agora_compat.h - the one place where Agora's plugins differ between Slurm
+ * releases (doc/design.md, "Slurm releases").
+ *
+ * Keyed on the version the configured Slurm tree declares
+ * (SLURM_VERSION_NUMBER in its config.h), so a plugin is built for exactly
+ * one release and supporting the next release is one more case here.  The
+ * core (common/) never sees any of this.  Include after config.h (and after
+ * src/common/slurm_xlator.h where a file uses it).
+ *
+ * Supported: 22.05 (Debian 12) and 24.11 (Debian 13).
+ */
+#ifndef AGORA_COMPAT_H
+#define AGORA_COMPAT_H
+
+#ifndef SLURM_VERSION_NUMBER
+#error "include config.h of the configured Slurm tree before agora_compat.h"
+#endif
+
+/*
+ * The version macros (AGORA_SLURM_AT_LEAST(maj, min)), the supported
+ * releases and the public types (List, ListIterator, agora_hostlist_t):
+ * agora_compat_pub.h, shared with the tools.
+ */
+#include "agora_compat_pub.h"
+
+/*
+ * Headers that moved: 23.02 put the plugin interfaces in src/interfaces/,
+ * 23.11 merged select/cons_common into select/cons_tres.  Use as
+ * #include AGORA_INC_GRES.
+ */
+#if AGORA_SLURM_AT_LEAST(23, 2)
+#define AGORA_INC_GRES "src/interfaces/gres.h"
+#define AGORA_INC_TOPOLOGY "src/interfaces/topology.h"
+#define AGORA_INC_SELECT "src/interfaces/select.h"
+#define AGORA_INC_PREEMPT "src/interfaces/preempt.h"
+#else
+#define AGORA_INC_GRES "src/common/gres.h"
+#define AGORA_INC_TOPOLOGY "src/common/slurm_topology.h"
+#define AGORA_INC_SELECT "src/common/select.h"
+#define AGORA_INC_PREEMPT "src/slurmctld/preempt.h"
+#endif
+#if AGORA_SLURM_AT_LEAST(23, 11)
+#define AGORA_INC_CONS "src/plugins/select/cons_tres/select_cons_tres.h"
+#else
+#define AGORA_INC_CONS "src/plugins/select/cons_common/cons_common.h"
+#endif
+
+/* job_details_t: 22.05 has only struct job_details */
+#if !AGORA_SLURM_AT_LEAST(23, 2)
+typedef struct job_details job_details_t;
+#endif
+
+/* lock_state_files() moved from slurmctld/locks.h to common/state_save.h */
+#if AGORA_SLURM_AT_LEAST(23, 2)
+#include "src/common/state_save.h"
+#else
+#include "src/slurmctld/locks.h"
+#endif
+
+/*
+ * The leaf (level 0) switches of topology/tree, one node bitmap each (the
+ * caller frees them with agora_leaf_switches_free); 0 without topology/tree.
+ * 22.05: slurmctld's switch_record_table; 23.02+: topology_g_get().
+ */
+#include "src/common/bitstring.h"
+extern int agora_leaf_switches(bitstr_t ***maps);
+extern void agora_leaf_switches_free(bitstr_t **maps, int n);
+
+/*
+ * job_submit's job_modify() gained the err_msg of job_submit() in 23.02:
+ *   extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+ *                         uint32_t submit_uid AGORA_JOB_MODIFY_ERR_MSG)
+ */
+#if AGORA_SLURM_AT_LEAST(23, 2)
+#define AGORA_JOB_MODIFY_ERR_MSG , char **err_msg __attribute__((unused))
+#else
+#define AGORA_JOB_MODIFY_ERR_MSG
+#endif
+
+/*
+ * Plugins a release has no host for (configure builds them only where
+ * the host exists: AM_CONDITIONALs SLURM_CTLD_PLUGSTACK, SLURM_CONS_HOOK):
+ *   - slurmctld/agora: SlurmctldPlugstack (and "scontrol show config"'s
+ *     plugstack section) was removed in 23.02; agoractl reads the view file.
+ *   - the select/cons_tres wrapper: its node-choice hook is cons_common's
+ *     callback table, gone since 23.11 merged cons_common into cons_tres;
+ *     node choice there is the topology plugin's eval_nodes.
+ */
+#define AGORA_HAVE_CONS_HOOK (!AGORA_SLURM_AT_LEAST(23, 11))
+
+/*
+ * The shared gres (shard, mps) sharing a node's GPUs: 22.05 points at its
+ * node state (alt_gres_ns), 23.02+ at its gres_state_t (alt_gres).
+ */
+#if AGORA_SLURM_AT_LEAST(23, 2)
+#define AGORA_GRES_ALT_NS(ns)                                          \
+	((ns)->alt_gres ? (gres_node_state_t *) (ns)->alt_gres->gres_data \
+			: NULL)
+#else
+#define AGORA_GRES_ALT_NS(ns) ((ns)->alt_gres_ns)
+#endif
+
+#endif /* AGORA_COMPAT_H */

@@ -1,0 +1,360 @@
+/*
+ * Unit tests of preemption under checkpoints: the cost model
+ * (common/policy/pol_ckpt.c) and the agora policy's use of it
+ * (pol_agora_base.c, pol_agora_pool.c): losers by work lost since their
+ * last checkpoint, no preemption twice within one checkpoint interval, the
+ * per-job preemption budget, leases that end on a checkpoint.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pol_agora.h"
+#include "pol_ckpt.h"
+#include "pol_policy.h"
+
+static pol_job_t job(int64_t id, int tenant, int gpus, int64_t submit)
+{
+	pol_job_t j;
+
+	memset(&j, 0, sizeof(j));
+	j.id = id;
+	j.tenant = tenant;
+	j.total_gpus = j.min_gpus = j.max_gpus = gpus;
+	j.submit = submit;
+	j.time_limit = 100000;
+	j.dataset = -1;
+	j.requeueable = true;
+	j.state = POL_JOB_PENDING;
+	j.remaining = -1;
+	return j;
+}
+
+/* j runs on node n, GPUs mask, since start (marks them busy). */
+static void run_at(pol_cluster_t *c, pol_job_t *j, pol_alloc_part_t *part,
+		   int n, pol_gpumask_t mask, int64_t start)
+{
+	part->node = n;
+	part->gpus = mask;
+	j->alloc.parts = part;
+	j->alloc.n_parts = 1;
+	j->state = POL_JOB_RUNNING;
+	j->start = start;
+	c->nodes[n].free &= ~mask;
+}
+
+static const pol_action_t *find(const pol_actions_t *a, pol_action_type_t type,
+				int64_t id)
+{
+	int i;
+
+	for (i = 0; i < a->n; i++)
+		if (a->v[i].type == type && a->v[i].job_id == id)
+			return &a->v[i];
+	return NULL;
+}
+
+static int count(const pol_actions_t *a, pol_action_type_t type)
+{
+	int i, n = 0;
+
+	for (i = 0; i < a->n; i++)
+		n += a->v[i].type == type;
+	return n;
+}
+
+/* The cost model, by hand. */
+static void test_ckpt_model(void **state)
+{
+	pol_job_t j = job(1, 0, 4, 0);
+
+	(void) state;
+	j.start = 1000;
+	j.ckpt_s = 1800;
+	assert_int_equal(pol_ckpt_interval(&j, 600), 1800);
+	/* run 2500 s: last checkpoint at 1800 of the run, 700 s lost */
+	assert_int_equal(pol_ckpt_lost(&j, 0, 3500), 700);
+	assert_true(pol_ckpt_cost(&j, 0, 4, 3500) == 2800.0);
+	assert_int_equal(pol_ckpt_lost(&j, 0, 2800), 0);
+	assert_int_equal(pol_ckpt_lost(&j, 0, 900), 0);
+	/* the next checkpoint at or after t, never the start itself */
+	assert_int_equal(pol_ckpt_next(1000, 1800, 3500), 4600);
+	assert_int_equal(pol_ckpt_next(1000, 1800, 2800), 2800);
+	assert_int_equal(pol_ckpt_next(1000, 1800, 1000), 2800);
+	assert_int_equal(pol_ckpt_next(1000, 1800, 0), 2800);
+	/* unknown: the caller's assumption; unknown assumption: never */
+	j.ckpt_s = POL_CKPT_UNKNOWN;
+	assert_int_equal(pol_ckpt_interval(&j, 600), 600);
+	assert_int_equal(pol_ckpt_lost(&j, 600, 3500), 100);
+	assert_int_equal(pol_ckpt_interval(&j, POL_CKPT_UNKNOWN),
+			 POL_CKPT_NEVER);
+	assert_int_equal(pol_ckpt_lost(&j, 0, 3500), 2500);
+	j.ckpt_s = POL_CKPT_CONTINUOUS;
+	assert_int_equal(pol_ckpt_lost(&j, 600, 3500), 0);
+	/* preemptable: a run one interval old, within the budget */
+	j.ckpt_s = 1800;
+	assert_false(pol_ckpt_preemptable(&j, 0, 0, 60, 2799));
+	assert_true(pol_ckpt_preemptable(&j, 0, 0, 60, 2800));
+	j.preemptions = 2;
+	assert_true(pol_ckpt_preemptable(&j, 0, 3, 60, 2800));
+	assert_false(pol_ckpt_preemptable(&j, 0, 2, 60, 2800));
+	assert_true(pol_ckpt_preemptable(&j, 0, 0, 60, 2800));
+	j.requeueable = false;
+	assert_false(pol_ckpt_preemptable(&j, 0, 0, 60, 1e6));
+	/* never / continuous: min_run */
+	j.requeueable = true;
+	j.ckpt_s = POL_CKPT_NEVER;
+	assert_false(pol_ckpt_preemptable(&j, 0, 0, 600, 1599));
+	assert_true(pol_ckpt_preemptable(&j, 0, 0, 600, 1600));
+}
+
+/*
+ * Losers by work lost: two 4-GPU jobs of a 2 x 4 cluster, checkpoint
+ * every 1000 s; a 4-GPU winner needs one node at t = 1800.  Job 1 started
+ * at 0 (run 1800: 800 s since its checkpoint), job 2 at -500 (run 2300:
+ * 300 s).  Job 2 goes (1200 GPU-s lost instead of 3200), although job 1
+ * comes first by id and ties on GPUs and credit.
+ */
+static void test_agora_loser_by_work_lost(void **state)
+{
+	agora_err_t err = { { 0 } };
+	pol_cluster_t *c = pol_cluster_uniform(2, 4, 0);
+	pol_policy_t *p = pol_policy_create(
+		"agora", "grace=0,lease=600,ckpt_lease=0,max_loss=1", NULL,
+		&err);
+	pol_job_t run[2] = { job(1, 0, 4, 0), job(2, 1, 4, -500) };
+	pol_job_t pend[1] = { job(3, 2, 4, 100) };
+	pol_alloc_part_t part[2];
+	pol_snapshot_t s = { c, pend, 1, run, 2, 3 };
+	pol_actions_t out = { 0 };
+
+	(void) state;
+	assert_non_null(p);
+	run_at(c, &run[0], &part[0], 0, 0x0f, 0);
+	run_at(c, &run[1], &part[1], 1, 0x0f, -500);
+	run[0].ckpt_s = run[1].ckpt_s = 1000;
+	/* leases granted now, until the grid end 1800 */
+	assert_int_equal(pol_policy_decide(p, &s, 1200, &out), 0);
+	assert_int_equal(count(&out, POL_ACT_PREEMPT), 0);
+	pol_actions_clear(&out);
+	assert_int_equal(pol_policy_decide(p, &s, 1800, &out), 0);
+	assert_non_null(find(&out, POL_ACT_PREEMPT, 2));
+	assert_null(find(&out, POL_ACT_PREEMPT, 1));
+	assert_int_equal(count(&out, POL_ACT_PREEMPT), 1);
+	pol_actions_free(&out);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+}
+
+/*
+ * Never twice within one interval: job 1 was preempted and restarted at
+ * 1000 (checkpoint every 1800 s); a winner (job 2) wants its node.  At the
+ * lease ends 1800 and 2400 its run (800, 1400 s) has no checkpoint yet: it
+ * keeps its GPUs.  At 3000 (run 2000 s) it may lose them.
+ */
+static void test_agora_not_twice_per_interval(void **state)
+{
+	agora_err_t err = { { 0 } };
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_policy_t *p = pol_policy_create(
+		"agora", "grace=0,lease=600,ckpt_lease=0,max_loss=1", NULL,
+		&err);
+	pol_job_t run[1] = { job(1, 0, 8, 0) };
+	pol_job_t pend[1] = { job(2, 1, 8, 100) };
+	pol_alloc_part_t part;
+	pol_snapshot_t s = { c, pend, 1, run, 1, 2 };
+	pol_actions_t out = { 0 };
+	static const int64_t t[] = { 1200, 1800, 2400, 3000 };
+	int i;
+
+	(void) state;
+	assert_non_null(p);
+	run_at(c, &run[0], &part, 0, 0xff, 1000);
+	run[0].ckpt_s = 1800;
+	run[0].preemptions = 1;
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(pol_policy_decide(p, &s, t[i], &out), 0);
+		if (i < 3)
+			assert_null(find(&out, POL_ACT_PREEMPT, 1));
+		else
+			assert_non_null(find(&out, POL_ACT_PREEMPT, 1));
+		pol_actions_clear(&out);
+	}
+	pol_actions_free(&out);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+}
+
+/*
+ * The budget: the same contest at a lease end with job 1 long past its
+ * checkpoint; preempted once (budget 2) it loses, preempted twice it
+ * keeps its GPUs, and so it does with any count under budget=0 (none).
+ */
+static void test_agora_preemption_budget(void **state)
+{
+	static const struct {
+		const char *params;
+		int preemptions, lose;
+	} cs[] = {
+		{ "grace=0,ckpt_lease=0,max_loss=1,budget=2", 1, 1 },
+		{ "grace=0,ckpt_lease=0,max_loss=1,budget=2", 2, 0 },
+		{ "grace=0,ckpt_lease=0,max_loss=1,budget=0", 9, 1 },
+	};
+	size_t k;
+
+	(void) state;
+	for (k = 0; k < sizeof(cs) / sizeof(cs[0]); k++) {
+		agora_err_t err = { { 0 } };
+		pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+		pol_policy_t *p = pol_policy_create("agora", cs[k].params,
+						    NULL, &err);
+		pol_job_t run[1] = { job(1, 0, 8, 0) };
+		pol_job_t pend[1] = { job(2, 1, 8, 100) };
+		pol_alloc_part_t part;
+		pol_snapshot_t s = { c, pend, 1, run, 1, 2 };
+		pol_actions_t out = { 0 };
+
+		assert_non_null(p);
+		run_at(c, &run[0], &part, 0, 0xff, 0);
+		run[0].ckpt_s = 1000;
+		run[0].preemptions = cs[k].preemptions;
+		assert_int_equal(pol_policy_decide(p, &s, 4500, &out), 0);
+		pol_actions_clear(&out);
+		assert_int_equal(pol_policy_decide(p, &s, 4800, &out), 0);
+		assert_int_equal(find(&out, POL_ACT_PREEMPT, 1) != NULL,
+				 cs[k].lose);
+		pol_actions_free(&out);
+		pol_policy_destroy(&p);
+		pol_cluster_destroy(&c);
+	}
+}
+
+/*
+ * A lease is never shorter than the work a loser would lose: a job
+ * started at 100 (checkpoint every 1800 s, lease 600, grace 60) gets a
+ * lease to 1840, so that its requeue (1900) falls on its first checkpoint
+ * and loses nothing; with ckpt_lease=0 the lease ends on the grid (600),
+ * and a requeue at 660 would lose 560 s.  A lease renewed at 1840 ends
+ * 60 s before the next checkpoint (3640).
+ */
+static void test_agora_lease_covers_interval(void **state)
+{
+	static const char *const params[] = { "lease=600,grace=60",
+					      "lease=600,grace=60,ckpt_lease=0" };
+	static const int64_t end[] = { 1840, 600 };
+	int v;
+
+	(void) state;
+	for (v = 0; v < 2; v++) {
+		agora_err_t err = { { 0 } };
+		pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+		pol_policy_t *p = pol_policy_create("agora", params[v], NULL,
+						    &err);
+		pol_job_t pend[1] = { job(1, 0, 8, 100) };
+		pol_alloc_part_t part;
+		pol_snapshot_t s = { c, pend, 1, NULL, 0, 1 };
+		pol_actions_t out = { 0 };
+		pol_job_t r;
+
+		assert_non_null(p);
+		pend[0].ckpt_s = 1800;
+		assert_int_equal(pol_policy_decide(p, &s, 100, &out), 0);
+		assert_non_null(find(&out, POL_ACT_START, 1));
+		assert_int_equal(out.wakeup, end[v]);
+		r = pend[0];
+		run_at(c, &r, &part, 0, 0xff, 100);
+		assert_int_equal(pol_ckpt_lost(&r, 0, end[v] + 60),
+				 v == 0 ? 0 : 560);
+		pol_actions_clear(&out);
+		if (v == 0) {
+			/* renewed (nobody else wants GPUs) */
+			s.pending = NULL;
+			s.n_pending = 0;
+			s.running = &r;
+			s.n_running = 1;
+			assert_int_equal(pol_policy_decide(p, &s, 1840, &out),
+					 0);
+			assert_int_equal(count(&out, POL_ACT_PREEMPT), 0);
+			assert_int_equal(out.wakeup, 3640);
+		}
+		pol_actions_free(&out);
+		pol_policy_destroy(&p);
+		pol_cluster_destroy(&c);
+	}
+}
+
+/*
+ * drain=2: a job of more GPUs than a node has reserves whole nodes in the
+ * leftover pass.  2 x 4 GPUs, 2 free on each node (the other 2 end at 1000
+ * and 5000); job 1 wants 8 GPUs, job 2 (same app, after it) 1 GPU for
+ * 10000 s.  drain=2: job 1 reserves both nodes until 5000, and job 2,
+ * which would end after that, waits; drain=1: job 2 starts.
+ */
+static void test_agora_drain_gang(void **state)
+{
+	static const char *const params[] = { "est=limit,drain=2",
+					      "est=limit,drain=1" };
+	int v;
+
+	(void) state;
+	for (v = 0; v < 2; v++) {
+		agora_err_t err = { { 0 } };
+		pol_cluster_t *c = pol_cluster_uniform(2, 4, 0);
+		pol_policy_t *p = pol_policy_create("agora", params[v], NULL,
+						    &err);
+		pol_job_t run[2] = { job(10, 1, 2, 0), job(11, 1, 2, 0) };
+		pol_job_t pend[2] = { job(1, 0, 8, 10), job(2, 0, 1, 20) };
+		pol_alloc_part_t part[2];
+		pol_snapshot_t s = { c, pend, 2, run, 2, 2 };
+		pol_actions_t out = { 0 };
+
+		assert_non_null(p);
+		run_at(c, &run[0], &part[0], 0, 0x03, 0);
+		run_at(c, &run[1], &part[1], 1, 0x03, 0);
+		run[0].time_limit = 1000;
+		run[1].time_limit = 5000;
+		pend[1].time_limit = 10000;
+		assert_int_equal(pol_policy_decide(p, &s, 100, &out), 0);
+		assert_null(find(&out, POL_ACT_START, 1));
+		assert_int_equal(find(&out, POL_ACT_START, 2) != NULL, v == 1);
+		pol_actions_free(&out);
+		pol_policy_destroy(&p);
+		pol_cluster_destroy(&c);
+	}
+}
+
+/* Bad checkpoint parameters are refused. */
+static void test_agora_ckpt_bad_params(void **state)
+{
+	static const char *const bad[] = { "budget=-1", "budget=1.5",
+					   "max_loss=2", "ckpt=-3", "drain=3" };
+	size_t k;
+
+	(void) state;
+	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		agora_err_t err = { { 0 } };
+
+		assert_null(pol_policy_create("agora", bad[k], NULL, &err));
+		assert_int_equal(errno, EINVAL);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ckpt_model),
+		cmocka_unit_test(test_agora_loser_by_work_lost),
+		cmocka_unit_test(test_agora_not_twice_per_interval),
+		cmocka_unit_test(test_agora_preemption_budget),
+		cmocka_unit_test(test_agora_lease_covers_interval),
+		cmocka_unit_test(test_agora_drain_gang),
+		cmocka_unit_test(test_agora_ckpt_bad_params),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,199 @@
+/*
+ * test_loan_sched.c - least-cost reclaim spares a repeat victim when a
+ * choice within POL_LOAN_REPEAT_TOL spares it; the loaning scenario on a
+ * registry policy (backfill-fs) as the training scheduler, with the
+ * harvest, the per-event fewest-victims bound and the requeue counts.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pol_loan.h"
+#include "pol_loan_sim_int.h"
+#include "pol_policy.h"
+
+typedef struct one {
+	pol_loan_job_t jobs[4];
+	int nodes[4];
+	unsigned char back[4];
+	int action[4], shrink_by[4];
+	pol_loan_reclaim_in_t in;
+	pol_loan_reclaim_out_t out;
+} one_t;
+
+/* four loaned nodes, one single-node job each, need one node back */
+static void four(one_t *x, const double *cost, const bool *repeat)
+{
+	int j;
+
+	memset(x, 0, sizeof(*x));
+	for (j = 0; j < 4; j++) {
+		x->nodes[j] = j;
+		x->jobs[j] = (pol_loan_job_t){ .id = j + 1,
+					       .cost = cost[j],
+					       .start = 100 * j,
+					       .n_nodes = 1,
+					       .nodes = &x->nodes[j],
+					       .requeue = true,
+					       .repeat = repeat[j] };
+	}
+	x->in.n_loaned = 4;
+	x->in.need = 1;
+	x->in.jobs = x->jobs;
+	x->in.n_jobs = 4;
+	x->in.order = POL_LOAN_LEAST_COST;
+	x->out.node_back = x->back;
+	x->out.action = x->action;
+	x->out.shrink_by = x->shrink_by;
+}
+
+static void test_repeat_spared_within_tol(void **state)
+{
+	const double cost[4] = { 1.0, 1.04, 2.0, 3.0 };
+	bool rep[4] = { true, false, false, false };
+	pol_loan_mode_t mode;
+	one_t x;
+
+	(void) state;
+	for (mode = POL_LOAN_AUTO; mode <= POL_LOAN_GREEDY; mode++) {
+		/* job 1 was the last victim: job 2 costs 4% more, taken */
+		four(&x, cost, rep);
+		x.in.mode = mode;
+		assert_int_equal(pol_loan_reclaim(&x.in, &x.out), 0);
+		assert_int_equal(x.action[0], POL_LOAN_KEEP);
+		assert_int_equal(x.action[1], POL_LOAN_PREEMPT);
+		assert_int_equal(x.out.preempted, 1);
+		assert_int_equal(x.out.returned, 1);
+		assert_true(fabs(x.out.cost - 1.04) < 1e-12);
+		/* not a repeat: the cheapest, as before */
+		rep[0] = false;
+		four(&x, cost, rep);
+		x.in.mode = mode;
+		assert_int_equal(pol_loan_reclaim(&x.in, &x.out), 0);
+		assert_int_equal(x.action[0], POL_LOAN_PREEMPT);
+		assert_true(fabs(x.out.cost - 1.0) < 1e-12);
+		rep[0] = true;
+	}
+}
+
+static void test_repeat_beyond_tol(void **state)
+{
+	const double cost[4] = { 1.0, 1.2, 2.0, 3.0 };
+	const bool rep[4] = { true, false, false, false };
+	one_t x;
+
+	(void) state;
+	/* the next choice costs 20% more: the repeat victim goes again */
+	four(&x, cost, rep);
+	assert_int_equal(pol_loan_reclaim(&x.in, &x.out), 0);
+	assert_int_equal(x.action[0], POL_LOAN_PREEMPT);
+	assert_true(x.out.exact);
+	/* every job a repeat: no choice spares one, the cheapest stays */
+	{
+		const bool all[4] = { true, true, true, true };
+
+		four(&x, cost, all);
+		assert_int_equal(pol_loan_reclaim(&x.in, &x.out), 0);
+		assert_int_equal(x.action[0], POL_LOAN_PREEMPT);
+		assert_int_equal(x.out.returned, 1);
+	}
+	/* Slurm's order ignores the flag: it counts victims only */
+	{
+		const double c2[4] = { 1.0, 1.01, 1.02, 1.03 };
+
+		four(&x, c2, rep);
+		x.in.order = POL_LOAN_SLURM;
+		assert_int_equal(pol_loan_reclaim(&x.in, &x.out), 0);
+		assert_int_equal(x.action[0], POL_LOAN_PREEMPT);
+	}
+}
+
+static pol_loan_sim_job_t *sim_jobs(int n, uint64_t seed)
+{
+	pol_loan_sim_job_t *j = calloc((size_t) n, sizeof(*j));
+	uint64_t s = seed;
+	int i;
+
+	assert_non_null(j);
+	for (i = 0; i < n; i++) {
+		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+		j[i].id = i + 1;
+		j[i].tenant = (int) ((s >> 33) % 3);
+		j[i].submit = (int64_t) i * 600;
+		j[i].duration = 1800 + (int64_t) ((s >> 20) % (6 * 3600));
+		j[i].gpus = (s >> 40) % 10 < 6 ? 1 : (s >> 40) % 10 < 8 ? 4 : 8;
+		j[i].requeue = true;
+	}
+	return j;
+}
+
+static void test_sim_backfill_fs(void **state)
+{
+	pol_loan_sim_job_t *j = sim_jobs(300, 5);
+	int64_t lim[300];
+	pol_loan_sim_params_t p;
+	pol_loan_sim_policy_t pol;
+	pol_loan_sim_result_t r[2];
+	pol_loan_sim_more_t m[2];
+	agora_err_t err = { { 0 } };
+	int k;
+
+	(void) state;
+	for (k = 0; k < 300; k++)
+		lim[k] = 2 * j[k].duration;
+	pol_loan_sim_params_default(&p);
+	p.train_nodes = 4;
+	p.infer_nodes = 4;
+	pol_loan_demand_default(&p.demand, 4);
+	p.headroom = 0;
+	pol_loan_sim_policy_default(&pol);
+	pol.limit_s = lim;
+	for (k = 0; k < 2; k++) {
+		pol_policy_t *bf = pol_policy_create("backfill-fs", NULL, NULL,
+						     &err);
+
+		assert_non_null(bf);
+		pol.train_policy = bf;
+		assert_int_equal(
+			pol_loan_sim_run_policy(j, 300,
+						k ? POL_LOAN_V_LEAST_COST
+						  : POL_LOAN_V_NONE,
+						&p, &pol, &r[k], &m[k]),
+			0);
+		pol_policy_destroy(&bf);
+		assert_int_equal(r[k].finished, r[k].jobs);
+	}
+	/* no loans: nothing on loaned nodes, no requeue, no bound */
+	assert_true(m[0].loan_busy_gpu_s == 0);
+	assert_true(m[0].lendable_gpu_s > 0);
+	assert_int_equal(m[0].requeues_max, 0);
+	assert_int_equal(m[0].fewest_victims, 0);
+	/* loans: part of the lendable GPU-hours used, a shorter queue, and
+	 * no reclaim met with fewer victims than the per-event bound */
+	assert_true(m[1].loan_busy_gpu_s > 0);
+	assert_true(m[1].loan_busy_gpu_s <= m[1].lendable_gpu_s + 1e-6);
+	assert_true(r[1].mean_queue_s < r[0].mean_queue_s);
+	assert_true(r[1].preemptions >= m[1].fewest_victims);
+	assert_true(r[1].preemptions == 0 || m[1].requeues_max >= 1);
+	assert_true(m[1].requeues_p99 <= m[1].requeues_max);
+	for (k = 0; k < 2; k++)
+		pol_loan_sim_result_free(&r[k]);
+	free(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_repeat_spared_within_tol),
+		cmocka_unit_test(test_repeat_beyond_tol),
+		cmocka_unit_test(test_sim_backfill_fs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
