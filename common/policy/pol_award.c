@@ -4,7 +4,8 @@
  *
  * Jobs live in an open-addressing hash table keyed by job id (linear
  * probing, power-of-two capacity, at most half full), apps in an array
- * searched by name (a pass has tens of apps, not thousands).
+ * with a name index of the same kind (AppDefinition=user: thousands of
+ * apps, looked up once per job under slurmctld's job write lock).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +25,8 @@ struct pol_award {
 	int n_won;
 	int n_backed_off, n_capped, gpu_cap; /* of pol_award_build() */
 	int64_t start_s; /* pol_award_set_start_window() */
+	int *app_slot;   /* name index: app index + 1, 0 = empty */
+	size_t cap_app_slot;
 };
 
 static size_t hash_id(int64_t id)
@@ -57,9 +60,62 @@ void pol_award_destroy(pol_award_t **ap)
 	for (i = 0; i < a->n_apps; i++)
 		free(a->apps[i].name);
 	free(a->apps);
+	free(a->app_slot);
 	free(a->slot);
 	free(a);
 	*ap = NULL;
+}
+
+static size_t hash_name(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char) *s) * 1099511628211ULL;
+	return (size_t) (h ^ (h >> 29));
+}
+
+/* The index of app `name`, or -1. */
+static int app_lookup(const pol_award_t *a, const char *name)
+{
+	size_t h, m;
+
+	if (!a || !name || !a->cap_app_slot)
+		return -1;
+	m = a->cap_app_slot - 1;
+	for (h = hash_name(name) & m; a->app_slot[h]; h = (h + 1) & m)
+		if (!strcmp(a->apps[a->app_slot[h] - 1].name, name))
+			return a->app_slot[h] - 1;
+	return -1;
+}
+
+/* Index app i (its name is set); grows the index at half full. */
+static int app_index_add(pol_award_t *a, int i)
+{
+	size_t h, m;
+	int k;
+
+	if ((size_t) (a->n_apps + 1) * 2 > a->cap_app_slot) {
+		size_t c = a->cap_app_slot ? a->cap_app_slot * 2 : 64;
+		int *ns = calloc(c, sizeof(*ns));
+
+		if (!ns) {
+			errno = ENOMEM;
+			return -1;
+		}
+		free(a->app_slot);
+		a->app_slot = ns;
+		a->cap_app_slot = c;
+		for (k = 0; k < a->n_apps; k++)
+			if (k != i && app_index_add(a, k))
+				return -1; /* cannot happen: room made */
+	}
+	m = a->cap_app_slot - 1;
+	for (h = hash_name(a->apps[i].name) & m; a->app_slot[h];
+	     h = (h + 1) & m)
+		;
+	a->app_slot[h] = i + 1;
+	return 0;
 }
 
 int pol_award_app(pol_award_t *a, const char *name, double rho, double credit,
@@ -72,9 +128,9 @@ int pol_award_app(pol_award_t *a, const char *name, double rho, double credit,
 		errno = EINVAL;
 		return -1;
 	}
-	for (i = 0; i < a->n_apps; i++)
-		if (!strcmp(a->apps[i].name, name))
-			break;
+	i = app_lookup(a, name);
+	if (i < 0)
+		i = a->n_apps;
 	if (i == a->n_apps) {
 		if (agora_grow((void **) &a->apps, &a->cap_apps,
 			       (size_t) a->n_apps + 1, sizeof(*a->apps)))
@@ -83,6 +139,11 @@ int pol_award_app(pol_award_t *a, const char *name, double rho, double credit,
 		memset(ap, 0, sizeof(*ap));
 		if (!(ap->name = strdup(name))) {
 			errno = ENOMEM;
+			return -1;
+		}
+		if (app_index_add(a, i)) {
+			free(ap->name);
+			ap->name = NULL;
 			return -1;
 		}
 		a->n_apps++;
@@ -402,12 +463,9 @@ const pol_award_app_t *pol_award_app_at(const pol_award_t *a, int i)
 const pol_award_app_t *pol_award_app_find(const pol_award_t *a,
 					  const char *name)
 {
-	int i;
+	int i = app_lookup(a, name);
 
-	for (i = 0; a && name && i < a->n_apps; i++)
-		if (!strcmp(a->apps[i].name, name))
-			return &a->apps[i];
-	return NULL;
+	return i >= 0 ? &a->apps[i] : NULL;
 }
 
 int pol_award_n_apps(const pol_award_t *a)

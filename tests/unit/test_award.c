@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -445,6 +446,38 @@ static void test_never_more_gpus_than_free(void **state)
 	pol_award_destroy(&a);
 }
 
+/* AppDefinition=user: thousands of apps, each found through the name
+ * index; re-adding one updates it in place. */
+static void test_many_apps_indexed(void **state)
+{
+	pol_award_t *a = pol_award_create();
+	char name[32];
+	int i;
+
+	(void) state;
+	for (i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "user%04d", i);
+		assert_int_equal(pol_award_app(a, name, 1.0 + i, i, 10), i);
+	}
+	assert_int_equal(pol_award_n_apps(a), 5000);
+	for (i = 0; i < 5000; i++) {
+		const pol_award_app_t *ap;
+
+		snprintf(name, sizeof(name), "user%04d", i);
+		ap = pol_award_app_find(a, name);
+		assert_non_null(ap);
+		assert_string_equal(ap->name, name);
+		assert_true(ap->credit == (double) i);
+	}
+	assert_null(pol_award_app_find(a, "user5000"));
+	assert_null(pol_award_app_find(a, ""));
+	assert_null(pol_award_app_find(a, NULL));
+	assert_int_equal(pol_award_app(a, "user0042", 7.0, 1, 1), 42);
+	assert_true(pol_award_app_find(a, "user0042")->rho == 7.0);
+	assert_int_equal(pol_award_n_apps(a), 5000);
+	pol_award_destroy(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_build_from_decision),
 		cmocka_unit_test(test_backoff_unstarted_winner),
 		cmocka_unit_test(test_never_more_gpus_than_free),
+		cmocka_unit_test(test_many_apps_indexed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
