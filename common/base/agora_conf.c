@@ -391,9 +391,9 @@ static int set_ckpt(agora_conf_t *c, const conf_key_t *k, char *val,
 		if (c->ckpts[i].scope == scope &&
 		    (scope == AGORA_CKPT_ALL || !strcmp(c->ckpts[i].name, who)))
 			BAD("%s%s is given twice",
-			    scope == AGORA_CKPT_ALL	  ? "the default"
+			    scope == AGORA_CKPT_ALL   ? "the default"
 			    : scope == AGORA_CKPT_QOS ? "qos:"
-						  : "partition:",
+						      : "partition:",
 			    scope == AGORA_CKPT_ALL ? "" : who);
 	nc = realloc(c->ckpts, (c->n_ckpts + 1) * sizeof(*nc));
 	if (!nc || (who && !(nc[c->n_ckpts].name = strdup(who)))) {
@@ -810,9 +810,9 @@ char *agora_conf_app_name(const agora_conf_t *conf, const char *account,
 			snprintf(p, n, "user:%u", uid);
 		return p;
 	case AGORA_APP_NAME_PREFIX:
-		return strndup(job_name ? job_name : "",
-			       pol_apps_prefix_len(job_name,
-						   conf->app_separator));
+		return strndup(
+			job_name ? job_name : "",
+			pol_apps_prefix_len(job_name, conf->app_separator));
 	case AGORA_APP_ARRAY:
 	case AGORA_APP_BURST:
 	case AGORA_APP_ACCOUNT:

@@ -24,8 +24,8 @@ struct pol_award {
 	size_t cap_apps;
 	int n_won;
 	int n_backed_off, n_capped, gpu_cap; /* of pol_award_build() */
-	int64_t start_s; /* pol_award_set_start_window() */
-	int *app_slot;   /* name index: app index + 1, 0 = empty */
+	int64_t start_s;                     /* pol_award_set_start_window() */
+	int *app_slot; /* name index: app index + 1, 0 = empty */
 	size_t cap_app_slot;
 };
 

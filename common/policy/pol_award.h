@@ -27,10 +27,10 @@
 #include "pol_themis.h"
 
 /* Per-job facts.  flags: POL_AWARD_* bits. */
-#define POL_AWARD_WON       0x1 /* pending: won GPUs at this pass */
-#define POL_AWARD_RUNNING   0x2 /* running auction-managed job */
-#define POL_AWARD_LOST      0x4 /* running: lost its lease (preemptable) */
-#define POL_AWARD_NOREQUEUE 0x8 /* running: may not be requeued */
+#define POL_AWARD_WON       0x1  /* pending: won GPUs at this pass */
+#define POL_AWARD_RUNNING   0x2  /* running auction-managed job */
+#define POL_AWARD_LOST      0x4  /* running: lost its lease (preemptable) */
+#define POL_AWARD_NOREQUEUE 0x8  /* running: may not be requeued */
 #define POL_AWARD_FREE      0x10 /* WON with GPUs free (a START, not a HOLD) */
 
 typedef struct pol_award_job {
@@ -38,9 +38,9 @@ typedef struct pol_award_job {
 	int app; /* index into the table's apps */
 	unsigned flags;
 	int gpus;
-	int64_t lease_end; /* running jobs with a lease, else 0 */
-	int64_t since;     /* WON or LOST: when the auction first said so */
-	int strikes;       /* pending: awards that expired unstarted */
+	int64_t lease_end;     /* running jobs with a lease, else 0 */
+	int64_t since;         /* WON or LOST: when the auction first said so */
+	int strikes;           /* pending: awards that expired unstarted */
 	int64_t backoff_until; /* pending: no award before this (0: none) */
 } pol_award_job_t;
 

@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	int users = argc > 1 ? atoi(argv[1]) : 5000;
 	int jobs = argc > 2 ? atoi(argv[2]) : 20000;
 	pol_award_t *a = pol_award_create();
-	char (*names)[24];
+	char(*names)[24];
 	double t0, t_lin, t_hash;
 	long found_lin = 0, found_hash = 0;
 	int i;
@@ -61,7 +61,8 @@ int main(int argc, char **argv)
 	/* jobs of random users (fixed seed), as a queue would hold them */
 	srand(19);
 	for (i = 0; i < jobs; i++)
-		snprintf(names[i], sizeof(names[i]), "user%05d", rand() % users);
+		snprintf(names[i], sizeof(names[i]), "user%05d",
+			 rand() % users);
 	t0 = now_s();
 	for (i = 0; i < jobs; i++)
 		found_lin += linear_find(a, names[i]) != NULL;

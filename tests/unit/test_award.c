@@ -318,19 +318,19 @@ static void test_backoff_unstarted_winner(void **state)
 	mini_init(&m, 0xff, 1, gpus);
 	for (i = 0; i < 8; i++)
 		p[i] = pass(&m, i ? p[i - 1] : NULL, t[i], 1, POL_ACT_START);
-	assert_true(won(p[0], 1));   /* 100: won */
-	assert_true(won(p[1], 1));   /* 105: within its 10 s */
-	assert_false(won(p[2], 1));  /* 111: expired unstarted */
+	assert_true(won(p[0], 1));  /* 100: won */
+	assert_true(won(p[1], 1));  /* 105: within its 10 s */
+	assert_false(won(p[2], 1)); /* 111: expired unstarted */
 	assert_int_equal(pol_award_find(p[2], 1)->strikes, 1);
 	assert_int_equal(pol_award_find(p[2], 1)->backoff_until, 111 + 60);
 	assert_int_equal(pol_award_n_backed_off(p[2]), 1);
-	assert_false(won(p[3], 1));  /* 150: still backed off */
-	assert_true(won(p[4], 1));   /* 171: the wait is over */
+	assert_false(won(p[3], 1)); /* 150: still backed off */
+	assert_true(won(p[4], 1));  /* 171: the wait is over */
 	assert_true(won(p[5], 1));
-	assert_false(won(p[6], 1));  /* 182: second expiry, waits 120 s */
+	assert_false(won(p[6], 1)); /* 182: second expiry, waits 120 s */
 	assert_int_equal(pol_award_find(p[6], 1)->strikes, 2);
 	assert_int_equal(pol_award_find(p[6], 1)->backoff_until, 182 + 120);
-	assert_false(won(p[7], 1));  /* 301 < 302 */
+	assert_false(won(p[7], 1)); /* 301 < 302 */
 	for (i = 0; i < 8; i++)
 		pol_award_destroy(&p[i]);
 
@@ -426,9 +426,9 @@ static void test_never_more_gpus_than_free(void **state)
 						    NULL, 0, "won") >= 0);
 		assert_true(pol_actions_add(&acts, POL_ACT_PREEMPT, 9, NULL, 0,
 					    "lost") >= 0);
-		assert_int_equal(pol_award_build(c, &m.snap, &acts, NULL,
-						 names, NULL, NULL, NULL, 1,
-						 NULL, 100, 60),
+		assert_int_equal(pol_award_build(c, &m.snap, &acts, NULL, names,
+						 NULL, NULL, NULL, 1, NULL, 100,
+						 60),
 				 0);
 		assert_int_equal(pol_award_gpu_cap(c), 8);
 		assert_true(won(c, 1));

@@ -167,7 +167,8 @@ static const struct {
 	  "bad.conf:3: CheckpointInterval: partition:gpu is given twice" },
 	{ "CheckpointInterval=30m\nCheckpointInterval=1h\n",
 	  "bad.conf:2: CheckpointInterval: the default is given twice" },
-	{ "PreemptBudget=-1\n", "bad.conf:1: PreemptBudget: -1 is out of range" },
+	{ "PreemptBudget=-1\n",
+	  "bad.conf:1: PreemptBudget: -1 is out of range" },
 };
 
 /* CheckpointInterval: the QOS's, else the partition's, else the bare one,

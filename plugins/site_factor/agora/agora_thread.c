@@ -216,8 +216,9 @@ static pol_award_t *build_award(const agora_snapshot_t *snap,
 	 */
 	if (a)
 		(void) pol_award_set_start_window(
-			a, 2 * 60 + 2 * (int64_t) MAX(agora_conf.sched_interval_s,
-						      1));
+			a,
+			2 * 60 + 2 * (int64_t) MAX(agora_conf.sched_interval_s,
+						   1));
 	rc = pol_award_build(
 		a, &snap->pol, acts,
 		agora_policy ? pol_agora_policy_leases(agora_policy) : NULL,
@@ -291,11 +292,12 @@ static char *job_note(const pol_award_t *a, const pol_award_job_t *aj)
 	}
 	/* the decision only, never rho or credit: the comment (and the job
 	 * record slurmctld saves) changes when the decision does */
-	xstrfmtcat(note, "%s%s (app %s)", AGORA_DESC_PREFIX,
-		   (aj->flags & POL_AWARD_WON)
-			   ? "won GPUs in the auction: ranks first"
-			   : "no auction win yet: ranks by credit behind winners",
-		   app->name);
+	xstrfmtcat(
+		note, "%s%s (app %s)", AGORA_DESC_PREFIX,
+		(aj->flags & POL_AWARD_WON)
+			? "won GPUs in the auction: ranks first"
+			: "no auction win yet: ranks by credit behind winners",
+		app->name);
 	return note;
 }
 
@@ -470,8 +472,9 @@ static void pass_failed(int cause, const char *what)
 #define CHARGE_MAX_X 10
 static time_t charge_since(time_t now)
 {
-	time_t cap = MAX(60, CHARGE_MAX_X * (time_t) MAX(
-					    agora_conf.sched_interval_s, 1));
+	time_t cap = MAX(60,
+			 CHARGE_MAX_X *
+				 (time_t) MAX(agora_conf.sched_interval_s, 1));
 
 	if (!last_pass)
 		return 0;
