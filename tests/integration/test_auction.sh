@@ -176,7 +176,7 @@ note=$(scontrol show job "${B[0]}" | sed -n 's/.*SystemComment=//p')
 # the decision and the app, never rho or credit (they move at every pass;
 # the comment changes only when the decision does)
 if [[ $note == Agora:* && $note == *"app acct_b"* && ($note == *"won GPUs"* || $note == *"no auction win"*) &&
-	$note != *rho* && $note != *credit* ]]; then
+	$note != *rho* && $note != *GPU-h* ]]; then
 	ok "a waiting job says what Agora decided: $note"
 else
 	notok "a waiting job says what Agora decided (SystemComment '$note')"
