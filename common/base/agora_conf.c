@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "agora_file.h"
 #include "agora_conf.h"
@@ -62,7 +63,9 @@ static const conf_key_t conf_keys[] = {
 	{ "CreditPeriod", CT_DOUBLE, OFF(credit_period_h), 0.01, 1e6, false },
 	{ "DefaultQuota", CT_DOUBLE, OFF(default_quota), 0, 1e12, false },
 	{ "AccountQuota", CT_QUOTA, OFF(quotas), 0, 1e12, true },
-	{ "CreditWeight", CT_INT, OFF(credit_weight), 0, 1e9, false },
+	/* at most a tenth of the award boost (10^9, agora_sched.h): the credit
+	 * term may never look like, or outrank, an award */
+	{ "CreditWeight", CT_INT, OFF(credit_weight), 0, 1e8, false },
 	{ "TopologyModel", CT_STRING, OFF(topology_model), 0, 0, false },
 	{ "Placement", CT_PLACEMENT, OFF(placement), 0, 0, false },
 	{ "FedAuction", CT_BOOL, OFF(fed_auction), 0, 0, false },
@@ -690,13 +693,25 @@ out:
 int agora_conf_parse_file(const char *path, agora_conf_t *conf,
 			  agora_err_t *err)
 {
+	struct stat st;
 	char *buf;
 	size_t len;
 	int rc, saved;
 
 	if (agora_file_read_ex(path, AGORA_CONF_MAX_BYTES, AGORA_FILE_FOLLOW,
-			       &buf, &len, NULL, err) < 0)
+			       &buf, &len, &st, err) < 0)
 		return -1;
+	/* anyone who can write it could grant credit, lend nodes or run a
+	 * LoanDemandSource command: refused, like a bad key */
+	if (st.st_mode & S_IWOTH) {
+		free(buf);
+		agora_err_set(
+			err,
+			"%s: writable by others (mode %04o): refused (chmod o-w)",
+			path, (unsigned) (st.st_mode & 07777));
+		errno = EPERM;
+		return -1;
+	}
 	rc = agora_conf_parse_string(buf, path, conf, err);
 	saved = errno;
 	free(buf);

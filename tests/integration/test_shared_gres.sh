@@ -164,5 +164,6 @@ for k in $KINDS; do
 	*) echo "Bail out! AGORA_SHARED_KINDS: $k is not shard or mps"; exit 1 ;;
 	esac
 done
+# shellcheck disable=SC2154 # n: counted by lib.sh
 echo "1..$n"
 tap_counts

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <sys/stat.h>
 
 #include "agora_conf.h"
 
@@ -147,6 +148,9 @@ static const struct {
 	{ "LeaseTime=\n", "bad.conf:1: LeaseTime: empty value" },
 	{ "=5\n", "bad.conf:1: (empty): unknown key" },
 	{ "CreditWeight=-1\n", "bad.conf:1: CreditWeight: -1 is out of range" },
+	/* issue 19: capped well below the award boost (10^9) */
+	{ "CreditWeight=500000000\n",
+	  "bad.conf:1: CreditWeight: 500000000 is out of range" },
 	{ "Placement=best\n",
 	  "bad.conf:1: Placement: 'best' is not one of agora, stock" },
 	{ "Placement=stock\nPlacement=agora\n",
@@ -257,6 +261,14 @@ static void test_conf_file_missing_and_real(void **state)
 	fclose(f);
 	assert_int_equal(agora_conf_parse_file(path, &c, &err), 0);
 	assert_int_equal(c.lease_s, 7200);
+	/* issue 19: a file others can write is refused, naming the file */
+	assert_int_equal(chmod(path, 0666), 0);
+	assert_int_equal(agora_conf_parse_file(path, &c, &err), -1);
+	assert_int_equal(errno, EPERM);
+	assert_non_null(strstr(err.text, "writable by others (mode 0666)"));
+	assert_non_null(strstr(err.text, path));
+	assert_int_equal(chmod(path, 0664), 0);
+	assert_int_equal(agora_conf_parse_file(path, &c, &err), 0);
 	unlink(path);
 	agora_conf_free(&c);
 }

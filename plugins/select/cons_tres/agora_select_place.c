@@ -388,8 +388,7 @@ nomem:
  * (sock_gres bits, built from the node usage this test runs on, i.e. the
  * future state in WILL_RUN) minus the bits allocated there.
  */
-static pol_gpumask_t node_free_mask(avail_res_t *ar, int n_gpus,
-				    List live_gres)
+static pol_gpumask_t node_free_mask(avail_res_t *ar, int n_gpus, List live_gres)
 {
 	ListIterator it;
 	sock_gres_t *sg;

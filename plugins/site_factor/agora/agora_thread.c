@@ -53,7 +53,20 @@ static pthread_t agora_tid;
 static bool thread_running = false;
 static bool stop_requested = false;
 static pthread_mutex_t term_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t term_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t term_cond;
+static pthread_once_t term_cond_once = PTHREAD_ONCE_INIT;
+
+/* The wait between passes runs on CLOCK_MONOTONIC: a wall-clock step
+ * (NTP, an admin's date) neither stalls nor races the passes. */
+static void term_cond_init(void)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&term_cond, &attr);
+	pthread_condattr_destroy(&attr);
+}
 
 /* A configuration offered by reconfigure, taken at the next pass
  * (term_lock). */
@@ -193,8 +206,19 @@ static pol_award_t *build_award(const agora_snapshot_t *snap,
 			(void) pol_agora_policy_tenant(agora_policy, t, &rho[t],
 						       NULL);
 	}
-	/* a winner waits at most a lease plus a grace for its GPUs: by then
-	 * the next auction decides again */
+	/*
+	 * A winner waits at most a lease plus a grace for its GPUs: by then
+	 * the next auction decides again.  One that won free GPUs and has
+	 * not started within two of Slurm's main scheduling cycles (its
+	 * sched_interval, 60 s by default) plus two passes is short of
+	 * something the auction does not model (CPUs, memory, features,
+	 * licenses): pol_award_build() backs it off (doc/design.md).
+	 */
+	if (a)
+		(void) pol_award_set_start_window(
+			a,
+			2 * 60 + 2 * (int64_t) MAX(agora_conf.sched_interval_s,
+						   1));
 	rc = pol_award_build(
 		a, &snap->pol, acts,
 		agora_policy ? pol_agora_policy_leases(agora_policy) : NULL,
@@ -239,7 +263,8 @@ static bool note_job(job_record_t *job_ptr, char *note)
 	return true;
 }
 
-/* The SystemComment Agora keeps on a managed job. */
+/* The SystemComment Agora keeps on a managed job: what was decided, not
+ * the numbers behind it (rho, credit: agoractl and sprio show those). */
 static char *job_note(const pol_award_t *a, const pol_award_job_t *aj)
 {
 	const pol_award_app_t *app = pol_award_app_at(a, aj->app);
@@ -249,21 +274,30 @@ static char *job_note(const pol_award_t *a, const pol_award_job_t *aj)
 		if (aj->flags & POL_AWARD_LOST)
 			xstrfmtcat(
 				note,
-				"%slease lost to a worse-off app: preemptable by auction winners (app %s, rho %.1f)",
-				AGORA_DESC_PREFIX, app->name, app->rho);
+				"%slease lost to a worse-off app: preemptable by auction winners (app %s)",
+				AGORA_DESC_PREFIX, app->name);
 		else if (aj->lease_end)
 			xstrfmtcat(note, "%slease of %d GPUs until %s (app %s)",
 				   AGORA_DESC_PREFIX, aj->gpus,
 				   tstr(aj->lease_end, t1), app->name);
 		return note;
 	}
+	if (aj->backoff_until) {
+		xstrfmtcat(
+			note,
+			"%swon GPUs %d time(s) but did not start (short of something besides GPUs?): no auction win before %s (app %s)",
+			AGORA_DESC_PREFIX, aj->strikes,
+			tstr(aj->backoff_until, t1), app->name);
+		return note;
+	}
+	/* the decision only, never rho or credit: the comment (and the job
+	 * record slurmctld saves) changes when the decision does */
 	xstrfmtcat(
-		note, "%s%s (app %s, rho %.1f, credit %.0f GPU-h)",
-		AGORA_DESC_PREFIX,
+		note, "%s%s (app %s)", AGORA_DESC_PREFIX,
 		(aj->flags & POL_AWARD_WON)
 			? "won GPUs in the auction: ranks first"
 			: "no auction win yet: ranks by credit behind winners",
-		app->name, app->rho, app->credit);
+		app->name);
 	return note;
 }
 
@@ -429,6 +463,31 @@ static void pass_failed(int cause, const char *what)
 	last_fail = cause;
 }
 
+/*
+ * The start of the interval this pass charges outside the auction: the
+ * previous pass, but never more than CHARGE_MAX_X passes (at least 60 s)
+ * back (a stalled controller, a wall-clock step forward), and nothing
+ * when the wall clock stepped back.  agora_state_lock held.
+ */
+#define CHARGE_MAX_X 10
+static time_t charge_since(time_t now)
+{
+	time_t cap = MAX(60,
+			 CHARGE_MAX_X *
+				 (time_t) MAX(agora_conf.sched_interval_s, 1));
+
+	if (!last_pass)
+		return 0;
+	if (last_pass >= now)
+		return now;
+	if (now - last_pass > cap) {
+		info("%s: %ld s since the previous pass; charging only the last %ld s outside the auction",
+		     LOG_PREFIX, (long) (now - last_pass), (long) cap);
+		return now - cap;
+	}
+	return last_pass;
+}
+
 static void agora_pass(void)
 {
 	/* Read config, jobs, nodes and partitions: the snapshot */
@@ -456,7 +515,7 @@ static void agora_pass(void)
 	agora_conf_strings_copy();
 	take_offer();
 	if (agora_snapshot_build(&snap, &agora_conf, &agora_types, now,
-				 last_pass) != SLURM_SUCCESS) {
+				 charge_since(now)) != SLURM_SUCCESS) {
 		slurm_mutex_unlock(&agora_state_lock);
 		unlock_slurmctld(read_locks);
 		agora_snapshot_free(&snap);
@@ -544,13 +603,15 @@ static void agora_pass(void)
 	last_pass = now;
 	pass_count++;
 	debug("%s: pass %" PRIu64
-	      ": %d nodes, %d/%d GPUs free, %d pending (+%d not ready, %d CPU-only) and %d running auction-managed, %d apps, %d actions, %d won, %d priorities changed, %d dropped, snapshot %" PRId64
+	      ": %d nodes, %d/%d GPUs free, %d pending (+%d not ready, %d CPU-only) and %d running auction-managed, %d apps, %d actions, %d won (%d backed off, %d beyond the free GPUs), %d priorities changed, %d dropped, snapshot %" PRId64
 	      " us (read lock wait %" PRId64 " us), decide %" PRId64
 	      " us, apply %" PRId64 " us (write lock wait %" PRId64 " us)",
 	      LOG_PREFIX, pass_count, snap.cluster.n_nodes, snap.gpus_free,
 	      snap.gpus_total, snap.n_pending, snap.n_not_ready,
 	      snap.n_cpu_only, snap.n_running, snap.n_tenants, acts.n,
-	      award ? pol_award_n_won(award) : 0, applied, dropped, snap_us,
+	      award ? pol_award_n_won(award) : 0,
+	      award ? pol_award_n_backed_off(award) : 0,
+	      award ? pol_award_n_capped(award) : 0, applied, dropped, snap_us,
 	      snap_wait_us, decide_us, apply_us, apply_wait_us);
 	pol_actions_free(&acts);
 	agora_snapshot_free(&snap);
@@ -572,12 +633,15 @@ static void *agora_agent(void *arg)
 
 		slurm_mutex_lock(&term_lock);
 		if (!stop_requested && !offer_pending) {
-			clock_gettime(CLOCK_REALTIME, &ts);
-			if (next_wakeup > ts.tv_sec &&
-			    next_wakeup < ts.tv_sec + interval)
-				ts.tv_sec = next_wakeup;
-			else
-				ts.tv_sec += interval;
+			/* next_wakeup (a lease or grace end) is wall time;
+			 * the wait itself is monotonic */
+			time_t wall = time(NULL);
+			int delay = interval;
+
+			if (next_wakeup > wall && next_wakeup < wall + interval)
+				delay = (int) (next_wakeup - wall);
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ts.tv_sec += delay;
 			pthread_cond_timedwait(&term_cond, &term_lock, &ts);
 		}
 		if (stop_requested) {
@@ -600,6 +664,7 @@ static void *agora_agent(void *arg)
 
 extern void agora_thread_start(void)
 {
+	pthread_once(&term_cond_once, term_cond_init);
 	slurm_mutex_lock(&term_lock);
 	if (!thread_running) {
 		stop_requested = false;
@@ -622,6 +687,10 @@ extern void agora_thread_stop(void)
 	pthread_join(agora_tid, NULL);
 	slurm_mutex_lock(&term_lock);
 	thread_running = false;
+	/* a later start (this controller taking over again after a backup
+	 * ran) charges from its first pass, never for the time the other
+	 * controller already charged */
+	last_pass = 0;
 	if (offer_pending) {
 		agora_conf_free(&offered);
 		offer_pending = false;
@@ -631,6 +700,7 @@ extern void agora_thread_stop(void)
 
 extern void agora_thread_wake(void)
 {
+	pthread_once(&term_cond_once, term_cond_init);
 	slurm_mutex_lock(&term_lock);
 	slurm_cond_signal(&term_cond);
 	slurm_mutex_unlock(&term_lock);
