@@ -165,6 +165,11 @@ int64_t pol_fed_start_estimate(const pol_fed_cluster_load_t *l, int gpus,
  * beyond that (Slurm answers "2058" for jobs without a limit behind one
  * that waits for its begin time) are not.
  */
+/* Slack on that bound: a will-run answer may lie a little beyond it (jobs
+ * run past their limit by OverTimeLimit and KillWait, the controller
+ * rounds and schedules in intervals).  CI saw +658 s against a 600 s bound
+ * for an --exclusive job that fit the free GPUs but no free node. */
+#define POL_FED_START_SLACK_S 300
 bool pol_fed_start_plausible(const pol_fed_cluster_load_t *l, int gpus,
 			     int64_t start, int64_t now);
 

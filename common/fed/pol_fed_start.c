@@ -63,7 +63,7 @@ bool pol_fed_start_plausible(const pol_fed_cluster_load_t *l, int gpus,
 			: 0.0;
 	if (ahead > 100.0 * POL_FED_HORIZON_S)
 		ahead = 100.0 * POL_FED_HORIZON_S;
-	bound = est + limit + (int64_t) ahead;
+	bound = est + limit + (int64_t) ahead + POL_FED_START_SLACK_S;
 	return start <= bound;
 }
 

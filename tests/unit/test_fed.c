@@ -1042,9 +1042,12 @@ static void test_start_estimate(void **state)
 		pol_fed_start_choose(&l, 8, NOW + 503316420, 0, NOW, &src),
 		NOW);
 	assert_int_equal(src, POL_FED_START_ESTIMATE);
-	/* an answer within the estimate plus one limit is taken */
-	assert_true(pol_fed_start_plausible(&l, 32, NOW + 1200 + 3600, NOW));
-	assert_false(pol_fed_start_plausible(&l, 32, NOW + 1201 + 3600, NOW));
+	/* an answer within the estimate plus one limit (and the slack) is
+	 * taken */
+	assert_true(pol_fed_start_plausible(
+		&l, 32, NOW + 1200 + 3600 + POL_FED_START_SLACK_S, NOW));
+	assert_false(pol_fed_start_plausible(
+		&l, 32, NOW + 1201 + 3600 + POL_FED_START_SLACK_S, NOW));
 	assert_int_equal(pol_fed_start_choose(&l, 8, NOW + 60, 0, NOW, &src),
 			 NOW + 60);
 	assert_int_equal(src, POL_FED_START_WILL_RUN);
