@@ -198,9 +198,13 @@ for i in $(seq 6); do on 2 sbatch -M c2 -A acct_a -N1 --gres=gpu:8 --wrap 'sleep
 on 2 sbatch -M c2 -A acct_a -N1 --gres=gpu:8 --begin=now+3600 --wrap true >/dev/null
 busy_c2() { [ "$(on 2 squeue --local -h -t R -o %i | wc -l)" -eq 6 ]; }
 wait_for 20 busy_c2
-sleep 2 # an agorad round after the jobs started
-AGORAD_STATE=$W/agorad.json "$AGORACTL" fed >"$t/fed2"
-grep -Eq '^c2 +yes +16 +64' "$t/fed2" && pass "agoractl fed: c2 16 of 64 GPUs free" ||
+# agorad's view after a round that saw the jobs start (a wait, not a fixed
+# sleep: under load a round can take longer than 2 s)
+fed2_seen() {
+	AGORAD_STATE=$W/agorad.json "$AGORACTL" fed >"$t/fed2" 2>&1 &&
+		grep -Eq '^c2 +yes +16 +64' "$t/fed2"
+}
+wait_for 20 fed2_seen && pass "agoractl fed: c2 16 of 64 GPUs free" ||
 	fail "agoractl fed with c2 at 48/64: $(grep '^c2' "$t/fed2")"
 ids=()
 for i in 1 2 3 4; do ids+=("$(sub)"); done
