@@ -37,7 +37,10 @@
 #include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
 
+#include "ac_out.h"
+#include "agora_prom.h"
 #include "agora_view.h"
+#include "metrics_cmds.h"
 #include "est_cmds.h"
 #include "fed_cmds.h"
 #include "loan_cmds.h"
@@ -72,13 +75,18 @@ typedef struct {
 static int usage(FILE *f)
 {
 	fprintf(f,
-		"usage: agoractl credits | leases | show | --help | --version\n"
+		"usage: agoractl COMMAND [ARGS] [--json] | --help | --version\n"
+		"  --json   one JSON document (meta, errors, warnings, data) in\n"
+		"           the shape of squeue --json, instead of the text\n"
 		"  credits  accounts: credit, quota, usage (GPU-h), rho\n"
 		"  leases   running jobs' GPU leases\n"
 		"  show     all key=value pairs slurmctld/agora publishes\n"
 		"  fed | explain JOBID | datasets | place [--apply]: the federation\n"
 		"  loans    inference nodes on loan, borrowers, reclaim history\n"
 		"  loan-curve  the diurnal demand model, compressed (loan_cmds.c)\n"
+		"  metrics [--out FILE] [--state FILE]: Prometheus text format\n"
+		"           (FILE written atomically, for node_exporter's textfile\n"
+		"           collector)\n"
 		"  estimates seed [--days N]: seed the auction's run-time history\n"
 		"           from slurmdbd (merged at the next reconfigure)\n"
 		"The cluster is the one of SLURM_CONF (as for scontrol).\n"
@@ -190,6 +198,20 @@ static int parse_credit(const char *name, const char *value, credit_row_t *r)
 	return 0;
 }
 
+/* Parse a "Lease[job]" value: "gpus=N until=T state=active|grace". */
+static int parse_lease(const char *value, agora_view_lease_t *l)
+{
+	long long g;
+	const char *st = strstr(value, "state=");
+
+	memset(l, 0, sizeof(*l));
+	if (sscanf(value, "gpus=%lld", &g) != 1 || !st)
+		return -1;
+	l->gpus = g;
+	l->grace = !strncmp(st + 6, "grace", 5);
+	return 0;
+}
+
 static void fmt_time(int64_t t, char *buf, size_t size)
 {
 	time_t tt = (time_t) t;
@@ -219,11 +241,10 @@ load_view_file(const slurm_conf_t *conf, pairs_t *out)
 	snprintf(path, sizeof(path), "%s/agora_view.json",
 		 conf->state_save_location ? conf->state_save_location : ".");
 	if (agora_view_load(path, &v, NULL, &err)) {
-		fprintf(stderr,
-			"agoractl: Slurm %d.%d has no SlurmctldPlugstack; Agora's view is the file %s, not readable here: %s\n",
-			SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
-			SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER), path,
-			err.text);
+		ac_err("Slurm %d.%d has no SlurmctldPlugstack; Agora's view is the file %s, not readable here: %s\n",
+		       SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+		       SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER), path,
+		       err.text);
 		return -1;
 	}
 	agora_view_render(&v, NULL, fmt_time, pairs_add, out);
@@ -280,6 +301,29 @@ static int show_credits(const pairs_t *p)
 		rows[n_rows++] = r;
 	}
 	qsort(rows, n_rows, sizeof(*rows), cmp_credit);
+	if (ac_json) {
+		json_object *a = json_object_new_array();
+
+		for (i = 0; i < n_rows; i++) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "account",
+					       ac_str(rows[i].account));
+			json_object_object_add(o, "credit_gpu_hours",
+					       ac_num(rows[i].credit));
+			json_object_object_add(o, "quota_gpu_hours",
+					       ac_num(rows[i].quota));
+			json_object_object_add(o, "usage_gpu_hours",
+					       ac_num(rows[i].usage));
+			json_object_object_add(
+				o, "rho",
+				rows[i].has_rho ? ac_num(rows[i].rho) : NULL);
+			json_object_array_add(a, o);
+		}
+		ac_add("accounts", a);
+		if (hidden)
+			ac_warn("per-account rows %s", hidden);
+	}
 	for (i = 0; i < n_rows; i++) {
 		put_safe(rows[i].account, 24);
 		printf(" %12.2f %12.2f %12.2f ", rows[i].credit, rows[i].quota,
@@ -302,6 +346,7 @@ static void show_leases(const pairs_t *p)
 {
 	size_t i;
 	const char *hidden = pairs_get(p, "LeaseJobs");
+	json_object *a = json_object_new_array();
 
 	printf("%-14s %s\n", "JOBID", "LEASE");
 	for (i = 0; i < p->n; i++) {
@@ -313,7 +358,29 @@ static void show_leases(const pairs_t *p)
 		printf("%-14.*s ", (int) (len - 7), k + 6);
 		put_safe(p->values[i], 0);
 		printf("\n");
+		{
+			json_object *o = json_object_new_object();
+			agora_view_lease_t l;
+			char id[32];
+
+			snprintf(id, sizeof(id), "%.*s", (int) (len - 7),
+				 k + 6);
+			json_object_object_add(o, "job_id", ac_str(id));
+			if (!parse_lease(p->values[i], &l)) {
+				json_object_object_add(o, "gpus",
+						       ac_int(l.gpus));
+				json_object_object_add(
+					o, "state",
+					ac_str(l.grace ? "grace" : "active"));
+			}
+			json_object_object_add(o, "lease",
+					       ac_str(p->values[i]));
+			json_object_array_add(a, o);
+		}
 	}
+	ac_add("leases", a);
+	if (hidden && ac_json)
+		ac_warn("job ids %s", hidden);
 	if (hidden) {
 		printf("# job ids ");
 		put_safe(hidden, 0);
@@ -321,58 +388,72 @@ static void show_leases(const pairs_t *p)
 	}
 }
 
-int main(int argc, char **argv)
+/* The view's apps and leases, back from the pairs (for metrics). */
+static void pairs_view(const pairs_t *p, agora_view_t *v)
 {
-	slurm_conf_t *conf = NULL;
+	credit_row_t r;
+	agora_view_lease_t l;
+
+	memset(v, 0, sizeof(*v));
+	for (size_t i = 0; i < p->n; i++) {
+		if (!strncmp(p->names[i], "Credit[", 7) &&
+		    !parse_credit(p->names[i], p->values[i], &r)) {
+			agora_view_app_t *a = realloc(
+				v->apps, (v->n_apps + 1) * sizeof(*a));
+
+			if (!a)
+				continue;
+			v->apps = a;
+			a += v->n_apps++;
+			memset(a, 0, sizeof(*a));
+			snprintf(a->name, sizeof(a->name), "%s", r.account);
+			a->credit = r.credit;
+			a->quota = r.quota;
+			a->usage = r.usage;
+			a->rho = r.rho;
+			a->has_rho = r.has_rho;
+		} else if (!strncmp(p->names[i], "Lease[", 6) &&
+			   !parse_lease(p->values[i], &l)) {
+			agora_view_lease_t *n = realloc(
+				v->leases, (v->n_leases + 1) * sizeof(*n));
+
+			if (!n)
+				continue;
+			v->leases = n;
+			n[v->n_leases++] = l;
+		}
+	}
+}
+
+/* Ask slurmctld for Agora's view (the full one when PrivateData hides
+ * parts and the file is readable).  1 with *p set, or 0 after a message
+ * (*conf to free in both cases when set). */
+static int load_pairs(slurm_conf_t **conf, pairs_t *rpc, pairs_t *full,
+		      pairs_t **p)
+{
 	ListIterator it, kit;
 	agoractl_plugin_params_t *pp;
 	agoractl_pair_t *kp;
-	pairs_t rpc = { 0 }, full = { 0 }, *p = &rpc;
-	const char *cmd, *view;
-	int found = 0, rc = 0;
-	size_t i;
+	int found = 0;
 
-	if (argc >= 2 && agoractl_fed_command(argv[1]))
-		return agoractl_fed_main(argc - 1, argv + 1);
-	if (argc >= 2 && agoractl_loan_command(argv[1]))
-		return agoractl_loan_main(argc - 1, argv + 1);
-	if (argc >= 2 && agoractl_est_command(argv[1]))
-		return agoractl_est_main(argc - 1, argv + 1);
-	if (argc != 2)
-		return usage(stderr);
-	cmd = argv[1];
-	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))
-		return usage(stdout);
-	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
-		printf("agoractl %s (built against Slurm %d.%d.%d)\n",
-		       PACKAGE_VERSION,
-		       SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
-		       SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
-		       SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+	*p = rpc;
+	if (slurm_load_ctl_conf((time_t) 0, conf) != SLURM_SUCCESS) {
+		*conf = NULL;
+		ac_err("cannot reach slurmctld: %s",
+		       slurm_strerror(slurm_get_errno()));
 		return 0;
 	}
-	if (strcmp(cmd, "credits") && strcmp(cmd, "leases") &&
-	    strcmp(cmd, "show")) {
-		fprintf(stderr, "agoractl: unknown command '%s'\n", cmd);
-		return usage(stderr);
-	}
-	slurm_init(NULL);
-	if (slurm_load_ctl_conf((time_t) 0, &conf) != SLURM_SUCCESS) {
-		fprintf(stderr, "agoractl: cannot reach slurmctld: %s\n",
-			slurm_strerror(slurm_get_errno()));
-		slurm_fini();
-		return 1;
-	}
 #if AGORA_HAVE_CTLD_PLUGSTACK
-	if (conf->slurmctld_plugstack_conf) {
-		it = slurm_list_iterator_create(conf->slurmctld_plugstack_conf);
+	if ((*conf)->slurmctld_plugstack_conf) {
+		it = slurm_list_iterator_create(
+			(*conf)->slurmctld_plugstack_conf);
 		while ((pp = slurm_list_next(it))) {
 			if (!pp->name || strcmp(pp->name, "slurmctld/agora"))
 				continue;
 			found = 1;
 			kit = slurm_list_iterator_create(pp->key_pairs);
 			while ((kp = slurm_list_next(kit)))
-				pairs_add(&rpc, kp->name, kp->value);
+				pairs_add(rpc, kp->name, kp->value);
 			slurm_list_iterator_destroy(kit);
 		}
 		slurm_list_iterator_destroy(it);
@@ -383,39 +464,106 @@ int main(int argc, char **argv)
 	(void) kit;
 	(void) pp;
 	(void) kp;
-	found = load_view_file(conf, &rpc);
+	found = load_view_file(*conf, rpc);
 #endif
 	if (found <= 0) {
 		if (!found)
-			fprintf(stderr,
-				"agoractl: slurmctld publishes no Agora view: add SlurmctldPlugstack=slurmctld/agora to slurm.conf\n");
-		slurm_free_ctl_conf(conf);
-		slurm_fini();
-		return 1;
+			ac_err("slurmctld publishes no Agora view: add SlurmctldPlugstack=slurmctld/agora to slurm.conf");
+		return 0;
 	}
-	if ((pairs_get(&rpc, "Credit") || pairs_get(&rpc, "LeaseJobs")) &&
-	    read_full_view(conf, &full))
-		p = &full;
+	if ((pairs_get(rpc, "Credit") || pairs_get(rpc, "LeaseJobs")) &&
+	    read_full_view(*conf, full))
+		*p = full;
+	return 1;
+}
+
+static int view_main(int argc, char **argv)
+{
+	slurm_conf_t *conf = NULL;
+	pairs_t rpc = { 0 }, full = { 0 }, *p = &rpc;
+	const char *cmd = argv[1], *view;
+	bool metrics = !strcmp(cmd, "metrics");
+	int rc = 0, ok;
+	size_t i;
+
+	if (!metrics && argc != 2)
+		return usage(stderr);
+	slurm_init(NULL);
+	ok = load_pairs(&conf, &rpc, &full, &p);
+	if (metrics) {
+		agora_view_t v;
+
+		pairs_view(p, &v);
+		rc = agoractl_metrics_main(argc - 1, argv + 1, ok ? &v : NULL);
+		agora_view_free(&v);
+		goto out;
+	}
+	if (!ok) {
+		rc = 1;
+		goto out;
+	}
 	if ((view = pairs_get(p, "View"))) {
 		printf("# view of ");
 		put_safe(view, 0);
 		printf("\n");
+		ac_add("view", ac_str(view));
 	}
 	if (!strcmp(cmd, "show")) {
+		json_object *o = json_object_new_object();
+
 		for (i = 0; i < p->n; i++) {
 			put_safe(p->names[i], 0);
 			putchar('=');
 			put_safe(p->values[i], 0);
 			putchar('\n');
+			json_object_object_add(o, p->names[i],
+					       ac_str(p->values[i]));
 		}
+		ac_add("pairs", o);
 	} else if (!strcmp(cmd, "leases")) {
 		show_leases(p);
 	} else {
 		rc = show_credits(p);
 	}
+out:
 	pairs_free(&rpc);
 	pairs_free(&full);
-	slurm_free_ctl_conf(conf);
+	if (conf)
+		slurm_free_ctl_conf(conf);
 	slurm_fini();
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+
+	if (ac_out_init(&argc, argv))
+		return 1;
+	if (argc >= 2 && agoractl_fed_command(argv[1]))
+		return ac_finish(agoractl_fed_main(argc - 1, argv + 1));
+	if (argc >= 2 && agoractl_loan_command(argv[1]))
+		return ac_finish(agoractl_loan_main(argc - 1, argv + 1));
+	if (argc >= 2 && agoractl_est_command(argv[1]))
+		return ac_finish(agoractl_est_main(argc - 1, argv + 1));
+	if (argc < 2)
+		return ac_finish(usage(stderr));
+	cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))
+		return ac_finish(usage(stdout));
+	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+		printf("agoractl %s (built against Slurm %d.%d.%d)\n",
+		       PACKAGE_VERSION,
+		       SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+		       SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
+		       SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+		ac_add("version", ac_str(PACKAGE_VERSION));
+		return ac_finish(0);
+	}
+	if (strcmp(cmd, "credits") && strcmp(cmd, "leases") &&
+	    strcmp(cmd, "show") && strcmp(cmd, "metrics")) {
+		ac_err("unknown command '%s'", cmd);
+		return ac_finish(usage(stderr));
+	}
+	return ac_finish(view_main(argc, argv));
 }

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <slurm/slurm.h>
+#include "ac_out.h"
 #include "agora_compat_pub.h"
 #include <slurm/slurmdb.h>
 
@@ -139,8 +140,8 @@ static List db_jobs(void *db, const char *cluster, time_t since, time_t now)
 	l = slurmdb_jobs_get(db, &cond);
 	slurm_list_destroy(cond.cluster_list);
 	if (!l)
-		fprintf(stderr, "agoractl: slurmdbd: cannot read jobs: %s\n",
-			slurm_strerror(slurm_get_errno()));
+		ac_err("slurmdbd: cannot read jobs: %s\n",
+		       slurm_strerror(slurm_get_errno()));
 	return l;
 }
 
@@ -187,11 +188,11 @@ static int seed_write(const pol_est_t *est, const char *path)
 	int rc = 0;
 
 	if (!text) {
-		fprintf(stderr, "agoractl: out of memory\n");
+		ac_err("out of memory\n");
 		return -1;
 	}
 	if (agora_file_write_atomic(path, text, strlen(text), &err)) {
-		fprintf(stderr, "agoractl: %s\n", err.text);
+		ac_err("%s\n", err.text);
 		rc = -1;
 	}
 	free(text);
@@ -217,9 +218,8 @@ static int cmd_seed(int argc, char **argv)
 			errno = 0;
 			days = strtol(argv[++i], &end, 10);
 			if (errno || *end || days < 1 || days > 3650) {
-				fprintf(stderr,
-					"agoractl: --days: '%s': expected 1 to 3650\n",
-					argv[i]);
+				ac_err("--days: '%s': expected 1 to 3650\n",
+				       argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
@@ -233,31 +233,29 @@ static int cmd_seed(int argc, char **argv)
 	slurm_init(NULL);
 	agora_conf_defaults(&conf);
 	if (slurm_load_ctl_conf(0, &sc) || !sc->cluster_name) {
-		fprintf(stderr,
-			"agoractl: cannot read slurmctld's configuration: %s\n",
-			slurm_strerror(slurm_get_errno()));
+		ac_err("cannot read slurmctld's configuration: %s\n",
+		       slurm_strerror(slurm_get_errno()));
 		goto out;
 	}
 	if (seed_paths(conf_opt, out_opt, sc, conf_path, out_path,
 		       sizeof(conf_path))) {
-		fprintf(stderr,
-			"agoractl: no StateSaveLocation: pass --out FILE\n");
+		ac_err("no StateSaveLocation: pass --out FILE\n");
 		goto out;
 	}
 	if (!access(conf_path, F_OK) &&
 	    agora_conf_parse_file(conf_path, &conf, &err)) {
-		fprintf(stderr, "agoractl: %s\n", err.text);
+		ac_err("%s\n", err.text);
 		goto out;
 	}
 	if (!(db = slurmdb_connection_get(NULL))) {
-		fprintf(stderr, "agoractl: cannot connect to slurmdbd: %s\n",
-			slurm_strerror(slurm_get_errno()));
+		ac_err("cannot connect to slurmdbd: %s\n",
+		       slurm_strerror(slurm_get_errno()));
 		goto out;
 	}
 	if (!(l = db_jobs(db, sc->cluster_name, now - days * 86400, now)))
 		goto out;
 	if (!(est = pol_est_create(NULL))) {
-		fprintf(stderr, "agoractl: out of memory\n");
+		ac_err("out of memory\n");
 		goto out;
 	}
 	n = record_jobs(l, gpu_tres_id(db), &conf, est);
@@ -268,8 +266,19 @@ static int cmd_seed(int argc, char **argv)
 	/* slurmctld runs as SlurmUser and reads it (mode 0600) */
 	if (!out_opt && geteuid() == 0 &&
 	    chown(out_path, sc->slurm_user_id, (gid_t) -1))
-		fprintf(stderr, "agoractl: chown %s to SlurmUser: %s\n",
-			out_path, strerror(errno));
+		ac_err("chown %s to SlurmUser: %s\n", out_path,
+		       strerror(errno));
+	if (ac_json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "file", ac_str(out_path));
+		json_object_object_add(o, "jobs", ac_int(n));
+		json_object_object_add(o, "cluster", ac_str(sc->cluster_name));
+		json_object_object_add(o, "days", ac_int(days));
+		json_object_object_add(o, "records",
+				       ac_int(slurm_list_count(l)));
+		ac_add("seed", o);
+	}
 	printf("%s: %d completed GPU jobs of cluster %s in the last %ld days (of %d job records); site_factor/agora merges them at its next start or scontrol reconfigure\n",
 	       out_path, n, sc->cluster_name, days, slurm_list_count(l));
 out:

@@ -30,6 +30,7 @@
 
 #include <json-c/json.h>
 #include <slurm/slurm.h>
+#include "ac_out.h"
 #include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
 
@@ -70,17 +71,14 @@ static int read_state(const char *path, fed_cluster_t *out, long *when)
 
 	if (agora_file_read_ex(path, 64 << 20, AGORA_FILE_FOLLOW, &text, &len,
 			       NULL, &err) < 0) {
-		fprintf(stderr,
-			"agoractl: %s (is agorad running with -s %s?)\n",
-			err.text, path);
+		ac_err("%s (is agorad running with -s %s?)\n", err.text, path);
 		return -1;
 	}
 	root = json_tokener_parse(text);
 	free(text);
 	if (!root || !json_object_object_get_ex(root, "clusters", &arr) ||
 	    !json_object_is_type(arr, json_type_array)) {
-		fprintf(stderr, "agoractl: %s: not agorad's state file\n",
-			path);
+		ac_err("%s: not agorad's state file\n", path);
 		json_object_put(root);
 		return -1;
 	}
@@ -125,6 +123,8 @@ static int cmd_fed(int argc, char **argv)
 		}
 	if ((n = read_state(state_path(opt), cl, &when)) < 0)
 		return 1;
+	json_object *ja = json_object_new_array();
+
 	printf("# agorad's round of %s", ctime(&(time_t){ when }));
 	printf("%-10s %-5s %10s %10s %12s %14s\n", "CLUSTER", "UP", "FREE_GPUS",
 	       "GPUS", "PENDING_GPUS", "DEMAND/SUPPLY");
@@ -135,7 +135,25 @@ static int cmd_fed(int argc, char **argv)
 		printf("%-10s %-5s %10d %10d %12d %14.2f\n", cl[c].name,
 		       cl[c].up ? "yes" : "no", cl[c].free_gpus, cl[c].total,
 		       cl[c].pending, cl[c].total ? demand / cl[c].total : 0);
+		{
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "name", ac_str(cl[c].name));
+			json_object_object_add(
+				o, "up", json_object_new_boolean(cl[c].up));
+			json_object_object_add(o, "free_gpus",
+					       ac_int(cl[c].free_gpus));
+			json_object_object_add(o, "gpus", ac_int(cl[c].total));
+			json_object_object_add(o, "pending_gpus",
+					       ac_int(cl[c].pending));
+			json_object_object_add(
+				o, "demand_supply",
+				ac_num(cl[c].total ? demand / cl[c].total : 0));
+			json_object_array_add(ja, o);
+		}
 	}
+	ac_add("time", ac_int(when));
+	ac_add("clusters", ja);
 	return 0;
 }
 
@@ -200,8 +218,7 @@ static int cmd_explain(int argc, char **argv)
 	}
 	slurm_init(NULL);
 	if (slurm_load_job(&m, id, SHOW_ALL | SHOW_FEDERATION)) {
-		fprintf(stderr, "agoractl: job %u: %s\n", id,
-			slurm_strerror(slurm_get_errno()));
+		ac_err("job %u: %s\n", id, slurm_strerror(slurm_get_errno()));
 		slurm_fini();
 		return 1;
 	}
@@ -224,7 +241,24 @@ static int cmd_explain(int argc, char **argv)
 		       j->cluster ? j->cluster : "?");
 		print_decision(t + strlen("Agora: "));
 		shown = 1;
+		if (ac_json) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "job_id", ac_int(j->job_id));
+			json_object_object_add(o, "origin",
+					       ac_str(j->fed_origin_str));
+			json_object_object_add(
+				o, "siblings_active",
+				ac_str(j->fed_siblings_active_str));
+			json_object_object_add(o, "cluster",
+					       ac_str(j->cluster));
+			json_object_object_add(o, "decision",
+					       ac_str(t + strlen("Agora: ")));
+			ac_add("job", o);
+		}
 	}
+	if (!shown)
+		ac_add("job", NULL);
 	if (!shown)
 		printf("JobId=%u: no federation auction decision (not a federated GPU job held for the auction, or FedAuction=no)\n",
 		       id);
@@ -248,11 +282,9 @@ static char *catalog_path(const char *opt)
 	free(copy);
 	agora_conf_defaults(&conf);
 	if (agora_conf_parse_file(path, &conf, &err))
-		fprintf(stderr, "agoractl: %s\n", err.text);
+		ac_err("%s\n", err.text);
 	else if (!conf.fed_catalog)
-		fprintf(stderr,
-			"agoractl: %s has no FedCatalog (or pass --catalog)\n",
-			path);
+		ac_err("%s has no FedCatalog (or pass --catalog)\n", path);
 	else
 		res = strdup(conf.fed_catalog);
 	agora_conf_free(&conf);
@@ -268,14 +300,14 @@ static int load_catalog(const char *path, pol_fed_catalog_t *cat)
 
 	if (agora_file_read_ex(path, 64 << 20, AGORA_FILE_FOLLOW, &text, &len,
 			       NULL, &err) < 0) {
-		fprintf(stderr, "agoractl: %s\n", err.text);
+		ac_err("%s\n", err.text);
 		return -1;
 	}
 	memset(cat, 0, sizeof(*cat));
 	rc = pol_fed_catalog_parse(text, path, cat, &err);
 	free(text);
 	if (rc)
-		fprintf(stderr, "agoractl: %s\n", err.text);
+		ac_err("%s\n", err.text);
 	return rc;
 }
 
@@ -311,18 +343,44 @@ static int cmd_datasets(int argc, char **argv)
 		free(path);
 		return 1;
 	}
+	json_object *jd = json_object_new_array(),
+		    *jacc = json_object_new_array();
+
 	printf("# %s\n%-24s %12s  %s\n", path, "DATASET", "SIZE_GB",
 	       "REPLICAS");
 	for (int d = 0; d < cat.n_datasets; d++) {
+		json_object *o = json_object_new_object(),
+			    *r = json_object_new_array();
+
+		for (int s = 0; s < cat.n_sites && s < 64; s++)
+			if (cat.datasets[d].where & (1ULL << s))
+				json_object_array_add(
+					r, ac_str(cat.sites[s].name));
+		json_object_object_add(o, "name", ac_str(cat.datasets[d].name));
+		json_object_object_add(o, "bytes",
+				       ac_num(cat.datasets[d].bytes));
+		json_object_object_add(o, "replicas", r);
+		json_object_array_add(jd, o);
 		replicas(&cat, d, where, sizeof(where));
 		printf("%-24s %12.1f  %s\n", cat.datasets[d].name,
 		       cat.datasets[d].bytes / 1e9, where);
 	}
 	if (cat.n_accounts)
 		printf("\n%-24s %s\n", "ACCOUNT", "DEFAULT_DATASET");
-	for (int a = 0; a < cat.n_accounts; a++)
+	for (int a = 0; a < cat.n_accounts; a++) {
+		json_object *o = json_object_new_object();
+
 		printf("%-24s %s\n", cat.accounts[a].name,
 		       cat.datasets[cat.accounts[a].dataset].name);
+		json_object_object_add(o, "name", ac_str(cat.accounts[a].name));
+		json_object_object_add(
+			o, "dataset",
+			ac_str(cat.datasets[cat.accounts[a].dataset].name));
+		json_object_array_add(jacc, o);
+	}
+	ac_add("catalog", ac_str(path));
+	ac_add("datasets", jd);
+	ac_add("accounts", jacc);
 	pol_fed_catalog_free(&cat);
 	free(path);
 	return 0;
@@ -335,8 +393,8 @@ static int dataset_demand(const pol_fed_catalog_t *cat, double *demand)
 
 	slurm_init(NULL);
 	if (slurm_load_jobs(0, &m, SHOW_ALL | SHOW_FEDERATION)) {
-		fprintf(stderr, "agoractl: cannot load jobs: %s\n",
-			slurm_strerror(slurm_get_errno()));
+		ac_err("cannot load jobs: %s\n",
+		       slurm_strerror(slurm_get_errno()));
 		return -1;
 	}
 	for (uint32_t i = 0; i < m->record_count; i++) {
@@ -406,12 +464,54 @@ static int cmd_place(int argc, char **argv)
 		goto out;
 	memset(&res, 0, sizeof(res));
 	if (pol_fed_place(&cat, demand, supply, max_moves, apply, &res)) {
-		fprintf(stderr, "agoractl: placement failed: %s\n",
-			strerror(errno));
+		ac_err("placement failed: %s\n", strerror(errno));
 		goto out;
 	}
 	printf("# worst demand/supply: %.2f before, %.2f after %d moves\n",
 	       res.worst_before, res.worst_after, res.n_moves);
+	if (ac_json) {
+		json_object *jc = json_object_new_array(),
+			    *jm = json_object_new_array();
+
+		for (int s = 0; s < cat.n_sites; s++) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "name",
+					       ac_str(cat.sites[s].name));
+			json_object_object_add(
+				o, "before",
+				ac_num(supply[s] ? res.before.demand_gpus[s] /
+							   supply[s]
+						 : 0));
+			json_object_object_add(
+				o, "after",
+				ac_num(supply[s] ? res.after.demand_gpus[s] /
+							   supply[s]
+						 : 0));
+			json_object_array_add(jc, o);
+		}
+		for (int k = 0; k < res.n_moves; k++) {
+			pol_fed_move_t *mv = &res.moves[k];
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(
+				o, "dataset",
+				ac_str(cat.datasets[mv->dataset].name));
+			json_object_object_add(
+				o, "from", ac_str(cat.sites[mv->from].name));
+			json_object_object_add(
+				o, "to",
+				mv->to >= 0 ? ac_str(cat.sites[mv->to].name)
+					    : NULL);
+			json_object_object_add(o, "bytes", ac_num(mv->bytes));
+			json_object_array_add(jm, o);
+		}
+		ac_add("worst_before", ac_num(res.worst_before));
+		ac_add("worst_after", ac_num(res.worst_after));
+		ac_add("clusters", jc);
+		ac_add("moves", jm);
+		ac_add("apply", json_object_new_boolean(apply));
+	}
 	printf("%-10s %14s %14s\n", "CLUSTER", "BEFORE", "AFTER");
 	for (int s = 0; s < cat.n_sites; s++)
 		printf("%-10s %14.2f %14.2f\n", cat.sites[s].name,
@@ -437,8 +537,7 @@ static int cmd_place(int argc, char **argv)
 		snprintf(tmp, sizeof(tmp), "%s.new", path);
 		if (!json || !(f = fopen(tmp, "w")) || fputs(json, f) < 0 ||
 		    fclose(f) || rename(tmp, path)) {
-			fprintf(stderr, "agoractl: cannot write %s: %s\n", path,
-				strerror(errno));
+			ac_err("cannot write %s: %s\n", path, strerror(errno));
 			rc = 1;
 		} else {
 			printf("# catalog %s updated\n", path);

@@ -23,6 +23,7 @@
 
 #include <json-c/json.h>
 
+#include "ac_out.h"
 #include "agora_file.h"
 #include "loan_cmds.h"
 #include "pol_loan.h"
@@ -175,17 +176,15 @@ static int cmd_loans(int argc, char **argv)
 		return 1;
 	if (agora_file_read_ex(path, 64 << 20, AGORA_FILE_FOLLOW, &text, &len,
 			       NULL, &err) < 0) {
-		fprintf(stderr,
-			"agoractl: %s (is agorad running with Loaning=yes and -s?)\n",
-			err.text);
+		ac_err("%s (is agorad running with Loaning=yes and -s?)\n",
+		       err.text);
 		free(path);
 		return 1;
 	}
 	root = json_tokener_parse(text);
 	free(text);
 	if (!root || !json_object_is_type(root, json_type_object)) {
-		fprintf(stderr, "agoractl: %s: not agorad's loan state\n",
-			path);
+		ac_err("%s: not agorad's loan state\n", path);
 		json_object_put(root);
 		free(path);
 		return 1;
@@ -196,6 +195,8 @@ static int cmd_loans(int argc, char **argv)
 	print_nodes(root);
 	print_reclaims(root);
 	print_grows(root);
+	if (ac_json)
+		ac_add("loans", json_object_get(root));
 	json_object_put(root);
 	free(path);
 	return 0;
@@ -257,9 +258,18 @@ static int cmd_curve(int argc, char **argv)
 		d.peak_hour = val[6];
 	if (set[7])
 		d.seed = (uint64_t) val[7];
-	for (double s = 0; s < day; s += step)
-		printf("%.0f %.3f\n", s,
-		       pol_loan_demand_at(&d, (int64_t) (s * 86400 / day)));
+	json_object *a = json_object_new_array();
+
+	for (double s = 0; s < day; s += step) {
+		double n = pol_loan_demand_at(&d, (int64_t) (s * 86400 / day));
+		json_object *o = json_object_new_object();
+
+		printf("%.0f %.3f\n", s, n);
+		json_object_object_add(o, "second", ac_num(s));
+		json_object_object_add(o, "nodes", ac_num(n));
+		json_object_array_add(a, o);
+	}
+	ac_add("curve", a);
 	return 0;
 }
 
