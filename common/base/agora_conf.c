@@ -97,6 +97,7 @@ static const conf_key_t conf_keys[] = {
 	{ "LoanGrowMinGain", CT_DURATION, OFF(loan_grow_min_gain_s), 0,
 	  30 * 86400, false },
 	{ "LoanScalingSerial", CT_DOUBLE, OFF(loan_serial), 0.0, 0.99, false },
+	{ "MetricsPort", CT_INT, OFF(metrics_port), 0, 65535, false },
 };
 
 #define N_KEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))

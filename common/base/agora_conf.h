@@ -126,6 +126,7 @@ typedef struct agora_conf {
 	bool loan_grow;           /* LoanElasticGrow: grow elastic jobs */
 	int loan_grow_min_gain_s; /* LoanGrowMinGain: least JCT reduction */
 	double loan_serial;       /* LoanScalingSerial: Amdahl's serial part */
+	int metrics_port;         /* MetricsPort: agorad's /metrics (0: none) */
 } agora_conf_t;
 
 /* Fill *conf with the documented defaults (doc/agora.conf.5). */

@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 	     *state_path = NULL;
 	int opt, level = AD_LOG_INFO, rc = 0;
 	bool once = false, idle_logged = false, return_only = false;
-	double next_fed = 0, next_conf = 0;
+	double next_fed = 0, next_conf = 0, loan_pass_s = 0;
 	agora_conf_t conf;
 	ad_stats_t st = { 0 };
 	struct sigaction sa;
@@ -271,7 +271,7 @@ int main(int argc, char **argv)
 	ad_info("agorad %s started (pid %ld)", PACKAGE_VERSION,
 		(long) getpid());
 	while (!stop_flag) {
-		double t0 = now_s(), left;
+		double t0 = now_s(), left, t_loan;
 		int n;
 
 		if (return_only) {
@@ -314,10 +314,15 @@ int main(int argc, char **argv)
 				rc = 0;
 		}
 		/* the second job: loaning inference nodes (agorad_loan.c) */
+		t_loan = now_s();
 		if (conf.loaning && ad_loan_tick(&conf, state_path, now_s()))
 			rc = 1;
 		if (conf.loaning)
 			ad_loan_relaunch(&conf, now_s());
+		if (conf.loaning)
+			loan_pass_s = now_s() - t_loan;
+		(void) ad_metrics_start(conf.metrics_port);
+		ad_metrics_update(state_path, &st, loan_pass_s, now_s());
 		if (once)
 			break;
 		left = wait_left(&conf, next_fed);
@@ -334,6 +339,7 @@ int main(int argc, char **argv)
 		(unsigned long long) st.failed);
 	ad_round_fini();
 	ad_loan_fini();
+	ad_metrics_fini();
 	slurm_fini();
 	if (pid_path && pid_fd >= 0) {
 		unlink(pid_path);

@@ -42,4 +42,15 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	     volatile int *stop);
 void ad_round_fini(void);
 
+/* ---- metrics (agorad_metrics.c) ---- */
+/* Serve /metrics on port (0: stop serving); a port already served is
+ * kept.  0, or -1 after a message (agorad goes on without). */
+int ad_metrics_start(int port);
+void ad_metrics_stop(void);
+/* After a turn of the loop: counters, X.prom beside the state file and
+ * the text served. */
+void ad_metrics_update(const char *state_path, const ad_stats_t *st,
+		       double loan_pass_s, double now);
+void ad_metrics_fini(void);
+
 #endif

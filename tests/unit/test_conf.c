@@ -416,6 +416,29 @@ static void test_conf_loan_keys(void **state)
 	agora_conf_free(&c);
 }
 
+/* agorad's /metrics port: off by default, a TCP port number */
+static void test_conf_metrics_port(void **state)
+{
+	agora_conf_t c;
+	agora_err_t err = { { 0 } };
+
+	(void) state;
+	agora_conf_defaults(&c);
+	assert_int_equal(c.metrics_port, 0);
+	assert_int_equal(agora_conf_parse_string("MetricsPort=49123\n",
+						 "t.conf", &c, &err),
+			 0);
+	assert_int_equal(c.metrics_port, 49123);
+	assert_int_equal(agora_conf_parse_string("\nMetricsPort=65536\n",
+						 "t.conf", &c, &err),
+			 -1);
+	assert_non_null(strstr(err.text, "t.conf:2: MetricsPort"));
+	assert_int_equal(agora_conf_parse_string("MetricsPort=http\n", "t.conf",
+						 &c, &err),
+			 -1);
+	agora_conf_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_conf_all_keys_parse),
 		cmocka_unit_test(test_conf_fed_keys),
 		cmocka_unit_test(test_conf_loan_keys),
+		cmocka_unit_test(test_conf_metrics_port),
 		cmocka_unit_test(test_conf_ckpt_keys),
 		cmocka_unit_test(test_conf_bad_input_names_file_line_key),
 		cmocka_unit_test(test_conf_file_missing_and_real),
