@@ -193,7 +193,9 @@ static int app_family(agora_prom_t *p, const char *name, const char *help,
 		if (rho && !apps[i].has_rho)
 			continue;
 		memcpy(&v, (const char *) &apps[i] + off, sizeof(v));
-		agora_prom_sample(p, name, l, 1, v);
+		/* the view keeps GPU-hours; Prometheus' base unit is the
+		 * second */
+		agora_prom_sample(p, name, l, 1, rho ? v : v * 3600);
 	}
 	return p->failed ? -1 : 0;
 }
@@ -205,15 +207,15 @@ int agora_prom_view(agora_prom_t *p, const agora_view_app_t *apps,
 	static const char *states[2] = { "active", "grace" };
 	double n[2] = { 0, 0 }, g[2] = { 0, 0 };
 
-	app_family(p, "agora_account_credit_gpu_hours",
-		   "Credit of the account (GPU-hours; negative: owes)", apps,
+	app_family(p, "agora_account_credit_gpu_seconds",
+		   "Credit of the account (GPU-seconds; negative: owes)", apps,
 		   n_apps, offsetof(agora_view_app_t, credit), false);
-	app_family(p, "agora_account_quota_gpu_hours",
-		   "Quota of the account (GPU-hours per decay half-life)", apps,
+	app_family(p, "agora_account_quota_gpu_seconds",
+		   "Quota of the account (GPU-seconds per credit period)", apps,
 		   n_apps, offsetof(agora_view_app_t, quota), false);
-	app_family(p, "agora_account_usage_gpu_hours",
-		   "Decayed GPU usage of the account (GPU-hours)", apps, n_apps,
-		   offsetof(agora_view_app_t, usage), false);
+	app_family(p, "agora_account_usage_gpu_seconds",
+		   "Decayed GPU usage of the account (GPU-seconds)", apps,
+		   n_apps, offsetof(agora_view_app_t, usage), false);
 	app_family(p, "agora_account_rho",
 		   "Finish-time fairness rho of the account (1: fair share)",
 		   apps, n_apps, offsetof(agora_view_app_t, rho), true);

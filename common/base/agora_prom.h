@@ -54,8 +54,9 @@ int agora_prom_sample(agora_prom_t *p, const char *name,
 int agora_prom_one(agora_prom_t *p, const char *name, const char *type,
 		   const char *help, double value);
 
-/* The per-account gauges of a view's apps: agora_account_credit_gpu_hours,
- * agora_account_quota_gpu_hours, agora_account_usage_gpu_hours and
+/* The per-account gauges of a view's apps, in GPU-seconds (Prometheus'
+ * base unit; the view has GPU-hours): agora_account_credit_gpu_seconds,
+ * agora_account_quota_gpu_seconds, agora_account_usage_gpu_seconds, and
  * agora_account_rho (apps with a rho only), label account; plus
  * agora_leases and agora_lease_gpus (active and grace, label state). */
 int agora_prom_view(agora_prom_t *p, const agora_view_app_t *apps,

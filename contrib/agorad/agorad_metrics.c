@@ -325,9 +325,9 @@ static void counters(agora_prom_t *p, const ad_stats_t *st, double loan_pass_s)
 	agora_prom_one(p, "agora_reclaim_preemptions_total", "counter",
 		       "Training jobs requeued by reclaims",
 		       (double) M.preemptions);
-	agora_prom_one(p, "agora_reclaim_gpu_hours_lost_total", "counter",
-		       "GPU-hours of training work lost to reclaims",
-		       M.gpu_h_lost);
+	agora_prom_one(p, "agora_reclaim_lost_gpu_seconds_total", "counter",
+		       "GPU-seconds of training work lost to reclaims",
+		       M.gpu_h_lost * 3600);
 	agora_prom_family(p, "agora_reclaim_latency_seconds", "summary",
 			  "Time from a reclaim to its nodes back home");
 	agora_prom_sample(p, "agora_reclaim_latency_seconds_sum", NULL, 0,
@@ -355,12 +355,13 @@ void ad_metrics_update(const char *state_path, const ad_stats_t *st,
 		       double loan_pass_s, double now)
 {
 	agora_err_t err = { { 0 } };
-	agora_prom_t p;
+	agora_prom_t p, q;
 	json_object *o;
-	char *lp, *pp;
-	const char *text;
+	char *lp, *pp, *all;
+	const char *text, *vtext;
 
 	agora_prom_init(&p);
+	agora_prom_init(&q);
 	counters(&p, st, loan_pass_s);
 	o = read_json(state_path);
 	fed_part(&p, o);
@@ -370,10 +371,13 @@ void ad_metrics_update(const char *state_path, const ad_stats_t *st,
 	loan_part(&p, o);
 	json_object_put(o);
 	free(lp);
-	view_part(&p, now);
-	if (!(text = agora_prom_text(&p))) {
-		ad_error("metrics: %s", p.err);
+	/* X.prom: agorad's own part (agoractl metrics adds the view it
+	 * reads from slurmctld); /metrics: both */
+	view_part(&q, now);
+	if (!(text = agora_prom_text(&p)) || !(vtext = agora_prom_text(&q))) {
+		ad_error("metrics: %s", p.failed ? p.err : q.err);
 		agora_prom_free(&p);
+		agora_prom_free(&q);
 		return;
 	}
 	if (state_path && (pp = prom_path(state_path))) {
@@ -381,11 +385,16 @@ void ad_metrics_update(const char *state_path, const ad_stats_t *st,
 			ad_error("metrics: %s", err.text);
 		free(pp);
 	}
+	if ((all = malloc(strlen(text) + strlen(vtext) + 1))) {
+		strcpy(all, text);
+		strcat(all, vtext);
+	}
 	pthread_mutex_lock(&text_lock);
 	free(served);
-	served = strdup(text);
+	served = all;
 	pthread_mutex_unlock(&text_lock);
 	agora_prom_free(&p);
+	agora_prom_free(&q);
 }
 
 /* ---- HTTP/1.0 GET /metrics --------------------------------------- */
@@ -430,6 +439,8 @@ static void serve_one(int fd)
 			break;
 	}
 	req[len] = '\0';
+	if (!len)
+		return; /* nothing asked (or only a connect): nothing said */
 	if (!strstr(req, "\r\n\r\n") && !strstr(req, "\n\n")) {
 		reply(fd,
 		      len >= AD_HTTP_MAX ? "431 Request Header Fields Too Large"

@@ -153,12 +153,18 @@ static void test_view_families(void **state)
 	agora_prom_init(&p);
 	assert_int_equal(agora_prom_view(&p, apps, 2, leases, 3), 0);
 	t = agora_prom_text(&p);
+	/* GPU-hours in the view, GPU-seconds here */
 	assert_non_null(strstr(
-		t, "# TYPE agora_account_credit_gpu_hours gauge\n"
-		   "agora_account_credit_gpu_hours{account=\"vc_a\"} 2.5\n"
-		   "agora_account_credit_gpu_hours{account=\"vc_b\"} -1\n"));
+		t,
+		"# TYPE agora_account_credit_gpu_seconds gauge\n"
+		"agora_account_credit_gpu_seconds{account=\"vc_a\"} 9000\n"
+		"agora_account_credit_gpu_seconds{account=\"vc_b\"} -3600\n"));
 	assert_non_null(strstr(
-		t, "agora_account_usage_gpu_hours{account=\"vc_b\"} 9\n"));
+		t,
+		"agora_account_usage_gpu_seconds{account=\"vc_b\"} 32400\n"));
+	assert_non_null(strstr(
+		t,
+		"agora_account_quota_gpu_seconds{account=\"vc_a\"} 18000\n"));
 	/* rho only where the view has one */
 	assert_non_null(
 		strstr(t, "agora_account_rho{account=\"vc_a\"} 1.25\n"));
