@@ -435,12 +435,17 @@ static void serve_one(int fd)
 			break;
 		len += (size_t) r;
 		req[len] = '\0';
-		if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
+		if (memchr(req, '\0', len) || strstr(req, "\r\n\r\n") ||
+		    strstr(req, "\n\n"))
 			break;
 	}
 	req[len] = '\0';
 	if (!len)
 		return; /* nothing asked (or only a connect): nothing said */
+	if (memchr(req, '\0', len)) {
+		reply(fd, "400 Bad Request", "bad request\n", false);
+		return;
+	}
 	if (!strstr(req, "\r\n\r\n") && !strstr(req, "\n\n")) {
 		reply(fd,
 		      len >= AD_HTTP_MAX ? "431 Request Header Fields Too Large"

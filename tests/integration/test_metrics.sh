@@ -93,52 +93,57 @@ wait_for 20 sh -c "'$AGORACTL' credits | grep -q acct_a" || true
 wait_for 20 test -s "$W/agorad.prom" || true
 
 # ---- --json on every command ------------------------------------------------
-# json_check NAME DATAKEY [EXPECT_RC] -- ARGS...: document shape
-json_check() {
-	local name=$1 key=$2 want=${3:-0} out rc
+# json_run NAME DATAKEY EXPECT_RC -- ARGS...: the document to a file; one
+# python3 afterwards checks them all (json.load, as python3 -m json.tool)
+jn=0
+: >"$IN/json.list"
+json_run() {
+	local name=$1 key=$2 want=$3 rc
 	shift 4
-	out=$(ctl "$@" --json 2>"$IN/err")
+	jn=$((jn + 1))
+	ctl "$@" --json >"$IN/json.$jn" 2>"$IN/json.$jn.err"
 	rc=$?
-	if [ "$rc" != "$want" ]; then
-		notok "agoractl $* --json: exit $rc, expected $want"
-		diag <"$IN/err"
-		return
-	fi
-	if ! printf '%s\n' "$out" | python3 -m json.tool >/dev/null 2>"$IN/jerr"; then
-		notok "agoractl $* --json: not JSON ($(head -c 200 "$IN/jerr"))"
-		return
-	fi
-	if printf '%s\n' "$out" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-m = d["meta"]
-cmd, key, want = sys.argv[1], sys.argv[2], sys.argv[3]
-assert m["plugin"]["type"] == "agoractl/" + cmd, m["plugin"]
-assert m["Slurm"]["release"].count(".") == 2, m["Slurm"]
-assert isinstance(m["Slurm"]["version"]["major"], int)
-assert m["agora"]["version"]
-assert "--json" in m["command"]
-assert isinstance(d["errors"], list) and isinstance(d["warnings"], list)
-assert (len(d["errors"]) > 0) == (want != "0"), d["errors"]
-assert key == "-" or key in d, sorted(d)
-' "$1" "$key" "$want" 2>"$IN/perr"; then
-		ok "agoractl $name --json: meta, errors, warnings, $key"
-	else
-		notok "agoractl $name --json: $(tail -1 "$IN/perr")"
-	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$IN/json.$jn" "$name" "$1" "$key" "$want" "$rc" >>"$IN/json.list"
 }
-json_check credits accounts 0 -- credits
-json_check leases leases 0 -- leases
-json_check show pairs 0 -- show
-json_check fed clusters 0 -- fed
-json_check explain job 0 -- explain "$j"
-json_check datasets datasets 0 -- datasets
-json_check place moves 0 -- place
-json_check loans - 1 -- loans
-json_check loan-curve curve 0 -- loan-curve --step 3600
-json_check "estimates seed" seed 0 -- estimates seed --days 1 --out "$IN/seed"
-json_check metrics metrics 0 -- metrics --out "$IN/agora.prom"
-json_check "unknown command" - 2 -- nosuch
+json_run credits accounts 0 -- credits
+json_run leases leases 0 -- leases
+json_run show pairs 0 -- show
+json_run fed clusters 0 -- fed
+json_run explain job 0 -- explain "$j"
+json_run datasets datasets 0 -- datasets
+json_run place moves 0 -- place
+json_run loans - 1 -- loans
+json_run loan-curve curve 0 -- loan-curve --step 3600
+json_run "estimates seed" seed 0 -- estimates seed --days 1 --out "$IN/seed"
+json_run metrics metrics 0 -- metrics --out "$IN/agora.prom"
+json_run "unknown command" - 2 -- nosuch
+while IFS= read -r line; do
+	case $line in
+	OK*) ok "${line#OK }" ;;
+	*) notok "${line#NOTOK }" ;;
+	esac
+done < <(python3 - "$IN/json.list" <<'PY'
+import json, sys
+for row in open(sys.argv[1]):
+    f, name, cmd, key, want, rc = row.rstrip("\n").split("\t")
+    try:
+        if rc != want:
+            raise AssertionError("exit %s, expected %s" % (rc, want))
+        d = json.load(open(f))  # what python3 -m json.tool parses
+        m = d["meta"]
+        assert m["plugin"]["type"] == "agoractl/" + cmd, m["plugin"]
+        assert m["Slurm"]["release"].count(".") == 2, m["Slurm"]
+        assert isinstance(m["Slurm"]["version"]["major"], int)
+        assert m["agora"]["version"]
+        assert "--json" in m["command"]
+        assert isinstance(d["errors"], list) and isinstance(d["warnings"], list)
+        assert (len(d["errors"]) > 0) == (want != "0"), d["errors"]
+        assert key == "-" or key in d, sorted(d)
+        print("OK agoractl %s --json: meta, errors, warnings, %s" % (name, key))
+    except Exception as e:
+        print("NOTOK agoractl %s --json: %r" % (name, e))
+PY
+)
 
 # ---- one value: JSON = text -------------------------------------------------
 gj=$(ctl fed --json | python3 -c 'import json,sys; print([c["gpus"] for c in json.load(sys.stdin)["clusters"] if c["name"] == "c1"][0])')
