@@ -255,6 +255,88 @@ static void loan_part(agora_prom_t *p, json_object *ls)
 		       jnum(ls, "demand"));
 }
 
+/* GPUs of running jobs per account and cluster, from the federation's
+ * job list (squeue --federation's call); a job counted once. */
+typedef struct {
+	uint32_t id;
+	int gpus;
+	char account[64], cluster[64];
+} ad_run_t;
+
+static int cmp_run(const void *a, const void *b)
+{
+	const ad_run_t *x = a, *y = b;
+	int c = strcmp(x->account, y->account);
+
+	if (c)
+		return c;
+	if ((c = strcmp(x->cluster, y->cluster)))
+		return c;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const ad_run_t *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void gpus_part(agora_prom_t *p)
+{
+	job_info_msg_t *m = NULL;
+	ad_run_t *r;
+	size_t n = 0, k = 0;
+
+	agora_prom_family(
+		p, "agora_account_running_gpus", "gauge",
+		"GPUs allocated to the account's running jobs, by cluster");
+	if (slurm_load_jobs((time_t) 0, &m, SHOW_ALL | SHOW_FEDERATION))
+		return;
+	if (!(r = calloc(m->record_count + 1, sizeof(*r)))) {
+		slurm_free_job_info_msg(m);
+		return;
+	}
+	for (uint32_t i = 0; i < m->record_count; i++) {
+		slurm_job_info_t *j = &m->job_array[i];
+		const char *g = j->tres_alloc_str
+					? strstr(j->tres_alloc_str, "gres/gpu=")
+					: NULL;
+
+		if ((j->job_state & JOB_STATE_BASE) != JOB_RUNNING || !g ||
+		    atoi(g + 9) <= 0)
+			continue;
+		r[n].id = j->job_id;
+		r[n].gpus = atoi(g + 9);
+		snprintf(r[n].account, sizeof(r[n].account), "%s",
+			 j->account ? j->account : "");
+		snprintf(r[n].cluster, sizeof(r[n].cluster), "%s",
+			 j->cluster ? j->cluster : "");
+		n++;
+	}
+	slurm_free_job_info_msg(m);
+	/* a federated job may show in more than one record */
+	qsort(r, n, sizeof(*r), cmp_id);
+	for (size_t i = 0; i < n; i++)
+		if (!k || r[i].id != r[k - 1].id)
+			r[k++] = r[i];
+	qsort(r, k, sizeof(*r), cmp_run);
+	for (size_t i = 0; i < k;) {
+		size_t e = i;
+		double g = 0;
+
+		while (e < k && !strcmp(r[e].account, r[i].account) &&
+		       !strcmp(r[e].cluster, r[i].cluster))
+			g += r[e++].gpus;
+		agora_prom_sample(p, "agora_account_running_gpus",
+				  (const char *[]){ "account", r[i].account,
+						    "cluster", r[i].cluster },
+				  2, g);
+		i = e;
+	}
+	free(r);
+}
+
 /* slurmctld's view, where agorad can read it (the controller). */
 static void view_part(agora_prom_t *p, double now)
 {
@@ -374,6 +456,7 @@ void ad_metrics_update(const char *state_path, const ad_stats_t *st,
 	/* X.prom: agorad's own part (agoractl metrics adds the view it
 	 * reads from slurmctld); /metrics: both */
 	view_part(&q, now);
+	gpus_part(&q);
 	if (!(text = agora_prom_text(&p)) || !(vtext = agora_prom_text(&q))) {
 		ad_error("metrics: %s", p.failed ? p.err : q.err);
 		agora_prom_free(&p);
