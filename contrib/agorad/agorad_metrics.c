@@ -291,8 +291,17 @@ static void gpus_part(agora_prom_t *p)
 	agora_prom_family(
 		p, "agora_account_running_gpus", "gauge",
 		"GPUs allocated to the account's running jobs, by cluster");
-	if (slurm_load_jobs((time_t) 0, &m, SHOW_ALL | SHOW_FEDERATION))
+	if (slurm_load_jobs((time_t) 0, &m, SHOW_ALL | SHOW_FEDERATION)) {
+		agora_prom_one(
+			p, "agora_running_jobs_read", "gauge",
+			"1 if the job list behind agora_account_running_gpus was read",
+			0);
 		return;
+	}
+	agora_prom_one(
+		p, "agora_running_jobs_read", "gauge",
+		"1 if the job list behind agora_account_running_gpus was read",
+		1);
 	if (!(r = calloc(m->record_count + 1, sizeof(*r)))) {
 		slurm_free_job_info_msg(m);
 		return;
@@ -315,6 +324,9 @@ static void gpus_part(agora_prom_t *p)
 		n++;
 	}
 	slurm_free_job_info_msg(m);
+	agora_prom_family(
+		p, "agora_account_running_gpus", "gauge",
+		"GPUs allocated to the account's running jobs, by cluster");
 	/* a federated job may show in more than one record */
 	qsort(r, n, sizeof(*r), cmp_id);
 	for (size_t i = 0; i < n; i++)
