@@ -238,6 +238,20 @@ int agora_prom_view(agora_prom_t *p, const agora_view_app_t *apps,
 	return p->failed ? -1 : 0;
 }
 
+char *agora_prom_state_path(const char *state_path)
+{
+	size_t n = strlen(state_path), size = n + sizeof(".prom");
+	char *p = malloc(size);
+
+	if (!p)
+		return NULL;
+	if (n > 5 && !strcmp(state_path + n - 5, ".json"))
+		snprintf(p, size, "%.*s.prom", (int) (n - 5), state_path);
+	else
+		snprintf(p, size, "%s.prom", state_path);
+	return p;
+}
+
 const char *agora_prom_text(const agora_prom_t *p)
 {
 	return p->failed ? NULL : p->buf;

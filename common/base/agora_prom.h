@@ -63,6 +63,10 @@ int agora_prom_view(agora_prom_t *p, const agora_view_app_t *apps,
 		    size_t n_apps, const agora_view_lease_t *leases,
 		    size_t n_leases);
 
+/* Where agorad writes its metrics beside its state file: X.json -> X.prom,
+ * else X -> X.prom.  malloc()ed; NULL if out of memory. */
+char *agora_prom_state_path(const char *state_path);
+
 /* The text (NULL if p->failed or empty). */
 const char *agora_prom_text(const agora_prom_t *p);
 

@@ -27,22 +27,13 @@
 #include "agora_prom.h"
 #include "metrics_cmds.h"
 
-/* agorad's -s file -> its metrics file (agorad_metrics.c's rule). */
+/* agorad's -s file -> its metrics file */
 static char *prom_path(const char *opt)
 {
 	const char *e = getenv("AGORAD_STATE");
-	const char *s = opt ? opt
-			    : (e && *e ? e : "/var/lib/agorad/agorad.json");
-	size_t n = strlen(s), size = n + sizeof(".prom");
-	char *p = malloc(size);
 
-	if (!p)
-		return NULL;
-	if (n > 5 && !strcmp(s + n - 5, ".json"))
-		snprintf(p, size, "%.*s.prom", (int) (n - 5), s);
-	else
-		snprintf(p, size, "%s.prom", s);
-	return p;
+	return agora_prom_state_path(
+		opt ? opt : (e && *e ? e : "/var/lib/agorad/agorad.json"));
 }
 
 /* FILE.tmp, fsync, rename: a reader sees the old or the new file. */

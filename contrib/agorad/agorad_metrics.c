@@ -430,21 +430,6 @@ static void counters(agora_prom_t *p, const ad_stats_t *st, double loan_pass_s)
 			  (double) M.latency_n);
 }
 
-/* X.json -> X.prom (agoractl metrics' rule) */
-static char *prom_path(const char *state_path)
-{
-	size_t n = strlen(state_path), size = n + sizeof(".prom");
-	char *p = malloc(size);
-
-	if (!p)
-		return NULL;
-	if (n > 5 && !strcmp(state_path + n - 5, ".json"))
-		snprintf(p, size, "%.*s.prom", (int) (n - 5), state_path);
-	else
-		snprintf(p, size, "%s.prom", state_path);
-	return p;
-}
-
 void ad_metrics_update(const char *state_path, const ad_stats_t *st,
 		       double loan_pass_s, double now)
 {
@@ -475,7 +460,7 @@ void ad_metrics_update(const char *state_path, const ad_stats_t *st,
 		agora_prom_free(&q);
 		return;
 	}
-	if (state_path && (pp = prom_path(state_path))) {
+	if (state_path && (pp = agora_prom_state_path(state_path))) {
 		if (agora_file_write_atomic(pp, text, strlen(text), &err))
 			ad_error("metrics: %s", err.text);
 		free(pp);

@@ -229,6 +229,22 @@ static void test_json_doc(void **state)
 	json_object_put(doc);
 }
 
+static void test_state_path(void **state)
+{
+	char *p;
+
+	(void) state;
+	p = agora_prom_state_path("/var/lib/agorad/agorad.json");
+	assert_string_equal(p, "/var/lib/agorad/agorad.prom");
+	free(p);
+	p = agora_prom_state_path("/tmp/state");
+	assert_string_equal(p, "/tmp/state.prom");
+	free(p);
+	p = agora_prom_state_path(".json");
+	assert_string_equal(p, ".json.prom");
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_view_families),
 		cmocka_unit_test(test_json_doc),
+		cmocka_unit_test(test_state_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
