@@ -288,9 +288,6 @@ static void gpus_part(agora_prom_t *p)
 	ad_run_t *r;
 	size_t n = 0, k = 0;
 
-	agora_prom_family(
-		p, "agora_account_running_gpus", "gauge",
-		"GPUs allocated to the account's running jobs, by cluster");
 	if (slurm_load_jobs((time_t) 0, &m, SHOW_ALL | SHOW_FEDERATION)) {
 		agora_prom_one(
 			p, "agora_running_jobs_read", "gauge",

@@ -86,6 +86,18 @@ trap finish EXIT
 	exit 1
 }
 export SLURM_CONF=$W/c1/etc/slurm.conf AGORAD_STATE=$W/agorad.json
+# Prometheus starts now (a few seconds), scrapes agorad every second
+if command -v prometheus >/dev/null; then
+	cat >"$IN/prom.yml" <<EOT
+global: {scrape_interval: 1s, evaluation_interval: 1s}
+scrape_configs:
+  - job_name: agorad
+    static_configs: [{targets: ["127.0.0.1:$MPORT"]}]
+EOT
+	prometheus --config.file="$IN/prom.yml" --storage.tsdb.path="$IN/tsdb" \
+		--web.listen-address="127.0.0.1:$PPORT" >"$IN/prometheus.log" 2>&1 &
+	PROM_PID=$!
+fi
 ctl() { "$AGORACTL" "$@"; }
 
 j=$(sbatch --parsable -A acct_a -N1 --gres=gpu:2 -t 5 --wrap 'sleep 60' | cut -d';' -f1)
@@ -155,6 +167,8 @@ ct=$(ctl credits | awk '$1 == "acct_a" {print $2}')
 [ -n "$cj" ] && [ "$cj" = "$ct" ] && ok "credits: acct_a's credit $cj in --json and text" ||
 	notok "credits: acct_a's credit '$cj' (json) vs '$ct' (text)"
 
+scancel "$j" 2>/dev/null # gone before the harness stops
+
 # ---- agoractl metrics --out -------------------------------------------------
 P=$IN/agora.prom
 if [ "$(stat -c %a "$P" 2>/dev/null)" = 644 ] && grep -q '^agora_account_credit_gpu_seconds{account="acct_a"} ' "$P" &&
@@ -204,15 +218,6 @@ fi
 if ! command -v prometheus >/dev/null; then
 	notok "prometheus not installed (contrib/bin/agora-deps installs it)"
 else
-	cat >"$IN/prom.yml" <<EOT
-global: {scrape_interval: 1s, evaluation_interval: 1s}
-scrape_configs:
-  - job_name: agorad
-    static_configs: [{targets: ["127.0.0.1:$MPORT"]}]
-EOT
-	prometheus --config.file="$IN/prom.yml" --storage.tsdb.path="$IN/tsdb" \
-		--web.listen-address="127.0.0.1:$PPORT" >"$IN/prometheus.log" 2>&1 &
-	PROM_PID=$!
 	q='agora_fed_cluster_gpus{cluster="c1",state="total"}'
 	pv() {
 		python3 - "$PPORT" "$q" <<'PY'
@@ -246,4 +251,3 @@ big=$(head -c 6000 /dev/zero | tr '\0' a)
 	notok "empty request answered"
 [ "$(http 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n')" = "HTTP/1.0 200 OK" ] && kill -0 "$(cat "$W/run/agorad.pid" 2>/dev/null || echo 0)" 2>/dev/null &&
 	ok "agorad still serves /metrics after bad input" || notok "agorad after bad input"
-scancel "$j" 2>/dev/null
