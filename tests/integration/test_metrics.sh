@@ -100,7 +100,7 @@ EOT
 fi
 ctl() { "$AGORACTL" "$@"; }
 
-j=$(sbatch --parsable -A acct_a -N1 --gres=gpu:2 -t 5 --wrap 'sleep 60' | cut -d';' -f1)
+j=$(sbatch --parsable -A acct_a -N1 --gres=gpu:2 -t 5 -o "$IN/slurm-%j.out" --wrap 'sleep 60' | cut -d';' -f1)
 wait_for 20 sh -c "'$AGORACTL' credits | grep -q acct_a" || true
 wait_for 20 test -s "$W/agorad.prom" || true
 
