@@ -25,6 +25,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -576,7 +577,8 @@ static void *serve(void *arg)
 int ad_metrics_start(int port)
 {
 	struct sockaddr_in a;
-	int one = 1;
+	sigset_t all, old;
+	int one = 1, rc;
 
 	if (port == srv_port)
 		return 0;
@@ -599,7 +601,13 @@ int ad_metrics_start(int port)
 		return -1;
 	}
 	srv_stop = 0;
-	if (pthread_create(&srv_thread, NULL, serve, NULL)) {
+	/* the thread takes no signal: SIGTERM, SIGHUP and SIGCHLD stay
+	 * with the loop */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&srv_thread, NULL, serve, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
 		ad_error("MetricsPort=%d: no thread; no /metrics", port);
 		close(srv_fd);
 		srv_fd = -1;
