@@ -129,6 +129,8 @@ typedef enum pol_pf_solver {
 	POL_PF_EXACT,    /* dynamic programme over GPU counts: optimal */
 	POL_PF_GREEDY,   /* marginal gain per GPU + 1-swap improvement */
 	POL_PF_BRUTE,    /* enumerate every combination (tests; tiny n) */
+	POL_PF_GREEDY_SCAN, /* GREEDY's steps found by a full scan each
+			     * (tests: the same choices as GREEDY) */
 } pol_pf_solver_t;
 
 /*
