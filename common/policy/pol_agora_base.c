@@ -68,9 +68,14 @@ bool pol_ag_may_lose(const pol_agora_policy_t *a, const pol_job_t *j,
 		     int64_t now)
 {
 	int64_t c = pol_ckpt_interval(j, a->p.ckpt_s);
+	const pol_preempt_rule_t rule = {
+		.budget = a->p.budget,
+		.since_save = false,
+		.dflt = a->p.ckpt_s,
+		.min_run = a->p.lease_s,
+	};
 
-	if (!pol_ckpt_preemptable(j, a->p.ckpt_s, a->p.budget, a->p.lease_s,
-				  now + a->p.grace_s) ||
+	if (!pol_job_may_preempt(j, &rule, now + a->p.grace_s) ||
 	    (a->p.max_run > 0 && now - j->start >= a->p.max_run))
 		return false;
 	return c <= 0 ||
