@@ -147,11 +147,14 @@ int pol_ftf_worst(const double *rho, int n, double f, int *idx)
 /*
  * The table is an array whose first n_sorted leases are sorted by job id
  * and whose short tail (new grants) is not: lookups bsearch the prefix and
- * scan the tail; when the tail passes LEASE_TAIL it is sorted and merged
- * into the prefix (O(n) moves), so n grants cost O(n^2 / LEASE_TAIL)
- * element moves at worst instead of O(n^2).
+ * scan the tail; when the tail passes n / 64 leases, at least
+ * LEASE_TAIL_MIN and at most LEASE_TAIL, it is sorted and merged into the
+ * prefix (O(n) moves), so n grants cost O(n^2 / LEASE_TAIL) element moves
+ * at worst instead of O(n^2), and a table of a few hundred leases (a
+ * simulated cluster) is not scanned 256 deep on every miss.
  */
-#define LEASE_TAIL 256
+#define LEASE_TAIL     256
+#define LEASE_TAIL_MIN 16
 
 struct pol_lease_table {
 	pol_lease_t *v;
@@ -258,7 +261,9 @@ int pol_lease_grant(pol_lease_table_t *t, int64_t job_id, int gpus, int64_t now,
 	l->end = now + duration_s;
 	l->requeue_at = 0;
 	l->state = POL_LEASE_ACTIVE;
-	if (t->n - t->n_sorted > LEASE_TAIL)
+	if (t->n - t->n_sorted > (t->n / 64 < LEASE_TAIL_MIN ? LEASE_TAIL_MIN
+				  : t->n / 64 > LEASE_TAIL   ? LEASE_TAIL
+							     : t->n / 64))
 		lease_merge(t);
 	return 0;
 }
