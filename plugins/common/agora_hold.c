@@ -35,6 +35,27 @@ extern bool agora_job_auction_managed(job_record_t *job_ptr,
 	       agora_conf_auction_partition(conf, job_ptr->part_ptr->name);
 }
 
+extern bool agora_job_auction_only(job_record_t *job_ptr,
+				   const agora_conf_t *conf)
+{
+	ListIterator it;
+	part_record_t *part_ptr;
+	bool all = true;
+
+	if (!conf->n_auction_partitions)
+		return false;
+	if (job_ptr->part_ptr_list) {
+		it = list_iterator_create(job_ptr->part_ptr_list);
+		while ((part_ptr = list_next(it)))
+			if (!agora_conf_auction_partition(conf, part_ptr->name))
+				all = false;
+		list_iterator_destroy(it);
+		return all;
+	}
+	return job_ptr->part_ptr &&
+	       agora_conf_auction_partition(conf, job_ptr->part_ptr->name);
+}
+
 extern bool agora_job_held(job_record_t *job_ptr)
 {
 	return job_ptr->state_reason == AGORA_HOLD_REASON &&

@@ -47,6 +47,8 @@ extern pol_award_t *award_current;
 extern void agora_award_publish(pol_award_t *a);
 
 /* Scheduling thread (agora_thread.c). */
+/* agora_notices.c: settings beside it that it overrides, logged once */
+extern void agora_site_factor_notices(void);
 extern void agora_thread_start(void);
 extern void agora_thread_stop(void);
 extern void agora_thread_wake(void);

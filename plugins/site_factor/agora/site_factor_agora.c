@@ -159,6 +159,7 @@ extern int init(void)
 		 PREEMPT_MODE_REQUEUE)
 		info("%s: PreemptMode is not REQUEUE: preempt/agora requeues lease losers anyway",
 		     plugin_type);
+	agora_site_factor_notices();
 	agora_thread_start();
 	return SLURM_SUCCESS;
 }
@@ -210,6 +211,7 @@ static uint32_t job_site_factor(job_record_t *job_ptr)
 	frac = frac > 1 ? 1 : (frac < -1 ? -1 : frac);
 	sf = (int64_t) NICE_OFFSET + llround(frac * pub_conf.credit_weight);
 	if (IS_JOB_PENDING(job_ptr) && award_current &&
+	    agora_job_auction_only(job_ptr, &pub_conf) &&
 	    (aj = pol_award_find(award_current, job_ptr->job_id)) &&
 	    (aj->flags & POL_AWARD_WON))
 		sf += AGORA_AWARD_BOOST;
