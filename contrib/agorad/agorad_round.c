@@ -138,11 +138,15 @@ static int refresh_clusters(ad_round_t *r)
 	scopy(fed_name, best, sizeof(fed_name));
 	bool was_up[AD_MAX_CLUSTERS] = { false };
 	char old_names[AD_MAX_CLUSTERS][AD_NAME];
+	/* where its usage came from: logged when it changes */
+	char old_src[AD_MAX_CLUSTERS][sizeof(r->clusters[0].usage_src)];
 	int n_old = r->n_clusters;
 
 	for (int c = 0; c < n_old; c++) {
 		was_up[c] = r->clusters[c].up;
 		memcpy(old_names[c], r->clusters[c].name, AD_NAME);
+		memcpy(old_src[c], r->clusters[c].usage_src,
+		       sizeof(old_src[c]));
 	}
 	for (int c = 0; c < n_old; c++) {
 		free(r->clusters[c].busy);
@@ -164,8 +168,11 @@ static int refresh_clusters(ad_round_t *r)
 		scopy(c->name, rec->name, sizeof(c->name));
 		c->rec = rec;
 		for (int o = 0; o < n_old; o++)
-			if (!strcmp(old_names[o], c->name))
+			if (!strcmp(old_names[o], c->name)) {
 				c->up = was_up[o];
+				memcpy(c->usage_src, old_src[o],
+				       sizeof(c->usage_src));
+			}
 	}
 	slurm_list_iterator_destroy(it);
 	if (cluster_list)
