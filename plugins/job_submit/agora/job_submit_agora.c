@@ -467,22 +467,6 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	char *out;
 	uint16_t requeue;
 
-	/* site_factor/agora sets every pending job's site factor each
-	 * PriorityCalcPeriod: an admin's SiteFactor= would be undone within
-	 * seconds, so it is refused, and said so (issue 19) */
-	if (job_ptr && job_desc->site_factor != NO_VAL &&
-	    !xstrcmp(slurm_conf.site_factor_plugin, "site_factor/agora")) {
-		static const char refused[] =
-			"SiteFactor= refused: site_factor/agora sets every job's site factor (credit and auction boost); use Nice=, Priority= or a QOS priority";
-
-		error("%s: %pJ: %s (uid %u)", plugin_type, job_ptr, refused,
-		      submit_uid);
-#if AGORA_SLURM_AT_LEAST(23, 2)
-		if (err_msg)
-			*err_msg = xstrdup(refused);
-#endif
-		return ESLURM_NOT_SUPPORTED;
-	}
 	if (!job_ptr || !job_ptr->details || !IS_JOB_PENDING(job_ptr))
 		return SLURM_SUCCESS;
 	if (job_desc->priority != NO_VAL)

@@ -176,6 +176,7 @@ extern int fini(void)
 	slurm_mutex_lock(&award_lock);
 	agora_conf_free(&pub_conf);
 	pub_ok = false;
+	agora_admin_sf_fini();
 	slurm_mutex_unlock(&award_lock);
 	return SLURM_SUCCESS;
 }
@@ -227,7 +228,8 @@ extern void site_factor_p_set(job_record_t *job_ptr)
 		return;
 	slurm_mutex_lock(&award_lock);
 	if (pub_ok)
-		job_ptr->site_factor = job_site_factor(job_ptr);
+		job_ptr->site_factor = agora_admin_sf(job_ptr,
+						      job_site_factor(job_ptr));
 	slurm_mutex_unlock(&award_lock);
 }
 
@@ -246,8 +248,10 @@ extern void site_factor_p_update(void)
 		it = list_iterator_create(job_list);
 		while ((job_ptr = list_next(it)))
 			if (IS_JOB_PENDING(job_ptr))
-				job_ptr->site_factor = job_site_factor(job_ptr);
+				job_ptr->site_factor = agora_admin_sf(
+					job_ptr, job_site_factor(job_ptr));
 		list_iterator_destroy(it);
+		agora_admin_sf_prune();
 	}
 	slurm_mutex_unlock(&award_lock);
 }
