@@ -115,7 +115,7 @@ static void test_limit(void **state)
 	(void) state;
 	snprintf(big, sizeof(big), "Agora: fed auction: won by c2. Bids:");
 	memset(big + strlen(big), 'x', 2500);
-	big[2600] = '\0';
+	big[2500] = '\0';
 	a = upd(NULL, AGORA_NOTE_FED, big, 1);
 	assert_int_equal(strlen(a), AGORA_NOTE_MAX);
 	assert_string_equal(a + AGORA_NOTE_MAX - 3, "...");
