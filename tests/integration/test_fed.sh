@@ -9,7 +9,8 @@
 #      nodes only c3 has goes to c3
 #   2. free GPUs: jobs beyond c1's free GPUs go to c2/c3
 #   3. the decision (winner, bids) shows in scontrol show job on every
-#      cluster (SystemComment on the origin, AdminComment forwarded)
+#      cluster (SystemComment on the origin, AdminComment forwarded); on
+#      the winner the SystemComment also carries its own auction's note
 #   2b. true free GPUs: c2 at 48/64 GPUs busy, a burst of four 8-GPU jobs
 #      sends at most 2 to c2 (agoractl fed shows 16 free); will-run
 #      answers that cannot be true ("+503316420 s" for jobs without
@@ -27,6 +28,8 @@
 #      release never landed) are released after FedAuctionTimeout, new
 #      jobs are not held, and a user's "scontrol hold" of a held job is
 #      kept
+#   7. one credit per team under PrivateData=accounts,jobs,usage,users
+#      (agorad reads each cluster's view file, and its log says so)
 # and measures the dispatch rate (jobs/s) and the median submit->pinned
 # time.  Needs root and a build with agorad (AGORAD_BIN or _build).
 set -uo pipefail
