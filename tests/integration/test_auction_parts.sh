@@ -51,7 +51,7 @@ if ! "$HARNESS" --workdir "$W" --fresh --clusters 1 --nodes 2 --gpus 8 \
 	exit 1
 fi
 export SLURM_CONF=$W/c1/etc/slurm.conf
-sub() { sbatch --parsable -A acct_a --gres=gpu:8 -N1 -t 10 "$@" --wrap 'sleep 300' | cut -d';' -f1; }
+sub() { sbatch --parsable -A acct_a --gres=gpu:8 -N1 -t 10 -o /dev/null "$@" --wrap 'sleep 300' | cut -d';' -f1; }
 sc() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *SystemComment=//p'; }
 sub -p batch >/dev/null
 sub -p batch >/dev/null
