@@ -60,6 +60,7 @@
 #include <slurm/slurm_errno.h>
 #include <slurm/slurmdb.h>
 
+#include "agora_sanitize.h"
 #include "agorad_round_int.h"
 
 /* The round's context (agorad_round_int.h): the only state of the
@@ -137,11 +138,15 @@ static int refresh_clusters(ad_round_t *r)
 	scopy(fed_name, best, sizeof(fed_name));
 	bool was_up[AD_MAX_CLUSTERS] = { false };
 	char old_names[AD_MAX_CLUSTERS][AD_NAME];
+	/* where its usage came from: logged when it changes */
+	char old_src[AD_MAX_CLUSTERS][sizeof(r->clusters[0].usage_src)];
 	int n_old = r->n_clusters;
 
 	for (int c = 0; c < n_old; c++) {
 		was_up[c] = r->clusters[c].up;
 		memcpy(old_names[c], r->clusters[c].name, AD_NAME);
+		memcpy(old_src[c], r->clusters[c].usage_src,
+		       sizeof(old_src[c]));
 	}
 	for (int c = 0; c < n_old; c++) {
 		free(r->clusters[c].busy);
@@ -163,8 +168,11 @@ static int refresh_clusters(ad_round_t *r)
 		scopy(c->name, rec->name, sizeof(c->name));
 		c->rec = rec;
 		for (int o = 0; o < n_old; o++)
-			if (!strcmp(old_names[o], c->name))
+			if (!strcmp(old_names[o], c->name)) {
 				c->up = was_up[o];
+				memcpy(c->usage_src, old_src[o],
+				       sizeof(c->usage_src));
+			}
 	}
 	slurm_list_iterator_destroy(it);
 	if (cluster_list)
@@ -464,6 +472,8 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 		       h.n_usage * sizeof(ad_usage_t));
 		r->n_usage[c] = h.n_usage;
 	}
+	h.usage_src[sizeof(h.usage_src) - 1] = '\0';
+	usage_note(&r->clusters[c], h.usage_src, h.n_usage);
 	free(r->clusters[c].busy);
 	r->clusters[c].busy = NULL;
 	if (h.n_busy &&
@@ -583,10 +593,16 @@ static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 		pj[i].dataset = pol_fed_catalog_job_dataset(
 			&ac->cat, r->jobs[i].dataset, r->jobs[i].account,
 			&unknown);
-		if (unknown)
+		if (unknown) {
+			char ds[AGORA_NAME_SIZE]; /* the user's words */
+
+			(void) agora_sanitize_name(r->jobs[i].dataset,
+						   strlen(r->jobs[i].dataset),
+						   ds);
 			ad_info("JobId=%u names dataset '%s', which %s does not list: no data locality for it",
-				r->jobs[i].job_id, r->jobs[i].dataset,
+				r->jobs[i].job_id, ds,
 				ac->have_file ? "FedCatalog" : "no catalog");
+		}
 		pj[i].submit = r->jobs[i].submit;
 		pj[i].priority = 0;
 		/* only jobs waiting for the auction bid (a pinned job's

@@ -39,6 +39,7 @@
 #include "agora_fed.h"
 #include "agora_fed_marks.h"
 #include "agora_hold.h"
+#include "agora_note.h"
 #include "agora_sched.h"
 
 #define LOG_PREFIX "site_factor/agora"
@@ -154,22 +155,24 @@ static void fed_release(job_record_t *job_ptr, time_t now, long waited)
 	(void) fed_mgr_job_requeue(job_ptr);
 }
 
-/* Copy an Agora federation text (AdminComment) into the SystemComment,
- * never over a SystemComment another component wrote. */
+/* Copy an Agora federation text (AdminComment) into the SystemComment's
+ * federation part, keeping the within-cluster auction's note beside it
+ * (common/base/agora_note.h), never over a SystemComment another
+ * component wrote. */
 static bool mirror_note(job_record_t *job_ptr)
 {
 	const char *text = job_ptr->admin_comment;
+	char *out = NULL;
 
 	if (!starts_with(text, AGORA_FED_WON) &&
 	    !starts_with(text, AGORA_FED_HOLD))
 		return false;
-	if (!xstrcmp(job_ptr->system_comment, text))
-		return false;
-	if (job_ptr->system_comment &&
-	    !starts_with(job_ptr->system_comment, AGORA_DESC_PREFIX))
+	if (agora_note_update(job_ptr->system_comment, AGORA_NOTE_FED, text,
+			      &out) != 1)
 		return false;
 	xfree(job_ptr->system_comment);
-	job_ptr->system_comment = xstrdup(text);
+	job_ptr->system_comment = xstrdup(out);
+	free(out);
 	return true;
 }
 

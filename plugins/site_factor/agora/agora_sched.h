@@ -47,6 +47,15 @@ extern pol_award_t *award_current;
 extern void agora_award_publish(pol_award_t *a);
 
 /* Scheduling thread (agora_thread.c). */
+/* agora_admin_sf.c: the site factor to set on a pending job, Agora's
+ * value unless an admin set another (then kept); award_lock held */
+struct job_record;
+extern uint32_t agora_admin_sf(struct job_record *job_ptr,
+			       uint32_t agora_value);
+extern void agora_admin_sf_prune(void); /* after an update pass */
+extern void agora_admin_sf_fini(void);
+/* agora_notices.c: settings beside it that it overrides, logged once */
+extern void agora_site_factor_notices(void);
 extern void agora_thread_start(void);
 extern void agora_thread_stop(void);
 extern void agora_thread_wake(void);

@@ -31,6 +31,7 @@
 #include "pol_ckpt.h"
 #include "pol_estimate.h"
 #include "topo_model.h"
+#include "agora_sanitize.h"
 #include "agora_sched.h"
 
 static uint32_t gpu_plugin_id;
@@ -87,9 +88,11 @@ extern char *agora_job_app(job_record_t *job_ptr, const agora_conf_t *conf)
 		time_t now = time(NULL);
 
 		if (now - last_log >= 300) {
-			info("site_factor/agora: %pJ: app name '%.40s%s' (%zu bytes) is empty or too long; using the key '%s'",
-			     job_ptr, p, strlen(p) > 40 ? "..." : "", strlen(p),
-			     key);
+			char shown[AGORA_NAME_SIZE]; /* a user's job name */
+
+			(void) agora_sanitize_name(p, strlen(p), shown);
+			info("site_factor/agora: %pJ: app name '%s' (%zu bytes) is empty or too long; using the key '%s'",
+			     job_ptr, shown, strlen(p), key);
 			last_log = now;
 		}
 		xfree(p);
@@ -423,7 +426,11 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 				snap->het[snap->n_het++] = job_ptr->job_id;
 				continue;
 			}
-			if (!agora_job_ready(job_ptr, now)) {
+			/* also in a partition the auction does not manage:
+			 * credit order only, never a win (its boost would
+			 * count there too) */
+			if (!agora_job_ready(job_ptr, now) ||
+			    !agora_job_auction_only(job_ptr, conf)) {
 				snap->n_not_ready++;
 				continue;
 			}

@@ -25,6 +25,7 @@
 #include "agora_compat.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -40,6 +41,7 @@
 
 #include "agora_fed.h"
 #include "agora_hold.h"
+#include "agora_note.h"
 #include "agora_lease.h"
 #include "agora_sched.h"
 #include "pol_agora.h"
@@ -243,23 +245,22 @@ out:
 	return a;
 }
 
-/* Replace an Agora note in a job's SystemComment, only when its text
- * changes, and never a comment another component wrote.  Job write lock
- * held.  Returns true if it wrote. */
+/* Replace the auction's note in a job's SystemComment (beside a
+ * federation text, common/base/agora_note.h), only when its text changes,
+ * and never a comment another component wrote.  Job write lock held.
+ * Takes note; returns true if it wrote. */
 static bool note_job(job_record_t *job_ptr, char *note)
 {
-	if (job_ptr->system_comment &&
-	    xstrncmp(job_ptr->system_comment, AGORA_DESC_PREFIX,
-		     strlen(AGORA_DESC_PREFIX))) {
-		xfree(note);
+	char *out = NULL;
+	int rc = agora_note_update(job_ptr->system_comment, AGORA_NOTE_AUCTION,
+				   note, &out);
+
+	xfree(note);
+	if (rc != 1)
 		return false;
-	}
-	if (!xstrcmp(job_ptr->system_comment, note)) {
-		xfree(note);
-		return false;
-	}
 	xfree(job_ptr->system_comment);
-	job_ptr->system_comment = note;
+	job_ptr->system_comment = out ? xstrdup(out) : NULL;
+	free(out);
 	return true;
 }
 

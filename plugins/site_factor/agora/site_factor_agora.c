@@ -159,6 +159,7 @@ extern int init(void)
 		 PREEMPT_MODE_REQUEUE)
 		info("%s: PreemptMode is not REQUEUE: preempt/agora requeues lease losers anyway",
 		     plugin_type);
+	agora_site_factor_notices();
 	agora_thread_start();
 	return SLURM_SUCCESS;
 }
@@ -175,6 +176,7 @@ extern int fini(void)
 	slurm_mutex_lock(&award_lock);
 	agora_conf_free(&pub_conf);
 	pub_ok = false;
+	agora_admin_sf_fini();
 	slurm_mutex_unlock(&award_lock);
 	return SLURM_SUCCESS;
 }
@@ -210,6 +212,7 @@ static uint32_t job_site_factor(job_record_t *job_ptr)
 	frac = frac > 1 ? 1 : (frac < -1 ? -1 : frac);
 	sf = (int64_t) NICE_OFFSET + llround(frac * pub_conf.credit_weight);
 	if (IS_JOB_PENDING(job_ptr) && award_current &&
+	    agora_job_auction_only(job_ptr, &pub_conf) &&
 	    (aj = pol_award_find(award_current, job_ptr->job_id)) &&
 	    (aj->flags & POL_AWARD_WON))
 		sf += AGORA_AWARD_BOOST;
@@ -225,7 +228,8 @@ extern void site_factor_p_set(job_record_t *job_ptr)
 		return;
 	slurm_mutex_lock(&award_lock);
 	if (pub_ok)
-		job_ptr->site_factor = job_site_factor(job_ptr);
+		job_ptr->site_factor = agora_admin_sf(job_ptr,
+						      job_site_factor(job_ptr));
 	slurm_mutex_unlock(&award_lock);
 }
 
@@ -244,8 +248,10 @@ extern void site_factor_p_update(void)
 		it = list_iterator_create(job_list);
 		while ((job_ptr = list_next(it)))
 			if (IS_JOB_PENDING(job_ptr))
-				job_ptr->site_factor = job_site_factor(job_ptr);
+				job_ptr->site_factor = agora_admin_sf(
+					job_ptr, job_site_factor(job_ptr));
 		list_iterator_destroy(it);
+		agora_admin_sf_prune();
 	}
 	slurm_mutex_unlock(&award_lock);
 }
