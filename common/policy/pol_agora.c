@@ -202,6 +202,7 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 	free(a->app);
 	free(a->slot);
 	free(a->tname);
+	free(a->tacct);
 	free(a->tmap);
 	free(a->papp);
 	free(a->keys);
@@ -241,6 +242,30 @@ int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
 	return 0;
 }
 
+int pol_agora_policy_set_tenant_accounts(pol_agora_policy_t *a,
+					 const char *const *accounts, int n)
+{
+	char(*nn)[POL_CREDIT_NAME_LEN] = NULL;
+	int i;
+
+	if (!a || n < 0 || (n > 0 && !accounts)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (n && !(nn = calloc((size_t) n, sizeof(*nn)))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (accounts[i])
+			pol_app_key(accounts[i], nn[i]);
+	free(a->tacct);
+	a->tacct = nn;
+	a->n_tacct = n;
+	a->tmap_ok = false;
+	return 0;
+}
+
 int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)
 {
 	pol_lease_table_t *lt;
@@ -268,6 +293,7 @@ int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)
 	free(dst->app);
 	free(dst->slot);
 	free(dst->tname);
+	free(dst->tacct);
 	dst->app = src->app;
 	dst->n_app = src->n_app;
 	dst->app_cap = src->app_cap;
@@ -275,11 +301,14 @@ int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)
 	dst->n_slot = src->n_slot;
 	dst->tname = src->tname;
 	dst->n_tname = src->n_tname;
+	dst->tacct = src->tacct;
+	dst->n_tacct = src->n_tacct;
 	dst->tmap_ok = src->tmap_ok = false;
 	src->app = NULL;
 	src->slot = NULL;
 	src->tname = NULL;
-	src->n_app = src->n_slot = src->n_tname = 0;
+	src->tacct = NULL;
+	src->n_app = src->n_slot = src->n_tname = src->n_tacct = 0;
 	src->app_cap = 0;
 	/* the run-time history (last: a failure loses only it) */
 	if (dst->est && src->est && pol_est_merge(dst->est, src->est) < 0)

@@ -210,6 +210,13 @@ int pol_ag_map_tenants(pol_agora_policy_t *a, int n)
 		if ((i = pol_ag_app_get(a, key)) < 0)
 			return -1;
 		a->tmap[t] = i;
+		/* the ledger account: the adapter's map, else the app */
+		if (t < a->n_tacct && a->tacct[t][0])
+			memcpy(a->app[i].account, a->tacct[t],
+			       POL_CREDIT_NAME_LEN);
+		else
+			memcpy(a->app[i].account, a->app[i].name,
+			       POL_CREDIT_NAME_LEN);
 		/* two tenants of one name are one app (names are few) */
 		for (k = 0; k < a->n_papp && a->papp[k] != i; k++)
 			;

@@ -31,6 +31,9 @@
  */
 typedef struct ag_tenant {
 	char name[POL_CREDIT_NAME_LEN];
+	/* its credit-ledger account (the name, unless the adapter maps apps
+	 * to accounts: pol_agora_policy_set_tenant_accounts()) */
+	char account[POL_CREDIT_NAME_LEN];
 	bool active;  /* had jobs at the last pass */
 	int64_t seen; /* when it became active */
 	double area0; /* contention area then */
@@ -120,6 +123,9 @@ struct pol_agora_policy {
 	/* keys of the snapshot's tenant indices (set_tenant_names()) */
 	char (*tname)[POL_CREDIT_NAME_LEN];
 	int n_tname;
+	/* their ledger accounts (set_tenant_accounts(); "" = the name) */
+	char (*tacct)[POL_CREDIT_NAME_LEN];
+	int n_tacct;
 	/* this pass: tenant index -> app index (tmap[0..n_tmap)), and the
 	 * distinct apps of those tenants in tenant order (papp[0..n_papp)) */
 	int *tmap, n_tmap;

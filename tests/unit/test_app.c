@@ -201,6 +201,70 @@ static void test_app_long_account_quota(void **state)
 	pol_cluster_destroy(&c);
 }
 
+/*
+ * AppDefinition=array/burst/name_prefix: apps of one account share its
+ * ledger entry (pol_agora_policy_set_tenant_accounts()): two array apps
+ * of vc1 charge vc1, no app gets a ledger entry (fresh credit) of its
+ * own, and both see vc1's credit.
+ */
+static void test_app_accounts(void **state)
+{
+	const char *names[2] = { "vc1/array:10", "vc1/array:20" };
+	const char *accts[2] = { "vc1", "vc1" };
+	agora_conf_t conf;
+	agora_err_t err = { { 0 } };
+	pol_agora_policy_t *a;
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_job_t run[2];
+	pol_alloc_part_t part[2] = { { 0, 0x0f }, { 0, 0xf0 } };
+	pol_snapshot_t s = { c, NULL, 0, run, 2, 2 };
+	pol_actions_t out = { 0 };
+	pol_credit_t *l;
+	double c0 = 0, c1 = 0;
+	int i;
+
+	(void) state;
+	agora_conf_defaults(&conf);
+	assert_int_equal(agora_conf_parse_string("AccountQuota=vc1:50\n",
+						 "t.conf", &conf, &err),
+			 0);
+	a = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	if (!a)
+		fail_msg("policy not created: %s", err.text);
+	l = pol_agora_policy_ledger(a);
+	assert_int_equal(pol_agora_policy_set_tenant_names(a, names, 2), 0);
+	assert_int_equal(pol_agora_policy_set_tenant_accounts(NULL, accts, 2),
+			 -1);
+	assert_int_equal(pol_agora_policy_set_tenant_accounts(a, NULL, 2), -1);
+	assert_int_equal(pol_agora_policy_set_tenant_accounts(a, accts, 2), 0);
+	memset(run, 0, sizeof(run));
+	for (i = 0; i < 2; i++) {
+		run[i].id = i + 1;
+		run[i].tenant = i;
+		run[i].total_gpus = run[i].min_gpus = run[i].max_gpus = 4;
+		run[i].time_limit = 3600;
+		run[i].requeueable = true;
+		run[i].state = POL_JOB_RUNNING;
+		run[i].alloc.parts = &part[i];
+		run[i].alloc.n_parts = 1;
+	}
+	c->nodes[0].free = 0;
+	assert_int_equal(pol_agora_policy_decide(a, &s, 0, &out), 0);
+	assert_int_equal(pol_agora_policy_decide(a, &s, 3600, &out), 0);
+	/* 2 x 4 GPU-hours, all on vc1; the apps have no entry */
+	assert_int_equal(pol_credit_count(l), 1);
+	assert_string_equal(pol_credit_account(l, 0), "vc1");
+	assert_near(pol_credit_usage(l, "vc1", 3600), 8 * M_LN2, 1e-9);
+	assert_int_equal(pol_agora_policy_app(a, names[0], NULL, &c0), 0);
+	assert_int_equal(pol_agora_policy_app(a, names[1], NULL, &c1), 0);
+	assert_near(c0, 50 - 8 * M_LN2, 1e-9);
+	assert_near(c1, c0, 0);
+	pol_actions_free(&out);
+	pol_agora_policy_destroy(&a);
+	agora_conf_free(&conf);
+	pol_cluster_destroy(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_app_key_utf8),
 		cmocka_unit_test(test_app_ledger_keys),
 		cmocka_unit_test(test_app_long_account_quota),
+		cmocka_unit_test(test_app_accounts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

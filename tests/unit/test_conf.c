@@ -30,13 +30,10 @@ static void test_conf_app_name(void **state)
 	n = agora_conf_app_name(&c, "vision", 1001, "sweep_lr3");
 	assert_string_equal(n, "user:1001");
 	free(n);
+	/* name_prefix: the prefix is the app, the account keeps the credit */
 	c.app_def = AGORA_APP_NAME_PREFIX;
 	n = agora_conf_app_name(&c, "vision", 1001, "sweep_lr3");
-	assert_string_equal(n, "sweep");
-	free(n);
-	c.app_separator = '-';
-	n = agora_conf_app_name(&c, "vision", 1001, "sweep_lr3");
-	assert_string_equal(n, "sweep_lr3");
+	assert_string_equal(n, "vision");
 	free(n);
 	agora_conf_free(&c);
 }
