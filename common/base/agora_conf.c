@@ -18,6 +18,7 @@
 #include "agora_file.h"
 #include "agora_conf.h"
 #include "agora_num.h"
+#include "pol_app.h"
 #include "pol_apps.h"
 
 typedef enum conf_type {
@@ -799,6 +800,19 @@ void agora_conf_apps_spec(const agora_conf_t *conf, pol_apps_spec_t *spec)
 	spec->gap_s = conf->app_gap_s;
 	spec->separator = conf->app_separator;
 	spec->max_per_account = conf->apps_per_account;
+}
+
+void agora_conf_app_key(const agora_conf_t *conf, const char *account,
+			unsigned int uid, char out[POL_APP_KEY_LEN])
+{
+	char user[sizeof("user:") + 10];
+
+	if (conf->app_def == AGORA_APP_USER) {
+		snprintf(user, sizeof(user), "user:%u", uid);
+		pol_app_key(user, out);
+	} else {
+		pol_app_key(account, out);
+	}
 }
 
 char *agora_conf_app_name(const agora_conf_t *conf, const char *account,

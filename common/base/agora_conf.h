@@ -185,6 +185,13 @@ const char *agora_app_def_name(agora_app_def_t def);
 char *agora_conf_app_name(const agora_conf_t *conf, const char *account,
 			  unsigned int uid, const char *job_name);
 
+/*
+ * The same, keyed (pol_app_key()) into out[POL_APP_KEY_LEN], without
+ * allocating: for per-job lookups under slurmctld's job lock.
+ */
+void agora_conf_app_key(const agora_conf_t *conf, const char *account,
+			unsigned int uid, char out[64]);
+
 /* conf's AppDefinition, AppGap, AppNameSeparator and AppsPerAccount as a
  * pol_apps spec
  * (pol_apps_build(), for the apps of the auction and of rho). */

@@ -21,8 +21,8 @@ struct pol_app_index {
 	unsigned long long (*hash)(const char *);
 };
 
-pol_app_index_t *
-pol_app_index_create_hash(unsigned long long (*hash)(const char *))
+pol_app_index_t *pol_app_index_create_hash(
+	unsigned long long (*hash)(const char *))
 {
 	pol_app_index_t *m = calloc(1, sizeof(*m));
 

@@ -20,8 +20,8 @@ typedef struct pol_app_index pol_app_index_t;
 /* An empty map hashing keys with pol_app_hash(); NULL on ENOMEM. */
 pol_app_index_t *pol_app_index_create(void);
 /* The same with another hash (tests force collisions with it). */
-pol_app_index_t *
-pol_app_index_create_hash(unsigned long long (*hash)(const char *));
+pol_app_index_t *pol_app_index_create_hash(
+	unsigned long long (*hash)(const char *));
 /* Free; *ip = NULL.  NULL or *ip == NULL: nothing happens. */
 void pol_app_index_destroy(pol_app_index_t **ip);
 

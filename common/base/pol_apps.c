@@ -162,8 +162,10 @@ static int check_spec(const pol_apps_spec_t *spec, agora_err_t *err)
 	}
 	if (spec->max_per_account < 0 ||
 	    spec->max_per_account > POL_APPS_MAX_PER_ACCOUNT) {
-		agora_err_set(err, "apps: %d apps per account is out of range [0, %d]",
-			      spec->max_per_account, POL_APPS_MAX_PER_ACCOUNT);
+		agora_err_set(
+			err,
+			"apps: %d apps per account is out of range [0, %d]",
+			spec->max_per_account, POL_APPS_MAX_PER_ACCOUNT);
 		return -1;
 	}
 	if (spec->def == POL_APPS_NAME_PREFIX && !spec->separator) {

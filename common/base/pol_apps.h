@@ -60,14 +60,14 @@ typedef enum pol_apps_def {
 
 typedef struct pol_apps_spec {
 	pol_apps_def_t def;
-	int64_t gap_s;  /* ARRAY, BURST: 0..POL_APPS_MAX_GAP */
-	char separator; /* NAME_PREFIX: the name is cut at its first one */
+	int64_t gap_s;       /* ARRAY, BURST: 0..POL_APPS_MAX_GAP */
+	char separator;      /* NAME_PREFIX: the name is cut at its first one */
 	int max_per_account; /* apps per account (see top); 0: no cap */
 } pol_apps_spec_t;
 
 /* The default cap (AppsPerAccount) and the largest accepted. */
 #define POL_APPS_DEFAULT_PER_ACCOUNT 64
-#define POL_APPS_MAX_PER_ACCOUNT 100000
+#define POL_APPS_MAX_PER_ACCOUNT     100000
 
 /* What the builders look at in a job; strings are borrowed, NULL = "". */
 typedef struct pol_apps_job {
@@ -80,9 +80,9 @@ typedef struct pol_apps_job {
 } pol_apps_job_t;
 
 typedef struct pol_apps {
-	int *app;   /* [n jobs]: the app of job i, in [0, n_apps) */
-	int *first; /* [n_apps]: index of the app's first job */
-	int *size;  /* [n_apps]: its number of jobs */
+	int *app;             /* [n jobs]: the app of job i, in [0, n_apps) */
+	int *first;           /* [n_apps]: index of the app's first job */
+	int *size;            /* [n_apps]: its number of jobs */
 	unsigned char *other; /* [n_apps]: 1 for an account's overflow app */
 	int n_apps;
 } pol_apps_t;

@@ -216,10 +216,12 @@ int pol_agora_policy_tenant(const pol_agora_policy_t *a, int tenant,
 
 /*
  * The same by app name (keyed with pol_app_key(), so the raw account
- * name, "" or an over-long name work as for the ledger).  Every app a
- * pass has seen stays known (rho 1 once it has no jobs; credit as of the
- * last pass).  0, or -1/ENOENT (NULL policy, or no pass has seen the
- * app); rho and credit are untouched then.
+ * name, "" or an over-long name work as for the ledger).  An app a pass
+ * has seen stays known while it has jobs, and after that (rho 1; credit
+ * as of the last pass) until the app table is pruned: idle apps go once
+ * the table holds twice the apps kept at the last pruning (at least 64).
+ * 0, or -1/ENOENT (NULL policy, or no pass has seen the app, or it was
+ * pruned); rho and credit are untouched then.
  */
 int pol_agora_policy_app(const pol_agora_policy_t *a, const char *name,
 			 double *rho, double *credit);

@@ -265,6 +265,65 @@ static void test_app_accounts(void **state)
 	pol_cluster_destroy(&c);
 }
 
+/*
+ * AppDefinition=name_prefix: 300 passes, each with one new app (a user
+ * renaming jobs) of account vc1.  The ledger has one entry (no app mints
+ * credit), idle apps are pruned (p0 is gone, the last two are known), and
+ * a pruned app that comes back is an app again.
+ */
+static void test_app_prune(void **state)
+{
+	const char *acct[1] = { "vc1" };
+	agora_conf_t conf;
+	agora_err_t err = { { 0 } };
+	pol_agora_policy_t *a;
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_job_t run;
+	pol_alloc_part_t part = { 0, 0xff };
+	pol_snapshot_t s = { c, NULL, 0, &run, 1, 1 };
+	pol_actions_t out = { 0 };
+	char name[32];
+	const char *names[1] = { name };
+	int i;
+
+	(void) state;
+	agora_conf_defaults(&conf);
+	a = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	if (!a)
+		fail_msg("policy not created: %s", err.text);
+	memset(&run, 0, sizeof(run));
+	run.total_gpus = run.min_gpus = run.max_gpus = 8;
+	run.time_limit = 3600;
+	run.requeueable = true;
+	run.state = POL_JOB_RUNNING;
+	run.alloc.parts = &part;
+	run.alloc.n_parts = 1;
+	c->nodes[0].free = 0;
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "vc1/p%d", i);
+		run.id = i + 1;
+		assert_int_equal(pol_agora_policy_set_tenant_names(a, names, 1),
+				 0);
+		assert_int_equal(pol_agora_policy_set_tenant_accounts(a, acct, 1),
+				 0);
+		assert_int_equal(pol_agora_policy_decide(a, &s, 60 * i, &out),
+				 0);
+		pol_actions_free(&out);
+	}
+	assert_int_equal(pol_credit_count(pol_agora_policy_ledger(a)), 1);
+	assert_int_equal(pol_agora_policy_app(a, "vc1/p0", NULL, NULL), -1);
+	assert_int_equal(pol_agora_policy_app(a, "vc1/p299", NULL, NULL), 0);
+	assert_int_equal(pol_agora_policy_app(a, "vc1/p298", NULL, NULL), 0);
+	snprintf(name, sizeof(name), "vc1/p0");
+	assert_int_equal(pol_agora_policy_set_tenant_names(a, names, 1), 0);
+	assert_int_equal(pol_agora_policy_decide(a, &s, 60 * 300, &out), 0);
+	pol_actions_free(&out);
+	assert_int_equal(pol_agora_policy_app(a, "vc1/p0", NULL, NULL), 0);
+	pol_agora_policy_destroy(&a);
+	agora_conf_free(&conf);
+	pol_cluster_destroy(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_app_ledger_keys),
 		cmocka_unit_test(test_app_long_account_quota),
 		cmocka_unit_test(test_app_accounts),
+		cmocka_unit_test(test_app_prune),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -272,17 +272,18 @@ static void test_apps_conf(void **state)
 		agora_conf_parse_string("AppGap=8d\n", "t.conf", &c, &err), -1);
 	/* name_prefix: apps by prefix, credit by account (a new prefix is
 	 * no fresh quota) */
-	assert_int_equal(agora_conf_parse_string(
-				 "AppDefinition=name_prefix\nAppsPerAccount=5\n",
-				 "t.conf", &c, &err),
-			 0);
+	assert_int_equal(
+		agora_conf_parse_string(
+			"AppDefinition=name_prefix\nAppsPerAccount=5\n",
+			"t.conf", &c, &err),
+		0);
 	acct = agora_conf_app_name(&c, "vc1", 1001, "lr_1");
 	assert_string_equal(acct, "vc1");
 	free(acct);
 	agora_conf_apps_spec(&c, &s);
 	assert_int_equal(s.max_per_account, 5);
-	assert_int_equal(agora_conf_parse_string("AppsPerAccount=0\n",
-						 "t.conf", &c, &err),
+	assert_int_equal(agora_conf_parse_string("AppsPerAccount=0\n", "t.conf",
+						 &c, &err),
 			 -1);
 	assert_non_null(strstr(err.text, "AppsPerAccount"));
 	agora_conf_free(&c);
