@@ -219,13 +219,17 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 	*ap = NULL;
 }
 
-int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
-				      const char *const *names, int n)
+/* Key in[0..n) into a new table for *out (n_out): NULL names become
+ * POL_APP_NONE, or stay empty with keep_null.  0, -1/EINVAL or ENOMEM
+ * (*out unchanged). */
+static int set_keys(pol_agora_policy_t *a, const char *const *in, int n,
+		    bool keep_null, char (**out)[POL_CREDIT_NAME_LEN],
+		    int *n_out)
 {
 	char(*nn)[POL_CREDIT_NAME_LEN] = NULL;
 	int i;
 
-	if (!a || n < 0 || (n > 0 && !names)) {
+	if (!a || n < 0 || (n > 0 && !in)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -234,36 +238,27 @@ int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
 		return -1;
 	}
 	for (i = 0; i < n; i++)
-		pol_app_key(names[i], nn[i]);
-	free(a->tname);
-	a->tname = nn;
-	a->n_tname = n;
+		if (in[i] || !keep_null)
+			pol_app_key(in[i], nn[i]);
+	free(*out);
+	*out = nn;
+	*n_out = n;
 	a->tmap_ok = false;
 	return 0;
+}
+
+int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
+				      const char *const *names, int n)
+{
+	return set_keys(a, names, n, false, a ? &a->tname : NULL,
+			a ? &a->n_tname : NULL);
 }
 
 int pol_agora_policy_set_tenant_accounts(pol_agora_policy_t *a,
 					 const char *const *accounts, int n)
 {
-	char(*nn)[POL_CREDIT_NAME_LEN] = NULL;
-	int i;
-
-	if (!a || n < 0 || (n > 0 && !accounts)) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (n && !(nn = calloc((size_t) n, sizeof(*nn)))) {
-		errno = ENOMEM;
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		if (accounts[i])
-			pol_app_key(accounts[i], nn[i]);
-	free(a->tacct);
-	a->tacct = nn;
-	a->n_tacct = n;
-	a->tmap_ok = false;
-	return 0;
+	return set_keys(a, accounts, n, true, a ? &a->tacct : NULL,
+			a ? &a->n_tacct : NULL);
 }
 
 int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)

@@ -201,6 +201,21 @@ static void test_app_long_account_quota(void **state)
 	pol_cluster_destroy(&c);
 }
 
+/* A running job of tenant t on the GPUs of part (node 0). */
+static void running_job(pol_job_t *j, pol_alloc_part_t *part, int64_t id, int t,
+			int gpus)
+{
+	memset(j, 0, sizeof(*j));
+	j->id = id;
+	j->tenant = t;
+	j->total_gpus = j->min_gpus = j->max_gpus = gpus;
+	j->time_limit = 3600;
+	j->requeueable = true;
+	j->state = POL_JOB_RUNNING;
+	j->alloc.parts = part;
+	j->alloc.n_parts = 1;
+}
+
 /*
  * AppDefinition=array/burst/name_prefix: apps of one account share its
  * ledger entry (pol_agora_policy_set_tenant_accounts()): two array apps
@@ -237,17 +252,8 @@ static void test_app_accounts(void **state)
 			 -1);
 	assert_int_equal(pol_agora_policy_set_tenant_accounts(a, NULL, 2), -1);
 	assert_int_equal(pol_agora_policy_set_tenant_accounts(a, accts, 2), 0);
-	memset(run, 0, sizeof(run));
-	for (i = 0; i < 2; i++) {
-		run[i].id = i + 1;
-		run[i].tenant = i;
-		run[i].total_gpus = run[i].min_gpus = run[i].max_gpus = 4;
-		run[i].time_limit = 3600;
-		run[i].requeueable = true;
-		run[i].state = POL_JOB_RUNNING;
-		run[i].alloc.parts = &part[i];
-		run[i].alloc.n_parts = 1;
-	}
+	for (i = 0; i < 2; i++)
+		running_job(&run[i], &part[i], i + 1, i, 4);
 	c->nodes[0].free = 0;
 	assert_int_equal(pol_agora_policy_decide(a, &s, 0, &out), 0);
 	assert_int_equal(pol_agora_policy_decide(a, &s, 3600, &out), 0);
@@ -291,21 +297,15 @@ static void test_app_prune(void **state)
 	a = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
 	if (!a)
 		fail_msg("policy not created: %s", err.text);
-	memset(&run, 0, sizeof(run));
-	run.total_gpus = run.min_gpus = run.max_gpus = 8;
-	run.time_limit = 3600;
-	run.requeueable = true;
-	run.state = POL_JOB_RUNNING;
-	run.alloc.parts = &part;
-	run.alloc.n_parts = 1;
+	running_job(&run, &part, 1, 0, 8);
 	c->nodes[0].free = 0;
 	for (i = 0; i < 300; i++) {
 		snprintf(name, sizeof(name), "vc1/p%d", i);
 		run.id = i + 1;
 		assert_int_equal(pol_agora_policy_set_tenant_names(a, names, 1),
 				 0);
-		assert_int_equal(pol_agora_policy_set_tenant_accounts(a, acct, 1),
-				 0);
+		assert_int_equal(
+			pol_agora_policy_set_tenant_accounts(a, acct, 1), 0);
 		assert_int_equal(pol_agora_policy_decide(a, &s, 60 * i, &out),
 				 0);
 		pol_actions_free(&out);
