@@ -107,7 +107,9 @@ int pol_app_index_put(pol_app_index_t *m, const char *key, int value)
 		return -1;
 	}
 	k = find(m, key, h);
-	m->slot[k] = (slot_t){ copy, h, value };
+	m->slot[k].key = copy;
+	m->slot[k].hash = h;
+	m->slot[k].value = value;
 	m->n++;
 	return 0;
 }

@@ -181,8 +181,8 @@ int pol_ag_prune_apps(pol_agora_policy_t *a)
 	unsigned char *keep;
 	int *map, i, n = 0;
 
-	if (a->n_app < (a->prune_at > AG_PRUNE_MIN ? a->prune_at
-						   : AG_PRUNE_MIN))
+	if (a->n_app <
+	    (a->prune_at > AG_PRUNE_MIN ? a->prune_at : AG_PRUNE_MIN))
 		return 0;
 	keep = calloc((size_t) a->n_app, 1);
 	map = malloc((size_t) a->n_app * sizeof(*map));

@@ -55,7 +55,8 @@ void pol_ag_est_mark_apps(const pol_agora_policy_t *a, unsigned char *keep)
 	int i;
 
 	for (i = 0; a->estx && i < a->estx->n_prev; i++)
-		if (a->estx->prev[i].app >= 0 && a->estx->prev[i].app < a->n_app)
+		if (a->estx->prev[i].app >= 0 &&
+		    a->estx->prev[i].app < a->n_app)
 			keep[a->estx->prev[i].app] = 1;
 }
 
