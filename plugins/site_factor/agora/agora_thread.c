@@ -144,10 +144,14 @@ static void sync_tenants(const agora_snapshot_t *snap)
 
 	for (i = 0; same && i < snap->n_tenants; i++)
 		same = !xstrcmp(agora_tenant_names[i], snap->tenants[i]);
+	/* an app's account never changes (it is part of its name) */
 	if (same)
 		return;
 	if (pol_agora_policy_set_tenant_names(
 		    agora_policy, (const char *const *) snap->tenants,
+		    snap->n_tenants) ||
+	    pol_agora_policy_set_tenant_accounts(
+		    agora_policy, (const char *const *) snap->accounts,
 		    snap->n_tenants))
 		error("%s: cannot name apps: %m", LOG_PREFIX);
 	for (i = 0; i < agora_n_tenant_names; i++)
@@ -199,11 +203,14 @@ static pol_award_t *build_award(const agora_snapshot_t *snap,
 	if (!a)
 		goto out;
 	for (t = 0; t < n; t++) {
+		/* the ledger is per account (apps of one account share it) */
+		const char *acct = snap->accounts[t] ? snap->accounts[t]
+						     : snap->tenants[t];
+
 		rho[t] = 1;
-		quota[t] = l ? pol_credit_quota(l, snap->tenants[t])
-			     : agora_conf_quota(&agora_conf, snap->tenants[t]);
-		credit[t] = l ? pol_credit_get(l, snap->tenants[t], now)
-			      : quota[t];
+		quota[t] = l ? pol_credit_quota(l, acct)
+			     : agora_conf_quota(&agora_conf, acct);
+		credit[t] = l ? pol_credit_get(l, acct, now) : quota[t];
 		if (agora_policy)
 			(void) pol_agora_policy_tenant(agora_policy, t, &rho[t],
 						       NULL);
