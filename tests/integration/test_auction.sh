@@ -42,8 +42,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 HARNESS=$repo/contrib/harness/agora-dc
-W=${AGORA_AUCTION_WORKDIR:-/tmp/agora-auction-test}
-BASE_PORT=${AGORA_AUCTION_BASE_PORT:-24000}
+W=${AGORA_AUCTION_WORKDIR:-/tmp/agora-auction-test${AGORA_TEST_TAG:-}}
+BASE_PORT=${AGORA_AUCTION_BASE_PORT:-$((24000 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$repo/_build/stage/plugins}
 
 # shellcheck source=tests/integration/lib.sh

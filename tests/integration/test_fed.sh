@@ -36,8 +36,8 @@ set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${AGORA_BUILD:-$repo/_build}
 AGORAD_BIN=${AGORAD_BIN:-$BUILD/contrib/agorad/agorad}
-W=${AGORA_FED_WORKDIR:-/tmp/agora-dc-fedtest}
-PORT=${AGORA_FED_PORT:-45000}
+W=${AGORA_FED_WORKDIR:-/tmp/agora-dc-fedtest${AGORA_TEST_TAG:-}}
+PORT=${AGORA_FED_PORT:-$((20000 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 DC="$repo/contrib/harness/agora-dc --workdir $W"
 fails=0
 # shellcheck source=tests/integration/lib.sh

@@ -33,7 +33,6 @@
 #include "pol_ckpt.h"
 #include "pol_estimate.h"
 #include "topo_model.h"
-#include "agora_sanitize.h"
 #include "agora_sched.h"
 
 static uint32_t gpu_plugin_id;
