@@ -46,6 +46,10 @@ typedef struct pol_loan_sim_policy {
 	/* a bound, not a policy: the least-cost variants choose the fewest
 	 * victims (GPU-hours lost only break ties) */
 	bool fewest_victims;
+	/* least-cost at any victim count (pol_loan_reclaim_in_t.fewest_first
+	 * false): the old least-cost, for comparison; default: the least
+	 * cost among the choices with the fewest victims */
+	bool any_count;
 	/* the training scheduler: a policy of the registry (pol_policy.h:
 	 * backfill-fs, agora, ...) deciding over the training nodes and the
 	 * loaned ones, borrowed, fresh per run (its state is the run's);

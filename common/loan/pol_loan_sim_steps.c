@@ -232,6 +232,7 @@ static int reclaim(sim_t *s, int need)
 	in.order = order_of(s->v);
 	in.mode = POL_LOAN_AUTO;
 	in.shrink_first = s->v == POL_LOAN_V_ELASTIC;
+	in.fewest_first = !s->pol.any_count;
 	in.seed = s->p->seed ^ (uint64_t) s->now;
 	memset(&out, 0, sizeof(out));
 	out.node_back = back;

@@ -60,6 +60,9 @@ static void loaning_usage(FILE *f)
 	      "                         reclaim then shrinks them instead of preempting)\n"
 	      "  --fewest-victims       a bound, not a policy: least-cost variants choose the\n"
 	      "                         fewest victims (GPU-hours lost break ties)\n"
+	      "  --least-cost-any-count least-cost minimises GPU-hours lost at any victim\n"
+	      "                         count (the old rule; default: the least cost among\n"
+	      "                         the choices with the fewest victims)\n"
 	      "  --from-day D --days N  metrics over jobs submitted in days [D, D+N) of the\n"
 	      "                         trace (day 0 starts at the first submit's midnight);\n"
 	      "                         default: the whole arrival window\n"
@@ -126,6 +129,7 @@ static const struct option loaning_opts[] = {
 	{ "borrow-elastic-only", no_argument, NULL, 1024 },
 	{ "fewest-victims", no_argument, NULL, 1023 },
 	{ "train-scheduler", required_argument, NULL, 1025 },
+	{ "least-cost-any-count", no_argument, NULL, 1026 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -225,6 +229,9 @@ static int loan_opt(int ch, const char *arg, lopts_t *o)
 		return 0;
 	case 1024:
 		o->pol.borrow_elastic_only = true;
+		return 0;
+	case 1026:
+		o->pol.any_count = true;
 		return 0;
 	case 1025:
 		if (strcmp(arg, "fifo-hold") && strcmp(arg, "backfill-fs") &&
@@ -355,6 +362,8 @@ static void summary_json(json_object *o, const lopts_t *lo, const lrun_t *x,
 		json_object_new_boolean(lo->pol.borrow_elastic_only));
 	json_object_object_add(o, "fewest_victims",
 			       json_object_new_boolean(lo->pol.fewest_victims));
+	json_object_object_add(o, "least_cost_fewest_first",
+			       json_object_new_boolean(!lo->pol.any_count));
 	I("deadline_s", p->deadline_s);
 	I("ckpt_s", p->ckpt_s);
 	I("restart_overhead_s", p->restart_s);
