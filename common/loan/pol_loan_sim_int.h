@@ -182,7 +182,13 @@ static inline int count_state(const sim_t *s, int st)
 	return c;
 }
 
-/* pol_loan_sim.c: stop job ji and requeue it, its progress since the last
+/* pol_loan_sim_jobs.c: add job j to the pending queue (submit order) */
+void pend_add(sim_t *s, int j);
+/* free job j's GPUs */
+void release(sim_t *s, sj_t *j);
+/* the node for a g-GPU job among nodes in state st (best fit), or -1 */
+int best_fit(const sim_t *s, int g, int st);
+/* pol_loan_sim_jobs.c: stop job ji and requeue it, its progress since the last
  * checkpoint lost (by a reclaim: counted in preemptions / gpu_hours_lost;
  * else as the scheduler's) */
 void preempt(sim_t *s, int ji, bool reclaim);
