@@ -179,8 +179,18 @@ static void advance(sim_t *s, double to)
 				if (s->nstate[k] == N_LOANED)
 					lb += s->gpn - s->freeg[k];
 			s->m.loan_busy_gpu_s += lb * w;
-			if (lend > 0)
+			if (lend > 0) {
+				double want = lb;
+
 				s->m.lendable_gpu_s += lend * s->gpn * w;
+				for (k = 0; k < s->npend; k++)
+					if (may_borrow(s, &s->jobs[s->pend[k]]))
+						want += s->jobs[s->pend[k]]
+								.in->gpus;
+				if (want > lend * s->gpn)
+					want = lend * s->gpn;
+				s->m.harvest_cap_gpu_s += want * w;
+			}
 		}
 		if (s->demand > ready)
 			s->r->unmet_node_s += (s->demand - ready) * w;
