@@ -15,55 +15,7 @@
 
 #include "pol_loan.h"
 
-#define MAXN 9
-#define MAXJ 12
-
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static int rnd(uint64_t *s, int n)
-{
-	return (int) (rng_next(s) % (uint64_t) n);
-}
-
-typedef struct inst {
-	int n_loaned, need, n_jobs;
-	pol_loan_job_t jobs[MAXJ];
-	int nodes[MAXJ][3];
-} inst_t;
-
-static void make_inst(uint64_t *s, inst_t *x)
-{
-	int j, k;
-
-	memset(x, 0, sizeof(*x));
-	x->n_loaned = 1 + rnd(s, MAXN);
-	x->n_jobs = rnd(s, MAXJ + 1);
-	x->need = rnd(s, x->n_loaned + 1);
-	for (j = 0; j < x->n_jobs; j++) {
-		pol_loan_job_t *b = &x->jobs[j];
-		int want = 1 + rnd(s, 3);
-
-		b->id = j + 1;
-		b->cost = rnd(s, 4) == 0 ? 0 : (double) (1 + rnd(s, 40)) / 4;
-		b->requeue = rnd(s, 8) != 0;
-		for (k = 0; k < want; k++) {
-			int v = rnd(s, x->n_loaned), q;
-
-			for (q = 0; q < b->n_nodes && x->nodes[j][q] != v; q++)
-				;
-			if (q == b->n_nodes)
-				x->nodes[j][b->n_nodes++] = v;
-		}
-		b->nodes = x->nodes[j];
-	}
-}
+#include "test_loan_inst.h"
 
 /* brute force over node sets of the reachable size: the fewest victims,
  * and the least cost at that count */
@@ -109,12 +61,6 @@ static void brute(const inst_t *x, int *can, int *victims, double *cost)
 		}
 	}
 }
-
-typedef struct outbuf {
-	unsigned char back[MAXN];
-	int action[MAXJ], shrink_by[MAXJ];
-	pol_loan_reclaim_out_t o;
-} outbuf_t;
 
 static void run(const inst_t *x, bool fewest_first, pol_loan_mode_t mode,
 		outbuf_t *ob)
@@ -171,7 +117,7 @@ static void test_fewest_first_vs_brute(void **state)
 		inst_t x;
 		outbuf_t f, a, g;
 
-		make_inst(&s, &x);
+		make_inst(&s, &x, false);
 		brute(&x, &can, &victims, &cost);
 		run(&x, true, POL_LOAN_EXACT, &f);
 		check(&x, &f);
