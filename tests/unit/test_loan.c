@@ -15,7 +15,7 @@
 
 #include "pol_loan.h"
 
-#include "test_loan_inst.h"
+#include "loan_inst.h"
 
 /* brute force: the least cost of clearing min(need, clearable) nodes */
 static double brute(const inst_t *x, int *can)

@@ -15,7 +15,7 @@
 
 #include "pol_loan.h"
 
-#include "test_loan_inst.h"
+#include "loan_inst.h"
 
 /* brute force over node sets of the reachable size: the fewest victims,
  * and the least cost at that count */
