@@ -17,48 +17,13 @@
 #include "pol_agora.h"
 #include "pol_ckpt.h"
 #include "pol_policy.h"
+#include "agora_fixture.h"
 
-static pol_job_t job(int64_t id, int tenant, int gpus, int64_t submit)
-{
-	pol_job_t j;
+#define job(id, tenant, gpus, submit) fx_job(id, tenant, gpus, submit, 100000)
+#define run_at                        fx_run_at
+#define find                          fx_find
 
-	memset(&j, 0, sizeof(j));
-	j.id = id;
-	j.tenant = tenant;
-	j.total_gpus = j.min_gpus = j.max_gpus = gpus;
-	j.submit = submit;
-	j.time_limit = 100000;
-	j.dataset = -1;
-	j.requeueable = true;
-	j.state = POL_JOB_PENDING;
-	j.remaining = -1;
-	return j;
-}
-
-/* j runs on node n, GPUs mask, since start (marks them busy). */
-static void run_at(pol_cluster_t *c, pol_job_t *j, pol_alloc_part_t *part,
-		   int n, pol_gpumask_t mask, int64_t start)
-{
-	part->node = n;
-	part->gpus = mask;
-	j->alloc.parts = part;
-	j->alloc.n_parts = 1;
-	j->state = POL_JOB_RUNNING;
-	j->start = start;
-	c->nodes[n].free &= ~mask;
-}
-
-static const pol_action_t *find(const pol_actions_t *a, pol_action_type_t type,
-				int64_t id)
-{
-	int i;
-
-	for (i = 0; i < a->n; i++)
-		if (a->v[i].type == type && a->v[i].job_id == id)
-			return &a->v[i];
-	return NULL;
-}
-
+/* How many actions of TYPE A holds. */
 static int count(const pol_actions_t *a, pol_action_type_t type)
 {
 	int i, n = 0;
@@ -67,8 +32,6 @@ static int count(const pol_actions_t *a, pol_action_type_t type)
 		n += a->v[i].type == type;
 	return n;
 }
-
-/* The cost model, by hand. */
 
 /* agora's use of the one preemption rule (pol_agora_base.c) */
 static bool may(const pol_job_t *j, int budget, int64_t min_run, int64_t t)
@@ -81,6 +44,7 @@ static bool may(const pol_job_t *j, int budget, int64_t min_run, int64_t t)
 	return pol_job_may_preempt(j, &r, t);
 }
 
+/* The cost model, by hand. */
 static void test_ckpt_model(void **state)
 {
 	pol_job_t j = job(1, 0, 4, 0);
