@@ -27,10 +27,11 @@
  * in fixed-size records; a child that does not finish within its limit
  * is killed and its cluster counts as down for the round.
  *
- * This file runs the round: steps 0 and the children, the collection of
- * each step's answers, the state file.  agorad_survey.c holds what the
- * children of steps 1 and 2 do, agorad_auction.c steps 3 and 4 and the
- * credit exchange.
+ * This file runs the round: the collection of each step's answers and
+ * the auction's inputs.  agorad_clusters.c is step 0, agorad_children.c
+ * runs the children, agorad_survey.c holds what the children of steps 1
+ * and 2 do, agorad_auction.c steps 3 and 4 and the credit exchange,
+ * agorad_state.c the state file.
  *
  * Crash safety (level-triggered, doc/design.md): agorad keeps nothing
  * between rounds that Slurm does not show.  Every step of a pin leaves a
@@ -44,338 +45,22 @@
  * one sibling copy start: no job runs twice.
  */
 #include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <slurm/slurm.h>
 #include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
-#include <slurm/slurmdb.h>
 
 #include "agorad_round_int.h"
 
 /* The round's context (agorad_round_int.h): the only state of the
  * round, passed explicitly to every step; the module keeps it between
- * rounds for the clusters' records and up/down, and the slurmdbd list
- * that owns the records. */
+ * rounds for the clusters' records and up/down (agorad_clusters.c owns
+ * the slurmdbd list that owns the records). */
 static ad_round_t round_ctx;
-static List cluster_list = NULL; /* owns the records */
-static char fed_name[AD_NAME] = "";
-
-static double now_s(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return tv.tv_sec + tv.tv_usec / 1e6;
-}
-
-/* ---- 0. the federation ---------------------------------------------- */
-
-static int refresh_clusters(ad_round_t *r)
-{
-	List l = slurmdb_get_info_cluster(NULL);
-	ListIterator it;
-	slurmdb_cluster_rec_t *rec;
-	char best[AD_NAME] = "";
-	int best_n = 0;
-
-	static bool dbd_down = false;
-
-	if (!l) {
-		if (r->n_clusters) {
-			if (!dbd_down)
-				ad_error(
-					"slurmdbd does not answer: keeping the last list of %d clusters",
-					r->n_clusters);
-			dbd_down = true;
-			return 0;
-		}
-		ad_error("cannot read the clusters from slurmdbd: %s",
-			 slurm_strerror(slurm_get_errno()));
-		return -1;
-	}
-	/* the federation with the most member clusters (one per site) */
-	it = slurm_list_iterator_create(l);
-	while ((rec = slurm_list_next(it))) {
-		ListIterator it2;
-		slurmdb_cluster_rec_t *r2;
-		int n = 0;
-
-		if (!rec->fed.name || !rec->fed.name[0])
-			continue;
-		it2 = slurm_list_iterator_create(l);
-		while ((r2 = slurm_list_next(it2)))
-			if (r2->fed.name &&
-			    !strcmp(r2->fed.name, rec->fed.name))
-				n++;
-		slurm_list_iterator_destroy(it2);
-		if (n > best_n) {
-			best_n = n;
-			scopy(best, rec->fed.name, sizeof(best));
-		}
-	}
-	slurm_list_iterator_destroy(it);
-	if (dbd_down)
-		ad_info("slurmdbd answers again");
-	dbd_down = false;
-	if (!best_n) {
-		ad_error("slurmdbd knows no federation: nothing to auction");
-		slurm_list_destroy(l);
-		return -1;
-	}
-	if (strcmp(best, fed_name))
-		ad_info("federation %s: %d clusters", best, best_n);
-	scopy(fed_name, best, sizeof(fed_name));
-	bool was_up[AD_MAX_CLUSTERS] = { false };
-	char old_names[AD_MAX_CLUSTERS][AD_NAME];
-	int n_old = r->n_clusters;
-
-	for (int c = 0; c < n_old; c++) {
-		was_up[c] = r->clusters[c].up;
-		memcpy(old_names[c], r->clusters[c].name, AD_NAME);
-	}
-	for (int c = 0; c < n_old; c++) {
-		free(r->clusters[c].busy);
-		r->clusters[c].busy = NULL;
-	}
-	r->n_clusters = 0;
-	it = slurm_list_iterator_create(l);
-	while ((rec = slurm_list_next(it)) && r->n_clusters < AD_MAX_CLUSTERS) {
-		ad_cluster_t *c;
-
-		if (!rec->fed.name || strcmp(rec->fed.name, fed_name))
-			continue;
-		if ((rec->fed.state & CLUSTER_FED_STATE_BASE) !=
-			    CLUSTER_FED_STATE_ACTIVE ||
-		    (rec->fed.state & CLUSTER_FED_STATE_DRAIN))
-			continue; /* not taking new jobs */
-		c = &r->clusters[r->n_clusters++];
-		memset(c, 0, sizeof(*c));
-		scopy(c->name, rec->name, sizeof(c->name));
-		c->rec = rec;
-		for (int o = 0; o < n_old; o++)
-			if (!strcmp(old_names[o], c->name))
-				c->up = was_up[o];
-	}
-	slurm_list_iterator_destroy(it);
-	if (cluster_list)
-		slurm_list_destroy(cluster_list);
-	cluster_list = l;
-	return 0;
-}
-
-/* ---- children ------------------------------------------------------- */
-
-typedef void (*child_fn)(const ad_round_t *r, int c, int fd);
-
-/* Run fn(c, fd) in one child per cluster with want[c]; collect what each
- * wrote into out[c] (malloc'ed) / len[c].  Children past the limit, or
- * still running AD_STOP_GRACE_S after *stop was set, get SIGTERM (a pins
- * child finishes the job in hand), then SIGKILL AD_STOP_GRACE_S later;
- * what a killed child wrote is dropped. */
-static void run_children(const ad_round_t *r, const bool *want, child_fn fn,
-			 char **out, size_t *len, int limit_s,
-			 volatile int *stop)
-{
-	pid_t pid[AD_MAX_CLUSTERS];
-	int fd[AD_MAX_CLUSTERS], open_n = 0;
-	size_t cap[AD_MAX_CLUSTERS];
-	double deadline = now_s() + limit_s;
-	bool termed = false, stop_seen = false;
-
-	for (int c = 0; c < r->n_clusters; c++) {
-		int p[2];
-
-		pid[c] = -1;
-		fd[c] = -1;
-		out[c] = NULL;
-		len[c] = cap[c] = 0;
-		if (!want[c])
-			continue;
-		if (pipe(p)) {
-			ad_error("pipe: %s", strerror(errno));
-			continue;
-		}
-		pid[c] = fork();
-		if (pid[c] < 0) {
-			ad_error("fork: %s", strerror(errno));
-			close(p[0]);
-			close(p[1]);
-			continue;
-		}
-		if (pid[c] == 0) {
-			close(p[0]);
-			for (int o = 0; o < c; o++)
-				if (fd[o] >= 0)
-					close(fd[o]);
-			signal(SIGTERM, SIG_DFL);
-			signal(SIGINT, SIG_DFL);
-			signal(SIGHUP, SIG_IGN);
-			working_cluster_rec = r->clusters[c].rec;
-			fn(r, c, p[1]);
-			close(p[1]);
-			_exit(0);
-		}
-		close(p[1]);
-		fd[c] = p[0];
-		open_n++;
-	}
-	while (open_n > 0) {
-		struct pollfd pfd[AD_MAX_CLUSTERS];
-		int map[AD_MAX_CLUSTERS], n = 0, ms;
-
-		for (int c = 0; c < r->n_clusters; c++)
-			if (fd[c] >= 0) {
-				pfd[n].fd = fd[c];
-				pfd[n].events = POLLIN;
-				pfd[n].revents = 0;
-				map[n++] = c;
-			}
-		if (stop && *stop && !stop_seen) {
-			stop_seen = true;
-			if (deadline > now_s() + AD_STOP_GRACE_S)
-				deadline = now_s() + AD_STOP_GRACE_S;
-		}
-		ms = (int) ((deadline - now_s()) * 1000);
-		if (ms < 0)
-			ms = 0;
-		if ((ms == 0 || poll(pfd, n, ms) == 0) && !termed) {
-			/* first SIGTERM: a pins child ends the job in hand */
-			for (int i = 0; i < n; i++)
-				kill(pid[map[i]], SIGTERM);
-			termed = true;
-			deadline = now_s() + AD_STOP_GRACE_S;
-			continue;
-		}
-		if (ms == 0 && termed) {
-			for (int i = 0; i < n; i++) {
-				int c = map[i];
-
-				ad_error(
-					"%s: no answer within %d s: counted as down this round",
-					r->clusters[c].name, limit_s);
-				kill(pid[c], SIGKILL);
-				close(fd[c]);
-				fd[c] = -1;
-				free(out[c]);
-				out[c] = NULL;
-				len[c] = 0;
-				open_n--;
-			}
-			break;
-		}
-		for (int i = 0; i < n; i++) {
-			int c = map[i];
-			ssize_t got;
-
-			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			if (cap[c] - len[c] < 65536) {
-				char *nb;
-
-				cap[c] = cap[c] ? cap[c] * 2 : 131072;
-				nb = realloc(out[c], cap[c]);
-				if (!nb) {
-					ad_error("out of memory");
-					exit(1);
-				}
-				out[c] = nb;
-			}
-			got = read(fd[c], out[c] + len[c], cap[c] - len[c]);
-			if (got > 0) {
-				len[c] += got;
-			} else if (got == 0 || errno != EINTR) {
-				close(fd[c]);
-				fd[c] = -1;
-				open_n--;
-			}
-		}
-	}
-	for (int c = 0; c < r->n_clusters; c++)
-		if (pid[c] > 0)
-			while (waitpid(pid[c], NULL, 0) < 0 && errno == EINTR)
-				;
-}
-
-/* ---- the state file agoractl fed / explain read --------------------- */
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char) *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-static void write_state(const ad_round_t *r, const char *path, time_t now,
-			double secs, const int *pinned_rc)
-{
-	char tmp[4096];
-	FILE *f;
-
-	if (!path)
-		return;
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	if (!(f = fopen(tmp, "w"))) {
-		ad_error("%s: %s", tmp, strerror(errno));
-		return;
-	}
-	fprintf(f, "{\"time\":%ld,\"round_s\":%.3f,\"federation\":", (long) now,
-		secs);
-	json_str(f, fed_name);
-	fprintf(f, ",\"clusters\":[");
-	for (int c = 0; c < r->n_clusters; c++) {
-		fprintf(f, "%s{\"name\":", c ? "," : "");
-		json_str(f, r->clusters[c].name);
-		fprintf(f,
-			",\"up\":%s,\"nodes\":%d,\"gpus_total\":%d,\"gpus_free\":%d,\"gpus_pending\":%d}",
-			r->clusters[c].up ? "true" : "false",
-			r->clusters[c].n_nodes, r->clusters[c].gpus_total,
-			r->clusters[c].gpus_free, r->clusters[c].gpus_pending);
-	}
-	fprintf(f, "],\"jobs\":[");
-	for (int i = 0; i < r->n_jobs; i++) {
-		fprintf(f, "%s{\"job_id\":%u,\"origin\":", i ? "," : "",
-			r->jobs[i].job_id);
-		json_str(f, r->jobs[i].origin);
-		fprintf(f, ",\"winner\":");
-		json_str(f, r->winner_cluster[i] >= 0
-				    ? r->clusters[r->winner_cluster[i]].name
-				    : r->jobs[i].pin_cluster);
-		fprintf(f, ",\"pinned\":%s,\"decision\":",
-			pinned_rc && pinned_rc[i] == 0 ? "true" : "false");
-		json_str(f, r->decision[i]);
-		fputc('}', f);
-	}
-	fprintf(f, "]}\n");
-	if (fflush(f) || fsync(fileno(f))) {
-		fclose(f);
-		unlink(tmp);
-		return;
-	}
-	fclose(f);
-	if (rename(tmp, path))
-		ad_error("%s: %s", path, strerror(errno));
-}
-
-/* ---- the round ------------------------------------------------------ */
 
 static void round_reset(ad_round_t *r)
 {
@@ -751,7 +436,7 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	int *pin_rc;
 	int pinned, failed = 0, no_plan, n_up;
 	time_t now = time(NULL);
-	double t0 = now_s(), t_survey, t_plans, t_auction;
+	double t0 = ad_now_s(), t_survey, t_plans, t_auction;
 	ad_round_t *r = &round_ctx;
 
 	round_reset(r);
@@ -760,22 +445,22 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	st->rounds++;
 
 	n_up = round_survey(r, st, stop);
-	t_survey = now_s();
+	t_survey = ad_now_s();
 	if (!n_up) {
-		ad_error("no cluster of federation %s answers", fed_name);
+		ad_error("no cluster of federation %s answers", r->fed_name);
 		return -1;
 	}
 	build_usage_texts(r);
 
 	r->model = model_refresh(conf);
 	plans = round_plans(r, now, stop);
-	t_plans = now_s();
+	t_plans = ad_now_s();
 	if (!plans) {
 		ad_error("out of memory: no auction this round");
 		return -1;
 	}
 	if (!r->n_jobs) {
-		write_state(r, state_path, now, now_s() - t0, NULL);
+		write_state(r, state_path, now, ad_now_s() - t0, NULL);
 		free(plans);
 		return 0;
 	}
@@ -784,7 +469,7 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	free(plans);
 	if (no_plan < 0)
 		return -1;
-	t_auction = now_s();
+	t_auction = ad_now_s();
 
 	if (!(pin_rc = malloc(r->n_jobs * sizeof(int)))) {
 		ad_error("out of memory: no pins this round");
@@ -796,12 +481,12 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	st->pinned += pinned;
 	st->failed += failed;
 	st->no_plan += no_plan;
-	write_state(r, state_path, now, now_s() - t0, pin_rc);
+	write_state(r, state_path, now, ad_now_s() - t0, pin_rc);
 	ad_verbose(
 		"round %llu: %d held jobs, %d pinned, %d failed, %d without a plan; %d/%d clusters up; survey %.3f s, plans %.3f s, auction %.3f s, pins %.3f s",
 		(unsigned long long) st->rounds, r->n_jobs, pinned, failed,
 		no_plan, n_up, r->n_clusters, t_survey - t0, t_plans - t_survey,
-		t_auction - t_plans, now_s() - t_auction);
+		t_auction - t_plans, ad_now_s() - t_auction);
 	free(pin_rc);
 	return pinned;
 }
@@ -815,13 +500,6 @@ void ad_round_fini(void)
 		free(r->usage_text[c]);
 		r->usage_text[c] = NULL;
 	}
-	if (cluster_list)
-		slurm_list_destroy(cluster_list);
-	cluster_list = NULL;
-	for (int c = 0; c < r->n_clusters; c++) {
-		free(r->clusters[c].busy);
-		r->clusters[c].busy = NULL;
-	}
-	r->n_clusters = 0;
+	clusters_fini(r);
 	model_fini();
 }

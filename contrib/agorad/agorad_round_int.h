@@ -1,13 +1,17 @@
 /*
  * agorad_round_int.h - what the files of one auction round share.
  *
- * agorad_round.c    the round: the federation, the children, the steps,
- *                   the state file (owns the round's context, ad_round_t)
+ * agorad_round.c    the round: each step's answers, the auction's inputs
+ *                   (owns the round's context, ad_round_t)
+ * agorad_clusters.c step 0: the federation's clusters from slurmdbd
+ * agorad_children.c one child per cluster, answers through pipes
+ * agorad_state.c    the state file agoractl fed / explain read
  * agorad_survey.c   what the survey and plans children do on a cluster
  * agorad_auction.c  the pins child, the catalog, the credit exchange and
  *                   the decision texts of the auction
- * agorad_round_util.c  scopy, write_all, cluster_index (used by all three;
- *                   agorad_round.c calls the other two, never the reverse)
+ * agorad_round_util.c  scopy, write_all, cluster_index, ad_now_s (used by
+ *                   all; agorad_round.c calls the others, never the
+ *                   reverse)
  */
 #ifndef AGORAD_ROUND_INT_H
 #define AGORAD_ROUND_INT_H
@@ -129,6 +133,7 @@ typedef struct {
  * rest is rebuilt each round.
  */
 typedef struct ad_round {
+	char fed_name[AD_NAME]; /* the federation (step 0) */
 	ad_cluster_t clusters[AD_MAX_CLUSTERS];
 	int n_clusters;
 	/* TopologyModel, as the select wrapper reads it (NULL: none; nodes
@@ -152,6 +157,27 @@ typedef struct ad_round {
 void scopy(char *dst, const char *src, size_t size);
 int cluster_index(const ad_round_t *r, const char *name);
 int write_all(int fd, const void *p, size_t n);
+/* Wall-clock seconds (gettimeofday), for the round's timings. */
+double ad_now_s(void);
+
+/* agorad_clusters.c: step 0.  The federation with the most members and
+ * its active clusters into r (up/down kept by name); the last list is
+ * kept while slurmdbd is down.  0, or -1 if there is none. */
+int refresh_clusters(ad_round_t *r);
+void clusters_fini(ad_round_t *r);
+
+/* agorad_children.c: fn(r, c, fd) in one child per cluster with
+ * want[c]; what each wrote into out[c] (malloc'ed) / len[c].  Children
+ * past limit_s, or AD_STOP_GRACE_S after *stop was set, get SIGTERM, then
+ * SIGKILL AD_STOP_GRACE_S later; what a killed child wrote is dropped. */
+typedef void (*child_fn)(const ad_round_t *r, int c, int fd);
+void run_children(const ad_round_t *r, const bool *want, child_fn fn,
+		  char **out, size_t *len, int limit_s, volatile int *stop);
+
+/* agorad_state.c: the state file at path (none if NULL); pinned_rc[i]
+ * is 0 once job i is pinned (NULL: none). */
+void write_state(const ad_round_t *r, const char *path, time_t now, double secs,
+		 const int *pinned_rc);
 
 /* agorad_survey.c: steps 1 and 2, run in the child of cluster c,
  * reporting on fd */
