@@ -72,14 +72,10 @@ int refresh_clusters(ad_round_t *r)
 	if (strcmp(best, r->fed_name))
 		ad_info("federation %s: %d clusters", best, best_n);
 	scopy(r->fed_name, best, sizeof(r->fed_name));
-	bool was_up[AD_MAX_CLUSTERS] = { false };
-	char old_names[AD_MAX_CLUSTERS][AD_NAME];
+	ad_cluster_t old[AD_MAX_CLUSTERS];
 	int n_old = r->n_clusters;
 
-	for (int c = 0; c < n_old; c++) {
-		was_up[c] = r->clusters[c].up;
-		memcpy(old_names[c], r->clusters[c].name, AD_NAME);
-	}
+	memcpy(old, r->clusters, n_old * sizeof(*old));
 	for (int c = 0; c < n_old; c++) {
 		free(r->clusters[c].busy);
 		r->clusters[c].busy = NULL;
@@ -100,10 +96,18 @@ int refresh_clusters(ad_round_t *r)
 		scopy(c->name, rec->name, sizeof(c->name));
 		c->rec = rec;
 		for (int o = 0; o < n_old; o++)
-			if (!strcmp(old_names[o], c->name))
-				c->up = was_up[o];
+			if (old[o].name[0] && !strcmp(old[o].name, c->name)) {
+				c->up = old[o].up;
+				c->survey = old[o].survey;
+				c->survey_len = old[o].survey_len;
+				c->jobs_update = old[o].jobs_update;
+				old[o].name[0] = '\0'; /* taken */
+			}
 	}
 	slurm_list_iterator_destroy(it);
+	for (int o = 0; o < n_old; o++)
+		if (old[o].name[0])
+			free(old[o].survey); /* left the federation */
 	if (cluster_list)
 		slurm_list_destroy(cluster_list);
 	cluster_list = l;
@@ -118,6 +122,8 @@ void clusters_fini(ad_round_t *r)
 	for (int c = 0; c < r->n_clusters; c++) {
 		free(r->clusters[c].busy);
 		r->clusters[c].busy = NULL;
+		free(r->clusters[c].survey);
+		r->clusters[c].survey = NULL;
 	}
 	r->n_clusters = 0;
 }

@@ -86,6 +86,58 @@ static void round_reset(ad_round_t *r)
 
 /* ---- the round ------------------------------------------------------ */
 
+/* A survey whose job table did not change (h.jobs_same): the last full
+ * answer's job part with this answer's nodes and usage, as one answer
+ * (malloc'ed, *mlen); NULL if there is no last answer or no memory.
+ * The running jobs' ends are clamped at now, as a fresh read would. */
+static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
+			  size_t *mlen, time_t now)
+{
+	ad_survey_hdr_t h, o;
+	size_t jobs_b, busy_b, use_b;
+	char *m, *p;
+
+	if (!cl->survey || cl->survey_len < sizeof(o) || len < sizeof(h))
+		return NULL;
+	memcpy(&h, out, sizeof(h));
+	memcpy(&o, cl->survey, sizeof(o));
+	jobs_b = o.n_jobs * sizeof(ad_job_t);
+	busy_b = o.n_busy * sizeof(pol_fed_busy_t);
+	use_b = h.n_usage > 0 ? h.n_usage * sizeof(ad_usage_t) : 0;
+	if (len != sizeof(h) + use_b ||
+	    cl->survey_len != sizeof(o) + jobs_b +
+				      o.n_usage * sizeof(ad_usage_t) + busy_b)
+		return NULL;
+	h.n_jobs = o.n_jobs;
+	h.n_busy = o.n_busy;
+	h.gpus_pending = o.gpus_pending;
+	h.gpus_queued = o.gpus_queued;
+	h.queued_gpu_s = o.queued_gpu_s;
+	h.max_limit_s = o.max_limit_s;
+	h.jobs_update = o.jobs_update;
+	h.jobs_same = 0;
+	*mlen = sizeof(h) + jobs_b + use_b + busy_b;
+	if (!(m = malloc(*mlen)))
+		return NULL;
+	p = m;
+	memcpy(p, &h, sizeof(h));
+	p += sizeof(h);
+	memcpy(p, cl->survey + sizeof(o), jobs_b);
+	p += jobs_b;
+	memcpy(p, out + sizeof(h), use_b);
+	p += use_b;
+	memcpy(p, cl->survey + cl->survey_len - busy_b, busy_b);
+	for (int k = 0; k < o.n_busy; k++) {
+		pol_fed_busy_t b;
+
+		memcpy(&b, p + k * sizeof(b), sizeof(b));
+		if (b.end < now)
+			b.end = now;
+		memcpy(p + k * sizeof(b), &b, sizeof(b));
+	}
+	return m;
+}
+
 /* Step 1 for cluster c: its answer (out, len) into clusters[c], jobs and
  * usage[c].  Returns whether it answered. */
 static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
@@ -170,19 +222,46 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 }
 
 /* Step 1: every cluster's survey.  Returns the number of clusters up. */
-static int round_survey(ad_round_t *r, const ad_stats_t *st, volatile int *stop)
+static int round_survey(ad_round_t *r, ad_stats_t *st, volatile int *stop)
 {
 	bool want[AD_MAX_CLUSTERS];
 	char *out[AD_MAX_CLUSTERS];
 	size_t len[AD_MAX_CLUSTERS];
 	int n_up = 0;
+	time_t now = time(NULL);
 
 	for (int c = 0; c < r->n_clusters; c++)
 		want[c] = true;
 	run_children(r, want, survey_child, out, len, AD_CHILD_LIMIT_S, stop);
 	for (int c = 0; c < r->n_clusters; c++) {
-		if (survey_take(r, c, out[c], len[c], st))
+		ad_cluster_t *cl = &r->clusters[c];
+		ad_survey_hdr_t h = { 0 };
+
+		if (len[c] >= sizeof(h))
+			memcpy(&h, out[c], sizeof(h));
+		if (h.ok && h.jobs_same) {
+			size_t ml = 0;
+			char *m = survey_merge(cl, out[c], len[c], &ml, now);
+
+			free(out[c]);
+			out[c] = m; /* NULL: no answer (the next reads all) */
+			len[c] = m ? ml : 0;
+			st->survey_same++;
+		}
+		if (survey_take(r, c, out[c], len[c], st)) {
 			n_up++;
+			/* kept for the next round's update-time read */
+			free(cl->survey);
+			cl->survey = out[c];
+			cl->survey_len = len[c];
+			memcpy(&h, out[c], sizeof(h));
+			cl->jobs_update = (time_t) h.jobs_update;
+			continue;
+		}
+		free(cl->survey);
+		cl->survey = NULL;
+		cl->survey_len = 0;
+		cl->jobs_update = 0;
 		free(out[c]);
 	}
 	return n_up;

@@ -57,6 +57,13 @@ typedef struct ad_cluster {
 	 * replaces will-run answers that cannot be true (busy owned) */
 	pol_fed_busy_t *busy;
 	pol_fed_cluster_load_t load;
+	/* kept between rounds: the last survey answer whose job part was
+	 * read in full, and the job table's update time it was read at
+	 * (the next survey asks with it: SLURM_NO_CHANGE_IN_DATA reuses the
+	 * job part); NULL/0: none */
+	char *survey;
+	size_t survey_len;
+	time_t jobs_update;
 } ad_cluster_t;
 
 typedef struct ad_job {
@@ -95,6 +102,11 @@ typedef struct {
 					ad_usage_t, n_busy pol_fed_busy_t */
 	double queued_gpu_s;
 	int64_t max_limit_s;
+	int64_t jobs_update; /* the job table's last_update */
+	int jobs_same;       /* the job table did not change since the
+				update time asked with: the job part (n_jobs,
+				n_busy and the queue fields) is empty, the
+				last answer's holds */
 	char err[128];
 } ad_survey_hdr_t;
 

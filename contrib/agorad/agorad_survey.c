@@ -298,17 +298,33 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	ad_usage_t *us = NULL;
 	const char *me = r->clusters[c].name;
 
+	/* the job table asked with the last full read's update time: when
+	 * no job changed, slurmctld packs none (20,000 queued jobs are a
+	 * long read lock) and the round reuses the last job part */
+	time_t since = r->clusters[c].survey ? r->clusters[c].jobs_update : 0;
+
+	if (slurm_load_jobs(since, &jm, SHOW_ALL | SHOW_LOCAL)) {
+		if (!since || slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA) {
+			snprintf(h.err, sizeof(h.err), "%s",
+				 slurm_strerror(slurm_get_errno()));
+			(void) write_all(fd, &h, sizeof(h));
+			return;
+		}
+		jm = NULL;
+		h.jobs_same = 1;
+	}
 	/* SHOW_DETAIL: without it slurmctld leaves gres_used out, and every
 	 * GPU looks free */
-	if (slurm_load_jobs(0, &jm, SHOW_ALL | SHOW_LOCAL) ||
-	    slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL | SHOW_DETAIL)) {
+	if (slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL | SHOW_DETAIL)) {
 		snprintf(h.err, sizeof(h.err), "%s",
 			 slurm_strerror(slurm_get_errno()));
 		(void) write_all(fd, &h, sizeof(h));
+		if (jm)
+			slurm_free_job_info_msg(jm);
 		return;
 	}
-	mine = calloc(jm->record_count + 1, sizeof(*mine));
-	busy = calloc(jm->record_count + 1, sizeof(*busy));
+	mine = calloc(jm ? jm->record_count + 1 : 1, sizeof(*mine));
+	busy = calloc(jm ? jm->record_count + 1 : 1, sizeof(*busy));
 	if (!mine || !busy) {
 		snprintf(h.err, sizeof(h.err), "out of memory");
 		(void) write_all(fd, &h, sizeof(h));
@@ -317,7 +333,10 @@ void survey_child(const ad_round_t *r, int c, int fd)
 		return;
 	}
 	h.ok = 1;
-	survey_jobs(jm, me, time(NULL), &h, mine, busy);
+	if (jm) {
+		h.jobs_update = jm->last_update;
+		survey_jobs(jm, me, time(NULL), &h, mine, busy);
+	}
 	for (uint32_t i = 0; i < nm->record_count; i++) {
 		node_info_t *n = &nm->node_array[i];
 		uint32_t base = n->node_state & NODE_STATE_BASE;
@@ -348,7 +367,8 @@ void survey_child(const ad_round_t *r, int c, int fd)
 #endif
 	if (cf)
 		slurm_free_ctl_conf(cf);
-	slurm_free_job_info_msg(jm);
+	if (jm)
+		slurm_free_job_info_msg(jm);
 	slurm_free_node_info_msg(nm);
 	(void) write_all(fd, &h, sizeof(h));
 	(void) write_all(fd, mine, h.n_jobs * sizeof(*mine));
