@@ -64,6 +64,7 @@ static ad_round_t round_ctx;
 
 static void round_reset(ad_round_t *r)
 {
+	willrun_reset(r);
 	for (int c = 0; c < AD_MAX_CLUSTERS; c++) {
 		free(r->usage[c]);
 		r->usage[c] = NULL;
@@ -314,6 +315,7 @@ static pol_fed_plan_t *round_plans(ad_round_t *r, time_t now,
 	plans = calloc((size_t) (r->n_jobs + 1) * r->n_clusters,
 		       sizeof(*plans));
 	r->plan_hw = calloc((size_t) r->n_jobs + 1, sizeof(*r->plan_hw));
+	willrun_plan(r, now);
 	for (int c = 0; c < r->n_clusters; c++)
 		want[c] = r->clusters[c].up;
 	run_children(r, want, plans_child, out, len, AD_CHILD_LIMIT_S, stop);
@@ -324,8 +326,10 @@ static pol_fed_plan_t *round_plans(ad_round_t *r, time_t now,
 			ad_plan_msg_t m;
 
 			memcpy(&m, out[c] + k * sizeof(m), sizeof(m));
-			if (m.idx < (uint32_t) r->n_jobs)
-				plan_take(r, c, &m, plans, now);
+			if (m.idx >= (uint32_t) r->n_jobs)
+				continue;
+			plan_take(r, c, &m, plans, now);
+			willrun_keep(r, c, &m, now);
 		}
 		free(out[c]);
 	}
@@ -575,6 +579,7 @@ void ad_round_fini(void)
 	ad_round_t *r = &round_ctx;
 
 	round_reset(r);
+	willrun_fini(r);
 	for (int c = 0; c < AD_MAX_CLUSTERS; c++) {
 		free(r->usage_text[c]);
 		r->usage_text[c] = NULL;

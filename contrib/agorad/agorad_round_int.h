@@ -28,6 +28,7 @@
 #include "agorad.h"
 #include "pol_fed.h"
 #include "pol_fed_hold.h"
+#include "pol_fed_willrun.h"
 #include "topo_model.h"
 
 #define AD_NAME          64
@@ -138,6 +139,14 @@ typedef struct {
 	int *col_of_site; /* file site -> cluster index */
 } ad_catalog_t;
 
+/* A will-run answer kept between rounds (pol_fed_willrun.h). */
+typedef struct {
+	char cluster[AD_NAME];
+	char *key; /* the shape (shape_key) */
+	ad_plan_msg_t m;
+	pol_fed_willrun_kept_t kept;
+} ad_willrun_t;
+
 /*
  * One round's context, passed explicitly to every step (no file shares
  * a global with another).  The clusters are kept between rounds (only
@@ -162,6 +171,15 @@ typedef struct ad_round {
 	uint64_t *plan_hw;   /* per job: bit c, c's plan is on preferred
 				nodes */
 	int *winner_cluster; /* per job: the auction's winner, -1 none */
+	/* step 2's requests: each job's shape, and per job and cluster
+	 * (job * n_clusters + c) what the plans child does: ask, take the
+	 * kept answer wr_plan (REUSE), or wait a round (DEFER) */
+	char **shape;
+	pol_fed_willrun_act_t *wr_act;
+	ad_plan_msg_t *wr_plan;
+	/* kept between rounds */
+	ad_willrun_t *wr;
+	int n_wr;
 } ad_round_t;
 
 /* agorad_round_util.c */
@@ -186,6 +204,14 @@ typedef void (*child_fn)(const ad_round_t *r, int c, int fd);
 void run_children(const ad_round_t *r, const bool *want, child_fn fn,
 		  char **out, size_t *len, int limit_s, volatile int *stop);
 
+/* agorad_willrun.c: step 2's requests.  willrun_plan fills r->shape,
+ * wr_act and wr_plan for this round's jobs (the core's pick per cluster);
+ * willrun_keep keeps answer m of cluster c of an asked job. */
+void willrun_plan(ad_round_t *r, time_t now);
+void willrun_keep(ad_round_t *r, int c, const ad_plan_msg_t *m, time_t now);
+void willrun_reset(ad_round_t *r);
+void willrun_fini(ad_round_t *r);
+
 /* agorad_state.c: the state file at path (none if NULL); pinned_rc[i]
  * is 0 once job i is pinned (NULL: none). */
 void write_state(const ad_round_t *r, const char *path, time_t now, double secs,
@@ -197,6 +223,9 @@ void survey_child(const ad_round_t *r, int c, int fd);
 void plans_child(const ad_round_t *r, int c, int fd);
 /* What the federation hold's state machine sees of job j. */
 pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j);
+/* The shape of a request: jobs of one shape share one will-run
+ * (malloc'ed; NULL if out of memory). */
+char *shape_key(const ad_job_t *j);
 /* Whether job j may run on cluster (its viable siblings). */
 bool eligible(const ad_job_t *j, const char *cluster);
 

@@ -466,10 +466,11 @@ static void desc_from_job(job_desc_msg_t *d, ad_job_t *j, char *admin)
 	d->admin_comment = admin;
 }
 
-/* The shape of a request: jobs of one shape get one will-run each. */
-static void shape_key(const ad_job_t *j, char *key, size_t size)
+char *shape_key(const ad_job_t *j)
 {
-	snprintf(key, size,
+	char key[8192];
+
+	snprintf(key, sizeof(key),
 		 "%u|%u|%s|%s|%s|%u|%u|%u|%u|%u|%u|%lu|%s|%s|%s|%s|%s|%s|%s|%s|"
 		 "%s|%s|%s|%s|%s|%s|%u|%u|%u|%u|%u|%u|%u|%u|%u|%u|%u",
 		 j->user_id, j->group_id, j->account, j->partition, j->qos,
@@ -483,6 +484,7 @@ static void shape_key(const ad_job_t *j, char *key, size_t size)
 		 j->core_spec, j->sockets_per_node, j->cores_per_socket,
 		 j->threads_per_core, j->ntasks_per_socket, j->ntasks_per_core,
 		 j->ntasks_per_tres, j->req_switch, j->wait4switch);
+	return strdup(key);
 }
 
 /* "gpu:a100:2(IDX:0-1),gpu:v100:0(IDX:N/A)": the GPUs in use (bit i:
@@ -636,12 +638,21 @@ void plans_child(const ad_round_t *r, int c, int fd)
 		ad_plan_msg_t m = { .idx = (uint32_t) i, .locality = -1 };
 		will_run_response_msg_t *resp = NULL;
 		job_desc_msg_t d;
-		char key[8192];
+		const char *key = r->shape ? r->shape[i] : NULL;
+		size_t at = (size_t) i * r->n_clusters + c;
 		int k;
 
 		if (r->jobs[i].act != POL_FED_HOLD_AUCTION ||
 		    !eligible(&r->jobs[i], r->clusters[c].name))
 			continue;
+		if (r->wr_act && r->wr_act[at] == POL_FED_WILLRUN_DEFER)
+			continue; /* over this round's budget: no plan yet */
+		if (r->wr_act && r->wr_act[at] == POL_FED_WILLRUN_REUSE) {
+			m = r->wr_plan[at]; /* a kept answer that stands */
+			m.idx = (uint32_t) i;
+			(void) write_all(fd, &m, sizeof(m));
+			continue;
+		}
 		if (r->jobs[i].too_long[0]) { /* refused, never truncated */
 			snprintf(m.err, sizeof(m.err),
 				 "%s too long to copy into a will-run request",
@@ -649,11 +660,10 @@ void plans_child(const ad_round_t *r, int c, int fd)
 			(void) write_all(fd, &m, sizeof(m));
 			continue;
 		}
-		shape_key(&r->jobs[i], key, sizeof(key));
-		for (k = 0; k < n_keys; k++)
-			if (!strcmp(keys[k], key))
+		for (k = 0; key && k < n_keys; k++)
+			if (keys[k] && !strcmp(keys[k], key))
 				break;
-		if (k < n_keys) { /* same shape asked already this round */
+		if (key && k < n_keys) { /* same shape asked this round */
 			m = res[k];
 			m.idx = (uint32_t) i;
 			(void) write_all(fd, &m, sizeof(m));
@@ -679,8 +689,10 @@ void plans_child(const ad_round_t *r, int c, int fd)
 		}
 		if (resp)
 			slurm_free_will_run_response_msg(resp);
-		keys[n_keys] = strdup(key);
-		res[n_keys++] = m;
+		if (key) {
+			keys[n_keys] = strdup(key);
+			res[n_keys++] = m;
+		}
 		(void) write_all(fd, &m, sizeof(m));
 	}
 	if (!usage_sent) {
