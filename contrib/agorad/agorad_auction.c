@@ -193,6 +193,7 @@ void pins_child(const ad_round_t *r, int c, int fd)
 		} else {
 			continue;
 		}
+		m.done_ms = (int64_t) (ad_now_s() * 1000);
 		(void) write_all(fd, &m, sizeof(m));
 	}
 }

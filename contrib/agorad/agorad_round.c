@@ -478,12 +478,16 @@ static int round_pins(ad_round_t *r, int *pin_rc, int *failed,
 			} else if (!m.rc) {
 				pinned++;
 				if (r->jobs[m.idx].act == POL_FED_HOLD_AUCTION)
-					ad_info("JobId=%u (origin %s) pinned to %s: %s",
+					ad_info("JobId=%u (origin %s) pinned to %s at %lld.%03lld (submitted %lld): %s",
 						r->jobs[m.idx].job_id,
 						r->jobs[m.idx].origin,
 						r->clusters[r->winner_cluster
 								    [m.idx]]
 							.name,
+						(long long) (m.done_ms / 1000),
+						(long long) (m.done_ms % 1000),
+						(long long) r->jobs[m.idx]
+							.submit,
 						r->decision[m.idx]);
 				else
 					ad_info("JobId=%u (origin %s): pinned to %s before; %s now done",

@@ -130,6 +130,7 @@ typedef struct {
 	uint32_t idx;
 	int rc; /* 0 pinned and released; else the Slurm error */
 	int step;
+	int64_t done_ms; /* wall clock (ms) when its last step answered */
 } ad_pin_msg_t;
 
 typedef struct {
