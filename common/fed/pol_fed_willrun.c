@@ -28,3 +28,10 @@ int pol_fed_willrun_pick(const pol_fed_willrun_kept_t *kept, int n, int64_t now,
 	}
 	return asks;
 }
+
+bool pol_fed_heartbeat_due(int64_t last, int64_t now, int timeout_s)
+{
+	int64_t every = timeout_s / 4;
+
+	return last <= 0 || now < last || now - last >= every;
+}

@@ -44,4 +44,13 @@ int pol_fed_willrun_pick(const pol_fed_willrun_kept_t *kept, int n, int64_t now,
 			 int free_now, int max_age_s, int max_asks,
 			 pol_fed_willrun_act_t *act);
 
+/* Whether agorad's heartbeat will-run is due on a cluster whose last
+ * will-run was sent at last (0: never).  job_submit/agora holds new jobs
+ * only while a will-run reached it within FedAuctionTimeout (timeout_s),
+ * so one is due when the last is a quarter of that old (every round
+ * below 4 s).  Any will-run counts.  Each changes the job table
+ * (slurmctld creates and drops a job record for it), so that every
+ * reader's update-time read misses: an idle federation sends no more. */
+bool pol_fed_heartbeat_due(int64_t last, int64_t now, int timeout_s);
+
 #endif

@@ -101,6 +101,7 @@ int refresh_clusters(ad_round_t *r)
 				c->survey = old[o].survey;
 				c->survey_len = old[o].survey_len;
 				c->jobs_update = old[o].jobs_update;
+				c->will_run_at = old[o].will_run_at;
 				old[o].name[0] = '\0'; /* taken */
 			}
 	}

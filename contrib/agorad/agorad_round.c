@@ -248,6 +248,9 @@ static int round_survey(ad_round_t *r, ad_stats_t *st, volatile int *stop)
 			out[c] = m; /* NULL: no answer (the next reads all) */
 			len[c] = m ? ml : 0;
 			st->survey_same++;
+			ad_debug(
+				"%s: job table unchanged since %lld: the last survey's jobs stand",
+				cl->name, (long long) cl->jobs_update);
 		}
 		if (survey_take(r, c, out[c], len[c], st)) {
 			n_up++;
@@ -304,8 +307,8 @@ static void plan_take(ad_round_t *r, int c, const ad_plan_msg_t *m,
 /* Step 2 (also the heartbeat when there is nothing to plan): the plans
  * of every job on every cluster up, plans[job * n_clusters + cluster]
  * (calloc'ed; NULL if out of memory). */
-static pol_fed_plan_t *round_plans(ad_round_t *r, time_t now,
-				   volatile int *stop)
+static pol_fed_plan_t *round_plans(ad_round_t *r, const agora_conf_t *conf,
+				   time_t now, volatile int *stop)
 {
 	bool want[AD_MAX_CLUSTERS];
 	char *out[AD_MAX_CLUSTERS];
@@ -316,8 +319,25 @@ static pol_fed_plan_t *round_plans(ad_round_t *r, time_t now,
 		       sizeof(*plans));
 	r->plan_hw = calloc((size_t) r->n_jobs + 1, sizeof(*r->plan_hw));
 	willrun_plan(r, now);
-	for (int c = 0; c < r->n_clusters; c++)
-		want[c] = r->clusters[c].up;
+	for (int c = 0; c < r->n_clusters; c++) {
+		ad_cluster_t *cl = &r->clusters[c];
+
+		cl->heartbeat = pol_fed_heartbeat_due(
+			cl->will_run_at, now, conf->fed_auction_timeout_s);
+		want[c] = cl->up && (cl->heartbeat || r->n_jobs > 0);
+		if (!want[c])
+			continue;
+		/* a heartbeat or a will-run for a job (the first carries
+		 * the usage); a child that asks nothing sends nothing */
+		for (size_t at = c; !cl->heartbeat && r->wr_act &&
+				    at < (size_t) r->n_jobs * r->n_clusters;
+		     at += r->n_clusters)
+			if (r->wr_act[at] == POL_FED_WILLRUN_ASK && r->shape &&
+			    r->shape[at / r->n_clusters])
+				cl->heartbeat = true;
+		if (cl->heartbeat)
+			cl->will_run_at = now;
+	}
 	run_children(r, want, plans_child, out, len, AD_CHILD_LIMIT_S, stop);
 	for (int c = 0; c < r->n_clusters; c++) {
 		size_t n = len[c] / sizeof(ad_plan_msg_t);
@@ -540,7 +560,7 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	build_usage_texts(r);
 
 	r->model = model_refresh(conf);
-	plans = round_plans(r, now, stop);
+	plans = round_plans(r, conf, now, stop);
 	t_plans = ad_now_s();
 	if (!plans) {
 		ad_error("out of memory: no auction this round");

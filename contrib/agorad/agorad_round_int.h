@@ -65,6 +65,9 @@ typedef struct ad_cluster {
 	char *survey;
 	size_t survey_len;
 	time_t jobs_update;
+	int64_t will_run_at; /* the last will-run sent (kept) */
+	bool heartbeat;      /* this round's plans child sends one if it
+				asks nothing else (pol_fed_heartbeat_due) */
 } ad_cluster_t;
 
 typedef struct ad_job {

@@ -695,7 +695,7 @@ void plans_child(const ad_round_t *r, int c, int fd)
 		}
 		(void) write_all(fd, &m, sizeof(m));
 	}
-	if (!usage_sent) {
+	if (!usage_sent && r->clusters[c].heartbeat) {
 		/* nothing to ask: a request anyway, so that job_submit/agora
 		 * knows agorad is alive and gets the federation's usage */
 		job_desc_msg_t d;

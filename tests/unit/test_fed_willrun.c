@@ -63,11 +63,27 @@ static void test_pick_budget(void **state)
 	assert_int_equal(act[1], POL_FED_WILLRUN_REUSE);
 }
 
+static void test_heartbeat(void **state)
+{
+	(void) state;
+	/* never sent, or a clock that went back: due */
+	assert_true(pol_fed_heartbeat_due(0, T0, 60));
+	assert_true(pol_fed_heartbeat_due(T0 + 5, T0, 60));
+	/* a quarter of FedAuctionTimeout */
+	assert_false(pol_fed_heartbeat_due(T0, T0 + 14, 60));
+	assert_true(pol_fed_heartbeat_due(T0, T0 + 15, 60));
+	/* a timeout under 4 s: every round */
+	assert_true(pol_fed_heartbeat_due(T0, T0, 3));
+	assert_false(pol_fed_heartbeat_due(T0, T0 + 1, 8));
+	assert_true(pol_fed_heartbeat_due(T0, T0 + 1, 7));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fresh),
 		cmocka_unit_test(test_pick_budget),
+		cmocka_unit_test(test_heartbeat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
