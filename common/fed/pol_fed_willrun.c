@@ -35,3 +35,13 @@ bool pol_fed_heartbeat_due(int64_t last, int64_t now, int timeout_s)
 
 	return last <= 0 || now < last || now - last >= every;
 }
+
+int pol_fed_pin_workers(int n, int max_workers, int per_worker)
+{
+	int k;
+
+	if (n <= 0 || max_workers <= 1 || per_worker <= 0)
+		return 1;
+	k = (n + per_worker - 1) / per_worker;
+	return k < 1 ? 1 : k > max_workers ? max_workers : k;
+}

@@ -53,4 +53,9 @@ int pol_fed_willrun_pick(const pol_fed_willrun_kept_t *kept, int n, int64_t now,
  * reader's update-time read misses: an idle federation sends no more. */
 bool pol_fed_heartbeat_due(int64_t last, int64_t now, int timeout_s);
 
+/* How many processes pin n jobs of one origin: one per per_worker jobs
+ * (rounded up), at least 1, at most max_workers.  A pin is three
+ * updates, one round trip each; parallel pins overlap the round trips. */
+int pol_fed_pin_workers(int n, int max_workers, int per_worker);
+
 #endif

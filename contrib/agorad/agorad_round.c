@@ -456,15 +456,6 @@ static int round_auction(ad_round_t *r, const agora_conf_t *conf,
 	return no_plan;
 }
 
-/* Whether job i has pins-child work: a fresh winner, or a pin's release
- * or decision left by an earlier round. */
-static bool pin_wanted(const ad_round_t *r, int i)
-{
-	return r->jobs[i].act == POL_FED_HOLD_AUCTION
-		       ? r->winner_cluster[i] >= 0
-		       : r->jobs[i].act != POL_FED_HOLD_NONE;
-}
-
 /* Step 4: pins, per origin; pin_rc[i] is 0 once job i is pinned.
  * Returns the number pinned; *failed counts the pins that failed. */
 static int round_pins(ad_round_t *r, int *pin_rc, int *failed,

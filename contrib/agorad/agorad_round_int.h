@@ -37,6 +37,10 @@
 #define AD_MAX_CLUSTERS  64
 #define AD_CHILD_LIMIT_S 30
 #define AD_STOP_GRACE_S  5 /* SIGTERM to SIGKILL of a child */
+/* a pins child's processes at most, and the jobs that make one more
+ * worth its fork (pol_fed_pin_workers) */
+#define AD_PINS_WORKERS    4
+#define AD_PINS_PER_WORKER 16
 
 /* Items of slurmctld_plugstack_conf (Slurm 22.05 read_config.h layout,
  * as agoractl reads them). */
@@ -235,6 +239,9 @@ bool eligible(const ad_job_t *j, const char *cluster);
 
 /* agorad_auction.c: step 3's inputs and texts, step 4 (the pins child) */
 void pins_child(const ad_round_t *r, int c, int fd);
+/* Whether job i has pins-child work: a fresh winner, or a pin's release
+ * or decision left by an earlier round. */
+bool pin_wanted(const ad_round_t *r, int i);
 void catalog_build(const ad_round_t *r, const agora_conf_t *conf,
 		   ad_catalog_t *ac);
 void catalog_free(ad_catalog_t *ac);

@@ -78,12 +78,27 @@ static void test_heartbeat(void **state)
 	assert_true(pol_fed_heartbeat_due(T0, T0 + 1, 7));
 }
 
+static void test_pin_workers(void **state)
+{
+	(void) state;
+	assert_int_equal(pol_fed_pin_workers(0, 4, 16), 1);
+	assert_int_equal(pol_fed_pin_workers(1, 4, 16), 1);
+	assert_int_equal(pol_fed_pin_workers(16, 4, 16), 1);
+	assert_int_equal(pol_fed_pin_workers(17, 4, 16), 2);
+	assert_int_equal(pol_fed_pin_workers(64, 4, 16), 4);
+	assert_int_equal(pol_fed_pin_workers(1000, 4, 16), 4);
+	/* no helpers allowed, or a bad size */
+	assert_int_equal(pol_fed_pin_workers(1000, 1, 16), 1);
+	assert_int_equal(pol_fed_pin_workers(1000, 4, 0), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fresh),
 		cmocka_unit_test(test_pick_budget),
 		cmocka_unit_test(test_heartbeat),
+		cmocka_unit_test(test_pin_workers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
