@@ -15,7 +15,7 @@
 # own timestamp of the pin's last step ("pinned to C at S.ms" in its log).
 # Not a test: it prints the numbers.  Needs root.
 #
-# Env: AGORA_DISPATCH_BASE_PORT [34000], AGORA_DISPATCH_WORKDIR
+# Env: AGORA_DISPATCH_BASE_PORT [23000], AGORA_DISPATCH_WORKDIR
 # [/tmp/agora-dc-dispatch], AGORA_DISPATCH_JOBS [1000],
 # AGORA_DISPATCH_SUBMITTERS [8], AGORAD_BIN, AGORA_PLUGIN_DIR, AGORA_BUILD.
 set -uo pipefail
@@ -24,7 +24,7 @@ BUILD=${AGORA_BUILD:-$repo/_build}
 AGORAD_BIN=${AGORAD_BIN:-$BUILD/contrib/agorad/agorad}
 PLUGINS=${AGORA_PLUGIN_DIR:-$BUILD/stage/plugins}
 W=${AGORA_DISPATCH_WORKDIR:-/tmp/agora-dc-dispatch}
-BASE_PORT=${AGORA_DISPATCH_BASE_PORT:-34000}
+BASE_PORT=${AGORA_DISPATCH_BASE_PORT:-23000}
 N_JOBS=${AGORA_DISPATCH_JOBS:-1000}
 SUBMITTERS=${AGORA_DISPATCH_SUBMITTERS:-8}
 DC="$repo/contrib/harness/agora-dc --workdir $W"
