@@ -111,7 +111,6 @@ for v in before after; do
 	sleep 6 # agorad's first rounds (the full reads) before the window
 	echo "# window: agorad $v (${WINDOW}s)" >&2
 	window $v
-	cp "$W/log/agorad.log" "$t/agorad-$v.log" 2>/dev/null
 	$DC stop-agorad >/dev/null 2>&1
 	sleep 3
 done
@@ -136,8 +135,4 @@ awk -v win="$WINDOW" '
 		for (g = 1; g <= 3; g++) printf " %14.1f (%9.1f)", C[g] * 60 / win, T[g] * 60 / win / 1000
 		printf "\n"
 	}' "$t/none.rpc" "$t/before.rpc" "$t/after.rpc"
-for v in before after; do
-	r=$(grep -c "round [0-9]*:" "$t/agorad-$v.log" 2>/dev/null)
-	echo "# agorad $v: $r rounds logged in its window and the 6 s before"
-done
 echo "# $queued held jobs on c1 (2 clusters x 4 nodes x 8 GPUs), windows of $WINDOW s; sdiag of c1"
