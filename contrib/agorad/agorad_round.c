@@ -383,6 +383,14 @@ static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 			if (r->jobs[i].act == POL_FED_HOLD_AUCTION &&
 			    eligible(&r->jobs[i], r->clusters[c].name))
 				pj[i].eligible |= 1ULL << c;
+		/* a cluster's will-run deferred to the next round (over its
+		 * budget): the job waits a round rather than be decided
+		 * without that bid */
+		for (int c = 0; r->wr_act && c < r->n_clusters; c++)
+			if (r->wr_act[(size_t) i * r->n_clusters + c] ==
+				    POL_FED_WILLRUN_DEFER &&
+			    r->clusters[c].up)
+				pj[i].eligible = 0;
 		/* the hardware it prefers (--prefer): a cluster that would
 		 * run it on other nodes may, at a cost */
 		pj[i].hw_match = pj[i].eligible &
