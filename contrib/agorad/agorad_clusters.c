@@ -102,6 +102,10 @@ int refresh_clusters(ad_round_t *r)
 				c->survey_len = old[o].survey_len;
 				c->jobs_update = old[o].jobs_update;
 				c->will_run_at = old[o].will_run_at;
+				/* where its usage came from: logged when it
+				 * changes */
+				memcpy(c->usage_src, old[o].usage_src,
+				       sizeof(c->usage_src));
 				old[o].name[0] = '\0'; /* taken */
 			}
 	}

@@ -54,6 +54,7 @@
 #include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
 
+#include "agora_sanitize.h"
 #include "agorad_round_int.h"
 
 /* The round's context (agorad_round_int.h): the only state of the
@@ -202,6 +203,8 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 		       h.n_usage * sizeof(ad_usage_t));
 		r->n_usage[c] = h.n_usage;
 	}
+	h.usage_src[sizeof(h.usage_src) - 1] = '\0';
+	usage_note(&r->clusters[c], h.usage_src, h.n_usage);
 	free(r->clusters[c].busy);
 	r->clusters[c].busy = NULL;
 	if (h.n_busy &&
@@ -371,10 +374,16 @@ static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 		pj[i].dataset = pol_fed_catalog_job_dataset(
 			&ac->cat, r->jobs[i].dataset, r->jobs[i].account,
 			&unknown);
-		if (unknown)
+		if (unknown) {
+			char ds[AGORA_NAME_SIZE]; /* the user's words */
+
+			(void) agora_sanitize_name(r->jobs[i].dataset,
+						   strlen(r->jobs[i].dataset),
+						   ds);
 			ad_info("JobId=%u names dataset '%s', which %s does not list: no data locality for it",
-				r->jobs[i].job_id, r->jobs[i].dataset,
+				r->jobs[i].job_id, ds,
 				ac->have_file ? "FedCatalog" : "no catalog");
+		}
 		pj[i].submit = r->jobs[i].submit;
 		pj[i].priority = 0;
 		/* only jobs waiting for the auction bid (a pinned job's

@@ -72,6 +72,8 @@ typedef struct ad_cluster {
 	int64_t will_run_at; /* the last will-run sent (kept) */
 	bool heartbeat;      /* this round's plans child sends one if it
 				asks nothing else (pol_fed_heartbeat_due) */
+	/* where the last survey read the usage per app ("none: why") */
+	char usage_src[256];
 } ad_cluster_t;
 
 typedef struct ad_job {
@@ -116,6 +118,7 @@ typedef struct {
 				n_busy and the queue fields) is empty, the
 				last answer's holds */
 	char err[128];
+	char usage_src[256]; /* agorad_usage.c: the file, or "none: why" */
 } ad_survey_hdr_t;
 
 typedef struct {
@@ -236,6 +239,14 @@ pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j);
 char *shape_key(const ad_job_t *j);
 /* Whether job j may run on cluster (its viable siblings). */
 bool eligible(const ad_job_t *j, const char *cluster);
+
+/* agorad_usage.c: usage per app from StateSaveLocation's view file
+ * (state_dir as the cluster's slurmctld reports it): the count, *out
+ * malloc'ed, src the file; or -1, src the reason.  usage_note logs where
+ * cluster c's usage came from when it changed ("none: why": an error). */
+int usage_from_view(const char *state_dir, const char *cluster,
+		    ad_usage_t **out, char *src, size_t src_size);
+void usage_note(ad_cluster_t *c, const char *src, int n);
 
 /* agorad_auction.c: step 3's inputs and texts, step 4 (the pins child) */
 void pins_child(const ad_round_t *r, int c, int fd);

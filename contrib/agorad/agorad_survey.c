@@ -137,9 +137,10 @@ static void job_from_info(ad_job_t *a, const slurm_job_info_t *j,
 #undef COPY
 
 /* The Credit[<app>] items of slurmctld/agora in the plugstack items l:
- * *out (malloc'ed, NULL if none); returns their count. */
+ * *out (malloc'ed, NULL if none); returns their count.  *seen: the plugin
+ * answered; *hidden: it hid the rows (PrivateData: "Credit=hidden"). */
 #if AGORA_HAVE_CTLD_PLUGSTACK
-static int survey_usage(List l, ad_usage_t **out)
+static int survey_usage(List l, ad_usage_t **out, bool *seen, bool *hidden)
 {
 	ListIterator it = slurm_list_iterator_create(l);
 	ad_plugin_params_t *pp;
@@ -152,11 +153,14 @@ static int survey_usage(List l, ad_usage_t **out)
 
 		if (!pp->name || strcmp(pp->name, "slurmctld/agora"))
 			continue;
+		*seen = true;
 		kit = slurm_list_iterator_create(pp->key_pairs);
 		while ((kp = slurm_list_next(kit))) {
 			const char *u, *q;
 			size_t nl;
 
+			if (kp->name && !strcmp(kp->name, "Credit"))
+				*hidden = true;
 			if (!kp->name || strncmp(kp->name, "Credit[", 7) ||
 			    !kp->value)
 				continue;
@@ -297,6 +301,7 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	pol_fed_busy_t *busy = NULL;
 	ad_usage_t *us = NULL;
 	const char *me = r->clusters[c].name;
+	char view_why[160];
 
 	/* the job table asked with the last full read's update time: when
 	 * no job changed, slurmctld packs none (20,000 queued jobs are a
@@ -356,15 +361,40 @@ void survey_child(const ad_round_t *r, int c, int fd)
 		if (usable && g > used)
 			h.gpus_free += g - used;
 	}
-	/* usage per app, as slurmctld/agora publishes it */
+	/* usage per app: the view file first (PrivateData hides the
+	 * plugstack rows from every caller), then the rows
+	 * (agorad_usage.c) */
+	if (slurm_load_ctl_conf(0, &cf)) {
+		cf = NULL;
+		snprintf(h.usage_src, sizeof(h.usage_src),
+			 "none: no configuration: %s",
+			 slurm_strerror(slurm_get_errno()));
+	} else if ((h.n_usage = usage_from_view(cf->state_save_location, me,
+						&us, view_why,
+						sizeof(view_why))) >= 0) {
+		snprintf(h.usage_src, sizeof(h.usage_src), "%s", view_why);
+	} else {
+		h.n_usage = 0;
 #if AGORA_HAVE_CTLD_PLUGSTACK
-	if (!slurm_load_ctl_conf(0, &cf) && cf->slurmctld_plugstack_conf)
-		h.n_usage = survey_usage(cf->slurmctld_plugstack_conf, &us);
+		bool seen = false, hidden = false;
+
+		if (cf->slurmctld_plugstack_conf)
+			h.n_usage = survey_usage(cf->slurmctld_plugstack_conf,
+						 &us, &seen, &hidden);
+		if (seen && !hidden)
+			snprintf(h.usage_src, sizeof(h.usage_src),
+				 "scontrol show config (%s)", view_why);
+		else
+			snprintf(h.usage_src, sizeof(h.usage_src),
+				 "none: %s; scontrol show config: %s", view_why,
+				 hidden ? "Credit rows hidden by PrivateData"
+					: "no slurmctld/agora");
 #else
-	/* 23.02+: no SlurmctldPlugstack, so no per-app usage in the
-	 * survey; the auction's team-credit term sees none (design.md) */
-	(void) us;
+		/* 23.02+: no SlurmctldPlugstack, the view file only */
+		snprintf(h.usage_src, sizeof(h.usage_src), "none: %s",
+			 view_why);
 #endif
+	}
 	if (cf)
 		slurm_free_ctl_conf(cf);
 	if (jm)

@@ -69,6 +69,18 @@ static int count(const pol_actions_t *a, pol_action_type_t type)
 }
 
 /* The cost model, by hand. */
+
+/* agora's use of the one preemption rule (pol_agora_base.c) */
+static bool may(const pol_job_t *j, int budget, int64_t min_run, int64_t t)
+{
+	const pol_preempt_rule_t r = { .budget = budget,
+				       .since_save = false,
+				       .dflt = 0,
+				       .min_run = min_run };
+
+	return pol_job_may_preempt(j, &r, t);
+}
+
 static void test_ckpt_model(void **state)
 {
 	pol_job_t j = job(1, 0, 4, 0);
@@ -96,21 +108,29 @@ static void test_ckpt_model(void **state)
 	assert_int_equal(pol_ckpt_lost(&j, 0, 3500), 2500);
 	j.ckpt_s = POL_CKPT_CONTINUOUS;
 	assert_int_equal(pol_ckpt_lost(&j, 600, 3500), 0);
-	/* preemptable: a run one interval old, within the budget */
+	/* agora's rule (pol_job_may_preempt() on all preemptions, with the
+	 * age rule): a run one interval old, within the budget */
 	j.ckpt_s = 1800;
-	assert_false(pol_ckpt_preemptable(&j, 0, 0, 60, 2799));
-	assert_true(pol_ckpt_preemptable(&j, 0, 0, 60, 2800));
+	assert_false(may(&j, 0, 60, 2799));
+	assert_true(may(&j, 0, 60, 2800));
 	j.preemptions = 2;
-	assert_true(pol_ckpt_preemptable(&j, 0, 3, 60, 2800));
-	assert_false(pol_ckpt_preemptable(&j, 0, 2, 60, 2800));
-	assert_true(pol_ckpt_preemptable(&j, 0, 0, 60, 2800));
+	assert_true(may(&j, 3, 60, 2800));
+	assert_false(may(&j, 2, 60, 2800));
+	assert_true(may(&j, 0, 60, 2800));
+	/* a save in this run does not refill agora's budget */
+	j.last_ckpt = 2800;
+	assert_false(may(&j, 2, 60, 2800));
 	j.requeueable = false;
-	assert_false(pol_ckpt_preemptable(&j, 0, 0, 60, 1e6));
+	assert_false(may(&j, 0, 60, 1e6));
 	/* never / continuous: min_run */
 	j.requeueable = true;
 	j.ckpt_s = POL_CKPT_NEVER;
-	assert_false(pol_ckpt_preemptable(&j, 0, 0, 600, 1599));
-	assert_true(pol_ckpt_preemptable(&j, 0, 0, 600, 1600));
+	assert_false(may(&j, 0, 600, 1599));
+	assert_true(may(&j, 0, 600, 1600));
+	j.ckpt_s = POL_CKPT_CONTINUOUS;
+	assert_false(may(&j, 0, 600, 1599));
+	assert_true(may(&j, 0, 600, 1600));
+	assert_false(may(&j, 2, 600, 1600));
 }
 
 /*
