@@ -18,6 +18,7 @@
 #include "agora_file.h"
 #include "agora_conf.h"
 #include "agora_num.h"
+#include "pol_app.h"
 #include "pol_apps.h"
 
 typedef enum conf_type {
@@ -53,6 +54,8 @@ static const conf_key_t conf_keys[] = {
 	{ "AppDefinition", CT_APPDEF, OFF(app_def), 0, 0, false },
 	{ "AppNameSeparator", CT_CHAR, OFF(app_separator), 0, 0, false },
 	{ "AppGap", CT_DURATION, OFF(app_gap_s), 0, POL_APPS_MAX_GAP, false },
+	{ "AppsPerAccount", CT_INT, OFF(apps_per_account), 1,
+	  POL_APPS_MAX_PER_ACCOUNT, false },
 	{ "FairnessKnob", CT_DOUBLE, OFF(fairness_knob), 0.0, 0.99, false },
 	{ "LeaseTime", CT_DURATION, OFF(lease_s), 10, 7 * 86400, false },
 	{ "GraceTime", CT_DURATION, OFF(grace_s), 0, 86400, false },
@@ -112,6 +115,7 @@ void agora_conf_defaults(agora_conf_t *conf)
 	/* a sweep is submitted within minutes; an hour separates experiments
 	 * (the burst apps of doc/evaluation.md) */
 	conf->app_gap_s = 3600;
+	conf->apps_per_account = POL_APPS_DEFAULT_PER_ACCOUNT;
 	/* Themis (NSDI'20) evaluates f = 0.8: offers go to the worst 20%. */
 	conf->fairness_knob = 0.8;
 	/* Themis uses 10-minute leases; long enough to amortise restarts. */
@@ -796,6 +800,20 @@ void agora_conf_apps_spec(const agora_conf_t *conf, pol_apps_spec_t *spec)
 	spec->def = (pol_apps_def_t) conf->app_def;
 	spec->gap_s = conf->app_gap_s;
 	spec->separator = conf->app_separator;
+	spec->max_per_account = conf->apps_per_account;
+}
+
+void agora_conf_app_key(const agora_conf_t *conf, const char *account,
+			unsigned int uid, char out[POL_APP_KEY_LEN])
+{
+	char user[sizeof("user:") + 10];
+
+	if (conf->app_def == AGORA_APP_USER) {
+		snprintf(user, sizeof(user), "user:%u", uid);
+		pol_app_key(user, out);
+	} else {
+		pol_app_key(account, out);
+	}
 }
 
 char *agora_conf_app_name(const agora_conf_t *conf, const char *account,
@@ -804,6 +822,7 @@ char *agora_conf_app_name(const agora_conf_t *conf, const char *account,
 	char *p;
 	size_t n;
 
+	(void) job_name; /* apps of names are grouped by pol_apps_build() */
 	switch (conf->app_def) {
 	case AGORA_APP_USER:
 		n = sizeof("user:") + 10;
@@ -811,9 +830,6 @@ char *agora_conf_app_name(const agora_conf_t *conf, const char *account,
 			snprintf(p, n, "user:%u", uid);
 		return p;
 	case AGORA_APP_NAME_PREFIX:
-		return strndup(
-			job_name ? job_name : "",
-			pol_apps_prefix_len(job_name, conf->app_separator));
 	case AGORA_APP_ARRAY:
 	case AGORA_APP_BURST:
 	case AGORA_APP_ACCOUNT:

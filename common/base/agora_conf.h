@@ -75,6 +75,7 @@ typedef struct agora_conf {
 	agora_app_def_t app_def; /* AppDefinition */
 	char app_separator;      /* AppNameSeparator */
 	int app_gap_s;           /* AppGap: array and burst apps */
+	int apps_per_account;    /* AppsPerAccount: name_prefix, array, burst */
 	double fairness_knob;    /* FairnessKnob: f in [0,1) */
 	int lease_s;             /* LeaseTime */
 	int grace_s;             /* GraceTime */
@@ -176,16 +177,24 @@ const char *agora_app_def_name(agora_app_def_t def);
 
 /*
  * The credit-ledger account of a job under conf's AppDefinition, before
- * pol_app_key(): "user:<uid>", the job name up to AppNameSeparator, or the
- * account (NULL strings are empty; AppDefinition=array and burst: the
- * account, the ledger stays per account while the auction and rho run
- * per app, pol_apps_build()).  The one rule of site_factor/agora and
+ * pol_app_key(): "user:<uid>" (AppDefinition=user), else the account
+ * (NULL strings are empty; AppDefinition=name_prefix, array and burst: the
+ * ledger stays per account while the auction and rho run per app,
+ * pol_apps_build(), so a new app never brings fresh credit).  The one rule of site_factor/agora and
  * agoractl.  malloc'ed (caller frees), NULL with ENOMEM.
  */
 char *agora_conf_app_name(const agora_conf_t *conf, const char *account,
 			  unsigned int uid, const char *job_name);
 
-/* conf's AppDefinition, AppGap and AppNameSeparator as a pol_apps spec
+/*
+ * The same, keyed (pol_app_key()) into out[POL_APP_KEY_LEN], without
+ * allocating: for per-job lookups under slurmctld's job lock.
+ */
+void agora_conf_app_key(const agora_conf_t *conf, const char *account,
+			unsigned int uid, char out[64]);
+
+/* conf's AppDefinition, AppGap, AppNameSeparator and AppsPerAccount as a
+ * pol_apps spec
  * (pol_apps_build(), for the apps of the auction and of rho). */
 struct pol_apps_spec;
 void agora_conf_apps_spec(const agora_conf_t *conf, struct pol_apps_spec *spec);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agora_num.h"
+#include "pol_app_index.h"
 #include "pol_apps.h"
 
 /* How a job is keyed under a definition. */
@@ -103,6 +104,8 @@ static int cmp_key(const pol_apps_spec_t *spec, const pol_apps_job_t *a,
 	case KC_USER:
 		return strcmp(str(a->user), str(b->user));
 	case KC_PREFIX:
+		if ((c = strcmp(str(a->account), str(b->account))))
+			return c;
 		return cmp_prefix(a->name, b->name, spec->separator);
 	}
 	return 0;
@@ -140,6 +143,7 @@ void pol_apps_free(pol_apps_t *a)
 	free(a->app);
 	free(a->first);
 	free(a->size);
+	free(a->other);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -156,11 +160,83 @@ static int check_spec(const pol_apps_spec_t *spec, agora_err_t *err)
 			      (long long) spec->gap_s, POL_APPS_MAX_GAP);
 		return -1;
 	}
+	if (spec->max_per_account < 0 ||
+	    spec->max_per_account > POL_APPS_MAX_PER_ACCOUNT) {
+		agora_err_set(
+			err,
+			"apps: %d apps per account is out of range [0, %d]",
+			spec->max_per_account, POL_APPS_MAX_PER_ACCOUNT);
+		return -1;
+	}
 	if (spec->def == POL_APPS_NAME_PREFIX && !spec->separator) {
 		agora_err_set(err, "apps: name_prefix needs a separator");
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The cap (see pol_apps.h): an account's apps beyond max_per_account, in
+ * app order, merge into its first such app, flagged other.  0 or -1/ENOMEM
+ * (out unchanged).
+ */
+static int cap_apps(const pol_apps_spec_t *spec, const pol_apps_job_t *jobs,
+		    int n, pol_apps_t *out)
+{
+	pol_app_index_t *acc = NULL;
+	int *cnt = NULL, *over = NULL, *map = NULL, n_acc = 0, g, i, ng = 0;
+	size_t m = (size_t) (out->n_apps ? out->n_apps : 1);
+	int rc = -1;
+
+	out->other = calloc(m, 1);
+	if (!out->other)
+		return -1;
+	if (!spec->max_per_account || spec->def == POL_APPS_ACCOUNT ||
+	    spec->def == POL_APPS_USER)
+		return 0;
+	acc = pol_app_index_create();
+	cnt = calloc(m, sizeof(*cnt));
+	over = malloc(m * sizeof(*over));
+	map = malloc(m * sizeof(*map));
+	if (!acc || !cnt || !over || !map)
+		goto out;
+	/* apps in order of their first job: map[g] <= g, and an app that
+	 * stays moves to map[g] in place (front to back) with its first job;
+	 * a merged one only adds its jobs */
+	for (g = 0; g < out->n_apps; g++) {
+		const char *name = str(jobs[out->first[g]].account);
+		int k;
+
+		if (pol_app_index_get(acc, name, &k)) {
+			k = n_acc++;
+			over[k] = -1;
+			if (pol_app_index_put(acc, name, k) < 0)
+				goto out;
+		}
+		if (++cnt[k] <= spec->max_per_account || over[k] < 0) {
+			map[g] = ng++;
+			out->first[map[g]] = out->first[g];
+			out->other[map[g]] = cnt[k] > spec->max_per_account;
+			if (out->other[map[g]])
+				over[k] = map[g];
+		} else {
+			map[g] = over[k];
+		}
+	}
+	for (g = 0; g < ng; g++)
+		out->size[g] = 0;
+	for (i = 0; i < n; i++) {
+		out->app[i] = map[out->app[i]];
+		out->size[out->app[i]]++;
+	}
+	out->n_apps = ng;
+	rc = 0;
+out:
+	pol_app_index_destroy(&acc);
+	free(cnt);
+	free(over);
+	free(map);
+	return rc;
 }
 
 int pol_apps_build(const pol_apps_spec_t *spec, const pol_apps_job_t *jobs,
@@ -212,6 +288,8 @@ int pol_apps_build(const pol_apps_spec_t *spec, const pol_apps_job_t *jobs,
 		out->size[out->app[i]]++;
 	}
 	out->n_apps = ng;
+	if (cap_apps(spec, jobs, n, out) < 0)
+		goto nomem;
 	free(idx);
 	free(gfirst);
 	free(gof);
@@ -239,7 +317,7 @@ void pol_apps_name(const pol_apps_spec_t *spec, const pol_apps_job_t *first,
 		break;
 	case KC_PREFIX:
 		snprintf(
-			out, len, "%.*s",
+			out, len, "%s/%.*s", str(first->account),
 			(int) pol_apps_prefix_len(first->name, spec->separator),
 			str(first->name));
 		break;
@@ -266,6 +344,17 @@ void pol_apps_name(const pol_apps_spec_t *spec, const pol_apps_job_t *first,
 	}
 }
 
+void pol_apps_app_name(const pol_apps_spec_t *spec, const pol_apps_t *a,
+		       const pol_apps_job_t *jobs, int g, char *out, size_t len)
+{
+	if (!len)
+		return;
+	if (a->other && a->other[g])
+		snprintf(out, len, "%s/~other", str(jobs[a->first[g]].account));
+	else
+		pol_apps_name(spec, &jobs[a->first[g]], out, len);
+}
+
 static const char *const def_names[] = {
 	[POL_APPS_ACCOUNT] = "account",
 	[POL_APPS_USER] = "user",
@@ -286,7 +375,7 @@ int pol_apps_parse(const char *text, pol_apps_spec_t *spec, agora_err_t *err)
 {
 	const char *colon = strchr(text ? text : "", ':');
 	size_t n = colon ? (size_t) (colon - text) : strlen(text ? text : "");
-	pol_apps_spec_t s = { POL_APPS_ACCOUNT, 3600, '_' };
+	pol_apps_spec_t s = { POL_APPS_ACCOUNT, 3600, '_', 0 };
 	int d;
 
 	for (d = 0; d <= POL_APPS_BURST; d++)

@@ -72,6 +72,10 @@ typedef struct pol_loan_reclaim_in {
 	pol_loan_mode_t mode; /* POL_LOAN_LEAST_COST only */
 	bool shrink_first;    /* elastic jobs shrink before preemption */
 	uint64_t seed;        /* POL_LOAN_RANDOM */
+	/* POL_LOAN_LEAST_COST: the least-cost choice among those with the
+	 * fewest victims (victims first, GPU-hours lost second); false: the
+	 * least GPU-hours lost at any victim count */
+	bool fewest_first;
 } pol_loan_reclaim_in_t;
 
 enum { POL_LOAN_KEEP = 0, POL_LOAN_SHRINK = 1, POL_LOAN_PREEMPT = 2 };
@@ -110,7 +114,12 @@ typedef struct pol_loan_reclaim_out {
  * doc/loaning.md has the proof).  Least-cost never preempts a job
  * marked repeat (a victim again in a row) when a choice that spares every
  * repeat job returns as many nodes within POL_LOAN_REPEAT_TOL of the
- * cost: that choice is taken (exact is then false).
+ * cost: that choice is taken (exact is then false).  With fewest_first
+ * the count comes first: the choice has the fewest victims that meet the
+ * need (exactly, where the exact mode applies) and, among those, the
+ * least cost; the repeat rule then takes a choice that spares the repeat
+ * jobs only with no more victims and within POL_LOAN_REPEAT_TOL of the
+ * cost.  out->cost is the real GPU-hours in either case.
  */
 int pol_loan_reclaim(const pol_loan_reclaim_in_t *in,
 		     pol_loan_reclaim_out_t *out);

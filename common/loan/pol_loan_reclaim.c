@@ -592,20 +592,35 @@ out:
 	return rc;
 }
 
-/* the choice of in with the repeat victims kept (they cannot be preempted
+/* the GPU-hours of out's victims by real's costs */
+static double real_cost(const pol_loan_reclaim_in_t *real,
+			const pol_loan_reclaim_out_t *out)
+{
+	double c = 0;
+	int j;
+
+	for (j = 0; j < real->n_jobs; j++)
+		if (out->action[j] == POL_LOAN_PREEMPT)
+			c += real->jobs[j].cost;
+	return c;
+}
+
+/* the choice of run with the repeat victims kept (they cannot be preempted
  * in it): taken over *out when it returns as many nodes at no more than
- * POL_LOAN_REPEAT_TOL above out's cost */
-static int avoid_repeats(const pol_loan_reclaim_in_t *in,
+ * POL_LOAN_REPEAT_TOL above out's cost (costs of real; run != real: the
+ * fewest-first costs, and then with no more victims) */
+static int avoid_repeats(const pol_loan_reclaim_in_t *run,
+			 const pol_loan_reclaim_in_t *real,
 			 pol_loan_reclaim_out_t *out)
 {
-	pol_loan_reclaim_in_t alt_in = *in;
+	pol_loan_reclaim_in_t alt_in = *run;
 	pol_loan_reclaim_out_t alt;
 	pol_loan_job_t *jobs = NULL;
-	int n = in->n_jobs, j, rc = -1;
+	int n = run->n_jobs, j, rc = -1;
 
 	memset(&alt, 0, sizeof(alt));
 	jobs = calloc((size_t) n + 1, sizeof(*jobs));
-	alt.node_back = calloc((size_t) in->n_loaned + 1, 1);
+	alt.node_back = calloc((size_t) run->n_loaned + 1, 1);
 	alt.action = calloc((size_t) n + 1, sizeof(int));
 	alt.shrink_by = calloc((size_t) n + 1, sizeof(int));
 	if (!jobs || !alt.node_back || !alt.action || !alt.shrink_by) {
@@ -613,18 +628,20 @@ static int avoid_repeats(const pol_loan_reclaim_in_t *in,
 		goto out;
 	}
 	for (j = 0; j < n; j++) {
-		jobs[j] = in->jobs[j];
+		jobs[j] = run->jobs[j];
 		if (jobs[j].repeat)
 			jobs[j].requeue = false;
 	}
 	alt_in.jobs = jobs;
 	if (reclaim_once(&alt_in, &alt))
 		goto out;
+	alt.cost = real_cost(real, &alt);
 	if (alt.returned >= out->returned &&
+	    (run == real || alt.preempted <= out->preempted) &&
 	    alt.cost <= out->cost * (1 + POL_LOAN_REPEAT_TOL) + 1e-12) {
-		if (in->n_loaned)
+		if (run->n_loaned)
 			memcpy(out->node_back, alt.node_back,
-			       (size_t) in->n_loaned);
+			       (size_t) run->n_loaned);
 		if (n) {
 			memcpy(out->action, alt.action,
 			       sizeof(int) * (size_t) n);
@@ -648,17 +665,61 @@ out:
 	return rc;
 }
 
-int pol_loan_reclaim(const pol_loan_reclaim_in_t *in,
-		     pol_loan_reclaim_out_t *out)
+/* least-cost on run (in's jobs, or their fewest-first costs), then the
+ * repeat rule */
+static int least_cost(const pol_loan_reclaim_in_t *run,
+		      const pol_loan_reclaim_in_t *real,
+		      pol_loan_reclaim_out_t *out)
 {
 	int j;
 
-	if (reclaim_once(in, out))
+	if (reclaim_once(run, out))
 		return -1;
-	if (in->order != POL_LOAN_LEAST_COST)
-		return 0;
-	for (j = 0; j < in->n_jobs; j++)
-		if (in->jobs[j].repeat && out->action[j] == POL_LOAN_PREEMPT)
-			return avoid_repeats(in, out);
+	out->cost = real_cost(real, out);
+	for (j = 0; j < run->n_jobs; j++)
+		if (run->jobs[j].repeat && out->action[j] == POL_LOAN_PREEMPT)
+			return avoid_repeats(run, real, out);
 	return 0;
+}
+
+/* fewest_first: each job costs K + its cost, K above every job's cost
+ * summed, so one victim fewer always outweighs any GPU-hours saved */
+static int fewest_first(const pol_loan_reclaim_in_t *in,
+			pol_loan_reclaim_out_t *out)
+{
+	pol_loan_reclaim_in_t run = *in;
+	pol_loan_job_t *jobs;
+	double K = 1;
+	int j, rc;
+
+	if (check_in(in, out)) {
+		errno = EINVAL;
+		return -1;
+	}
+	jobs = calloc((size_t) in->n_jobs + 1, sizeof(*jobs));
+	if (!jobs) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (j = 0; j < in->n_jobs; j++)
+		K += in->jobs[j].cost;
+	for (j = 0; j < in->n_jobs; j++) {
+		jobs[j] = in->jobs[j];
+		jobs[j].cost = K + in->jobs[j].cost;
+	}
+	run.jobs = jobs;
+	rc = least_cost(&run, in, out);
+	free(jobs);
+	return rc;
+}
+
+int pol_loan_reclaim(const pol_loan_reclaim_in_t *in,
+		     pol_loan_reclaim_out_t *out)
+{
+	if (in && in->order == POL_LOAN_LEAST_COST) {
+		if (in->fewest_first)
+			return fewest_first(in, out);
+		return least_cost(in, in, out);
+	}
+	return reclaim_once(in, out);
 }

@@ -46,6 +46,13 @@ typedef struct pol_loan_sim_policy {
 	/* a bound, not a policy: the least-cost variants choose the fewest
 	 * victims (GPU-hours lost only break ties) */
 	bool fewest_victims;
+	/* least-cost at any victim count (pol_loan_reclaim_in_t.fewest_first
+	 * false): the old least-cost, for comparison; default: the least
+	 * cost among the choices with the fewest victims */
+	bool any_count;
+	/* least-cost without the checkpoint wait (ckpt_wait in
+	 * pol_loan_sim_steps.c): the victims go at once */
+	bool no_ckpt_wait;
 	/* the training scheduler: a policy of the registry (pol_policy.h:
 	 * backfill-fs, agora, ...) deciding over the training nodes and the
 	 * loaned ones, borrowed, fresh per run (its state is the run's);
@@ -63,9 +70,16 @@ typedef struct pol_loan_sim_more {
 	 * the fewest victims that could have met each one (the same state,
 	 * pol_loan_reclaim with unit costs) */
 	int64_t fewest_victims;
+	/* polls at which a least-cost reclaim waited for checkpoints */
+	int64_t ckpt_waits;
 	/* training busy GPU-s on loaned nodes; GPU-s of inference nodes the
 	 * demand curve left lendable (pool - ceil(demand) - headroom) */
 	double loan_busy_gpu_s, lendable_gpu_s;
+	/* the most of lendable_gpu_s training could have used: at each
+	 * moment min(lendable, busy on loaned nodes + the GPUs of the
+	 * pending jobs that may borrow) - harvest's upper bound when the
+	 * training queue, not the loans, is short */
+	double harvest_cap_gpu_s;
 	/* requeues of the window's jobs (reclaims and the scheduler's) */
 	int requeues_max, requeues_p99;
 	/* the training scheduler's own preemptions (agora's leases), and
@@ -132,6 +146,10 @@ typedef struct sim {
 	int nhist, hpos;
 	double unmet_since;
 	bool unmet_counted;
+	/* a least-cost reclaim waiting for its victims' checkpoints since
+	 * wait_since (waiting false: none) */
+	bool waiting;
+	double wait_since;
 	bool dirty; /* a pass may start something */
 	/* demand at each poll of the last day, a ring of nday (the
 	 * forecast: the same time one day earlier) */
@@ -178,7 +196,13 @@ static inline int count_state(const sim_t *s, int st)
 	return c;
 }
 
-/* pol_loan_sim.c: stop job ji and requeue it, its progress since the last
+/* pol_loan_sim_jobs.c: add job j to the pending queue (submit order) */
+void pend_add(sim_t *s, int j);
+/* free job j's GPUs */
+void release(sim_t *s, sj_t *j);
+/* the node for a g-GPU job among nodes in state st (best fit), or -1 */
+int best_fit(const sim_t *s, int g, int st);
+/* pol_loan_sim_jobs.c: stop job ji and requeue it, its progress since the last
  * checkpoint lost (by a reclaim: counted in preemptions / gpu_hours_lost;
  * else as the scheduler's) */
 void preempt(sim_t *s, int ji, bool reclaim);

@@ -163,12 +163,92 @@ out:
 	return rc;
 }
 
+/* GPU-hours the victims lose if preempted wait s from now: a victim
+ * whose next checkpoint comes first loses only the time since it */
+static double lost_after(const sim_t *s, const int *jidx, int nb,
+			 const int *act, double wait)
+{
+	double c = (double) s->p->ckpt_s, lost = 0;
+	int k;
+
+	for (k = 0; k < nb; k++) {
+		const sj_t *j = &s->jobs[jidx[k]];
+		double el = s->now - j->run_start, since;
+
+		if (act[k] != POL_LOAN_PREEMPT)
+			continue;
+		since = fmod(el, c) + wait;
+		if (since >= c)
+			since = fmod(el + wait, c);
+		lost += gpus_held(j) * (since + (double) s->p->restart_s) /
+			3600.0;
+	}
+	return lost;
+}
+
+/* Least-cost waits for checkpoints: while the inference pool still serves
+ * its demand with a node to spare, a reclaim may wait up to deadline -
+ * grace after it first came up (the node is still back within the
+ * deadline).  The end of that wait, or -1 when it may not wait. */
+static double wait_end(sim_t *s)
+{
+	int ready = count_state(s, N_INFER);
+
+	if (order_of(s->v) != POL_LOAN_LEAST_COST || s->pol.no_ckpt_wait ||
+	    s->p->ckpt_s <= 0 || s->p->poll_s <= 0 ||
+	    ready < (int) ceil(s->demand - EPS) + 1)
+		return -1;
+	if (!s->waiting) {
+		s->waiting = true;
+		s->wait_since = s->now;
+	}
+	return s->wait_since + (double) (s->p->deadline_s - s->p->grace_s);
+}
+
+/* the least GPU-hours job k of the candidates loses if preempted at a
+ * poll up to end (its cost when it checkpoints before then) */
+static double best_cost(const sim_t *s, const int *jidx, int k, double end)
+{
+	int one = POL_LOAN_PREEMPT;
+	double w, best = lost_after(s, &jidx[k], 1, &one, 0);
+
+	for (w = (double) s->p->poll_s; s->now + w <= end + EPS;
+	     w += (double) s->p->poll_s) {
+		double c = lost_after(s, &jidx[k], 1, &one, w);
+
+		if (c < best)
+			best = c;
+	}
+	return best;
+}
+
+/* true: the chosen victims lose fewer GPU-hours at a later poll up to
+ * end, after one of them checkpoints: the reclaim waits this poll (the
+ * choice is made again at the next) */
+static bool ckpt_wait(sim_t *s, const int *jidx, int nb, const int *act,
+		      double end)
+{
+	double now_lost, w, poll = (double) s->p->poll_s;
+
+	if (end < 0)
+		return false;
+	now_lost = lost_after(s, jidx, nb, act, 0);
+	for (w = poll; s->now + w <= end + EPS; w += poll)
+		if (lost_after(s, jidx, nb, act, w) < now_lost - EPS) {
+			if (in_win(s))
+				s->m.ckpt_waits++;
+			return true;
+		}
+	return false;
+}
+
 static int reclaim(sim_t *s, int need)
 {
 	int *lidx = NULL, *lnode = NULL, L = 0, i, k, nb = 0, rc = -1;
 	int *jn = NULL, *jidx = NULL, *act = NULL, *sby = NULL, tot = 0;
 	pol_loan_job_t *b = NULL;
 	unsigned char *back = NULL, *had = NULL;
+	double end;
 	pol_loan_reclaim_in_t in;
 	pol_loan_reclaim_out_t out;
 
@@ -182,6 +262,7 @@ static int reclaim(sim_t *s, int need)
 	had = calloc((size_t) s->N + 1, 1);
 	for (i = 0; i < s->nrun; i++)
 		tot += s->jobs[s->run[i]].n;
+	end = wait_end(s);
 	jn = calloc((size_t) tot + 1, sizeof(int));
 	if (!lidx || !lnode || !b || !jidx || !act || !sby || !back || !had ||
 	    !jn)
@@ -214,6 +295,9 @@ static int reclaim(sim_t *s, int need)
 			s->p->ckpt_s, s->p->restart_s);
 		x->requeue = j->in->requeue;
 		x->repeat = j->repeat;
+		jidx[nb] = s->run[i];
+		if (end >= 0)
+			x->cost = best_cost(s, jidx, nb, end);
 		if (s->pol.fewest_victims &&
 		    order_of(s->v) == POL_LOAN_LEAST_COST)
 			x->cost = 1 + 1e-4 * x->cost;
@@ -232,14 +316,20 @@ static int reclaim(sim_t *s, int need)
 	in.order = order_of(s->v);
 	in.mode = POL_LOAN_AUTO;
 	in.shrink_first = s->v == POL_LOAN_V_ELASTIC;
+	in.fewest_first = !s->pol.any_count;
 	in.seed = s->p->seed ^ (uint64_t) s->now;
 	memset(&out, 0, sizeof(out));
 	out.node_back = back;
 	out.action = act;
 	out.shrink_by = sby;
-	if (in_win(s) && fewest_bound(s, &in))
-		goto out;
 	if (pol_loan_reclaim(&in, &out))
+		goto out;
+	if (ckpt_wait(s, jidx, nb, act, end)) {
+		rc = 0;
+		goto out;
+	}
+	s->waiting = false;
+	if (in_win(s) && fewest_bound(s, &in))
 		goto out;
 	/* nodes with jobs wait for the victims' grace; idle ones go now */
 	for (k = 0; k < L; k++)
@@ -306,6 +396,7 @@ int adjust_loans(sim_t *s)
 		target = I;
 	if (held < target)
 		return reclaim(s, target - held);
+	s->waiting = false;
 	/* lend only what the demand of the last lend_hold_s left idle, so
 	 * noise does not lend a node one minute and take it back the next */
 	for (i = 0; i < s->nhist; i++)

@@ -136,7 +136,7 @@ typedef struct pol_job {
 	/* oracle knowledge (simulator only; < 0 when unknown) */
 	int64_t remaining; /* s of work left at full speed */
 	/* progress since the last save (the simulator's, or an adapter's;
-	 * 0 when unknown: pol_job_preemptible() is then plain requeueable,
+	 * 0 when unknown: pol_job_may_preempt() is then plain requeueable,
 	 * with ckpt_s above) */
 	int64_t last_ckpt;  /* running: when the current run last saved
 			       work (a checkpoint after its restart); < start:

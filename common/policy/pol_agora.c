@@ -202,6 +202,7 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 	free(a->app);
 	free(a->slot);
 	free(a->tname);
+	free(a->tacct);
 	free(a->tmap);
 	free(a->papp);
 	free(a->keys);
@@ -218,13 +219,17 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 	*ap = NULL;
 }
 
-int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
-				      const char *const *names, int n)
+/* Key in[0..n) into a new table for *out (n_out): NULL names become
+ * POL_APP_NONE, or stay empty with keep_null.  0, -1/EINVAL or ENOMEM
+ * (*out unchanged). */
+static int set_keys(pol_agora_policy_t *a, const char *const *in, int n,
+		    bool keep_null, char (**out)[POL_CREDIT_NAME_LEN],
+		    int *n_out)
 {
 	char(*nn)[POL_CREDIT_NAME_LEN] = NULL;
 	int i;
 
-	if (!a || n < 0 || (n > 0 && !names)) {
+	if (!a || n < 0 || (n > 0 && !in)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -233,12 +238,27 @@ int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
 		return -1;
 	}
 	for (i = 0; i < n; i++)
-		pol_app_key(names[i], nn[i]);
-	free(a->tname);
-	a->tname = nn;
-	a->n_tname = n;
+		if (in[i] || !keep_null)
+			pol_app_key(in[i], nn[i]);
+	free(*out);
+	*out = nn;
+	*n_out = n;
 	a->tmap_ok = false;
 	return 0;
+}
+
+int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
+				      const char *const *names, int n)
+{
+	return set_keys(a, names, n, false, a ? &a->tname : NULL,
+			a ? &a->n_tname : NULL);
+}
+
+int pol_agora_policy_set_tenant_accounts(pol_agora_policy_t *a,
+					 const char *const *accounts, int n)
+{
+	return set_keys(a, accounts, n, true, a ? &a->tacct : NULL,
+			a ? &a->n_tacct : NULL);
 }
 
 int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)
@@ -268,6 +288,7 @@ int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)
 	free(dst->app);
 	free(dst->slot);
 	free(dst->tname);
+	free(dst->tacct);
 	dst->app = src->app;
 	dst->n_app = src->n_app;
 	dst->app_cap = src->app_cap;
@@ -275,11 +296,14 @@ int pol_agora_policy_carry(pol_agora_policy_t *dst, pol_agora_policy_t *src)
 	dst->n_slot = src->n_slot;
 	dst->tname = src->tname;
 	dst->n_tname = src->n_tname;
+	dst->tacct = src->tacct;
+	dst->n_tacct = src->n_tacct;
 	dst->tmap_ok = src->tmap_ok = false;
 	src->app = NULL;
 	src->slot = NULL;
 	src->tname = NULL;
-	src->n_app = src->n_slot = src->n_tname = 0;
+	src->tacct = NULL;
+	src->n_app = src->n_slot = src->n_tname = src->n_tacct = 0;
 	src->app_cap = 0;
 	/* the run-time history (last: a failure loses only it) */
 	if (dst->est && src->est && pol_est_merge(dst->est, src->est) < 0)

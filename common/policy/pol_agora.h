@@ -172,6 +172,19 @@ int pol_agora_policy_set_tenant_names(pol_agora_policy_t *a,
 				      const char *const *names, int n);
 
 /*
+ * The credit-ledger accounts of the snapshot's tenant indices
+ * (accounts[t] for tenant t, keyed like names; NULL or "" = the app's own
+ * name, the default): AppDefinition=array, burst and name_prefix run the
+ * auction and rho per app while the ledger stays per account, so apps of
+ * one account share its credit and no new app brings fresh credit.  Call
+ * beside pol_agora_policy_set_tenant_names() whenever the map changes.
+ * 0, -1/EINVAL (a NULL policy, n < 0, accounts NULL with n > 0) or ENOMEM
+ * (the previous map stays).
+ */
+int pol_agora_policy_set_tenant_accounts(pol_agora_policy_t *a,
+					 const char *const *accounts, int n);
+
+/*
  * After a reconfigure: move the running state of src (leases, waiting
  * winners, contention history, the app table and tenant names, the time
  * of the last charge) into the freshly created dst, so that no lease is reset and
@@ -203,10 +216,12 @@ int pol_agora_policy_tenant(const pol_agora_policy_t *a, int tenant,
 
 /*
  * The same by app name (keyed with pol_app_key(), so the raw account
- * name, "" or an over-long name work as for the ledger).  Every app a
- * pass has seen stays known (rho 1 once it has no jobs; credit as of the
- * last pass).  0, or -1/ENOENT (NULL policy, or no pass has seen the
- * app); rho and credit are untouched then.
+ * name, "" or an over-long name work as for the ledger).  An app a pass
+ * has seen stays known while it has jobs, and after that (rho 1; credit
+ * as of the last pass) until the app table is pruned: idle apps go once
+ * the table holds twice the apps kept at the last pruning (at least 64).
+ * 0, or -1/ENOENT (NULL policy, or no pass has seen the app, or it was
+ * pruned); rho and credit are untouched then.
  */
 int pol_agora_policy_app(const pol_agora_policy_t *a, const char *name,
 			 double *rho, double *credit);

@@ -68,9 +68,14 @@ bool pol_ag_may_lose(const pol_agora_policy_t *a, const pol_job_t *j,
 		     int64_t now)
 {
 	int64_t c = pol_ckpt_interval(j, a->p.ckpt_s);
+	const pol_preempt_rule_t rule = {
+		.budget = a->p.budget,
+		.since_save = false,
+		.dflt = a->p.ckpt_s,
+		.min_run = a->p.lease_s,
+	};
 
-	if (!pol_ckpt_preemptable(j, a->p.ckpt_s, a->p.budget, a->p.lease_s,
-				  now + a->p.grace_s) ||
+	if (!pol_job_may_preempt(j, &rule, now + a->p.grace_s) ||
 	    (a->p.max_run > 0 && now - j->start >= a->p.max_run))
 		return false;
 	return c <= 0 ||
@@ -176,6 +181,44 @@ int pol_ag_app_get(pol_agora_policy_t *a, const char *key)
 	return i;
 }
 
+int pol_ag_prune_apps(pol_agora_policy_t *a)
+{
+	unsigned char *keep;
+	int *map, i, n = 0;
+
+	if (a->n_app <
+	    (a->prune_at > AG_PRUNE_MIN ? a->prune_at : AG_PRUNE_MIN))
+		return 0;
+	keep = calloc((size_t) a->n_app, 1);
+	map = malloc((size_t) a->n_app * sizeof(*map));
+	if (!keep || !map) {
+		free(keep);
+		free(map);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (i = 0; i < a->n_app; i++)
+		keep[i] = a->app[i].active;
+	pol_ag_est_mark_apps(a, keep);
+	for (i = 0; i < a->n_app; i++) {
+		map[i] = keep[i] ? n : -1;
+		if (keep[i])
+			a->app[n++] = a->app[i];
+	}
+	if (n < a->n_app) {
+		a->n_app = n;
+		memset(a->slot, 0, (size_t) a->n_slot * sizeof(*a->slot));
+		for (i = 0; i < n; i++)
+			ag_slot_put(a, a->slot, a->n_slot, i);
+		pol_ag_est_remap(a, map);
+		a->tmap_ok = false;
+	}
+	a->prune_at = 2 * n;
+	free(keep);
+	free(map);
+	return 0;
+}
+
 /* Key of tenant index t: its name, or "t<t>" without one. */
 void pol_ag_tenant_key(const pol_agora_policy_t *a, int t,
 		       char key[POL_CREDIT_NAME_LEN])
@@ -210,6 +253,13 @@ int pol_ag_map_tenants(pol_agora_policy_t *a, int n)
 		if ((i = pol_ag_app_get(a, key)) < 0)
 			return -1;
 		a->tmap[t] = i;
+		/* the ledger account: the adapter's map, else the app */
+		if (t < a->n_tacct && a->tacct[t][0])
+			memcpy(a->app[i].account, a->tacct[t],
+			       POL_CREDIT_NAME_LEN);
+		else
+			memcpy(a->app[i].account, a->app[i].name,
+			       POL_CREDIT_NAME_LEN);
 		/* two tenants of one name are one app (names are few) */
 		for (k = 0; k < a->n_papp && a->papp[k] != i; k++)
 			;

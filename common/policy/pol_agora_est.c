@@ -50,6 +50,25 @@ struct ag_est {
 	int used_h;
 };
 
+void pol_ag_est_mark_apps(const pol_agora_policy_t *a, unsigned char *keep)
+{
+	int i;
+
+	for (i = 0; a->estx && i < a->estx->n_prev; i++)
+		if (a->estx->prev[i].app >= 0 &&
+		    a->estx->prev[i].app < a->n_app)
+			keep[a->estx->prev[i].app] = 1;
+}
+
+void pol_ag_est_remap(pol_agora_policy_t *a, const int *map)
+{
+	int i;
+
+	for (i = 0; a->estx && i < a->estx->n_prev; i++)
+		if (a->estx->prev[i].app >= 0)
+			a->estx->prev[i].app = map[a->estx->prev[i].app];
+}
+
 void pol_ag_est_free(ag_est_t **ep)
 {
 	ag_est_t *e = *ep;

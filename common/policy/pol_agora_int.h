@@ -31,6 +31,9 @@
  */
 typedef struct ag_tenant {
 	char name[POL_CREDIT_NAME_LEN];
+	/* its credit-ledger account (the name, unless the adapter maps apps
+	 * to accounts: pol_agora_policy_set_tenant_accounts()) */
+	char account[POL_CREDIT_NAME_LEN];
 	bool active;  /* had jobs at the last pass */
 	int64_t seen; /* when it became active */
 	double area0; /* contention area then */
@@ -120,6 +123,9 @@ struct pol_agora_policy {
 	/* keys of the snapshot's tenant indices (set_tenant_names()) */
 	char (*tname)[POL_CREDIT_NAME_LEN];
 	int n_tname;
+	/* their ledger accounts (set_tenant_accounts(); "" = the name) */
+	char (*tacct)[POL_CREDIT_NAME_LEN];
+	int n_tacct;
 	/* this pass: tenant index -> app index (tmap[0..n_tmap)), and the
 	 * distinct apps of those tenants in tenant order (papp[0..n_papp)) */
 	int *tmap, n_tmap;
@@ -127,6 +133,7 @@ struct pol_agora_policy {
 	int *papp, n_papp;
 	size_t papp_cap;
 	bool tmap_ok; /* tmap/papp still match the names */
+	int prune_at; /* n_app at which idle apps are dropped (0: the minimum) */
 	bool charged;
 	int64_t last_charge;
 	void *bf; /* agora-order: a pol_backfill state */
@@ -211,6 +218,21 @@ void pol_ag_tenant_key(const pol_agora_policy_t *a, int t,
 /* Tenant indices 0..n-1 of this pass to apps by name (a->tmap) and their
  * distinct apps (a->papp).  0 or -1/ENOMEM. */
 int pol_ag_map_tenants(pol_agora_policy_t *a, int n);
+/* Apps in the table below which nothing is pruned. */
+#define AG_PRUNE_MIN 64
+/*
+ * Drop the apps that had no job at the last pass (and that no tracked
+ * run-time sample refers to) once the table holds prune_at apps, then
+ * wait until it holds twice what stayed (amortised O(1) per app): apps
+ * named by users (AppDefinition=name_prefix, array, burst) come and go,
+ * and an idle app holds no state a new one would not start with.
+ * 0 or -1/ENOMEM (nothing dropped).
+ */
+int pol_ag_prune_apps(pol_agora_policy_t *a);
+/* pol_agora_est.c: mark keep[app] for the apps its tracked running jobs
+ * refer to; then renumber them by map[old] (the new index). */
+void pol_ag_est_mark_apps(const pol_agora_policy_t *a, unsigned char *keep);
+void pol_ag_est_remap(pol_agora_policy_t *a, const int *map);
 
 /* pol_agora_est.c ----------------------------------------------------- */
 /* The run time (s, at its size gpus) j is expected to need in all: its

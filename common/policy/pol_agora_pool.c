@@ -49,6 +49,8 @@ typedef struct ag_auction {
 	int *wait;           /* pending indices of winners without GPUs */
 	double *wkeep;       /* their c_i */
 	unsigned char *wfit; /* per waiting winner: fits with victims */
+	int *inc;            /* incumbents (running indices) by app, */
+	int *inc_at;         /* app t's: inc[inc_at[t] .. inc_at[t + 1]) */
 } ag_auction_t;
 
 static void auction_free(ag_auction_t *x)
@@ -64,6 +66,33 @@ static void auction_free(ag_auction_t *x)
 	free(x->wait);
 	free(x->wkeep);
 	free(x->wfit);
+	free(x->inc);
+	free(x->inc_at);
+}
+
+/* The incumbents by app, in running order (x->inc, x->inc_at): an app's
+ * bid and its winners' leases look at its own, not at every running job. */
+static int index_incumbents(ag_auction_t *x, const pol_agora_policy_t *a,
+			    const pol_snapshot_t *snap)
+{
+	int i, t;
+
+	x->inc = malloc((size_t) (snap->n_running ? snap->n_running : 1) *
+			sizeof(*x->inc));
+	x->inc_at = calloc((size_t) a->n_app + 2, sizeof(*x->inc_at));
+	if (!x->inc || !x->inc_at)
+		return -1;
+	for (i = 0; i < snap->n_running; i++)
+		if (a->rflag[i] & RF_INCUMBENT)
+			x->inc_at[a->tmap[snap->running[i].tenant] + 2]++;
+	for (t = 0; t < a->n_app; t++)
+		x->inc_at[t + 2] += x->inc_at[t + 1];
+	/* inc_at[t + 1] is app t's next slot while filling */
+	for (i = 0; i < snap->n_running; i++)
+		if (a->rflag[i] & RF_INCUMBENT)
+			x->inc[x->inc_at[a->tmap[snap->running[i].tenant] +
+					 1]++] = i;
+	return 0;
 }
 
 static bool wants(const pol_agora_policy_t *a, const pol_snapshot_t *snap,
@@ -157,8 +186,8 @@ static int app_rho_now(const pol_agora_policy_t *a, const ag_tenant_t *t,
  * of the option (incumbents count 1).
  */
 static int build_bid(pol_agora_policy_t *a, const pol_snapshot_t *snap,
-		     int64_t now, pol_pool_t pool, int t, int cgpus,
-		     pol_bid_t *b, pol_bid_opt_t *opts)
+		     const ag_auction_t *x, int64_t now, pol_pool_t pool, int t,
+		     int cgpus, pol_bid_t *b, pol_bid_opt_t *opts)
 {
 	ag_tenant_t *tn = &a->app[t];
 	bool mean = a->p.app_model == AG_APP_MEAN;
@@ -168,13 +197,11 @@ static int build_bid(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 
 	b->opts = opts;
 	b->n_opts = 0;
-	for (i = 0; i < snap->n_running; i++) {
-		const pol_job_t *j = &snap->running[i];
+	for (i = x->inc_at[t]; i < x->inc_at[t + 1]; i++) {
+		const pol_job_t *j = &snap->running[x->inc[i]];
 		int jg;
 		double c;
 
-		if (!(a->rflag[i] & RF_INCUMBENT) || a->tmap[j->tenant] != t)
-			continue;
 		jg = pol_ag_job_gpus(j);
 		ig += jg;
 		/* losing it costs the work since its last checkpoint */
@@ -411,16 +438,18 @@ static int interested_apps(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	return n_app;
 }
 
-/* The incumbents of app tenant (tenant < 0: every incumbent) keep their
- * GPUs on a lease of dur; an app's kept ones are marked RF_KEPT. */
+/* The incumbents of app tenant (tenant < 0: every incumbent; else x has
+ * them by app) keep their GPUs on a lease of dur; an app's kept ones are
+ * marked RF_KEPT. */
 static int keep_incumbents(pol_agora_policy_t *a, const pol_snapshot_t *snap,
-			   int64_t now, int64_t dur, int tenant)
+			   const ag_auction_t *x, int64_t now, int64_t dur,
+			   int tenant)
 {
-	int r;
+	int r, i, end = tenant >= 0 ? x->inc_at[tenant + 1] : snap->n_running;
 
-	for (r = 0; r < snap->n_running; r++) {
-		if (!(a->rflag[r] & RF_INCUMBENT) ||
-		    (tenant >= 0 && a->tmap[snap->running[r].tenant] != tenant))
+	for (i = tenant >= 0 ? x->inc_at[tenant] : 0; i < end; i++) {
+		r = tenant >= 0 ? x->inc[i] : i;
+		if (!(a->rflag[r] & RF_INCUMBENT))
 			continue;
 		if (tenant >= 0)
 			a->rflag[r] |= RF_KEPT;
@@ -456,7 +485,7 @@ static int apply_winner(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		dur = a->p.min_lease_s;
 	if (dur > full)
 		dur = full;
-	if (keep_incumbents(a, snap, now, dur, t) < 0)
+	if (keep_incumbents(a, snap, x, now, dur, t) < 0)
 		return -1;
 	want = x->bids[i].opts[ch].tag; /* prefix length */
 	for (k = 0; k < tn->n && started < want; k++) {
@@ -489,52 +518,59 @@ static int apply_winner(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	return 0;
 }
 
-/* Is loser u to go before loser v?  Least work lost (GPU-seconds since
- * the last checkpoint) first; then fewest GPUs when small_victims, else
- * lowest credit; then job id. */
-static bool loser_before(const pol_agora_policy_t *a, const pol_job_t *u,
-			 double cu, const pol_job_t *v, double cv)
-{
-	double ku = AG_TEN(a, u->tenant)->credit,
-	       kv = AG_TEN(a, v->tenant)->credit;
-	int gu = pol_ag_job_gpus(u), gv = pol_ag_job_gpus(v);
+/* A loser's sort key: least work lost (GPU-seconds since the last
+ * checkpoint) first; then fewest GPUs when small_victims, else lowest
+ * credit; then job id (unique: a total order). */
+typedef struct ag_lkey {
+	double cost, credit;
+	int gpus, idx;
+	int64_t id;
+} ag_lkey_t;
 
-	if (cu != cv)
-		return cu < cv;
-	if (a->p.small_victims && gu != gv)
-		return gu < gv;
-	if (ku != kv)
-		return ku < kv;
-	return u->id < v->id;
+static int cmp_lkey(const void *pa, const void *pb)
+{
+	const ag_lkey_t *u = pa, *v = pb;
+
+	if (u->cost != v->cost)
+		return u->cost < v->cost ? -1 : 1;
+	if (u->gpus != v->gpus)
+		return u->gpus < v->gpus ? -1 : 1;
+	if (u->credit != v->credit)
+		return u->credit < v->credit ? -1 : 1;
+	return (u->id > v->id) - (u->id < v->id);
 }
 
-/* Losers (incumbents not kept) into x->loser in loser_before() order
- * (their costs in x->lcost).  Their count. */
+/* Losers (incumbents not kept) into x->loser in that order (their costs
+ * in x->lcost).  Their count, or -1. */
 static int order_losers(const pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			ag_auction_t *x, int64_t now)
 {
+	ag_lkey_t *k;
 	int i, n_lose = 0;
 
-	for (i = 0; i < snap->n_running; i++)
-		if ((a->rflag[i] & RF_INCUMBENT) && !(a->rflag[i] & RF_KEPT)) {
-			x->lcost[n_lose] = pol_ag_preempt_cost(
-				a, &snap->running[i], now);
-			x->loser[n_lose++] = i;
-		}
-	for (i = 1; i < n_lose; i++) { /* insertion sort */
-		int v = x->loser[i], k = i - 1;
-		double cv = x->lcost[i];
+	k = malloc((size_t) (snap->n_running ? snap->n_running : 1) *
+		   sizeof(*k));
+	if (!k)
+		return -1;
+	for (i = 0; i < snap->n_running; i++) {
+		const pol_job_t *j = &snap->running[i];
 
-		while (k >= 0 &&
-		       !loser_before(a, &snap->running[x->loser[k]],
-				     x->lcost[k], &snap->running[v], cv)) {
-			x->loser[k + 1] = x->loser[k];
-			x->lcost[k + 1] = x->lcost[k];
-			k--;
-		}
-		x->loser[k + 1] = v;
-		x->lcost[k + 1] = cv;
+		if (!(a->rflag[i] & RF_INCUMBENT) || (a->rflag[i] & RF_KEPT))
+			continue;
+		k[n_lose++] = (ag_lkey_t){
+			.cost = pol_ag_preempt_cost(a, j, now),
+			.credit = AG_TEN(a, j->tenant)->credit,
+			.gpus = a->p.small_victims ? pol_ag_job_gpus(j) : 0,
+			.idx = i,
+			.id = j->id,
+		};
 	}
+	qsort(k, (size_t) n_lose, sizeof(*k), cmp_lkey);
+	for (i = 0; i < n_lose; i++) {
+		x->loser[i] = k[i].idx;
+		x->lcost[i] = k[i].cost;
+	}
+	free(k);
 	return n_lose;
 }
 
@@ -613,13 +649,14 @@ int pol_ag_auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		if (a->rflag[i] & RF_INCUMBENT)
 			cap += pol_ag_job_gpus(&snap->running[i]);
 	if (auction_alloc(&x, a, snap) < 0 ||
+	    index_incumbents(&x, a, snap) < 0 ||
 	    (n_app = interested_apps(a, snap, &x, pool, cgpus, now)) < 0)
 		goto out;
 	if (n_app == 0 || cap == 0) {
 		/* nobody wants GPUs here (or none are offered): incumbents
 		 * keep theirs */
-		rc = keep_incumbents(a, snap, now, pol_ag_full_lease(a, now),
-				     -1);
+		rc = keep_incumbents(a, snap, NULL, now,
+				     pol_ag_full_lease(a, now), -1);
 		goto out;
 	}
 	if ((n_sel = pol_ftf_worst(x.rho, n_app, a->p.f, x.sel)) < 0)
@@ -637,7 +674,7 @@ int pol_ag_auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		    pol_freemap_give(a->offer, &snap->running[i].alloc) < 0)
 			goto out;
 	for (i = 0; i < n_sel; i++)
-		if (build_bid(a, snap, now, pool, x.apps[x.sel[i]], cgpus,
+		if (build_bid(a, snap, &x, now, pool, x.apps[x.sel[i]], cgpus,
 			      &x.bids[i],
 			      &x.opts[(size_t) i * (a->p.max_opts + 1)]) < 0)
 			goto out;
@@ -649,7 +686,8 @@ int pol_ag_auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 				 out) < 0)
 			goto out;
 	/* losers: lowest credit first, only those whose GPUs winners use */
-	n_lose = order_losers(a, snap, &x, now);
+	if ((n_lose = order_losers(a, snap, &x, now)) < 0)
+		goto out;
 	if (pick_victims(a, snap, &x, n_wait, n_lose) < 0 ||
 	    hold_waiting(a, snap, &x, n_wait, now, out) < 0 ||
 	    settle_losers(a, snap, &x, n_lose, now, out) < 0)

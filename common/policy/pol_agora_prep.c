@@ -39,7 +39,7 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	for (i = 0; i < snap->n_running; i++)
 		if (snap->running[i].tenant >= n_ten)
 			n_ten = snap->running[i].tenant + 1;
-	if (pol_ag_map_tenants(a, n_ten) < 0 ||
+	if (pol_ag_prune_apps(a) < 0 || pol_ag_map_tenants(a, n_ten) < 0 ||
 	    pol_ag_est_update(a, snap, now) < 0)
 		return -1;
 	/* usage recorded in the future (the clock stepped back, a peer's
@@ -57,7 +57,7 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 							       : a->last_charge)
 				  : now;
 		if (now > from &&
-		    pol_credit_charge(a->ledger, AG_TEN(a, j->tenant)->name,
+		    pol_credit_charge(a->ledger, AG_TEN(a, j->tenant)->account,
 				      (double) pol_ag_job_gpus(j) *
 					      (double) (now - from),
 				      now, NULL) < 0)
@@ -74,7 +74,8 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		t->n = 0;
 		t->rho_sum = 0;
 		t->n_jobs = 0;
-		t->credit = pol_credit_get(a->ledger, t->name, now);
+		t->credit = pol_credit_get(
+			a->ledger, t->account[0] ? t->account : t->name, now);
 	}
 	for (i = 0; i < snap->n_running; i++) {
 		const pol_job_t *j = &snap->running[i];

@@ -39,12 +39,19 @@ int64_t pol_ckpt_next(int64_t start, int64_t interval, int64_t t)
 	return start + k * interval;
 }
 
-bool pol_ckpt_preemptable(const pol_job_t *j, int64_t dflt, int budget,
-			  int64_t min_run, int64_t t)
+bool pol_job_may_preempt(const pol_job_t *j, const pol_preempt_rule_t *r,
+			 int64_t t)
 {
-	int64_t c = pol_ckpt_interval(j, dflt);
+	int64_t c = pol_ckpt_interval(j, r->dflt);
 
-	if (!j->requeueable || (budget > 0 && j->preemptions >= budget))
+	if (!j->requeueable)
 		return false;
-	return t - j->start >= (c > 0 ? c : min_run);
+	if (r->min_run >= 0 && t - j->start < (c > 0 ? c : r->min_run))
+		return false;
+	if (r->budget <= 0)
+		return true;
+	if (!r->since_save)
+		return j->preemptions < r->budget;
+	return c == POL_CKPT_CONTINUOUS || j->stale_preempts < r->budget ||
+	       j->last_ckpt >= j->start;
 }

@@ -50,13 +50,35 @@ double pol_ckpt_cost(const pol_job_t *j, int64_t dflt, int gpus, int64_t t);
 int64_t pol_ckpt_next(int64_t start, int64_t interval, int64_t t);
 
 /*
- * May running job j be preempted at t?  It must be requeueable, have
- * fewer than budget preemptions (budget <= 0: no limit), and its current
- * run must be at least one interval old (min_run for CONTINUOUS and
- * NEVER): a job is never preempted twice within one checkpoint interval,
- * since every preemption is followed by a new run.
+ * The per-job preemption rule of every preempting policy, in the
+ * simulator and in Slurm alike (one function: pol_job_may_preempt()).
+ * A job that is not requeueable is never preempted.  Then:
+ *
+ *  - the budget (budget > 0): with since_save (las, srtf, tiresias) it
+ *    counts the preemptions since j last saved work (stale_preempts); once
+ *    spent, j is preempted again only after its current run has saved
+ *    work (last_ckpt >= start), and never binds under CONTINUOUS
+ *    checkpoints (nothing is lost).  Without since_save (agora) it counts
+ *    all of j's preemptions, and a spent budget protects j for good.
+ *  - the age (min_run >= 0; agora): j's current run must be at least one
+ *    checkpoint interval old (min_run for CONTINUOUS and NEVER), so a job
+ *    is never preempted twice within one interval, since every
+ *    preemption is followed by a new run.
+ *
+ * Either way a job that spent its budget runs to its next checkpoint at
+ * least (NEVER: to its end): every job makes progress, no schedule
+ * livelocks on it.  dflt is the interval assumed for an UNKNOWN ckpt_s
+ * (pol_ckpt_interval()).
  */
-bool pol_ckpt_preemptable(const pol_job_t *j, int64_t dflt, int budget,
-			  int64_t min_run, int64_t t);
+typedef struct pol_preempt_rule {
+	int budget;      /* <= 0: no budget */
+	bool since_save; /* count stale_preempts (else preemptions) */
+	int64_t dflt;    /* interval assumed when j->ckpt_s is UNKNOWN */
+	int64_t min_run; /* < 0: no age rule */
+} pol_preempt_rule_t;
+
+/* May running job j be preempted at t under rule r? */
+bool pol_job_may_preempt(const pol_job_t *j, const pol_preempt_rule_t *r,
+			 int64_t t);
 
 #endif

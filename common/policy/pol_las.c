@@ -20,7 +20,7 @@
  *                     Queue count and thresholds are parameters in
  *                     Tiresias too; these values are our choice.
  *   budget=2          preemptions of a job without progress
- *                     (pol_job_preemptible()); 0 = no budget.
+ *                     (pol_job_may_preempt(), since_save); 0 = no budget.
  * Tiresias' starvation guard (promote a job that waited longer than
  * STARVE_LIMIT x its last run) is left out on purpose: pol_job_t does not
  * carry when a job was last preempted, and the baseline is meant as plain

@@ -85,19 +85,10 @@ int pol_order_cmp(const pol_job_t *a, const pol_job_t *b);
 int pol_order_pending(const pol_snapshot_t *snap, int *idx);
 
 /*
- * The per-job preemption budget of every preempting policy (las, srtf,
- * tiresias; agora may use it too): may running job j be preempted under a
- * budget of B preemptions without progress?  False for a job that is not
- * requeueable; true with a checkpoint model that loses nothing
- * (ckpt_s == POL_CKPT_CONTINUOUS), without a budget (B <= 0), while the
- * job has been preempted fewer than B times since it last saved work
- * (stale_preempts < B), or once its current run has saved work
- * (last_ckpt >= start).  So a job that spent its budget runs at least to
- * its next checkpoint (POL_CKPT_NEVER or UNKNOWN: to its end): every job makes
- * progress, no schedule livelocks on it.  (pol_ckpt_preemptable() is
- * agora's rule on total preemptions and run age.)
+ * The default per-job preemption budget of las, srtf and tiresias
+ * (pol_job_may_preempt() in pol_ckpt.h, the one rule of every preempting
+ * policy, with since_save: preemptions since the job last saved work).
  */
 #define POL_PREEMPT_BUDGET_DEFAULT 2
-bool pol_job_preemptible(const pol_job_t *j, int budget);
 
 #endif

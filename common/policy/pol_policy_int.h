@@ -35,7 +35,7 @@ void pol_work_free(pol_work_t *w);
  * victims' GPUs; a victim whose GPUs were not used stays running, the
  * others get PREEMPT; leftover GPUs are filled with the remaining pending
  * jobs in order (work conserving).  Running jobs that may not be
- * preempted (pol_job_preemptible() under pp->budget, set by the policy;
+ * preempted (pol_job_may_preempt() under pp->budget, set by the policy;
  * 0 = no budget) are never victims.  Actions are appended PREEMPTs first, then STARTs.
  * on_run(arg, job, gpus), if set, is called for every job that runs after
  * the pass (kept or started).  0 or -1/errno.

@@ -63,6 +63,13 @@ int pol_preempt_pass(pol_preempt_t *pp, const pol_placer_t *pl,
 	const pol_job_t *j;
 	bool running;
 	int rc;
+	/* the budget of the baselines: preemptions since the last save */
+	const pol_preempt_rule_t rule = {
+		.budget = pp->budget,
+		.since_save = true,
+		.dflt = POL_CKPT_UNKNOWN,
+		.min_run = -1,
+	};
 
 	if (pol_work_sync(&pp->w, snap->cluster, 0) || grow(pp, total + 1))
 		return -1;
@@ -73,7 +80,7 @@ int pol_preempt_pass(pol_preempt_t *pp, const pol_placer_t *pl,
 	for (i = 0; i < snap->n_running; i++) {
 		const pol_job_t *r = &snap->running[i];
 
-		if (!pol_job_preemptible(r, pp->budget)) {
+		if (!pol_job_may_preempt(r, &rule, 0)) {
 			if (r->requeueable)
 				pp->protected_runs++;
 			pp->flag[i] = F_WANT;
@@ -174,16 +181,6 @@ int pol_budget_check(const char *policy, double v, agora_err_t *err)
 		policy, v);
 	errno = EINVAL;
 	return -1;
-}
-
-bool pol_job_preemptible(const pol_job_t *j, int budget)
-{
-	if (!j->requeueable)
-		return false;
-	if (j->ckpt_s == POL_CKPT_CONTINUOUS || budget <= 0 ||
-	    j->stale_preempts < budget)
-		return true;
-	return j->last_ckpt >= j->start;
 }
 
 void pol_preempt_free(pol_preempt_t *pp)

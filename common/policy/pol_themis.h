@@ -125,10 +125,12 @@ typedef struct pol_bid {
 int pol_bid_best(pol_bid_opt_t *opts, int n);
 
 typedef enum pol_pf_solver {
-	POL_PF_AUTO = 0, /* exact when it is cheap enough, else greedy */
-	POL_PF_EXACT,    /* dynamic programme over GPU counts: optimal */
-	POL_PF_GREEDY,   /* marginal gain per GPU + 1-swap improvement */
-	POL_PF_BRUTE,    /* enumerate every combination (tests; tiny n) */
+	POL_PF_AUTO = 0,    /* exact when it is cheap enough, else greedy */
+	POL_PF_EXACT,       /* dynamic programme over GPU counts: optimal */
+	POL_PF_GREEDY,      /* marginal gain per GPU + 1-swap improvement */
+	POL_PF_BRUTE,       /* enumerate every combination (tests; tiny n) */
+	POL_PF_GREEDY_SCAN, /* GREEDY's steps found by a full scan each
+			     * (tests: the same choices as GREEDY) */
 } pol_pf_solver_t;
 
 /*

@@ -38,7 +38,7 @@
  *                    immediate re-demotion, which livelocks big gangs
  *                    under a checkpoint model (doc/sim.md).
  *   budget=2         preemptions of a job without progress
- *                    (pol_job_preemptible()); 0 = no budget.
+ *                    (pol_job_may_preempt(), since_save); 0 = no budget.
  *
  * Per-job bookkeeping lives in the policy (pol_job_t has no history):
  * between two passes the running jobs ran and the waiting jobs waited, as

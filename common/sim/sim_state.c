@@ -529,7 +529,7 @@ int sim_act_preempt(sim_t *s, const pol_action_t *a)
 	s->res->preemptions++;
 	pj.preemptions++;
 	sim_update_work(s, (int) id);
-	/* the budget's count (pol_job_preemptible()): this preemption is the
+	/* the budget's count (pol_job_may_preempt()): this preemption is the
 	 * first since the job saved work if this run saved some */
 	j = &s->sj[id];
 	j->stale = j->save_t >= j->run_start ? 1 : j->stale + 1;

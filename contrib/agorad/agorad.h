@@ -31,6 +31,8 @@ void ad_log(int level, const char *fmt, ...)
 /* ---- the round ---- */
 typedef struct ad_stats {
 	uint64_t rounds, pinned, failed, no_plan;
+	/* surveys whose job table had not changed (the last one reused) */
+	uint64_t survey_same;
 	double last_round_s;
 } ad_stats_t;
 

@@ -23,7 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
@@ -43,11 +46,17 @@ static int update(job_desc_msg_t *d)
 }
 
 static volatile sig_atomic_t pins_stop = 0;
+/* the pins child's helpers (AD_PINS_WORKERS): they get its SIGTERM */
+static pid_t pins_helper[AD_PINS_WORKERS];
+static volatile sig_atomic_t n_pins_helpers = 0;
 
 static void pins_on_term(int sig)
 {
 	(void) sig;
 	pins_stop = 1;
+	for (int k = 0; k < n_pins_helpers; k++)
+		if (pins_helper[k] > 0)
+			kill(pins_helper[k], SIGTERM);
 }
 
 /* Fault injection for tests/integration/test_fed.sh: with
@@ -153,28 +162,35 @@ static void pin_steps(const ad_job_t *j, pol_fed_hold_act_t act,
 	}
 }
 
-void pins_child(const ad_round_t *r, int c, int fd)
+bool pin_wanted(const ad_round_t *r, int i)
 {
-	struct sigaction sa;
+	return r->jobs[i].act == POL_FED_HOLD_AUCTION
+		       ? r->winner_cluster[i] >= 0
+		       : r->jobs[i].act != POL_FED_HOLD_NONE;
+}
 
-	/* SIGTERM (agorad stopping, or the child limit): finish the job in
-	 * hand, then stop (SA_RESTART: the update in flight goes on) */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = pins_on_term;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGTERM, &sa, NULL);
+/* Whether job i is the pins child of cluster c's to do. */
+static bool pin_mine(const ad_round_t *r, int c, int i)
+{
+	return !strcmp(r->jobs[i].origin, r->clusters[c].name) &&
+	       pin_wanted(r, i);
+}
+
+/* The jobs of slice s of k (their order among cluster c's jobs to do). */
+static void pins_slice(const ad_round_t *r, int c, int fd, int s, int k)
+{
+	int nth = 0;
+
 	for (int i = 0; i < r->n_jobs && !pins_stop; i++) {
 		ad_pin_msg_t m = { .idx = (uint32_t) i };
 		int w = r->winner_cluster[i];
 
-		if (strcmp(r->jobs[i].origin, r->clusters[c].name))
+		if (!pin_mine(r, c, i) || nth++ % k != s)
 			continue;
 		if (r->jobs[i].act == POL_FED_HOLD_AUCTION) {
-			if (w < 0)
-				continue;
 			pin_steps(&r->jobs[i], POL_FED_HOLD_AUCTION,
 				  r->clusters[w].name, r->decision[i], &m);
-		} else if (r->jobs[i].act != POL_FED_HOLD_NONE) {
+		} else {
 			/* an earlier round's pin: level-triggered, what the
 			 * job shows now decides */
 			pol_fed_mark_t mk;
@@ -190,11 +206,51 @@ void pins_child(const ad_round_t *r, int c, int fd)
 						  "decided in an earlier round",
 					  &m);
 			free(text);
-		} else {
-			continue;
 		}
+		m.done_ms = (int64_t) (ad_now_s() * 1000);
+		/* one record, under PIPE_BUF: helpers' writes do not mix */
 		(void) write_all(fd, &m, sizeof(m));
 	}
+}
+
+void pins_child(const ad_round_t *r, int c, int fd)
+{
+	struct sigaction sa;
+	int n_do = 0, k;
+
+	/* SIGTERM (agorad stopping, or the child limit): finish the job in
+	 * hand, then stop (SA_RESTART: the update in flight goes on); the
+	 * helpers get it too */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = pins_on_term;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGTERM, &sa, NULL);
+	for (int i = 0; i < r->n_jobs; i++)
+		if (pin_mine(r, c, i))
+			n_do++;
+	/* a burst: helpers, each pinning every k-th job, so that the
+	 * updates' round trips overlap (slurmctld still applies them one at
+	 * a time, under its job write lock) */
+	k = pol_fed_pin_workers(n_do, AD_PINS_WORKERS, AD_PINS_PER_WORKER);
+	for (int s = 1; s < k; s++) {
+		pid_t p = fork();
+
+		if (p == 0) {
+			n_pins_helpers = 0;
+			pins_slice(r, c, fd, s, k);
+			_exit(0);
+		}
+		if (p < 0) { /* its slice is done by no one this round */
+			ad_error("fork: %s", strerror(errno));
+			continue;
+		}
+		pins_helper[n_pins_helpers] = p;
+		n_pins_helpers = n_pins_helpers + 1;
+	}
+	pins_slice(r, c, fd, 0, k);
+	for (int h = 0; h < n_pins_helpers; h++)
+		while (waitpid(pins_helper[h], NULL, 0) < 0 && errno == EINTR)
+			;
 }
 
 /* ---- the topology model ---------------------------------------------- */

@@ -45,6 +45,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "agorad.h"
+#include "agorad_jobs.h"
 #include "agorad_loan.h"
 #include "agorad_relaunch.h"
 #include "pol_loan.h"
@@ -430,12 +431,13 @@ out:
 
 void ad_grow_round(const agora_conf_t *conf, int64_t now, bool quiet)
 {
-	job_info_msg_t *jm = NULL;
+	const job_info_msg_t *jm;
 	int waiting, idle, wait;
 
 	if (!conf->loan_grow)
 		return;
-	if (slurm_load_jobs((time_t) 0, &jm, SHOW_ALL)) {
+	/* the loan snapshot's table of this pass, unless a job changed */
+	if (!(jm = ad_jobs_load(ad_jobs_local(), AD_JOBS_PASS_S, NULL))) {
 		ad_error("loan: grow: cannot read the jobs: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return;
@@ -446,7 +448,7 @@ void ad_grow_round(const agora_conf_t *conf, int64_t now, bool quiet)
 		ad_debug("loan: grow: none now (%s)",
 			 quiet ? "reclaim under way or demand unknown"
 			       : "a grown job has not restarted yet");
-		goto out;
+		return;
 	}
 	/* the queue first: no grow while a training job waits for nodes */
 	for (uint32_t k = 0; k < jm->record_count; k++) {
@@ -458,15 +460,13 @@ void ad_grow_round(const agora_conf_t *conf, int64_t now, bool quiet)
 			ad_debug(
 				"loan: grow: none now (job %u waits for nodes)",
 				j->job_id);
-			goto out;
+			return;
 		}
 	}
 	idle = idle_train_nodes(conf);
 	ad_debug("loan: grow: %d idle training node(s)", idle);
 	if (idle > 0)
 		grow_now(conf, jm, idle, now, wait);
-out:
-	slurm_free_job_info_msg(jm);
 }
 
 /* One followed or past grow, as the state file keeps it. */

@@ -24,6 +24,7 @@
 
 #include "agora_file.h"
 #include "agorad.h"
+#include "agorad_jobs.h"
 #include "agorad_loan.h"
 
 static void scopy_n(char *dst, const char *src, size_t size)
@@ -224,11 +225,11 @@ static void elastic_range(const slurm_job_info_t *j, bool pending)
 
 static int snap_jobs(const agora_conf_t *conf, ln_snap_t *s)
 {
-	job_info_msg_t *jm = NULL;
+	const job_info_msg_t *jm;
 	pol_loan_demand_job_t *dj = NULL;
 	int rc = 0, n_dj = 0;
 
-	if (slurm_load_jobs((time_t) 0, &jm, SHOW_ALL)) {
+	if (!(jm = ad_jobs_load(ad_jobs_local(), 0, NULL))) {
 		ad_error("loan: cannot read the jobs: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return -1;
@@ -237,7 +238,6 @@ static int snap_jobs(const agora_conf_t *conf, ln_snap_t *s)
 	dj = calloc(jm->record_count + 1, sizeof(*dj));
 	if (!s->jobs || !dj) {
 		free(dj);
-		slurm_free_job_info_msg(jm);
 		return -1;
 	}
 	for (uint32_t i = 0; i < jm->record_count && !rc; i++) {
@@ -262,7 +262,6 @@ static int snap_jobs(const agora_conf_t *conf, ln_snap_t *s)
 	/* LoanDemandSource=jobs: what inference could use now */
 	s->infer_job_nodes = (int) pol_loan_demand_jobs(dj, n_dj, s->n_nodes);
 	free(dj);
-	slurm_free_job_info_msg(jm);
 	return rc;
 }
 

@@ -34,7 +34,10 @@
  * finished batch job that slurmctld still holds (MinJobAge), and its
  * requeue delays the next start past the credential lifetime.  Every such
  * requeue is logged, and so is every other failed training job of the
- * window (left as it is).  The cost: a second read of the jobs per pass.
+ * window (left as it is).  The cost: none beyond the loan loop's read of
+ * the jobs (agorad_jobs.c, shared with the loan snapshot and the grow,
+ * asked with its update time); the table is scanned again only when it
+ * changed or the controller's start time did.
  *
  * The same SIGKILL can also lose a requeue agorad itself sent (a
  * reclaim's victim) in the last seconds before it: the job has its
@@ -57,6 +60,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "agorad.h"
+#include "agorad_jobs.h"
 #include "agorad_loan.h"
 #include "agorad_relaunch.h"
 
@@ -201,10 +205,10 @@ static void relaunch_one(const slurm_job_info_t *j, time_t boot)
 void ad_loan_relaunch(const agora_conf_t *conf, double now)
 {
 	const slurm_conf_t *cc;
-	job_info_msg_t *jm = NULL;
+	const job_info_msg_t *jm;
 	idset_t now_known = { 0 };
 	time_t boot, t = time(NULL);
-	bool window;
+	bool window, changed, new_boot;
 	int keep;
 
 	if (now - last_check < 1.0)
@@ -213,7 +217,8 @@ void ad_loan_relaunch(const agora_conf_t *conf, double now)
 	if (!(cc = ad_ctl_conf()))
 		return;
 	boot = cc->boot_time;
-	if (cur_boot && boot != cur_boot) {
+	new_boot = cur_boot && boot != cur_boot;
+	if (new_boot) {
 		/* a new controller: what was there at the last look before */
 		free(before.id);
 		before = known;
@@ -223,13 +228,17 @@ void ad_loan_relaunch(const agora_conf_t *conf, double now)
 	/* a failed job stays in slurmctld MinJobAge seconds after its end */
 	keep = cc->min_job_age > 0 ? (int) cc->min_job_age : 300;
 	window = before.n && t <= boot + RELAUNCH_WINDOW_S + keep + 5;
-	if (slurm_load_jobs((time_t) 0, &jm, SHOW_ALL)) {
+	/* the loan loop's table, read with its update time: unchanged, it
+	 * holds no job the last look did not see (and no new failure) */
+	if (!(jm = ad_jobs_load(ad_jobs_local(), AD_JOBS_PASS_S, &changed))) {
 		ad_debug("loan: relaunch check: cannot read the jobs: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return;
 	}
+	if (!changed && !new_boot && known.n)
+		goto window_end;
 	for (uint32_t i = 0; i < jm->record_count; i++) {
-		slurm_job_info_t *j = &jm->job_array[i];
+		const slurm_job_info_t *j = &jm->job_array[i];
 		uint32_t st = j->job_state & JOB_STATE_BASE;
 
 		if (!agora_conf_loan_partition(conf, j->partition, false))
@@ -242,9 +251,9 @@ void ad_loan_relaunch(const agora_conf_t *conf, double now)
 			 !was_seen(j->job_id, boot))
 			relaunch_one(j, boot);
 	}
-	slurm_free_job_info_msg(jm);
 	free(known.id);
 	known = now_known;
+window_end:
 	if (!window && before.n) {
 		free(before.id);
 		memset(&before, 0, sizeof(before));

@@ -27,10 +27,11 @@
  * in fixed-size records; a child that does not finish within its limit
  * is killed and its cluster counts as down for the round.
  *
- * This file runs the round: steps 0 and the children, the collection of
- * each step's answers, the state file.  agorad_survey.c holds what the
- * children of steps 1 and 2 do, agorad_auction.c steps 3 and 4 and the
- * credit exchange.
+ * This file runs the round: the collection of each step's answers and
+ * the auction's inputs.  agorad_clusters.c is step 0, agorad_children.c
+ * runs the children, agorad_survey.c holds what the children of steps 1
+ * and 2 do, agorad_auction.c steps 3 and 4 and the credit exchange,
+ * agorad_state.c the state file.
  *
  * Crash safety (level-triggered, doc/design.md): agorad keeps nothing
  * between rounds that Slurm does not show.  Every step of a pin leaves a
@@ -44,341 +45,27 @@
  * one sibling copy start: no job runs twice.
  */
 #include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <slurm/slurm.h>
 #include "agora_compat_pub.h"
 #include <slurm/slurm_errno.h>
-#include <slurm/slurmdb.h>
 
+#include "agora_sanitize.h"
 #include "agorad_round_int.h"
 
 /* The round's context (agorad_round_int.h): the only state of the
  * round, passed explicitly to every step; the module keeps it between
- * rounds for the clusters' records and up/down, and the slurmdbd list
- * that owns the records. */
+ * rounds for the clusters' records and up/down (agorad_clusters.c owns
+ * the slurmdbd list that owns the records). */
 static ad_round_t round_ctx;
-static List cluster_list = NULL; /* owns the records */
-static char fed_name[AD_NAME] = "";
-
-static double now_s(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return tv.tv_sec + tv.tv_usec / 1e6;
-}
-
-/* ---- 0. the federation ---------------------------------------------- */
-
-static int refresh_clusters(ad_round_t *r)
-{
-	List l = slurmdb_get_info_cluster(NULL);
-	ListIterator it;
-	slurmdb_cluster_rec_t *rec;
-	char best[AD_NAME] = "";
-	int best_n = 0;
-
-	static bool dbd_down = false;
-
-	if (!l) {
-		if (r->n_clusters) {
-			if (!dbd_down)
-				ad_error(
-					"slurmdbd does not answer: keeping the last list of %d clusters",
-					r->n_clusters);
-			dbd_down = true;
-			return 0;
-		}
-		ad_error("cannot read the clusters from slurmdbd: %s",
-			 slurm_strerror(slurm_get_errno()));
-		return -1;
-	}
-	/* the federation with the most member clusters (one per site) */
-	it = slurm_list_iterator_create(l);
-	while ((rec = slurm_list_next(it))) {
-		ListIterator it2;
-		slurmdb_cluster_rec_t *r2;
-		int n = 0;
-
-		if (!rec->fed.name || !rec->fed.name[0])
-			continue;
-		it2 = slurm_list_iterator_create(l);
-		while ((r2 = slurm_list_next(it2)))
-			if (r2->fed.name &&
-			    !strcmp(r2->fed.name, rec->fed.name))
-				n++;
-		slurm_list_iterator_destroy(it2);
-		if (n > best_n) {
-			best_n = n;
-			scopy(best, rec->fed.name, sizeof(best));
-		}
-	}
-	slurm_list_iterator_destroy(it);
-	if (dbd_down)
-		ad_info("slurmdbd answers again");
-	dbd_down = false;
-	if (!best_n) {
-		ad_error("slurmdbd knows no federation: nothing to auction");
-		slurm_list_destroy(l);
-		return -1;
-	}
-	if (strcmp(best, fed_name))
-		ad_info("federation %s: %d clusters", best, best_n);
-	scopy(fed_name, best, sizeof(fed_name));
-	bool was_up[AD_MAX_CLUSTERS] = { false };
-	char old_names[AD_MAX_CLUSTERS][AD_NAME];
-	int n_old = r->n_clusters;
-
-	for (int c = 0; c < n_old; c++) {
-		was_up[c] = r->clusters[c].up;
-		memcpy(old_names[c], r->clusters[c].name, AD_NAME);
-	}
-	for (int c = 0; c < n_old; c++) {
-		free(r->clusters[c].busy);
-		r->clusters[c].busy = NULL;
-	}
-	r->n_clusters = 0;
-	it = slurm_list_iterator_create(l);
-	while ((rec = slurm_list_next(it)) && r->n_clusters < AD_MAX_CLUSTERS) {
-		ad_cluster_t *c;
-
-		if (!rec->fed.name || strcmp(rec->fed.name, fed_name))
-			continue;
-		if ((rec->fed.state & CLUSTER_FED_STATE_BASE) !=
-			    CLUSTER_FED_STATE_ACTIVE ||
-		    (rec->fed.state & CLUSTER_FED_STATE_DRAIN))
-			continue; /* not taking new jobs */
-		c = &r->clusters[r->n_clusters++];
-		memset(c, 0, sizeof(*c));
-		scopy(c->name, rec->name, sizeof(c->name));
-		c->rec = rec;
-		for (int o = 0; o < n_old; o++)
-			if (!strcmp(old_names[o], c->name))
-				c->up = was_up[o];
-	}
-	slurm_list_iterator_destroy(it);
-	if (cluster_list)
-		slurm_list_destroy(cluster_list);
-	cluster_list = l;
-	return 0;
-}
-
-/* ---- children ------------------------------------------------------- */
-
-typedef void (*child_fn)(const ad_round_t *r, int c, int fd);
-
-/* Run fn(c, fd) in one child per cluster with want[c]; collect what each
- * wrote into out[c] (malloc'ed) / len[c].  Children past the limit, or
- * still running AD_STOP_GRACE_S after *stop was set, get SIGTERM (a pins
- * child finishes the job in hand), then SIGKILL AD_STOP_GRACE_S later;
- * what a killed child wrote is dropped. */
-static void run_children(const ad_round_t *r, const bool *want, child_fn fn,
-			 char **out, size_t *len, int limit_s,
-			 volatile int *stop)
-{
-	pid_t pid[AD_MAX_CLUSTERS];
-	int fd[AD_MAX_CLUSTERS], open_n = 0;
-	size_t cap[AD_MAX_CLUSTERS];
-	double deadline = now_s() + limit_s;
-	bool termed = false, stop_seen = false;
-
-	for (int c = 0; c < r->n_clusters; c++) {
-		int p[2];
-
-		pid[c] = -1;
-		fd[c] = -1;
-		out[c] = NULL;
-		len[c] = cap[c] = 0;
-		if (!want[c])
-			continue;
-		if (pipe(p)) {
-			ad_error("pipe: %s", strerror(errno));
-			continue;
-		}
-		pid[c] = fork();
-		if (pid[c] < 0) {
-			ad_error("fork: %s", strerror(errno));
-			close(p[0]);
-			close(p[1]);
-			continue;
-		}
-		if (pid[c] == 0) {
-			close(p[0]);
-			for (int o = 0; o < c; o++)
-				if (fd[o] >= 0)
-					close(fd[o]);
-			signal(SIGTERM, SIG_DFL);
-			signal(SIGINT, SIG_DFL);
-			signal(SIGHUP, SIG_IGN);
-			working_cluster_rec = r->clusters[c].rec;
-			fn(r, c, p[1]);
-			close(p[1]);
-			_exit(0);
-		}
-		close(p[1]);
-		fd[c] = p[0];
-		open_n++;
-	}
-	while (open_n > 0) {
-		struct pollfd pfd[AD_MAX_CLUSTERS];
-		int map[AD_MAX_CLUSTERS], n = 0, ms;
-
-		for (int c = 0; c < r->n_clusters; c++)
-			if (fd[c] >= 0) {
-				pfd[n].fd = fd[c];
-				pfd[n].events = POLLIN;
-				pfd[n].revents = 0;
-				map[n++] = c;
-			}
-		if (stop && *stop && !stop_seen) {
-			stop_seen = true;
-			if (deadline > now_s() + AD_STOP_GRACE_S)
-				deadline = now_s() + AD_STOP_GRACE_S;
-		}
-		ms = (int) ((deadline - now_s()) * 1000);
-		if (ms < 0)
-			ms = 0;
-		if ((ms == 0 || poll(pfd, n, ms) == 0) && !termed) {
-			/* first SIGTERM: a pins child ends the job in hand */
-			for (int i = 0; i < n; i++)
-				kill(pid[map[i]], SIGTERM);
-			termed = true;
-			deadline = now_s() + AD_STOP_GRACE_S;
-			continue;
-		}
-		if (ms == 0 && termed) {
-			for (int i = 0; i < n; i++) {
-				int c = map[i];
-
-				ad_error(
-					"%s: no answer within %d s: counted as down this round",
-					r->clusters[c].name, limit_s);
-				kill(pid[c], SIGKILL);
-				close(fd[c]);
-				fd[c] = -1;
-				free(out[c]);
-				out[c] = NULL;
-				len[c] = 0;
-				open_n--;
-			}
-			break;
-		}
-		for (int i = 0; i < n; i++) {
-			int c = map[i];
-			ssize_t got;
-
-			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			if (cap[c] - len[c] < 65536) {
-				char *nb;
-
-				cap[c] = cap[c] ? cap[c] * 2 : 131072;
-				nb = realloc(out[c], cap[c]);
-				if (!nb) {
-					ad_error("out of memory");
-					exit(1);
-				}
-				out[c] = nb;
-			}
-			got = read(fd[c], out[c] + len[c], cap[c] - len[c]);
-			if (got > 0) {
-				len[c] += got;
-			} else if (got == 0 || errno != EINTR) {
-				close(fd[c]);
-				fd[c] = -1;
-				open_n--;
-			}
-		}
-	}
-	for (int c = 0; c < r->n_clusters; c++)
-		if (pid[c] > 0)
-			while (waitpid(pid[c], NULL, 0) < 0 && errno == EINTR)
-				;
-}
-
-/* ---- the state file agoractl fed / explain read --------------------- */
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char) *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-static void write_state(const ad_round_t *r, const char *path, time_t now,
-			double secs, const int *pinned_rc)
-{
-	char tmp[4096];
-	FILE *f;
-
-	if (!path)
-		return;
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	if (!(f = fopen(tmp, "w"))) {
-		ad_error("%s: %s", tmp, strerror(errno));
-		return;
-	}
-	fprintf(f, "{\"time\":%ld,\"round_s\":%.3f,\"federation\":", (long) now,
-		secs);
-	json_str(f, fed_name);
-	fprintf(f, ",\"clusters\":[");
-	for (int c = 0; c < r->n_clusters; c++) {
-		fprintf(f, "%s{\"name\":", c ? "," : "");
-		json_str(f, r->clusters[c].name);
-		fprintf(f,
-			",\"up\":%s,\"nodes\":%d,\"gpus_total\":%d,\"gpus_free\":%d,\"gpus_pending\":%d}",
-			r->clusters[c].up ? "true" : "false",
-			r->clusters[c].n_nodes, r->clusters[c].gpus_total,
-			r->clusters[c].gpus_free, r->clusters[c].gpus_pending);
-	}
-	fprintf(f, "],\"jobs\":[");
-	for (int i = 0; i < r->n_jobs; i++) {
-		fprintf(f, "%s{\"job_id\":%u,\"origin\":", i ? "," : "",
-			r->jobs[i].job_id);
-		json_str(f, r->jobs[i].origin);
-		fprintf(f, ",\"winner\":");
-		json_str(f, r->winner_cluster[i] >= 0
-				    ? r->clusters[r->winner_cluster[i]].name
-				    : r->jobs[i].pin_cluster);
-		fprintf(f, ",\"pinned\":%s,\"decision\":",
-			pinned_rc && pinned_rc[i] == 0 ? "true" : "false");
-		json_str(f, r->decision[i]);
-		fputc('}', f);
-	}
-	fprintf(f, "]}\n");
-	if (fflush(f) || fsync(fileno(f))) {
-		fclose(f);
-		unlink(tmp);
-		return;
-	}
-	fclose(f);
-	if (rename(tmp, path))
-		ad_error("%s: %s", path, strerror(errno));
-}
-
-/* ---- the round ------------------------------------------------------ */
 
 static void round_reset(ad_round_t *r)
 {
+	willrun_reset(r);
 	for (int c = 0; c < AD_MAX_CLUSTERS; c++) {
 		free(r->usage[c]);
 		r->usage[c] = NULL;
@@ -400,6 +87,58 @@ static void round_reset(ad_round_t *r)
 }
 
 /* ---- the round ------------------------------------------------------ */
+
+/* A survey whose job table did not change (h.jobs_same): the last full
+ * answer's job part with this answer's nodes and usage, as one answer
+ * (malloc'ed, *mlen); NULL if there is no last answer or no memory.
+ * The running jobs' ends are clamped at now, as a fresh read would. */
+static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
+			  size_t *mlen, time_t now)
+{
+	ad_survey_hdr_t h, o;
+	size_t jobs_b, busy_b, use_b;
+	char *m, *p;
+
+	if (!cl->survey || cl->survey_len < sizeof(o) || len < sizeof(h))
+		return NULL;
+	memcpy(&h, out, sizeof(h));
+	memcpy(&o, cl->survey, sizeof(o));
+	jobs_b = o.n_jobs * sizeof(ad_job_t);
+	busy_b = o.n_busy * sizeof(pol_fed_busy_t);
+	use_b = h.n_usage > 0 ? h.n_usage * sizeof(ad_usage_t) : 0;
+	if (len != sizeof(h) + use_b ||
+	    cl->survey_len != sizeof(o) + jobs_b +
+				      o.n_usage * sizeof(ad_usage_t) + busy_b)
+		return NULL;
+	h.n_jobs = o.n_jobs;
+	h.n_busy = o.n_busy;
+	h.gpus_pending = o.gpus_pending;
+	h.gpus_queued = o.gpus_queued;
+	h.queued_gpu_s = o.queued_gpu_s;
+	h.max_limit_s = o.max_limit_s;
+	h.jobs_update = o.jobs_update;
+	h.jobs_same = 0;
+	*mlen = sizeof(h) + jobs_b + use_b + busy_b;
+	if (!(m = malloc(*mlen)))
+		return NULL;
+	p = m;
+	memcpy(p, &h, sizeof(h));
+	p += sizeof(h);
+	memcpy(p, cl->survey + sizeof(o), jobs_b);
+	p += jobs_b;
+	memcpy(p, out + sizeof(h), use_b);
+	p += use_b;
+	memcpy(p, cl->survey + cl->survey_len - busy_b, busy_b);
+	for (int k = 0; k < o.n_busy; k++) {
+		pol_fed_busy_t b;
+
+		memcpy(&b, p + k * sizeof(b), sizeof(b));
+		if (b.end < now)
+			b.end = now;
+		memcpy(p + k * sizeof(b), &b, sizeof(b));
+	}
+	return m;
+}
 
 /* Step 1 for cluster c: its answer (out, len) into clusters[c], jobs and
  * usage[c].  Returns whether it answered. */
@@ -464,6 +203,8 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 		       h.n_usage * sizeof(ad_usage_t));
 		r->n_usage[c] = h.n_usage;
 	}
+	h.usage_src[sizeof(h.usage_src) - 1] = '\0';
+	usage_note(&r->clusters[c], h.usage_src, h.n_usage);
 	free(r->clusters[c].busy);
 	r->clusters[c].busy = NULL;
 	if (h.n_busy &&
@@ -485,19 +226,49 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 }
 
 /* Step 1: every cluster's survey.  Returns the number of clusters up. */
-static int round_survey(ad_round_t *r, const ad_stats_t *st, volatile int *stop)
+static int round_survey(ad_round_t *r, ad_stats_t *st, volatile int *stop)
 {
 	bool want[AD_MAX_CLUSTERS];
 	char *out[AD_MAX_CLUSTERS];
 	size_t len[AD_MAX_CLUSTERS];
 	int n_up = 0;
+	time_t now = time(NULL);
 
 	for (int c = 0; c < r->n_clusters; c++)
 		want[c] = true;
 	run_children(r, want, survey_child, out, len, AD_CHILD_LIMIT_S, stop);
 	for (int c = 0; c < r->n_clusters; c++) {
-		if (survey_take(r, c, out[c], len[c], st))
+		ad_cluster_t *cl = &r->clusters[c];
+		ad_survey_hdr_t h = { 0 };
+
+		if (len[c] >= sizeof(h))
+			memcpy(&h, out[c], sizeof(h));
+		if (h.ok && h.jobs_same) {
+			size_t ml = 0;
+			char *m = survey_merge(cl, out[c], len[c], &ml, now);
+
+			free(out[c]);
+			out[c] = m; /* NULL: no answer (the next reads all) */
+			len[c] = m ? ml : 0;
+			st->survey_same++;
+			ad_debug(
+				"%s: job table unchanged since %lld: the last survey's jobs stand",
+				cl->name, (long long) cl->jobs_update);
+		}
+		if (survey_take(r, c, out[c], len[c], st)) {
 			n_up++;
+			/* kept for the next round's update-time read */
+			free(cl->survey);
+			cl->survey = out[c];
+			cl->survey_len = len[c];
+			memcpy(&h, out[c], sizeof(h));
+			cl->jobs_update = (time_t) h.jobs_update;
+			continue;
+		}
+		free(cl->survey);
+		cl->survey = NULL;
+		cl->survey_len = 0;
+		cl->jobs_update = 0;
 		free(out[c]);
 	}
 	return n_up;
@@ -539,8 +310,8 @@ static void plan_take(ad_round_t *r, int c, const ad_plan_msg_t *m,
 /* Step 2 (also the heartbeat when there is nothing to plan): the plans
  * of every job on every cluster up, plans[job * n_clusters + cluster]
  * (calloc'ed; NULL if out of memory). */
-static pol_fed_plan_t *round_plans(ad_round_t *r, time_t now,
-				   volatile int *stop)
+static pol_fed_plan_t *round_plans(ad_round_t *r, const agora_conf_t *conf,
+				   time_t now, volatile int *stop)
 {
 	bool want[AD_MAX_CLUSTERS];
 	char *out[AD_MAX_CLUSTERS];
@@ -550,8 +321,26 @@ static pol_fed_plan_t *round_plans(ad_round_t *r, time_t now,
 	plans = calloc((size_t) (r->n_jobs + 1) * r->n_clusters,
 		       sizeof(*plans));
 	r->plan_hw = calloc((size_t) r->n_jobs + 1, sizeof(*r->plan_hw));
-	for (int c = 0; c < r->n_clusters; c++)
-		want[c] = r->clusters[c].up;
+	willrun_plan(r, now);
+	for (int c = 0; c < r->n_clusters; c++) {
+		ad_cluster_t *cl = &r->clusters[c];
+
+		cl->heartbeat = pol_fed_heartbeat_due(
+			cl->will_run_at, now, conf->fed_auction_timeout_s);
+		want[c] = cl->up && (cl->heartbeat || r->n_jobs > 0);
+		if (!want[c])
+			continue;
+		/* a heartbeat or a will-run for a job (the first carries
+		 * the usage); a child that asks nothing sends nothing */
+		for (size_t at = c; !cl->heartbeat && r->wr_act &&
+				    at < (size_t) r->n_jobs * r->n_clusters;
+		     at += r->n_clusters)
+			if (r->wr_act[at] == POL_FED_WILLRUN_ASK && r->shape &&
+			    r->shape[at / r->n_clusters])
+				cl->heartbeat = true;
+		if (cl->heartbeat)
+			cl->will_run_at = now;
+	}
 	run_children(r, want, plans_child, out, len, AD_CHILD_LIMIT_S, stop);
 	for (int c = 0; c < r->n_clusters; c++) {
 		size_t n = len[c] / sizeof(ad_plan_msg_t);
@@ -560,8 +349,10 @@ static pol_fed_plan_t *round_plans(ad_round_t *r, time_t now,
 			ad_plan_msg_t m;
 
 			memcpy(&m, out[c] + k * sizeof(m), sizeof(m));
-			if (m.idx < (uint32_t) r->n_jobs)
-				plan_take(r, c, &m, plans, now);
+			if (m.idx >= (uint32_t) r->n_jobs)
+				continue;
+			plan_take(r, c, &m, plans, now);
+			willrun_keep(r, c, &m, now);
 		}
 		free(out[c]);
 	}
@@ -583,10 +374,16 @@ static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 		pj[i].dataset = pol_fed_catalog_job_dataset(
 			&ac->cat, r->jobs[i].dataset, r->jobs[i].account,
 			&unknown);
-		if (unknown)
+		if (unknown) {
+			char ds[AGORA_NAME_SIZE]; /* the user's words */
+
+			(void) agora_sanitize_name(r->jobs[i].dataset,
+						   strlen(r->jobs[i].dataset),
+						   ds);
 			ad_info("JobId=%u names dataset '%s', which %s does not list: no data locality for it",
-				r->jobs[i].job_id, r->jobs[i].dataset,
+				r->jobs[i].job_id, ds,
 				ac->have_file ? "FedCatalog" : "no catalog");
+		}
 		pj[i].submit = r->jobs[i].submit;
 		pj[i].priority = 0;
 		/* only jobs waiting for the auction bid (a pinned job's
@@ -595,6 +392,14 @@ static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 			if (r->jobs[i].act == POL_FED_HOLD_AUCTION &&
 			    eligible(&r->jobs[i], r->clusters[c].name))
 				pj[i].eligible |= 1ULL << c;
+		/* a cluster's will-run deferred to the next round (over its
+		 * budget): the job waits a round rather than be decided
+		 * without that bid */
+		for (int c = 0; r->wr_act && c < r->n_clusters; c++)
+			if (r->wr_act[(size_t) i * r->n_clusters + c] ==
+				    POL_FED_WILLRUN_DEFER &&
+			    r->clusters[c].up)
+				pj[i].eligible = 0;
 		/* the hardware it prefers (--prefer): a cluster that would
 		 * run it on other nodes may, at a cost */
 		pj[i].hw_match = pj[i].eligible &
@@ -668,15 +473,6 @@ static int round_auction(ad_round_t *r, const agora_conf_t *conf,
 	return no_plan;
 }
 
-/* Whether job i has pins-child work: a fresh winner, or a pin's release
- * or decision left by an earlier round. */
-static bool pin_wanted(const ad_round_t *r, int i)
-{
-	return r->jobs[i].act == POL_FED_HOLD_AUCTION
-		       ? r->winner_cluster[i] >= 0
-		       : r->jobs[i].act != POL_FED_HOLD_NONE;
-}
-
 /* Step 4: pins, per origin; pin_rc[i] is 0 once job i is pinned.
  * Returns the number pinned; *failed counts the pins that failed. */
 static int round_pins(ad_round_t *r, int *pin_rc, int *failed,
@@ -710,12 +506,16 @@ static int round_pins(ad_round_t *r, int *pin_rc, int *failed,
 			} else if (!m.rc) {
 				pinned++;
 				if (r->jobs[m.idx].act == POL_FED_HOLD_AUCTION)
-					ad_info("JobId=%u (origin %s) pinned to %s: %s",
+					ad_info("JobId=%u (origin %s) pinned to %s at %lld.%03lld (submitted %lld): %s",
 						r->jobs[m.idx].job_id,
 						r->jobs[m.idx].origin,
 						r->clusters[r->winner_cluster
 								    [m.idx]]
 							.name,
+						(long long) (m.done_ms / 1000),
+						(long long) (m.done_ms % 1000),
+						(long long) r->jobs[m.idx]
+							.submit,
 						r->decision[m.idx]);
 				else
 					ad_info("JobId=%u (origin %s): pinned to %s before; %s now done",
@@ -751,7 +551,7 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	int *pin_rc;
 	int pinned, failed = 0, no_plan, n_up;
 	time_t now = time(NULL);
-	double t0 = now_s(), t_survey, t_plans, t_auction;
+	double t0 = ad_now_s(), t_survey, t_plans, t_auction;
 	ad_round_t *r = &round_ctx;
 
 	round_reset(r);
@@ -760,22 +560,22 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	st->rounds++;
 
 	n_up = round_survey(r, st, stop);
-	t_survey = now_s();
+	t_survey = ad_now_s();
 	if (!n_up) {
-		ad_error("no cluster of federation %s answers", fed_name);
+		ad_error("no cluster of federation %s answers", r->fed_name);
 		return -1;
 	}
 	build_usage_texts(r);
 
 	r->model = model_refresh(conf);
-	plans = round_plans(r, now, stop);
-	t_plans = now_s();
+	plans = round_plans(r, conf, now, stop);
+	t_plans = ad_now_s();
 	if (!plans) {
 		ad_error("out of memory: no auction this round");
 		return -1;
 	}
 	if (!r->n_jobs) {
-		write_state(r, state_path, now, now_s() - t0, NULL);
+		write_state(r, state_path, now, ad_now_s() - t0, NULL);
 		free(plans);
 		return 0;
 	}
@@ -784,7 +584,7 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	free(plans);
 	if (no_plan < 0)
 		return -1;
-	t_auction = now_s();
+	t_auction = ad_now_s();
 
 	if (!(pin_rc = malloc(r->n_jobs * sizeof(int)))) {
 		ad_error("out of memory: no pins this round");
@@ -796,12 +596,12 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	st->pinned += pinned;
 	st->failed += failed;
 	st->no_plan += no_plan;
-	write_state(r, state_path, now, now_s() - t0, pin_rc);
+	write_state(r, state_path, now, ad_now_s() - t0, pin_rc);
 	ad_verbose(
 		"round %llu: %d held jobs, %d pinned, %d failed, %d without a plan; %d/%d clusters up; survey %.3f s, plans %.3f s, auction %.3f s, pins %.3f s",
 		(unsigned long long) st->rounds, r->n_jobs, pinned, failed,
 		no_plan, n_up, r->n_clusters, t_survey - t0, t_plans - t_survey,
-		t_auction - t_plans, now_s() - t_auction);
+		t_auction - t_plans, ad_now_s() - t_auction);
 	free(pin_rc);
 	return pinned;
 }
@@ -811,17 +611,11 @@ void ad_round_fini(void)
 	ad_round_t *r = &round_ctx;
 
 	round_reset(r);
+	willrun_fini(r);
 	for (int c = 0; c < AD_MAX_CLUSTERS; c++) {
 		free(r->usage_text[c]);
 		r->usage_text[c] = NULL;
 	}
-	if (cluster_list)
-		slurm_list_destroy(cluster_list);
-	cluster_list = NULL;
-	for (int c = 0; c < r->n_clusters; c++) {
-		free(r->clusters[c].busy);
-		r->clusters[c].busy = NULL;
-	}
-	r->n_clusters = 0;
+	clusters_fini(r);
 	model_fini();
 }

@@ -1,13 +1,17 @@
 /*
  * agorad_round_int.h - what the files of one auction round share.
  *
- * agorad_round.c    the round: the federation, the children, the steps,
- *                   the state file (owns the round's context, ad_round_t)
+ * agorad_round.c    the round: each step's answers, the auction's inputs
+ *                   (owns the round's context, ad_round_t)
+ * agorad_clusters.c step 0: the federation's clusters from slurmdbd
+ * agorad_children.c one child per cluster, answers through pipes
+ * agorad_state.c    the state file agoractl fed / explain read
  * agorad_survey.c   what the survey and plans children do on a cluster
  * agorad_auction.c  the pins child, the catalog, the credit exchange and
  *                   the decision texts of the auction
- * agorad_round_util.c  scopy, write_all, cluster_index (used by all three;
- *                   agorad_round.c calls the other two, never the reverse)
+ * agorad_round_util.c  scopy, write_all, cluster_index, ad_now_s (used by
+ *                   all; agorad_round.c calls the others, never the
+ *                   reverse)
  */
 #ifndef AGORAD_ROUND_INT_H
 #define AGORAD_ROUND_INT_H
@@ -24,6 +28,7 @@
 #include "agorad.h"
 #include "pol_fed.h"
 #include "pol_fed_hold.h"
+#include "pol_fed_willrun.h"
 #include "topo_model.h"
 
 #define AD_NAME          64
@@ -32,6 +37,10 @@
 #define AD_MAX_CLUSTERS  64
 #define AD_CHILD_LIMIT_S 30
 #define AD_STOP_GRACE_S  5 /* SIGTERM to SIGKILL of a child */
+/* a pins child's processes at most, and the jobs that make one more
+ * worth its fork (pol_fed_pin_workers) */
+#define AD_PINS_WORKERS    4
+#define AD_PINS_PER_WORKER 16
 
 /* Items of slurmctld_plugstack_conf (Slurm 22.05 read_config.h layout,
  * as agoractl reads them). */
@@ -53,6 +62,18 @@ typedef struct ad_cluster {
 	 * replaces will-run answers that cannot be true (busy owned) */
 	pol_fed_busy_t *busy;
 	pol_fed_cluster_load_t load;
+	/* kept between rounds: the last survey answer whose job part was
+	 * read in full, and the job table's update time it was read at
+	 * (the next survey asks with it: SLURM_NO_CHANGE_IN_DATA reuses the
+	 * job part); NULL/0: none */
+	char *survey;
+	size_t survey_len;
+	time_t jobs_update;
+	int64_t will_run_at; /* the last will-run sent (kept) */
+	bool heartbeat;      /* this round's plans child sends one if it
+				asks nothing else (pol_fed_heartbeat_due) */
+	/* where the last survey read the usage per app ("none: why") */
+	char usage_src[256];
 } ad_cluster_t;
 
 typedef struct ad_job {
@@ -91,7 +112,13 @@ typedef struct {
 					ad_usage_t, n_busy pol_fed_busy_t */
 	double queued_gpu_s;
 	int64_t max_limit_s;
+	int64_t jobs_update; /* the job table's last_update */
+	int jobs_same;       /* the job table did not change since the
+				update time asked with: the job part (n_jobs,
+				n_busy and the queue fields) is empty, the
+				last answer's holds */
 	char err[128];
+	char usage_src[256]; /* agorad_usage.c: the file, or "none: why" */
 } ad_survey_hdr_t;
 
 typedef struct {
@@ -113,6 +140,7 @@ typedef struct {
 	uint32_t idx;
 	int rc; /* 0 pinned and released; else the Slurm error */
 	int step;
+	int64_t done_ms; /* wall clock (ms) when its last step answered */
 } ad_pin_msg_t;
 
 typedef struct {
@@ -122,6 +150,14 @@ typedef struct {
 	int *col_of_site; /* file site -> cluster index */
 } ad_catalog_t;
 
+/* A will-run answer kept between rounds (pol_fed_willrun.h). */
+typedef struct {
+	char cluster[AD_NAME];
+	char *key; /* the shape (shape_key) */
+	ad_plan_msg_t m;
+	pol_fed_willrun_kept_t kept;
+} ad_willrun_t;
+
 /*
  * One round's context, passed explicitly to every step (no file shares
  * a global with another).  The clusters are kept between rounds (only
@@ -129,6 +165,7 @@ typedef struct {
  * rest is rebuilt each round.
  */
 typedef struct ad_round {
+	char fed_name[AD_NAME]; /* the federation (step 0) */
 	ad_cluster_t clusters[AD_MAX_CLUSTERS];
 	int n_clusters;
 	/* TopologyModel, as the select wrapper reads it (NULL: none; nodes
@@ -145,6 +182,15 @@ typedef struct ad_round {
 	uint64_t *plan_hw;   /* per job: bit c, c's plan is on preferred
 				nodes */
 	int *winner_cluster; /* per job: the auction's winner, -1 none */
+	/* step 2's requests: each job's shape, and per job and cluster
+	 * (job * n_clusters + c) what the plans child does: ask, take the
+	 * kept answer wr_plan (REUSE), or wait a round (DEFER) */
+	char **shape;
+	pol_fed_willrun_act_t *wr_act;
+	ad_plan_msg_t *wr_plan;
+	/* kept between rounds */
+	ad_willrun_t *wr;
+	int n_wr;
 } ad_round_t;
 
 /* agorad_round_util.c */
@@ -152,6 +198,35 @@ typedef struct ad_round {
 void scopy(char *dst, const char *src, size_t size);
 int cluster_index(const ad_round_t *r, const char *name);
 int write_all(int fd, const void *p, size_t n);
+/* Wall-clock seconds (gettimeofday), for the round's timings. */
+double ad_now_s(void);
+
+/* agorad_clusters.c: step 0.  The federation with the most members and
+ * its active clusters into r (up/down kept by name); the last list is
+ * kept while slurmdbd is down.  0, or -1 if there is none. */
+int refresh_clusters(ad_round_t *r);
+void clusters_fini(ad_round_t *r);
+
+/* agorad_children.c: fn(r, c, fd) in one child per cluster with
+ * want[c]; what each wrote into out[c] (malloc'ed) / len[c].  Children
+ * past limit_s, or AD_STOP_GRACE_S after *stop was set, get SIGTERM, then
+ * SIGKILL AD_STOP_GRACE_S later; what a killed child wrote is dropped. */
+typedef void (*child_fn)(const ad_round_t *r, int c, int fd);
+void run_children(const ad_round_t *r, const bool *want, child_fn fn,
+		  char **out, size_t *len, int limit_s, volatile int *stop);
+
+/* agorad_willrun.c: step 2's requests.  willrun_plan fills r->shape,
+ * wr_act and wr_plan for this round's jobs (the core's pick per cluster);
+ * willrun_keep keeps answer m of cluster c of an asked job. */
+void willrun_plan(ad_round_t *r, time_t now);
+void willrun_keep(ad_round_t *r, int c, const ad_plan_msg_t *m, time_t now);
+void willrun_reset(ad_round_t *r);
+void willrun_fini(ad_round_t *r);
+
+/* agorad_state.c: the state file at path (none if NULL); pinned_rc[i]
+ * is 0 once job i is pinned (NULL: none). */
+void write_state(const ad_round_t *r, const char *path, time_t now, double secs,
+		 const int *pinned_rc);
 
 /* agorad_survey.c: steps 1 and 2, run in the child of cluster c,
  * reporting on fd */
@@ -159,11 +234,25 @@ void survey_child(const ad_round_t *r, int c, int fd);
 void plans_child(const ad_round_t *r, int c, int fd);
 /* What the federation hold's state machine sees of job j. */
 pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j);
+/* The shape of a request: jobs of one shape share one will-run
+ * (malloc'ed; NULL if out of memory). */
+char *shape_key(const ad_job_t *j);
 /* Whether job j may run on cluster (its viable siblings). */
 bool eligible(const ad_job_t *j, const char *cluster);
 
+/* agorad_usage.c: usage per app from StateSaveLocation's view file
+ * (state_dir as the cluster's slurmctld reports it): the count, *out
+ * malloc'ed, src the file; or -1, src the reason.  usage_note logs where
+ * cluster c's usage came from when it changed ("none: why": an error). */
+int usage_from_view(const char *state_dir, const char *cluster,
+		    ad_usage_t **out, char *src, size_t src_size);
+void usage_note(ad_cluster_t *c, const char *src, int n);
+
 /* agorad_auction.c: step 3's inputs and texts, step 4 (the pins child) */
 void pins_child(const ad_round_t *r, int c, int fd);
+/* Whether job i has pins-child work: a fresh winner, or a pin's release
+ * or decision left by an earlier round. */
+bool pin_wanted(const ad_round_t *r, int i);
 void catalog_build(const ad_round_t *r, const agora_conf_t *conf,
 		   ad_catalog_t *ac);
 void catalog_free(ad_catalog_t *ac);

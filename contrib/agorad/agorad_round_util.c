@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "agorad_round_int.h"
@@ -42,4 +43,12 @@ int write_all(int fd, const void *p, size_t n)
 		n -= w;
 	}
 	return 0;
+}
+
+double ad_now_s(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return tv.tv_sec + tv.tv_usec / 1e6;
 }

@@ -137,9 +137,10 @@ static void job_from_info(ad_job_t *a, const slurm_job_info_t *j,
 #undef COPY
 
 /* The Credit[<app>] items of slurmctld/agora in the plugstack items l:
- * *out (malloc'ed, NULL if none); returns their count. */
+ * *out (malloc'ed, NULL if none); returns their count.  *seen: the plugin
+ * answered; *hidden: it hid the rows (PrivateData: "Credit=hidden"). */
 #if AGORA_HAVE_CTLD_PLUGSTACK
-static int survey_usage(List l, ad_usage_t **out)
+static int survey_usage(List l, ad_usage_t **out, bool *seen, bool *hidden)
 {
 	ListIterator it = slurm_list_iterator_create(l);
 	ad_plugin_params_t *pp;
@@ -152,11 +153,14 @@ static int survey_usage(List l, ad_usage_t **out)
 
 		if (!pp->name || strcmp(pp->name, "slurmctld/agora"))
 			continue;
+		*seen = true;
 		kit = slurm_list_iterator_create(pp->key_pairs);
 		while ((kp = slurm_list_next(kit))) {
 			const char *u, *q;
 			size_t nl;
 
+			if (kp->name && !strcmp(kp->name, "Credit"))
+				*hidden = true;
 			if (!kp->name || strncmp(kp->name, "Credit[", 7) ||
 			    !kp->value)
 				continue;
@@ -297,18 +301,35 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	pol_fed_busy_t *busy = NULL;
 	ad_usage_t *us = NULL;
 	const char *me = r->clusters[c].name;
+	char view_why[160];
 
+	/* the job table asked with the last full read's update time: when
+	 * no job changed, slurmctld packs none (20,000 queued jobs are a
+	 * long read lock) and the round reuses the last job part */
+	time_t since = r->clusters[c].survey ? r->clusters[c].jobs_update : 0;
+
+	if (slurm_load_jobs(since, &jm, SHOW_ALL | SHOW_LOCAL)) {
+		if (!since || slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA) {
+			snprintf(h.err, sizeof(h.err), "%s",
+				 slurm_strerror(slurm_get_errno()));
+			(void) write_all(fd, &h, sizeof(h));
+			return;
+		}
+		jm = NULL;
+		h.jobs_same = 1;
+	}
 	/* SHOW_DETAIL: without it slurmctld leaves gres_used out, and every
 	 * GPU looks free */
-	if (slurm_load_jobs(0, &jm, SHOW_ALL | SHOW_LOCAL) ||
-	    slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL | SHOW_DETAIL)) {
+	if (slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL | SHOW_DETAIL)) {
 		snprintf(h.err, sizeof(h.err), "%s",
 			 slurm_strerror(slurm_get_errno()));
 		(void) write_all(fd, &h, sizeof(h));
+		if (jm)
+			slurm_free_job_info_msg(jm);
 		return;
 	}
-	mine = calloc(jm->record_count + 1, sizeof(*mine));
-	busy = calloc(jm->record_count + 1, sizeof(*busy));
+	mine = calloc(jm ? jm->record_count + 1 : 1, sizeof(*mine));
+	busy = calloc(jm ? jm->record_count + 1 : 1, sizeof(*busy));
 	if (!mine || !busy) {
 		snprintf(h.err, sizeof(h.err), "out of memory");
 		(void) write_all(fd, &h, sizeof(h));
@@ -317,7 +338,10 @@ void survey_child(const ad_round_t *r, int c, int fd)
 		return;
 	}
 	h.ok = 1;
-	survey_jobs(jm, me, time(NULL), &h, mine, busy);
+	if (jm) {
+		h.jobs_update = jm->last_update;
+		survey_jobs(jm, me, time(NULL), &h, mine, busy);
+	}
 	for (uint32_t i = 0; i < nm->record_count; i++) {
 		node_info_t *n = &nm->node_array[i];
 		uint32_t base = n->node_state & NODE_STATE_BASE;
@@ -337,18 +361,44 @@ void survey_child(const ad_round_t *r, int c, int fd)
 		if (usable && g > used)
 			h.gpus_free += g - used;
 	}
-	/* usage per app, as slurmctld/agora publishes it */
+	/* usage per app: the view file first (PrivateData hides the
+	 * plugstack rows from every caller), then the rows
+	 * (agorad_usage.c) */
+	if (slurm_load_ctl_conf(0, &cf)) {
+		cf = NULL;
+		snprintf(h.usage_src, sizeof(h.usage_src),
+			 "none: no configuration: %s",
+			 slurm_strerror(slurm_get_errno()));
+	} else if ((h.n_usage = usage_from_view(cf->state_save_location, me,
+						&us, view_why,
+						sizeof(view_why))) >= 0) {
+		snprintf(h.usage_src, sizeof(h.usage_src), "%s", view_why);
+	} else {
+		h.n_usage = 0;
 #if AGORA_HAVE_CTLD_PLUGSTACK
-	if (!slurm_load_ctl_conf(0, &cf) && cf->slurmctld_plugstack_conf)
-		h.n_usage = survey_usage(cf->slurmctld_plugstack_conf, &us);
+		bool seen = false, hidden = false;
+
+		if (cf->slurmctld_plugstack_conf)
+			h.n_usage = survey_usage(cf->slurmctld_plugstack_conf,
+						 &us, &seen, &hidden);
+		if (seen && !hidden)
+			snprintf(h.usage_src, sizeof(h.usage_src),
+				 "scontrol show config (%s)", view_why);
+		else
+			snprintf(h.usage_src, sizeof(h.usage_src),
+				 "none: %s; scontrol show config: %s", view_why,
+				 hidden ? "Credit rows hidden by PrivateData"
+					: "no slurmctld/agora");
 #else
-	/* 23.02+: no SlurmctldPlugstack, so no per-app usage in the
-	 * survey; the auction's team-credit term sees none (design.md) */
-	(void) us;
+		/* 23.02+: no SlurmctldPlugstack, the view file only */
+		snprintf(h.usage_src, sizeof(h.usage_src), "none: %s",
+			 view_why);
 #endif
+	}
 	if (cf)
 		slurm_free_ctl_conf(cf);
-	slurm_free_job_info_msg(jm);
+	if (jm)
+		slurm_free_job_info_msg(jm);
 	slurm_free_node_info_msg(nm);
 	(void) write_all(fd, &h, sizeof(h));
 	(void) write_all(fd, mine, h.n_jobs * sizeof(*mine));
@@ -446,10 +496,11 @@ static void desc_from_job(job_desc_msg_t *d, ad_job_t *j, char *admin)
 	d->admin_comment = admin;
 }
 
-/* The shape of a request: jobs of one shape get one will-run each. */
-static void shape_key(const ad_job_t *j, char *key, size_t size)
+char *shape_key(const ad_job_t *j)
 {
-	snprintf(key, size,
+	char key[8192];
+
+	snprintf(key, sizeof(key),
 		 "%u|%u|%s|%s|%s|%u|%u|%u|%u|%u|%u|%lu|%s|%s|%s|%s|%s|%s|%s|%s|"
 		 "%s|%s|%s|%s|%s|%s|%u|%u|%u|%u|%u|%u|%u|%u|%u|%u|%u",
 		 j->user_id, j->group_id, j->account, j->partition, j->qos,
@@ -463,6 +514,7 @@ static void shape_key(const ad_job_t *j, char *key, size_t size)
 		 j->core_spec, j->sockets_per_node, j->cores_per_socket,
 		 j->threads_per_core, j->ntasks_per_socket, j->ntasks_per_core,
 		 j->ntasks_per_tres, j->req_switch, j->wait4switch);
+	return strdup(key);
 }
 
 /* "gpu:a100:2(IDX:0-1),gpu:v100:0(IDX:N/A)": the GPUs in use (bit i:
@@ -616,12 +668,21 @@ void plans_child(const ad_round_t *r, int c, int fd)
 		ad_plan_msg_t m = { .idx = (uint32_t) i, .locality = -1 };
 		will_run_response_msg_t *resp = NULL;
 		job_desc_msg_t d;
-		char key[8192];
+		const char *key = r->shape ? r->shape[i] : NULL;
+		size_t at = (size_t) i * r->n_clusters + c;
 		int k;
 
 		if (r->jobs[i].act != POL_FED_HOLD_AUCTION ||
 		    !eligible(&r->jobs[i], r->clusters[c].name))
 			continue;
+		if (r->wr_act && r->wr_act[at] == POL_FED_WILLRUN_DEFER)
+			continue; /* over this round's budget: no plan yet */
+		if (r->wr_act && r->wr_act[at] == POL_FED_WILLRUN_REUSE) {
+			m = r->wr_plan[at]; /* a kept answer that stands */
+			m.idx = (uint32_t) i;
+			(void) write_all(fd, &m, sizeof(m));
+			continue;
+		}
 		if (r->jobs[i].too_long[0]) { /* refused, never truncated */
 			snprintf(m.err, sizeof(m.err),
 				 "%s too long to copy into a will-run request",
@@ -629,11 +690,10 @@ void plans_child(const ad_round_t *r, int c, int fd)
 			(void) write_all(fd, &m, sizeof(m));
 			continue;
 		}
-		shape_key(&r->jobs[i], key, sizeof(key));
-		for (k = 0; k < n_keys; k++)
-			if (!strcmp(keys[k], key))
+		for (k = 0; key && k < n_keys; k++)
+			if (keys[k] && !strcmp(keys[k], key))
 				break;
-		if (k < n_keys) { /* same shape asked already this round */
+		if (key && k < n_keys) { /* same shape asked this round */
 			m = res[k];
 			m.idx = (uint32_t) i;
 			(void) write_all(fd, &m, sizeof(m));
@@ -659,11 +719,13 @@ void plans_child(const ad_round_t *r, int c, int fd)
 		}
 		if (resp)
 			slurm_free_will_run_response_msg(resp);
-		keys[n_keys] = strdup(key);
-		res[n_keys++] = m;
+		if (key) {
+			keys[n_keys] = strdup(key);
+			res[n_keys++] = m;
+		}
 		(void) write_all(fd, &m, sizeof(m));
 	}
-	if (!usage_sent) {
+	if (!usage_sent && r->clusters[c].heartbeat) {
 		/* nothing to ask: a request anyway, so that job_submit/agora
 		 * knows agorad is alive and gets the federation's usage */
 		job_desc_msg_t d;

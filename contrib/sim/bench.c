@@ -17,10 +17,13 @@
  *
  * The contended snapshot (issue 17; --contended, and after the two above
  * by default): a full cluster, every node running one to four jobs that
- * take all its GPUs, each three days old with 10 GPU-days attained and a
- * checkpoint 5 minutes ago (so no budget or lease protects it), and the
- * same pending mix spread over --apps apps (default 3000, tenant = app):
- * a policy that starts anything must preempt.
+ * take all its GPUs, with 10 GPU-days attained, each in a run that
+ * started 12 checkpoint intervals (1800 s) before the second agora pass
+ * plus its 60 s grace, so that pass finds every one at a checkpoint, with
+ * no preemption yet, younger than agora's max_run (12 h): no budget,
+ * lease, loss or age rule protects it; and the same pending mix spread
+ * over --apps apps (default 3000, tenant = app): a policy that starts
+ * anything must preempt.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -65,8 +68,8 @@ static int bench_full(bench_snap_t *b, int nodes, int gpus, int apps,
 			r->id = 1000000000LL + (int64_t) i * 8 + k;
 			r->tenant = (int) (sim_rand(rng) % (uint64_t) apps);
 			r->total_gpus = r->min_gpus = r->max_gpus = n;
-			r->submit = now - 4 * 86400;
-			r->start = now - 3 * 86400;
+			r->submit = now - 86400;
+			r->start = now + 660 - 12 * 1800;
 			r->time_limit = 7 * 86400;
 			r->remaining = 86400;
 			r->attained = 10 * 86400;
@@ -74,7 +77,7 @@ static int bench_full(bench_snap_t *b, int nodes, int gpus, int apps,
 			r->state = POL_JOB_RUNNING;
 			r->dataset = -1;
 			r->ckpt_s = 1800;
-			r->last_ckpt = now - 300;
+			r->last_ckpt = now - 1140;
 			r->alloc.parts = malloc(sizeof(*r->alloc.parts));
 			if (!r->alloc.parts)
 				return -1;

@@ -60,6 +60,12 @@ static void loaning_usage(FILE *f)
 	      "                         reclaim then shrinks them instead of preempting)\n"
 	      "  --fewest-victims       a bound, not a policy: least-cost variants choose the\n"
 	      "                         fewest victims (GPU-hours lost break ties)\n"
+	      "  --least-cost-any-count least-cost minimises GPU-hours lost at any victim\n"
+	      "                         count (the old rule; default: the least cost among\n"
+	      "                         the choices with the fewest victims)\n"
+	      "  --no-ckpt-wait         least-cost preempts at once (default: a reclaim\n"
+	      "                         waits, up to deadline - grace, for a victim's next\n"
+	      "                         checkpoint while demand is met with a node to spare)\n"
 	      "  --from-day D --days N  metrics over jobs submitted in days [D, D+N) of the\n"
 	      "                         trace (day 0 starts at the first submit's midnight);\n"
 	      "                         default: the whole arrival window\n"
@@ -126,6 +132,8 @@ static const struct option loaning_opts[] = {
 	{ "borrow-elastic-only", no_argument, NULL, 1024 },
 	{ "fewest-victims", no_argument, NULL, 1023 },
 	{ "train-scheduler", required_argument, NULL, 1025 },
+	{ "least-cost-any-count", no_argument, NULL, 1026 },
+	{ "no-ckpt-wait", no_argument, NULL, 1027 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -225,6 +233,12 @@ static int loan_opt(int ch, const char *arg, lopts_t *o)
 		return 0;
 	case 1024:
 		o->pol.borrow_elastic_only = true;
+		return 0;
+	case 1026:
+		o->pol.any_count = true;
+		return 0;
+	case 1027:
+		o->pol.no_ckpt_wait = true;
 		return 0;
 	case 1025:
 		if (strcmp(arg, "fifo-hold") && strcmp(arg, "backfill-fs") &&
@@ -355,6 +369,10 @@ static void summary_json(json_object *o, const lopts_t *lo, const lrun_t *x,
 		json_object_new_boolean(lo->pol.borrow_elastic_only));
 	json_object_object_add(o, "fewest_victims",
 			       json_object_new_boolean(lo->pol.fewest_victims));
+	json_object_object_add(o, "least_cost_fewest_first",
+			       json_object_new_boolean(!lo->pol.any_count));
+	json_object_object_add(o, "ckpt_wait",
+			       json_object_new_boolean(!lo->pol.no_ckpt_wait));
 	I("deadline_s", p->deadline_s);
 	I("ckpt_s", p->ckpt_s);
 	I("restart_overhead_s", p->restart_s);
@@ -391,9 +409,11 @@ static void summary_json(json_object *o, const lopts_t *lo, const lrun_t *x,
 	/* loaned GPU-hours used by training over the idle inference
 	 * GPU-hours the demand curve left lendable */
 	D("harvest", ratio(x->m.loan_busy_gpu_s, x->m.lendable_gpu_s));
+	D("harvest_bound", ratio(x->m.harvest_cap_gpu_s, x->m.lendable_gpu_s));
 	D("loan_busy_gpu_h", x->m.loan_busy_gpu_s / 3600);
 	D("lendable_gpu_h", x->m.lendable_gpu_s / 3600);
 	I("fewest_victims_preemptions", x->m.fewest_victims);
+	I("ckpt_waits", x->m.ckpt_waits);
 	I("requeues_max", x->m.requeues_max);
 	I("requeues_p99", x->m.requeues_p99);
 	I("sched_preemptions", x->m.sched_preemptions);

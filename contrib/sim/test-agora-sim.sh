@@ -463,6 +463,12 @@ for r in (d, a, f):
         # the bound is the fewest victims per reclaim: nothing beats it
         assert r[v]["preemptions"] >= r[v]["fewest_victims_preemptions"]
         assert r[v]["queue_vs_none"] > 1, (v, r[v]["queue_vs_none"])
+    # least-cost takes the fewest victims per reclaim (fewest_first):
+    # within 5% of the per-event bound (the repeat rule never adds one)
+    lc = r["least-cost"]
+    assert lc["least_cost_fewest_first"] is True
+    assert lc["preemptions"] <= 1.05 * lc["fewest_victims_preemptions"] + 1, \
+        (lc["preemptions"], lc["fewest_victims_preemptions"])
 # the schedulers differ: backfill-fs is not the old FIFO
 assert d["none"]["mean_queue_s"] != f["none"]["mean_queue_s"]
 PY

@@ -14,25 +14,50 @@
 
 #include "agora_hold.h"
 
-extern bool agora_job_auction_managed(job_record_t *job_ptr,
-				      const agora_conf_t *conf)
+/* How many of the job's partitions are auction partitions (*in) out of
+ * how many (*all). */
+static void auction_parts(job_record_t *job_ptr, const agora_conf_t *conf,
+			  int *in, int *all)
 {
 	ListIterator it;
 	part_record_t *part_ptr;
-	bool managed = false;
+
+	*in = *all = 0;
+	if (job_ptr->part_ptr_list) {
+		it = list_iterator_create(job_ptr->part_ptr_list);
+		while ((part_ptr = list_next(it))) {
+			(*all)++;
+			if (agora_conf_auction_partition(conf, part_ptr->name))
+				(*in)++;
+		}
+		list_iterator_destroy(it);
+	} else if (job_ptr->part_ptr) {
+		*all = 1;
+		*in = agora_conf_auction_partition(conf,
+						   job_ptr->part_ptr->name);
+	}
+}
+
+extern bool agora_job_auction_managed(job_record_t *job_ptr,
+				      const agora_conf_t *conf)
+{
+	int in, all;
 
 	if (!conf->n_auction_partitions)
 		return false;
-	if (job_ptr->part_ptr_list) {
-		it = list_iterator_create(job_ptr->part_ptr_list);
-		while ((part_ptr = list_next(it)))
-			if (agora_conf_auction_partition(conf, part_ptr->name))
-				managed = true;
-		list_iterator_destroy(it);
-		return managed;
-	}
-	return job_ptr->part_ptr &&
-	       agora_conf_auction_partition(conf, job_ptr->part_ptr->name);
+	auction_parts(job_ptr, conf, &in, &all);
+	return in > 0;
+}
+
+extern bool agora_job_auction_only(job_record_t *job_ptr,
+				   const agora_conf_t *conf)
+{
+	int in, all;
+
+	if (!conf->n_auction_partitions)
+		return false;
+	auction_parts(job_ptr, conf, &in, &all);
+	return all > 0 && in == all;
 }
 
 extern bool agora_job_held(job_record_t *job_ptr)

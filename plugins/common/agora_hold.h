@@ -33,6 +33,13 @@
 extern bool agora_job_auction_managed(job_record_t *job_ptr,
 				      const agora_conf_t *conf);
 
+/* True if every partition the job may run in is in AuctionPartitions:
+ * only such a job may win the auction and get its boost, which is one
+ * site factor for all of a job's partitions and would otherwise put it
+ * first in a partition the auction does not manage.  Job read lock. */
+extern bool agora_job_auction_only(job_record_t *job_ptr,
+				   const agora_conf_t *conf);
+
 /*
  * True if Slurm's own schedulers would consider this pending job now:
  * not held, its begin time has come, and Slurm's last reason for it is one

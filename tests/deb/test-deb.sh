@@ -9,8 +9,16 @@
 # purges the packages again.  TAP output ("ok N - ..." / "not ok N - ..."),
 # then "N passed, M failed"; exit status non-zero if a test failed.
 #
+# With AGORA_DEB_RELEASE=24.11 it builds the 24.11 plugins package instead
+# (debian/rules: AGORA_SLURM_RELEASE=24.11, profile pkg.agora.plugins-only),
+# checks that it depends on Slurm 24.11.5 and that apt refuses it on this
+# machine's 22.05 slurmctld, unpacks it (Debian 12 has no 24.11 slurmctld
+# package to install it beside) and runs one GPU job with its plugins on
+# 24.11 daemons of the repository's agora-dc.
+#
 # Must run as root (installs packages, starts daemons).  Installs what it
 # needs first: contrib/bin/agora-deps --deb.  Environment:
+#   AGORA_DEB_RELEASE    Slurm release        [$AGORA_DC_SLURM, else 22.05]
 #   AGORA_DEB_WORKDIR    harness work dir     [/tmp/agora-dc-deb]
 #   AGORA_DEB_BASE_PORT  harness base port    [41000]
 #   AGORA_DEB_KEEP=1     keep the build dir and the installed packages
@@ -18,11 +26,20 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-W=${AGORA_DEB_WORKDIR:-/tmp/agora-dc-deb}
-BASE_PORT=${AGORA_DEB_BASE_PORT:-41000}
+W=${AGORA_DEB_WORKDIR:-/tmp/agora-dc-deb${AGORA_TEST_TAG:-}}
+BASE_PORT=${AGORA_DEB_BASE_PORT:-$((23000 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 KEEP=${AGORA_DEB_KEEP:-0}
+REL=${AGORA_DEB_RELEASE:-${AGORA_DC_SLURM:-22.05}}
 PLUGDIR=/usr/lib/x86_64-linux-gnu/agora
 PKGS=(agora-tools slurm-agora-plugins)
+# the plugins of every release; on 22.05 also the select wrapper and
+# slurmctld/agora (plugins/common/agora_compat.h says which a release has)
+PLUGINS=(site_factor_agora.so preempt_agora.so job_submit_agora.so)
+[ "$REL" = 22.05 ] && PLUGINS+=(slurmctld_agora.so select_cons_tres.so)
+# Another release installs nothing (it unpacks): it must leave alone what
+# a 22.05 run beside it installs, so it has no package to purge.
+[ "$REL" = 22.05 ] || PKGS=()
+UNPACKED=""
 
 n_run=0
 n_pass=0
@@ -74,10 +91,16 @@ dpkg_purge() {
 	note "dpkg --purge $*: $out"
 	return 1
 }
-harness() { /usr/bin/agora-dc --workdir "$W" "$@"; }
+harness() {
+	if [ "$REL" = 22.05 ]; then
+		/usr/bin/agora-dc --workdir "$W" "$@"
+	else
+		AGORA_DC_SLURM=$REL "$repo/contrib/harness/agora-dc" --workdir "$W" "$@"
+	fi
+}
 
 cleanup() {
-	if [ "$HARNESS_UP" = 1 ] && [ -x /usr/bin/agora-dc ]; then
+	if [ "$HARNESS_UP" = 1 ]; then
 		harness stop >/dev/null 2>&1
 	fi
 	if [ "$KEEP" != 1 ]; then
@@ -101,8 +124,15 @@ fi
 t_deps() {
 	local out
 	out=$("$repo/contrib/bin/agora-deps" --deb 2>&1) || fail "agora-deps --deb: $out" || return 1
-	out=$("$repo/contrib/slurm-src/agora-slurm-src" 2>&1) ||
-		fail "agora-slurm-src: $out" || return 1
+	out=$("$repo/contrib/slurm-src/agora-slurm-src" --release "$REL" 2>&1) ||
+		fail "agora-slurm-src --release $REL: $out" || return 1
+	if [ "$REL" != 22.05 ]; then
+		# that release's client commands (22.05's cannot talk to it)
+		local p=${out##*SLURM_PREFIX=}
+		p=${p%%[[:space:]]*}
+		[ -x "$p/bin/sbatch" ] || fail "no $REL prefix in: $out" || return 1
+		export PATH="$p/bin:$p/sbin:$PATH"
+	fi
 	# leftovers of an interrupted run: start from no package installed
 	for p in "${PKGS[@]}"; do
 		if installed "$p"; then
@@ -130,13 +160,23 @@ t_build() {
 		tar -C "$repo" --exclude='./_build*' --exclude=./autom4te.cache -cf - . |
 			tar -C "$src" -xf -
 	fi || fail "cannot copy the source tree to $src" || return 1
-	(cd "$src" && dpkg-buildpackage -us -uc -b) >"$BUILD_ROOT/build.log" 2>&1 ||
+	if [ "$REL" = 22.05 ]; then
+		(cd "$src" && dpkg-buildpackage -us -uc -b) >"$BUILD_ROOT/build.log" 2>&1
+	else
+		(cd "$src" && AGORA_SLURM_RELEASE=$REL dpkg-buildpackage -us -uc -b \
+			--build-profiles=pkg.agora.plugins-only) >"$BUILD_ROOT/build.log" 2>&1
+	fi ||
 		fail "dpkg-buildpackage failed: $(grep -iE 'error|fail' "$BUILD_ROOT/build.log" | tail -8 | tr '\n' ';')" || return 1
 	note "build log: $BUILD_ROOT/build.log"
-	for p in slurm-agora-plugins agora-tools; do
-		[ -f "$BUILD_ROOT/${p}_${VERSION}_amd64.deb" ] ||
-			fail "no $BUILD_ROOT/${p}_${VERSION}_amd64.deb" || return 1
-	done
+	[ -f "$(deb slurm-agora-plugins)" ] || fail "no $(deb slurm-agora-plugins)" || return 1
+	if [ "$REL" = 22.05 ]; then
+		[ -f "$(deb agora-tools)" ] || fail "no $(deb agora-tools)" || return 1
+	fi
+	if [ "$REL" != 22.05 ]; then
+		# the plugins-only profile: no tools package
+		[ ! -e "$BUILD_ROOT/agora-tools_${VERSION}_amd64.deb" ] ||
+			fail "agora-tools was built for $REL" || return 1
+	fi
 	# nothing written into the source tree or beside it
 	for f in "$repo"/../agora_"$VERSION"_* "$repo"/../slurm-agora-plugins_* \
 		"$repo"/../agora-tools_* "$repo"/debian/.debhelper "$repo"/debian/tmp \
@@ -156,11 +196,23 @@ t_lintian() {
 	[ -z "$out" ] && [ "$rc" = 0 ] || fail "lintian (rc $rc): $out"
 }
 
-deb() { echo "$BUILD_ROOT/${1}_${VERSION}_amd64.deb"; }
+# The packages of another release than 22.05 are versioned VERSION+slurmX.Y.Z.
+deb() {
+	local v=$VERSION
+	[ "$REL" = 22.05 ] || v=$VERSION+slurm$(tree_version)
+	echo "$BUILD_ROOT/${1}_${v}_amd64.deb"
+}
+tree_version() { # the upstream version of REL's cached tree, e.g. 24.11.5
+	local o
+	o=$("$repo/contrib/slurm-src/agora-slurm-src" -q --release "$REL" 2>/dev/null | tail -1)
+	o=${o#*SLURM_BUILD=}
+	o=${o%% *}
+	sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"/\1/p' "$o/config.h"
+}
 t_plugins_pkg() {
 	local files dep want
 	files=$(dpkg-deb -c "$(deb slurm-agora-plugins)" | awk '{print $6}')
-	for f in site_factor_agora.so preempt_agora.so slurmctld_agora.so select_cons_tres.so; do
+	for f in "${PLUGINS[@]}"; do
 		grep -qx "\\.$PLUGDIR/$f" <<<"$files" || fail "no $PLUGDIR/$f in slurm-agora-plugins" || return 1
 	done
 	for f in examples/agora.conf examples/slurm.conf.agora; do
@@ -169,10 +221,17 @@ t_plugins_pkg() {
 	done
 	grep -qx '\./usr/share/man/man5/agora\.conf\.5\.gz' <<<"$files" || fail "no agora.conf.5" || return 1
 	grep -q '\.la$' <<<"$files" && fail "libtool archives packaged" && return 1
-	want=$(dpkg-query -W -f='${Version}' slurmctld)
 	dep=$(dpkg-deb -f "$(deb slurm-agora-plugins)" Depends)
-	grep -qF "slurmctld (= $want)" <<<"$dep" ||
-		fail "Depends '$dep' lacks slurmctld (= $want)" || return 1
+	if [ "$REL" = 22.05 ]; then
+		want=$(dpkg-query -W -f='${Version}' slurmctld)
+		grep -qF "slurmctld (= $want)" <<<"$dep" ||
+			fail "Depends '$dep' lacks slurmctld (= $want)" || return 1
+	else
+		want=$(tree_version)
+		[ -n "$want" ] || fail "no version for the $REL tree" || return 1
+		grep -qF "slurmctld (>= $want~)" <<<"$dep" && grep -qF "slurmctld (<< ${want%.*}.$((${want##*.} + 1))~)" <<<"$dep" ||
+			fail "Depends '$dep' does not pin slurmctld to $want" || return 1
+	fi
 	dpkg-deb --fsys-tarfile "$(deb slurm-agora-plugins)" |
 		tar -xOf - ./usr/share/doc/slurm-agora-plugins/examples/slurm.conf.agora |
 		grep -q "^PluginDir=$PLUGDIR:" || fail "example slurm.conf.agora does not list $PLUGDIR first"
@@ -197,6 +256,22 @@ t_install() {
 			fail "$p is not installed at $VERSION" || return 1
 	done
 	[ -f "$PLUGDIR/site_factor_agora.so" ] || fail "no $PLUGDIR/site_factor_agora.so after install"
+}
+
+# Another release: apt must refuse the package on this machine's 22.05
+# slurmctld (it would not load there), and its plugins run unpacked.
+t_refused() {
+	local out
+	if out=$(apt-get install --simulate -q -o Debug::NoLocking=1 --no-install-recommends "$(deb slurm-agora-plugins)" 2>&1); then
+		fail "apt-get would install the $REL package beside slurmctld $(dpkg-query -W -f='${Version}' slurmctld): $(tail -3 <<<"$out")"
+		return 1
+	fi
+	grep -q 'slurmctld' <<<"$out" || fail "apt's refusal does not name slurmctld: $(tail -5 <<<"$out")"
+}
+t_unpack() {
+	UNPACKED=$BUILD_ROOT/root
+	dpkg-deb -x "$(deb slurm-agora-plugins)" "$UNPACKED" || fail "dpkg-deb -x failed" || return 1
+	[ -f "$UNPACKED$PLUGDIR/site_factor_agora.so" ] || fail "no site_factor_agora.so unpacked"
 }
 
 t_versions() {
@@ -224,7 +299,7 @@ t_harness() {
 	[ -d "$W/run" ] && harness stop >/dev/null 2>&1
 	HARNESS_UP=1
 	out=$(harness --base-port "$BASE_PORT" --clusters 1 --nodes 2 --gpus 4 \
-		--plugin-dir "$PLUGDIR" --conf-extra "$repo/contrib/harness/agora-all.conf" \
+		--plugin-dir "$UNPACKED$PLUGDIR" --conf-extra "$repo/contrib/harness/agora-all.conf" \
 		--fresh start 2>&1) || fail "agora-dc start: $(tail -8 <<<"$out")"
 }
 
@@ -252,10 +327,11 @@ t_ctld_log() {
 	local log=$W/log/c1/slurmctld.log
 	[ -f "$log" ] || fail "no $log" || return 1
 	grep -q 'site_factor/agora' "$log" || fail "$log does not name site_factor/agora" || return 1
+	[ "$REL" = 22.05 ] || [ -f "$UNPACKED$PLUGDIR/select_cons_tres.so" ] || return 0
 	grep -q "select/cons_tres.*Agora wrapper loaded" "$log" ||
 		fail "$log does not name Agora's select wrapper: $(grep -m3 'select/cons_tres' "$log")" || return 1
-	grep -q "PluginDir *= *$PLUGDIR:" <(SLURM_CONF=$W/c1/etc/slurm.conf scontrol show config) ||
-		fail "PluginDir does not start with $PLUGDIR"
+	grep -q "PluginDir *= *$UNPACKED$PLUGDIR:" <(SLURM_CONF=$W/c1/etc/slurm.conf scontrol show config) ||
+		fail "PluginDir does not start with $UNPACKED$PLUGDIR"
 }
 
 t_stop() {
@@ -283,7 +359,20 @@ t_purge() {
 t0_all=$(now_ms)
 t "agora-deps --deb and the Slurm source tree" t_deps
 t "dpkg-buildpackage -us -uc -b from a copy under /tmp" t_build
-if [ -n "$VERSION" ] && [ -f "$(deb agora-tools)" ]; then
+if [ "$REL" != 22.05 ] && [ -n "$VERSION" ] && [ -f "$(deb slurm-agora-plugins)" ]; then
+	t "lintian: no error, no warning" t_lintian
+	t "slurm-agora-plugins for $REL: plugins, examples, agora.conf(5), Slurm $REL dependency" t_plugins_pkg
+	t "apt-get refuses the $REL package on this machine's slurmctld" t_refused
+	t "dpkg-deb -x of the $REL package" t_unpack
+	if [ -n "$UNPACKED" ]; then
+		t "agora-dc --slurm $REL starts with the packaged plugins" t_harness
+		if [ "$HARNESS_UP" = 1 ] && harness status >/dev/null 2>&1; then
+			t "GPU job COMPLETED" t_gpu_job
+			t "slurmctld.log names site_factor/agora" t_ctld_log
+		fi
+		t "agora-dc stop" t_stop
+	fi
+elif [ -n "$VERSION" ] && [ -f "$(deb agora-tools)" ]; then
 	t "lintian: no error, no warning" t_lintian
 	t "slurm-agora-plugins: plugins, examples, agora.conf(5), exact slurmctld dependency" t_plugins_pkg
 	t "agora-tools: four commands and their man pages" t_tools_pkg

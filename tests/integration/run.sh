@@ -19,8 +19,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 HARNESS=$repo/contrib/harness/agora-dc
-W=${AGORA_IT_WORKDIR:-/tmp/agora-it}
-BASE_PORT=${AGORA_IT_BASE_PORT:-27000}
+W=${AGORA_IT_WORKDIR:-/tmp/agora-it${AGORA_TEST_TAG:-}}
+BASE_PORT=${AGORA_IT_BASE_PORT:-$((27000 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 read -r -a HARGS <<<"${AGORA_IT_HARNESS_ARGS:-}"
 # With Agora's plugins built, switch all of Agora on (as an admin would:
 # contrib/harness/agora-all.conf) unless the caller chose its own options.

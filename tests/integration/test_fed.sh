@@ -9,7 +9,8 @@
 #      nodes only c3 has goes to c3
 #   2. free GPUs: jobs beyond c1's free GPUs go to c2/c3
 #   3. the decision (winner, bids) shows in scontrol show job on every
-#      cluster (SystemComment on the origin, AdminComment forwarded)
+#      cluster (SystemComment on the origin, AdminComment forwarded); on
+#      the winner the SystemComment also carries its own auction's note
 #   2b. true free GPUs: c2 at 48/64 GPUs busy, a burst of four 8-GPU jobs
 #      sends at most 2 to c2 (agoractl fed shows 16 free); will-run
 #      answers that cannot be true ("+503316420 s" for jobs without
@@ -27,14 +28,16 @@
 #      release never landed) are released after FedAuctionTimeout, new
 #      jobs are not held, and a user's "scontrol hold" of a held job is
 #      kept
+#   7. one credit per team under PrivateData=accounts,jobs,usage,users
+#      (agorad reads each cluster's view file, and its log says so)
 # and measures the dispatch rate (jobs/s) and the median submit->pinned
 # time.  Needs root and a build with agorad (AGORAD_BIN or _build).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${AGORA_BUILD:-$repo/_build}
 AGORAD_BIN=${AGORAD_BIN:-$BUILD/contrib/agorad/agorad}
-W=${AGORA_FED_WORKDIR:-/tmp/agora-dc-fedtest}
-PORT=${AGORA_FED_PORT:-45000}
+W=${AGORA_FED_WORKDIR:-/tmp/agora-dc-fedtest${AGORA_TEST_TAG:-}}
+PORT=${AGORA_FED_PORT:-$((20000 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 DC="$repo/contrib/harness/agora-dc --workdir $W"
 fails=0
 # shellcheck source=tests/integration/lib.sh
@@ -51,6 +54,9 @@ PriorityType=priority/multifactor
 PrioritySiteFactorPlugin=site_factor/agora
 PriorityCalcPeriod=1
 SlurmctldPlugstack=slurmctld/agora
+# every flag that hides slurmctld/agora's per-app rows: agorad must still
+# get each cluster's usage (the view file; section 7 checks the credit)
+PrivateData=accounts,jobs,usage,users
 EOT
 cat >"$t/catalog.json" <<EOT
 {"sites": [{"name": "c1", "link_bytes_per_s": 1e8},
@@ -69,6 +75,8 @@ FedAuction=yes
 FedAuctionInterval=1
 FedAuctionTimeout=15
 FedCatalog=$t/catalog.json
+# the within-cluster auction too: a federated job shows both decisions
+AuctionPartitions=batch
 TopologyModel=$t/model.json
 # a small quota, so that a minute of 64 GPUs shows in the credit term
 DefaultQuota=2
@@ -159,6 +167,15 @@ for c in 1 2 3; do
 		fail "c$c: scontrol show job $j does not show the decision"
 	fi
 done
+# on the winner c2's own auction decides on the job too (won GPUs, or a
+# lease once it runs): its SystemComment carries both decisions
+# (federation first, then the auction's note)
+sc2=$(on 2 scontrol show job "$j" | sed -n 's/^ *SystemComment=//p')
+if [[ $sc2 == "Agora: fed auction: won by c2"*" || Agora: "@(won GPUs|lease of 8 GPUs until)* ]] && [ ${#sc2} -le 1024 ]; then
+	pass "c2: job $j shows the federation's and c2's auction decisions (${#sc2} bytes): ...${sc2: -60}"
+else
+	fail "c2: job $j SystemComment lacks one of the two decisions: '$sc2'"
+fi
 # agoractl explain / fed / datasets
 AGORACTL=$BUILD/contrib/agoractl/agoractl
 "$AGORACTL" explain "$j" >"$t/explain" 2>&1
@@ -383,6 +400,19 @@ if [ -n "$sc" ] && [ -n "$sb" ] && [ "${sc%.*}" -lt "${sb%.*}" ]; then
 else
 	fail "one credit: on c2 acct_c SITE '$sc', acct_b SITE '$sb' after $((($(ms) - t0) / 1000)) s"
 fi
+# under PrivateData agorad reads the usage from each view file, and says
+# so (each cluster's last word on it; before a cluster's first pass there
+# is no view file yet)
+nview=0
+for c in 1 2 3; do
+	l=$(grep "c$c: usage per app" "$W/log/agorad.log" | tail -1)
+	if [[ $l == *"from "*"/agora_view.json"* ]]; then
+		nview=$((nview + 1))
+	else
+		fail "PrivateData: c$c's usage per app not from its view file: '$l'"
+	fi
+done
+[ $nview -eq 3 ] && pass "PrivateData: agorad reads every cluster's usage from its view file"
 
 # 8. measurement (last: its burst of sibling copies does not delay the
 # checks above): 100 jobs submitted back to back

@@ -24,8 +24,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 HARNESS=$repo/contrib/harness/agora-dc
-W=${AGORA_METRICS_WORKDIR:-/tmp/agora-dc-metrics}
-BASE_PORT=${AGORA_METRICS_BASE_PORT:-22000}
+W=${AGORA_METRICS_WORKDIR:-/tmp/agora-dc-metrics${AGORA_TEST_TAG:-}}
+BASE_PORT=${AGORA_METRICS_BASE_PORT:-$((31000 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$repo/_build/stage/plugins}
 BUILD=$(dirname "$(dirname "$PLUGIN_DIR")")
 AGORACTL=${AGORACTL:-$BUILD/contrib/agoractl/agoractl}

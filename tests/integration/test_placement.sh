@@ -30,9 +30,9 @@ here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # the build to test: AGORA_PLACE_BUILD, else the one agora-test uses
 BUILD=${AGORA_PLACE_BUILD:-$repo/_build}
-W=${AGORA_PLACE_WORKDIR:-/tmp/agora-place-test}
+W=${AGORA_PLACE_WORKDIR:-/tmp/agora-place-test${AGORA_TEST_TAG:-}}
 IN=$W.in # generated inputs (the harness wants its work dir to itself)
-BASE_PORT=${AGORA_PLACE_BASE_PORT:-21000}
+BASE_PORT=${AGORA_PLACE_BASE_PORT:-$((21000 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 SLICE_N=${AGORA_PLACE_SLICE:-60}
 MODE=${AGORA_PLACE_MODE:-agora}
 KEEP=${AGORA_PLACE_KEEP:-0}

@@ -22,8 +22,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 HARNESS=$repo/contrib/harness/agora-dc
-W=${AGORA_RELEASE_WORKDIR:-/tmp/agora-release-test}
-BASE_PORT=${AGORA_RELEASE_BASE_PORT:-24600}
+W=${AGORA_RELEASE_WORKDIR:-/tmp/agora-release-test${AGORA_TEST_TAG:-}}
+BASE_PORT=${AGORA_RELEASE_BASE_PORT:-$((24600 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 B22=${AGORA_BUILD:-$repo/_build}
 B24=${AGORA_BUILD_2411:-$repo/_build-24.11}
 

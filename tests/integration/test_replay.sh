@@ -20,8 +20,8 @@ here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 HARNESS=$repo/contrib/harness/agora-dc
 REPLAY=$repo/contrib/replay/agora-replay
-W=${AGORA_REPLAY_WORKDIR:-/tmp/agora-replay-test}
-BASE_PORT=${AGORA_REPLAY_BASE_PORT:-25000}
+W=${AGORA_REPLAY_WORKDIR:-/tmp/agora-replay-test${AGORA_TEST_TAG:-}}
+BASE_PORT=${AGORA_REPLAY_BASE_PORT:-$((25000 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 TRACE=$repo/contrib/traces/philly_pollux_jobs_2017-10-02_2wk.csv
 JOBS=20
 

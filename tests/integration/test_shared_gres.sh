@@ -35,9 +35,9 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=tests/integration/lib.sh
 . "$here/lib.sh"
 BUILD=${AGORA_SHARED_BUILD:-$repo/_build}
-W=${AGORA_SHARED_WORKDIR:-/tmp/agora-shared-test}
+W=${AGORA_SHARED_WORKDIR:-/tmp/agora-shared-test${AGORA_TEST_TAG:-}}
 IN=$W.in
-BASE_PORT=${AGORA_SHARED_BASE_PORT:-21500}
+BASE_PORT=${AGORA_SHARED_BASE_PORT:-$((21500 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 KINDS=${AGORA_SHARED_KINDS:-shard mps}
 KEEP=${AGORA_SHARED_KEEP:-0}
 HARNESS=$repo/contrib/harness/agora-dc

@@ -27,8 +27,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 HARNESS=$repo/contrib/harness/agora-dc
-W=${AGORA_VIEW_WORKDIR:-/tmp/agora-dc-view}
-BASE_PORT=${AGORA_VIEW_BASE_PORT:-37000}
+W=${AGORA_VIEW_WORKDIR:-/tmp/agora-dc-view${AGORA_TEST_TAG:-}}
+BASE_PORT=${AGORA_VIEW_BASE_PORT:-$((22500 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$repo/_build/stage/plugins}
 AGORACTL=${AGORACTL:-$(dirname "$PLUGIN_DIR")/../contrib/agoractl/agoractl}
 TUSER=${AGORA_VIEW_USER:-agoraview}

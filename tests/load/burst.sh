@@ -21,8 +21,8 @@ MAX_SLEEP=10
 DEP_PCT=10
 SEED=1
 TIMEOUT=""
-W=/tmp/agora-dc-load
-BASE_PORT=39000
+W=/tmp/agora-dc-load${AGORA_TEST_TAG:-}
+BASE_PORT=$((23500 + ${AGORA_TEST_PORT_SHIFT:-0}))
 CLUSTERS=2
 PLUGIN_DIR=""
 while [ $# -gt 0 ]; do

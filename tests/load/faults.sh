@@ -31,8 +31,8 @@ MAX_SLEEP=40
 TLIMIT=2
 SEED=2
 TIMEOUT=900
-W=/tmp/agora-dc-load-faults
-BASE_PORT=39500
+W=/tmp/agora-dc-load-faults${AGORA_TEST_TAG:-}
+BASE_PORT=$((29000 + ${AGORA_TEST_PORT_SHIFT:-0}))
 PLUGIN_DIR=""
 STOCK_CLUSTERS=""
 while [ $# -gt 0 ]; do

@@ -17,48 +17,13 @@
 #include "pol_agora.h"
 #include "pol_ckpt.h"
 #include "pol_policy.h"
+#include "agora_fixture.h"
 
-static pol_job_t job(int64_t id, int tenant, int gpus, int64_t submit)
-{
-	pol_job_t j;
+#define job(id, tenant, gpus, submit) fx_job(id, tenant, gpus, submit, 100000)
+#define run_at                        fx_run_at
+#define find                          fx_find
 
-	memset(&j, 0, sizeof(j));
-	j.id = id;
-	j.tenant = tenant;
-	j.total_gpus = j.min_gpus = j.max_gpus = gpus;
-	j.submit = submit;
-	j.time_limit = 100000;
-	j.dataset = -1;
-	j.requeueable = true;
-	j.state = POL_JOB_PENDING;
-	j.remaining = -1;
-	return j;
-}
-
-/* j runs on node n, GPUs mask, since start (marks them busy). */
-static void run_at(pol_cluster_t *c, pol_job_t *j, pol_alloc_part_t *part,
-		   int n, pol_gpumask_t mask, int64_t start)
-{
-	part->node = n;
-	part->gpus = mask;
-	j->alloc.parts = part;
-	j->alloc.n_parts = 1;
-	j->state = POL_JOB_RUNNING;
-	j->start = start;
-	c->nodes[n].free &= ~mask;
-}
-
-static const pol_action_t *find(const pol_actions_t *a, pol_action_type_t type,
-				int64_t id)
-{
-	int i;
-
-	for (i = 0; i < a->n; i++)
-		if (a->v[i].type == type && a->v[i].job_id == id)
-			return &a->v[i];
-	return NULL;
-}
-
+/* How many actions of TYPE A holds. */
 static int count(const pol_actions_t *a, pol_action_type_t type)
 {
 	int i, n = 0;
@@ -66,6 +31,17 @@ static int count(const pol_actions_t *a, pol_action_type_t type)
 	for (i = 0; i < a->n; i++)
 		n += a->v[i].type == type;
 	return n;
+}
+
+/* agora's use of the one preemption rule (pol_agora_base.c) */
+static bool may(const pol_job_t *j, int budget, int64_t min_run, int64_t t)
+{
+	const pol_preempt_rule_t r = { .budget = budget,
+				       .since_save = false,
+				       .dflt = 0,
+				       .min_run = min_run };
+
+	return pol_job_may_preempt(j, &r, t);
 }
 
 /* The cost model, by hand. */
@@ -96,21 +72,29 @@ static void test_ckpt_model(void **state)
 	assert_int_equal(pol_ckpt_lost(&j, 0, 3500), 2500);
 	j.ckpt_s = POL_CKPT_CONTINUOUS;
 	assert_int_equal(pol_ckpt_lost(&j, 600, 3500), 0);
-	/* preemptable: a run one interval old, within the budget */
+	/* agora's rule (pol_job_may_preempt() on all preemptions, with the
+	 * age rule): a run one interval old, within the budget */
 	j.ckpt_s = 1800;
-	assert_false(pol_ckpt_preemptable(&j, 0, 0, 60, 2799));
-	assert_true(pol_ckpt_preemptable(&j, 0, 0, 60, 2800));
+	assert_false(may(&j, 0, 60, 2799));
+	assert_true(may(&j, 0, 60, 2800));
 	j.preemptions = 2;
-	assert_true(pol_ckpt_preemptable(&j, 0, 3, 60, 2800));
-	assert_false(pol_ckpt_preemptable(&j, 0, 2, 60, 2800));
-	assert_true(pol_ckpt_preemptable(&j, 0, 0, 60, 2800));
+	assert_true(may(&j, 3, 60, 2800));
+	assert_false(may(&j, 2, 60, 2800));
+	assert_true(may(&j, 0, 60, 2800));
+	/* a save in this run does not refill agora's budget */
+	j.last_ckpt = 2800;
+	assert_false(may(&j, 2, 60, 2800));
 	j.requeueable = false;
-	assert_false(pol_ckpt_preemptable(&j, 0, 0, 60, 1e6));
+	assert_false(may(&j, 0, 60, 1e6));
 	/* never / continuous: min_run */
 	j.requeueable = true;
 	j.ckpt_s = POL_CKPT_NEVER;
-	assert_false(pol_ckpt_preemptable(&j, 0, 0, 600, 1599));
-	assert_true(pol_ckpt_preemptable(&j, 0, 0, 600, 1600));
+	assert_false(may(&j, 0, 600, 1599));
+	assert_true(may(&j, 0, 600, 1600));
+	j.ckpt_s = POL_CKPT_CONTINUOUS;
+	assert_false(may(&j, 0, 600, 1599));
+	assert_true(may(&j, 0, 600, 1600));
+	assert_false(may(&j, 2, 600, 1600));
 }
 
 /*

@@ -201,6 +201,129 @@ static void test_app_long_account_quota(void **state)
 	pol_cluster_destroy(&c);
 }
 
+/* A running job of tenant t on the GPUs of part (node 0). */
+static void running_job(pol_job_t *j, pol_alloc_part_t *part, int64_t id, int t,
+			int gpus)
+{
+	memset(j, 0, sizeof(*j));
+	j->id = id;
+	j->tenant = t;
+	j->total_gpus = j->min_gpus = j->max_gpus = gpus;
+	j->time_limit = 3600;
+	j->requeueable = true;
+	j->state = POL_JOB_RUNNING;
+	j->alloc.parts = part;
+	j->alloc.n_parts = 1;
+}
+
+/*
+ * AppDefinition=array/burst/name_prefix: apps of one account share its
+ * ledger entry (pol_agora_policy_set_tenant_accounts()): two array apps
+ * of vc1 charge vc1, no app gets a ledger entry (fresh credit) of its
+ * own, and both see vc1's credit.
+ */
+static void test_app_accounts(void **state)
+{
+	const char *names[2] = { "vc1/array:10", "vc1/array:20" };
+	const char *accts[2] = { "vc1", "vc1" };
+	agora_conf_t conf;
+	agora_err_t err = { { 0 } };
+	pol_agora_policy_t *a;
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_job_t run[2];
+	pol_alloc_part_t part[2] = { { 0, 0x0f }, { 0, 0xf0 } };
+	pol_snapshot_t s = { c, NULL, 0, run, 2, 2 };
+	pol_actions_t out = { 0 };
+	pol_credit_t *l;
+	double c0 = 0, c1 = 0;
+	int i;
+
+	(void) state;
+	agora_conf_defaults(&conf);
+	assert_int_equal(agora_conf_parse_string("AccountQuota=vc1:50\n",
+						 "t.conf", &conf, &err),
+			 0);
+	a = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	if (!a)
+		fail_msg("policy not created: %s", err.text);
+	l = pol_agora_policy_ledger(a);
+	assert_int_equal(pol_agora_policy_set_tenant_names(a, names, 2), 0);
+	assert_int_equal(pol_agora_policy_set_tenant_accounts(NULL, accts, 2),
+			 -1);
+	assert_int_equal(pol_agora_policy_set_tenant_accounts(a, NULL, 2), -1);
+	assert_int_equal(pol_agora_policy_set_tenant_accounts(a, accts, 2), 0);
+	for (i = 0; i < 2; i++)
+		running_job(&run[i], &part[i], i + 1, i, 4);
+	c->nodes[0].free = 0;
+	assert_int_equal(pol_agora_policy_decide(a, &s, 0, &out), 0);
+	assert_int_equal(pol_agora_policy_decide(a, &s, 3600, &out), 0);
+	/* 2 x 4 GPU-hours, all on vc1; the apps have no entry */
+	assert_int_equal(pol_credit_count(l), 1);
+	assert_string_equal(pol_credit_account(l, 0), "vc1");
+	assert_near(pol_credit_usage(l, "vc1", 3600), 8 * M_LN2, 1e-9);
+	assert_int_equal(pol_agora_policy_app(a, names[0], NULL, &c0), 0);
+	assert_int_equal(pol_agora_policy_app(a, names[1], NULL, &c1), 0);
+	assert_near(c0, 50 - 8 * M_LN2, 1e-9);
+	assert_near(c1, c0, 0);
+	pol_actions_free(&out);
+	pol_agora_policy_destroy(&a);
+	agora_conf_free(&conf);
+	pol_cluster_destroy(&c);
+}
+
+/*
+ * AppDefinition=name_prefix: 300 passes, each with one new app (a user
+ * renaming jobs) of account vc1.  The ledger has one entry (no app mints
+ * credit), idle apps are pruned (p0 is gone, the last two are known), and
+ * a pruned app that comes back is an app again.
+ */
+static void test_app_prune(void **state)
+{
+	const char *acct[1] = { "vc1" };
+	agora_conf_t conf;
+	agora_err_t err = { { 0 } };
+	pol_agora_policy_t *a;
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_job_t run;
+	pol_alloc_part_t part = { 0, 0xff };
+	pol_snapshot_t s = { c, NULL, 0, &run, 1, 1 };
+	pol_actions_t out = { 0 };
+	char name[32];
+	const char *names[1] = { name };
+	int i;
+
+	(void) state;
+	agora_conf_defaults(&conf);
+	a = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	if (!a)
+		fail_msg("policy not created: %s", err.text);
+	running_job(&run, &part, 1, 0, 8);
+	c->nodes[0].free = 0;
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "vc1/p%d", i);
+		run.id = i + 1;
+		assert_int_equal(pol_agora_policy_set_tenant_names(a, names, 1),
+				 0);
+		assert_int_equal(
+			pol_agora_policy_set_tenant_accounts(a, acct, 1), 0);
+		assert_int_equal(pol_agora_policy_decide(a, &s, 60 * i, &out),
+				 0);
+		pol_actions_free(&out);
+	}
+	assert_int_equal(pol_credit_count(pol_agora_policy_ledger(a)), 1);
+	assert_int_equal(pol_agora_policy_app(a, "vc1/p0", NULL, NULL), -1);
+	assert_int_equal(pol_agora_policy_app(a, "vc1/p299", NULL, NULL), 0);
+	assert_int_equal(pol_agora_policy_app(a, "vc1/p298", NULL, NULL), 0);
+	snprintf(name, sizeof(name), "vc1/p0");
+	assert_int_equal(pol_agora_policy_set_tenant_names(a, names, 1), 0);
+	assert_int_equal(pol_agora_policy_decide(a, &s, 60 * 300, &out), 0);
+	pol_actions_free(&out);
+	assert_int_equal(pol_agora_policy_app(a, "vc1/p0", NULL, NULL), 0);
+	pol_agora_policy_destroy(&a);
+	agora_conf_free(&conf);
+	pol_cluster_destroy(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +333,8 @@ int main(void)
 		cmocka_unit_test(test_app_key_utf8),
 		cmocka_unit_test(test_app_ledger_keys),
 		cmocka_unit_test(test_app_long_account_quota),
+		cmocka_unit_test(test_app_accounts),
+		cmocka_unit_test(test_app_prune),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

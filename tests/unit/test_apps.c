@@ -34,7 +34,7 @@ typedef struct apps_case {
 
 static const apps_case_t cases[] = {
 	{ "array: one app per array, whatever the names and gaps",
-	  { POL_APPS_ARRAY, 3600, '_' },
+	  { POL_APPS_ARRAY, 3600, '_', 0 },
 	  4,
 	  { J(10, 0, "vc1", "ann", "lr_1", 10),
 	    J(11, 0, "vc1", "ann", "lr_2", 10),
@@ -44,7 +44,7 @@ static const apps_case_t cases[] = {
 	  2,
 	  { "vc1/array:10", "vc1/array:20" } },
 	{ "array: names chain within the gap (0, 3000, 6000: one app), a gap of 3601 s cuts",
-	  { POL_APPS_ARRAY, 3600, '_' },
+	  { POL_APPS_ARRAY, 3600, '_', 0 },
 	  5,
 	  { J(1, 0, "vc1", "ann", "sweep", 0),
 	    J(2, 3000, "vc1", "ann", "sweep", 0),
@@ -55,7 +55,7 @@ static const apps_case_t cases[] = {
 	  2,
 	  { "vc1/ann/sweep#1", "vc1/ann/sweep#4" } },
 	{ "array: exactly gap_s apart is the same app",
-	  { POL_APPS_ARRAY, 60, '_' },
+	  { POL_APPS_ARRAY, 60, '_', 0 },
 	  3,
 	  { J(1, 100, "a", "u", "x", 0), J(2, 160, "a", "u", "x", 0),
 	    J(3, 221, "a", "u", "x", 0) },
@@ -63,7 +63,7 @@ static const apps_case_t cases[] = {
 	  2,
 	  { "a/u/x#1", "a/u/x#3" } },
 	{ "array: same name but another user, or another account, or another name: another app",
-	  { POL_APPS_ARRAY, 3600, '_' },
+	  { POL_APPS_ARRAY, 3600, '_', 0 },
 	  5,
 	  { J(1, 0, "vc1", "ann", "bert", 0), J(2, 10, "vc1", "bob", "bert", 0),
 	    J(3, 20, "vc2", "ann", "bert", 0), J(4, 30, "vc1", "ann", "gpt", 0),
@@ -73,7 +73,7 @@ static const apps_case_t cases[] = {
 	  { "vc1/ann/bert#1", "vc1/bob/bert#2", "vc2/ann/bert#3",
 	    "vc1/ann/gpt#4" } },
 	{ "array: a job without a name is an app alone; an array and a named job with the same name stay apart",
-	  { POL_APPS_ARRAY, 3600, '_' },
+	  { POL_APPS_ARRAY, 3600, '_', 0 },
 	  5,
 	  { J(7, 0, "vc1", "ann", "", 0), J(8, 0, "vc1", "ann", NULL, 0),
 	    J(9, 1, "vc1", "ann", "lr", 9), J(30, 2, "vc1", "ann", "lr", 0),
@@ -82,7 +82,7 @@ static const apps_case_t cases[] = {
 	  4,
 	  { "vc1/job:7", "vc1/job:8", "vc1/array:9", "vc1/ann/lr#30" } },
 	{ "array: apps numbered by first submit, not input order; out-of-order input chains by submit",
-	  { POL_APPS_ARRAY, 100, '_' },
+	  { POL_APPS_ARRAY, 100, '_', 0 },
 	  4,
 	  { J(3, 500, "a", "u", "late", 0), J(2, 200, "a", "u", "x", 0),
 	    J(1, 100, "a", "u", "x", 0), J(4, 290, "a", "u", "x", 0) },
@@ -90,7 +90,7 @@ static const apps_case_t cases[] = {
 	  2,
 	  { "a/u/x#1", "a/u/late#3" } },
 	{ "burst: account and gap, names and users ignored",
-	  { POL_APPS_BURST, 3600, '_' },
+	  { POL_APPS_BURST, 3600, '_', 0 },
 	  6,
 	  { J(1, 0, "vc1", "ann", "a", 0), J(2, 1800, "vc1", "bob", "b", 0),
 	    J(3, 5400, "vc1", "ann", "c", 0), J(4, 9001, "vc1", "ann", "d", 0),
@@ -99,7 +99,7 @@ static const apps_case_t cases[] = {
 	  3,
 	  { "vc1#1", "vc2#6", "vc1#4" } },
 	{ "burst gap 0: only jobs of the same second",
-	  { POL_APPS_BURST, 0, '_' },
+	  { POL_APPS_BURST, 0, '_', 0 },
 	  3,
 	  { J(1, 5, "a", "", "", 0), J(2, 5, "a", "", "", 0),
 	    J(3, 6, "a", "", "", 0) },
@@ -107,7 +107,7 @@ static const apps_case_t cases[] = {
 	  2,
 	  { "a#1", "a#3" } },
 	{ "account: one app per account, no gap",
-	  { POL_APPS_ACCOUNT, 0, '_' },
+	  { POL_APPS_ACCOUNT, 0, '_', 0 },
 	  4,
 	  { J(1, 0, "vc1", "ann", "a", 0), J(2, 999999, "vc1", "bob", "b", 3),
 	    J(3, 5, "vc2", "ann", "a", 0), J(4, 6, NULL, "ann", "a", 0) },
@@ -115,21 +115,39 @@ static const apps_case_t cases[] = {
 	  3,
 	  { "vc1", "vc2", "" } },
 	{ "user: one app per user",
-	  { POL_APPS_USER, 0, '_' },
+	  { POL_APPS_USER, 0, '_', 0 },
 	  3,
 	  { J(1, 0, "vc1", "1001", "a", 0), J(2, 1, "vc2", "1002", "b", 0),
 	    J(3, 2, "vc2", "1001", "c", 0) },
 	  { 0, 1, 0 },
 	  2,
 	  { "user:1001", "user:1002" } },
-	{ "name_prefix: the name up to the separator",
-	  { POL_APPS_NAME_PREFIX, 0, '-' },
+	{ "name_prefix: the account and the name up to the separator",
+	  { POL_APPS_NAME_PREFIX, 0, '-', 0 },
 	  4,
 	  { J(1, 0, "a", "u", "bert-lr1", 0), J(2, 1, "b", "v", "bert-lr2", 0),
 	    J(3, 2, "a", "u", "bert", 0), J(4, 3, "a", "u", "gpt-x", 0) },
-	  { 0, 0, 0, 1 },
+	  { 0, 1, 0, 2 },
+	  3,
+	  { "a/bert", "b/bert", "a/gpt" } },
+	/* the cap: a's 3rd and later prefixes are one app, b keeps its own */
+	{ "name_prefix, 2 apps per account: the rest is ACCOUNT/~other",
+	  { POL_APPS_NAME_PREFIX, 0, '-', 2 },
+	  6,
+	  { J(1, 0, "a", "u", "p1-x", 0), J(2, 1, "a", "u", "p2-x", 0),
+	    J(3, 2, "b", "v", "p9-x", 0), J(4, 3, "a", "u", "p3-x", 0),
+	    J(5, 4, "a", "u", "p4-x", 0), J(6, 5, "a", "u", "p1-y", 0) },
+	  { 0, 1, 2, 3, 3, 0 },
+	  4,
+	  { "a/p1", "a/p2", "b/p9", "a/~other" } },
+	{ "array, 1 app per account: arrays and names merge after the first",
+	  { POL_APPS_ARRAY, 60, '_', 1 },
+	  4,
+	  { J(1, 0, "a", "u", "x", 7), J(2, 1, "a", "u", "x", 7),
+	    J(3, 2, "a", "u", "y", 0), J(4, 3, "a", "u", "", 0) },
+	  { 0, 0, 1, 1 },
 	  2,
-	  { "bert", "gpt" } },
+	  { "a/array:7", "a/~other" } },
 };
 
 static void test_apps_cases(void **state)
@@ -157,8 +175,8 @@ static void test_apps_cases(void **state)
 
 			assert_int_equal(a.app[a.first[i]], i);
 			tot += a.size[i];
-			pol_apps_name(&k->spec, &k->jobs[a.first[i]], name,
-				      sizeof(name));
+			pol_apps_app_name(&k->spec, &a, k->jobs, i, name,
+					  sizeof(name));
 			if (strcmp(name, k->names[i]))
 				fail_msg("%s: app %d named '%s', want '%s'",
 					 k->what, i, name, k->names[i]);
@@ -171,7 +189,7 @@ static void test_apps_cases(void **state)
 /* No jobs: no apps; bad specs are refused with a reason. */
 static void test_apps_edges(void **state)
 {
-	pol_apps_spec_t s = { POL_APPS_BURST, -1, '_' };
+	pol_apps_spec_t s = { POL_APPS_BURST, -1, '_', 0 };
 	pol_apps_t a;
 	agora_err_t err = { { 0 } };
 
@@ -183,6 +201,10 @@ static void test_apps_edges(void **state)
 	assert_int_equal(pol_apps_build(&s, NULL, 0, &a, &err), 0);
 	assert_int_equal(a.n_apps, 0);
 	pol_apps_free(&a);
+	s.max_per_account = -1;
+	assert_int_equal(pol_apps_build(&s, NULL, 0, &a, &err), -1);
+	assert_non_null(strstr(err.text, "apps per account"));
+	s.max_per_account = 0;
 	s.def = (pol_apps_def_t) 42;
 	assert_int_equal(pol_apps_build(&s, NULL, 0, &a, &err), -1);
 	assert_null(a.app);
@@ -248,13 +270,22 @@ static void test_apps_conf(void **state)
 	assert_non_null(strstr(err.text, "array, burst"));
 	assert_int_equal(
 		agora_conf_parse_string("AppGap=8d\n", "t.conf", &c, &err), -1);
-	/* name_prefix keeps its rule */
-	assert_int_equal(agora_conf_parse_string("AppDefinition=name_prefix\n",
-						 "t.conf", &c, &err),
-			 0);
+	/* name_prefix: apps by prefix, credit by account (a new prefix is
+	 * no fresh quota) */
+	assert_int_equal(
+		agora_conf_parse_string(
+			"AppDefinition=name_prefix\nAppsPerAccount=5\n",
+			"t.conf", &c, &err),
+		0);
 	acct = agora_conf_app_name(&c, "vc1", 1001, "lr_1");
-	assert_string_equal(acct, "lr");
+	assert_string_equal(acct, "vc1");
 	free(acct);
+	agora_conf_apps_spec(&c, &s);
+	assert_int_equal(s.max_per_account, 5);
+	assert_int_equal(agora_conf_parse_string("AppsPerAccount=0\n", "t.conf",
+						 &c, &err),
+			 -1);
+	assert_non_null(strstr(err.text, "AppsPerAccount"));
 	agora_conf_free(&c);
 }
 

@@ -30,14 +30,27 @@ static void test_conf_app_name(void **state)
 	n = agora_conf_app_name(&c, "vision", 1001, "sweep_lr3");
 	assert_string_equal(n, "user:1001");
 	free(n);
+	/* name_prefix: the prefix is the app, the account keeps the credit */
 	c.app_def = AGORA_APP_NAME_PREFIX;
 	n = agora_conf_app_name(&c, "vision", 1001, "sweep_lr3");
-	assert_string_equal(n, "sweep");
+	assert_string_equal(n, "vision");
 	free(n);
-	c.app_separator = '-';
-	n = agora_conf_app_name(&c, "vision", 1001, "sweep_lr3");
-	assert_string_equal(n, "sweep_lr3");
-	free(n);
+	/* the same keyed, without allocating (per-job lookups) */
+	{
+		char key[64], longer[100];
+
+		agora_conf_app_key(&c, "vision", 1001, key);
+		assert_string_equal(key, "vision");
+		agora_conf_app_key(&c, NULL, 1001, key);
+		assert_string_equal(key, "(none)");
+		memset(longer, 'x', sizeof(longer) - 1);
+		longer[sizeof(longer) - 1] = '\0';
+		agora_conf_app_key(&c, longer, 1001, key);
+		assert_int_equal(strlen(key), 63); /* 46 + '~' + 16 hex */
+		c.app_def = AGORA_APP_USER;
+		agora_conf_app_key(&c, "vision", 1001, key);
+		assert_string_equal(key, "user:1001");
+	}
 	agora_conf_free(&c);
 }
 

@@ -1,5 +1,5 @@
 /* Unit tests of the livelock guard (sim_engine.c), the per-job preemption
- * budget (pol_job_preemptible(), pol_preempt.c) and tiresias' hold of a
+ * budget (pol_job_may_preempt(), pol_ckpt.c) and tiresias' hold of a
  * promoted job until its next checkpoint (pol_tiresias.c); and the app
  * metrics p99_rho_app / max_rho_app_10gpuh (sim_metrics.c). */
 #include <errno.h>
@@ -153,7 +153,8 @@ static void test_livelock_guard_off_and_auto(void **state)
 	pol_cluster_destroy(&c);
 }
 
-/* pol_job_preemptible(): the budget's rule, case by case. */
+/* pol_job_may_preempt() with since_save (the baselines' budget), case by
+ * case; and the age rule on top of it. */
 static void test_budget_rule(void **state)
 {
 	static const struct {
@@ -176,6 +177,7 @@ static void test_budget_rule(void **state)
 		{ true, POL_CKPT_CONTINUOUS, 100, -1, 9, 2, true },
 		{ true, 1800, 100, -1, 9, 0, true }, /* no budget */
 	};
+	pol_preempt_rule_t r = { .since_save = true, .dflt = POL_CKPT_UNKNOWN };
 	size_t i;
 
 	(void) state;
@@ -188,8 +190,17 @@ static void test_budget_rule(void **state)
 		j.start = c[i].start;
 		j.last_ckpt = c[i].last_ckpt;
 		j.stale_preempts = c[i].stale;
-		if (pol_job_preemptible(&j, c[i].budget) != c[i].want)
+		r.budget = c[i].budget;
+		r.min_run = -1;
+		if (pol_job_may_preempt(&j, &r, 0) != c[i].want)
 			fail_msg("case %zu: got %d", i, !c[i].want);
+		/* the age rule: a run younger than its interval (or than
+		 * min_run without one) is never preempted */
+		r.min_run = 60;
+		if (pol_job_may_preempt(&j, &r, j.start + 59))
+			fail_msg("case %zu: preempted at 59 s", i);
+		if (pol_job_may_preempt(&j, &r, j.start + 1800) != c[i].want)
+			fail_msg("case %zu: age rule changed the budget", i);
 	}
 }
 

@@ -15,58 +15,7 @@
 
 #include "pol_loan.h"
 
-#define MAXN 9
-#define MAXJ 12
-
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static int rnd(uint64_t *s, int n)
-{
-	return (int) (rng_next(s) % (uint64_t) n);
-}
-
-typedef struct inst {
-	int n_loaned, need, n_jobs;
-	pol_loan_job_t jobs[MAXJ];
-	int nodes[MAXJ][3];
-} inst_t;
-
-static void make_inst(uint64_t *s, inst_t *x, bool elastic)
-{
-	int j, k;
-
-	memset(x, 0, sizeof(*x));
-	x->n_loaned = 1 + rnd(s, MAXN);
-	x->n_jobs = rnd(s, MAXJ + 1);
-	x->need = rnd(s, x->n_loaned + 1);
-	for (j = 0; j < x->n_jobs; j++) {
-		pol_loan_job_t *b = &x->jobs[j];
-		int want = 1 + rnd(s, 3);
-
-		b->id = j + 1;
-		b->cost = rnd(s, 4) == 0 ? 0 : (double) (1 + rnd(s, 40)) / 4;
-		b->start = rnd(s, 1000);
-		b->requeue = rnd(s, 8) != 0;
-		for (k = 0; k < want; k++) {
-			int v = rnd(s, x->n_loaned), q;
-
-			for (q = 0; q < b->n_nodes && x->nodes[j][q] != v; q++)
-				;
-			if (q == b->n_nodes)
-				x->nodes[j][b->n_nodes++] = v;
-		}
-		b->nodes = x->nodes[j];
-		if (elastic && rnd(s, 3) == 0)
-			b->shrinkable = rnd(s, b->n_nodes + 1);
-	}
-}
+#include "loan_inst.h"
 
 /* brute force: the least cost of clearing min(need, clearable) nodes */
 static double brute(const inst_t *x, int *can)
@@ -108,12 +57,6 @@ static double brute(const inst_t *x, int *can)
 	}
 	return best;
 }
-
-typedef struct outbuf {
-	unsigned char back[MAXN];
-	int action[MAXJ], shrink_by[MAXJ];
-	pol_loan_reclaim_out_t o;
-} outbuf_t;
 
 static void run_reclaim(const inst_t *x, pol_loan_order_t order,
 			pol_loan_mode_t mode, bool shrink_first, outbuf_t *ob)

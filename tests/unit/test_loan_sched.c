@@ -224,6 +224,47 @@ static void test_sim_agora_no_thrash(void **state)
 	free(j);
 }
 
+/* least-cost waits for checkpoints: with a node of headroom to spare a
+ * reclaim waits (up to deadline - grace) when its victims lose less after
+ * one of them checkpoints; without the wait none is counted.  The waits
+ * never cost an SLO miss, and the harvest bound holds the harvest. */
+static void test_sim_ckpt_wait(void **state)
+{
+	pol_loan_sim_job_t *j = sim_jobs(300, 5);
+	pol_loan_sim_params_t p;
+	pol_loan_sim_policy_t pol;
+	pol_loan_sim_result_t r[2];
+	pol_loan_sim_more_t m[2];
+	int k;
+
+	(void) state;
+	pol_loan_sim_params_default(&p);
+	p.train_nodes = 4;
+	p.infer_nodes = 6;
+	pol_loan_demand_default(&p.demand, 6);
+	p.headroom = 2;
+	for (k = 0; k < 2; k++) {
+		pol_loan_sim_policy_default(&pol);
+		pol.no_ckpt_wait = k == 1;
+		assert_int_equal(
+			pol_loan_sim_run_policy(j, 300, POL_LOAN_V_LEAST_COST,
+						&p, &pol, &r[k], &m[k]),
+			0);
+		assert_int_equal(r[k].finished, r[k].jobs);
+		assert_int_equal(r[k].slo_misses, 0);
+		assert_true(m[k].loan_busy_gpu_s <=
+			    m[k].harvest_cap_gpu_s + 1e-6);
+		assert_true(m[k].harvest_cap_gpu_s <=
+			    m[k].lendable_gpu_s + 1e-6);
+	}
+	assert_true(m[0].ckpt_waits > 0);
+	assert_int_equal(m[1].ckpt_waits, 0);
+	assert_true(r[0].gpu_hours_lost < r[1].gpu_hours_lost);
+	for (k = 0; k < 2; k++)
+		pol_loan_sim_result_free(&r[k]);
+	free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_repeat_beyond_tol),
 		cmocka_unit_test(test_sim_backfill_fs),
 		cmocka_unit_test(test_sim_agora_no_thrash),
+		cmocka_unit_test(test_sim_ckpt_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -334,6 +334,64 @@ static void test_themis_pf_exclude(void **state)
 	}
 }
 
+/*
+ * The heap GREEDY (and its x*_{-i} replay in the auction) makes exactly
+ * the choices of the full-scan reference, ties included: rho tables that
+ * are not monotone (a change that frees GPUs), equal rhos (ties), and
+ * capacities that bind early, late or never.
+ */
+static void test_themis_greedy_heap_matches_scan(void **state)
+{
+	pol_bid_t b[40];
+	pol_bid_opt_t opts[40][4];
+	int trial, i;
+
+	(void) state;
+	for (trial = 0; trial < 3000; trial++) {
+		int n = rnd(1, 40), cap = rnd(0, 4 * n), ex = rnd(-1, n - 1);
+		int ch[40], cs[40];
+		double oh, os;
+		pol_auction_t rh, rs;
+
+		random_instance(b, opts, n);
+		if (trial % 2)
+			for (i = 0; i < n; i++) { /* coarse rhos: ties */
+				int k;
+
+				b[i].rho0 = rnd(2, 4);
+				for (k = 0; k < b[i].n_opts; k++)
+					opts[i][k].rho = rnd(1, 4) * 0.5;
+			}
+		assert_int_equal(
+			pol_pf_solve(b, n, cap, ex, POL_PF_GREEDY, ch, &oh), 0);
+		assert_int_equal(pol_pf_solve(b, n, cap, ex, POL_PF_GREEDY_SCAN,
+					      cs, &os),
+				 0);
+		for (i = 0; i < n; i++)
+			if (ch[i] != cs[i])
+				fail_msg("trial %d: bidder %d heap %d scan %d",
+					 trial, i, ch[i], cs[i]);
+		assert_true(oh == os);
+		assert_int_equal(pol_auction_run(b, n, cap, POL_PF_GREEDY, &rh),
+				 0);
+		assert_int_equal(
+			pol_auction_run(b, n, cap, POL_PF_GREEDY_SCAN, &rs), 0);
+		assert_true(rh.objective == rs.objective);
+		assert_int_equal(rh.used, rs.used);
+		assert_false(rh.exact);
+		for (i = 0; i < n; i++) {
+			if (rh.choice[i] != rs.choice[i] ||
+			    rh.keep[i] != rs.keep[i])
+				fail_msg(
+					"trial %d: bidder %d heap %d/%g scan %d/%g",
+					trial, i, rh.choice[i], rh.keep[i],
+					rs.choice[i], rs.keep[i]);
+		}
+		pol_auction_free(&rh);
+		pol_auction_free(&rs);
+	}
+}
+
 /* Utility of bidder i under PA: c_i * V_i(x*_i) with its TRUE values. */
 static double utility(const pol_auction_t *r, const pol_bid_t *truth, int i)
 {
@@ -560,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_themis_pf_exclude),
 		cmocka_unit_test(test_themis_misreport_never_gains),
 		cmocka_unit_test(test_themis_auction_large_uses_greedy),
+		cmocka_unit_test(test_themis_greedy_heap_matches_scan),
 		cmocka_unit_test(test_themis_auction_bad_bids),
 		cmocka_unit_test(test_themis_lease_lifecycle),
 		cmocka_unit_test(test_themis_lease_table_matches_reference),

@@ -107,9 +107,13 @@ done:
 	return bound;
 }
 
+/* Slurm has one PreemptType: this one replaces preempt/qos and
+ * preempt/partition_prio (decided, issue 19; doc/design.md), and says so
+ * where an admin looks first. */
 extern int init(void)
 {
-	verbose("%s loaded", plugin_type);
+	info("%s loaded: it replaces preempt/qos and preempt/partition_prio: QOS Preempt= lists and partition PriorityTier preemption are not applied; only jobs whose Agora lease was lost are preemptable, by auction winners",
+	     plugin_type);
 	return SLURM_SUCCESS;
 }
 

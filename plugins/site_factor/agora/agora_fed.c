@@ -39,7 +39,9 @@
 #include "agora_fed.h"
 #include "agora_fed_marks.h"
 #include "agora_hold.h"
+#include "agora_note.h"
 #include "agora_sched.h"
+#include "pol_app_index.h"
 
 #define LOG_PREFIX "site_factor/agora"
 
@@ -53,6 +55,7 @@ typedef struct {
 static pthread_mutex_t usage_lock = PTHREAD_MUTEX_INITIALIZER;
 static fed_usage_t *usage_tab = NULL;
 static int usage_n = 0;
+static pol_app_index_t *usage_ix = NULL; /* app -> usage_tab index */
 static time_t usage_time = 0;
 
 /* "app:GPU-hours,app:GPU-hours" from agorad; a malformed entry is
@@ -60,6 +63,7 @@ static time_t usage_time = 0;
 extern void agora_export_fed_usage(const char *text, time_t now)
 {
 	fed_usage_t *tab = NULL;
+	pol_app_index_t *ix;
 	int n = 0, bad = 0;
 	char *copy, *tok, *save = NULL;
 
@@ -90,12 +94,21 @@ extern void agora_export_fed_usage(const char *text, time_t now)
 	if (bad)
 		debug("%s: %d malformed federation usage entries skipped",
 		      LOG_PREFIX, bad);
+	/* an index for the per-job lookups (NULL on ENOMEM: linear) */
+	if ((ix = pol_app_index_create()))
+		for (int i = 0; i < n; i++)
+			if (pol_app_index_put(ix, tab[i].app, i) < 0) {
+				pol_app_index_destroy(&ix);
+				break;
+			}
 	slurm_mutex_lock(&usage_lock);
 	for (int i = 0; i < usage_n; i++)
 		xfree(usage_tab[i].app);
 	xfree(usage_tab);
+	pol_app_index_destroy(&usage_ix);
 	usage_tab = tab;
 	usage_n = n;
+	usage_ix = ix;
 	usage_time = now;
 	slurm_mutex_unlock(&usage_lock);
 }
@@ -107,11 +120,18 @@ extern double agora_fed_remote_usage(const char *app)
 	if (!app)
 		return 0;
 	slurm_mutex_lock(&usage_lock);
-	for (int i = 0; i < usage_n; i++)
-		if (!xstrcmp(usage_tab[i].app, app)) {
+	if (usage_ix) {
+		int i;
+
+		if (!pol_app_index_get(usage_ix, app, &i))
 			v = usage_tab[i].gpu_hours;
-			break;
-		}
+	} else {
+		for (int i = 0; i < usage_n; i++)
+			if (!xstrcmp(usage_tab[i].app, app)) {
+				v = usage_tab[i].gpu_hours;
+				break;
+			}
+	}
 	slurm_mutex_unlock(&usage_lock);
 	return v;
 }
@@ -122,6 +142,7 @@ extern void agora_fed_fini(void)
 	for (int i = 0; i < usage_n; i++)
 		xfree(usage_tab[i].app);
 	xfree(usage_tab);
+	pol_app_index_destroy(&usage_ix);
 	usage_n = 0;
 	slurm_mutex_unlock(&usage_lock);
 }
@@ -154,22 +175,24 @@ static void fed_release(job_record_t *job_ptr, time_t now, long waited)
 	(void) fed_mgr_job_requeue(job_ptr);
 }
 
-/* Copy an Agora federation text (AdminComment) into the SystemComment,
- * never over a SystemComment another component wrote. */
+/* Copy an Agora federation text (AdminComment) into the SystemComment's
+ * federation part, keeping the within-cluster auction's note beside it
+ * (common/base/agora_note.h), never over a SystemComment another
+ * component wrote. */
 static bool mirror_note(job_record_t *job_ptr)
 {
 	const char *text = job_ptr->admin_comment;
+	char *out = NULL;
 
 	if (!starts_with(text, AGORA_FED_WON) &&
 	    !starts_with(text, AGORA_FED_HOLD))
 		return false;
-	if (!xstrcmp(job_ptr->system_comment, text))
-		return false;
-	if (job_ptr->system_comment &&
-	    !starts_with(job_ptr->system_comment, AGORA_DESC_PREFIX))
+	if (agora_note_update(job_ptr->system_comment, AGORA_NOTE_FED, text,
+			      &out) != 1)
 		return false;
 	xfree(job_ptr->system_comment);
-	job_ptr->system_comment = xstrdup(text);
+	job_ptr->system_comment = xstrdup(out);
+	free(out);
 	return true;
 }
 

@@ -25,6 +25,7 @@
 #include "agora_sched.h"
 #include "agora_view.h"
 #include "pol_agora.h"
+#include "pol_app_index.h"
 #include "pol_estimate.h"
 #include "pol_place.h"
 #include "topo_model.h"
@@ -214,14 +215,19 @@ extern void agora_view_write(const agora_snapshot_t *snap, time_t now,
 	agora_view_t v;
 	agora_err_t err = { { 0 } };
 	char *path = NULL;
+	pol_app_index_t *shown;
 
 	memset(&v, 0, sizeof(v));
 	v.time = now;
 	v.pass = (int64_t) pass_count;
 	strlcpy(v.cluster, agora_cluster_name ? agora_cluster_name : "",
 		sizeof(v.cluster));
-	v.apps = xcalloc(n_ledger + snap->n_tenants + 1, sizeof(*v.apps));
-	/* every account the ledger knows, plus every app with jobs now */
+	v.apps = xcalloc(n_ledger + 2 * snap->n_tenants + 1, sizeof(*v.apps));
+	/* names shown so far (NULL on ENOMEM: rows may then repeat) */
+	shown = pol_app_index_create();
+	/* every account the ledger knows, plus every app with jobs now and
+	 * its account (AppDefinition=name_prefix/array/burst: the ledger
+	 * charges it at the next pass) */
 	for (i = 0; i < n_ledger; i++) {
 		const char *name = pol_credit_account(l, i);
 		agora_view_app_t *a = &v.apps[v.n_apps++];
@@ -234,25 +240,39 @@ extern void agora_view_write(const agora_snapshot_t *snap, time_t now,
 		a->has_rho = !pol_agora_policy_app(agora_policy, name, &rho,
 						   NULL);
 		a->rho = a->has_rho ? rho : 0;
+		if (shown)
+			(void) pol_app_index_put(shown, name, 1);
 	}
 	for (t = 0; t < snap->n_tenants; t++) {
-		bool known = false;
+		const char *acct = snap->accounts[t];
 		agora_view_app_t *a;
 		double rho = 1, credit = 0;
 
-		for (i = 0; l && i < n_ledger && !known; i++)
-			known = !xstrcmp(pol_credit_account(l, i),
-					 snap->tenants[t]);
-		if (known)
+		if (acct && l &&
+		    !(shown && !pol_app_index_get(shown, acct, NULL))) {
+			a = &v.apps[v.n_apps++];
+			strlcpy(a->name, acct, sizeof(a->name));
+			a->quota = pol_credit_quota(l, acct);
+			a->usage = pol_credit_usage(l, acct, now);
+			a->credit = pol_credit_get(l, acct, now);
+			if (shown)
+				(void) pol_app_index_put(shown, acct, 1);
+		}
+		if (shown && !pol_app_index_get(shown, snap->tenants[t], NULL))
 			continue;
 		(void) pol_agora_policy_tenant(agora_policy, t, &rho, &credit);
 		a = &v.apps[v.n_apps++];
 		strlcpy(a->name, snap->tenants[t], sizeof(a->name));
-		a->quota = l ? pol_credit_quota(l, snap->tenants[t]) : 0;
+		a->quota = l ? pol_credit_quota(l,
+						acct ? acct : snap->tenants[t])
+			     : 0;
 		a->credit = credit;
 		a->rho = rho;
 		a->has_rho = true;
+		if (shown)
+			(void) pol_app_index_put(shown, snap->tenants[t], 1);
 	}
+	pol_app_index_destroy(&shown);
 	v.leases = xcalloc(n_leases + 1, sizeof(*v.leases));
 	for (k = 0; k < n_leases; k++) {
 		const pol_lease_t *ls = pol_lease_at(lt, k);

@@ -47,6 +47,15 @@ extern pol_award_t *award_current;
 extern void agora_award_publish(pol_award_t *a);
 
 /* Scheduling thread (agora_thread.c). */
+/* agora_admin_sf.c: the site factor to set on a pending job, Agora's
+ * value unless an admin set another (then kept); award_lock held */
+struct job_record;
+extern uint32_t agora_admin_sf(struct job_record *job_ptr,
+			       uint32_t agora_value);
+extern void agora_admin_sf_prune(void); /* after an update pass */
+extern void agora_admin_sf_fini(void);
+/* agora_notices.c: settings beside it that it overrides, logged once */
+extern void agora_site_factor_notices(void);
 extern void agora_thread_start(void);
 extern void agora_thread_stop(void);
 extern void agora_thread_wake(void);
@@ -102,7 +111,13 @@ typedef struct agora_snapshot {
 	int n_charges, cap_charges; /* grown by doubling: the snapshot runs
 				       under slurmctld's read lock */
 	char **tenants;             /* tenant index -> app name */
-	int n_tenants;
+	char **accounts; /* tenant index -> credit account (NULL: the app) */
+	int n_tenants, cap_tenants;
+	struct pol_app_index *tenant_ix; /* app name -> tenant index */
+	/* AppDefinition=name_prefix/array/burst: the app key of the k-th job
+	 * of job_list (pol_apps_build()), n_job_app of them; else NULL */
+	char (*job_app)[64];
+	int n_job_app;
 	int gpus_total, gpus_free;
 } agora_snapshot_t;
 
@@ -127,7 +142,9 @@ extern int agora_types_find(const agora_types_t *t, const char *node, int gpus);
 /* The gres plugin id of gpu, for the jobs' GPU counts (snapshot). */
 extern void agora_gpu_plugin_init(void);
 
-/* The app a job belongs to, per AppDefinition (xmalloc'ed). */
+/* The credit account of a job, per AppDefinition: its app under
+ * account and user, its account under name_prefix/array/burst
+ * (xmalloc'ed). */
 struct job_record;
 extern char *agora_job_app(struct job_record *job_ptr,
 			   const agora_conf_t *conf);

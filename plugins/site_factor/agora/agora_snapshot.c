@@ -28,6 +28,8 @@
 #include "agora_leaves.h"
 #include "pol_agora.h"
 #include "pol_app.h"
+#include "pol_app_index.h"
+#include "pol_apps.h"
 #include "pol_ckpt.h"
 #include "pol_estimate.h"
 #include "topo_model.h"
@@ -70,45 +72,117 @@ static int job_gpus(job_record_t *job_ptr, int nodes)
 	return (int) MIN(total, (uint64_t) INT32_MAX);
 }
 
-/* The app a job belongs to, per AppDefinition.  Caller xfree()s. */
+/* The credit account of a job, per AppDefinition (the app itself for
+ * account and user; the account for name_prefix, array and burst, whose
+ * apps pol_apps_build() groups per pass).  Caller xfree()s. */
 extern char *agora_job_app(job_record_t *job_ptr, const agora_conf_t *conf)
 {
-	char *p, *name, key[POL_APP_KEY_LEN];
+	char key[POL_APP_KEY_LEN];
 
-	/* the AppDefinition rule agoractl shares (agora_conf.h) */
-	name = agora_conf_app_name(conf, job_ptr->account, job_ptr->user_id,
-				   job_ptr->name);
-	p = xstrdup(name ? name : "");
-	free(name); /* core memory: malloc'ed */
-	/* one identity for credit, auction and site factor: empty and
+	/* the AppDefinition rule agoractl shares (agora_conf.h); empty and
 	 * over-long names get a collision-free key (pol_app.h) */
-	if (pol_app_key(p, key)) {
-		static time_t last_log;
-		time_t now = time(NULL);
-
-		if (now - last_log >= 300) {
-			info("site_factor/agora: %pJ: app name '%.40s%s' (%zu bytes) is empty or too long; using the key '%s'",
-			     job_ptr, p, strlen(p) > 40 ? "..." : "", strlen(p),
-			     key);
-			last_log = now;
-		}
-		xfree(p);
-		p = xstrdup(key);
-	}
-	return p;
+	agora_conf_app_key(conf, job_ptr->account, job_ptr->user_id, key);
+	return xstrdup(key);
 }
 
-static int tenant_index(agora_snapshot_t *snap, char *name)
+/* Do apps come from pol_apps_build() (groups of jobs), or one per
+ * credit account? */
+static bool grouped_apps(const agora_conf_t *conf)
 {
-	int i;
+	return conf->app_def == AGORA_APP_NAME_PREFIX ||
+	       conf->app_def == AGORA_APP_ARRAY ||
+	       conf->app_def == AGORA_APP_BURST;
+}
 
-	for (i = 0; i < snap->n_tenants; i++)
-		if (!xstrcmp(snap->tenants[i], name)) {
-			xfree(name);
-			return i;
+/*
+ * AppDefinition=name_prefix, array, burst: group every job slurmctld
+ * still knows (finished ones too, so that an app keeps the name of its
+ * first job while it has jobs) with the core's builders, the same as the
+ * simulator.  job_app[k] is the app key of the k-th job of job_list.
+ */
+static void build_apps(agora_snapshot_t *snap, const agora_conf_t *conf)
+{
+	int n = list_count(job_list), k = 0, g;
+	pol_apps_job_t *aj = xcalloc(MAX(n, 1), sizeof(*aj));
+	char(*uid)[12] = xcalloc(MAX(n, 1), sizeof(*uid));
+	pol_apps_spec_t spec;
+	pol_apps_t apps;
+	agora_err_t err = { { 0 } };
+	ListIterator it = list_iterator_create(job_list);
+	job_record_t *job_ptr;
+
+	agora_conf_apps_spec(conf, &spec);
+	while ((job_ptr = list_next(it)) && k < n) {
+		snprintf(uid[k], sizeof(uid[k]), "%u", job_ptr->user_id);
+		aj[k].id = job_ptr->job_id;
+		aj[k].submit = job_ptr->details ? job_ptr->details->submit_time
+						: job_ptr->start_time;
+		aj[k].account = job_ptr->account;
+		aj[k].user = uid[k];
+		aj[k].name = job_ptr->name;
+		aj[k].array_id = job_ptr->array_job_id;
+		k++;
+	}
+	list_iterator_destroy(it);
+	if (pol_apps_build(&spec, aj, k, &apps, &err)) {
+		error("site_factor/agora: apps: %s; one app per account this pass",
+		      err.text);
+	} else {
+		char(*key)[POL_APP_KEY_LEN] = xcalloc(MAX(apps.n_apps, 1),
+						      sizeof(*key));
+
+		for (g = 0; g < apps.n_apps; g++) {
+			char name[256];
+
+			pol_apps_app_name(&spec, &apps, aj, g, name,
+					  sizeof(name));
+			pol_app_key(name, key[g]);
 		}
-	xrecalloc(snap->tenants, snap->n_tenants + 1, sizeof(char *));
+		snap->job_app = xcalloc(MAX(k, 1), sizeof(*snap->job_app));
+		for (g = 0; g < k; g++)
+			memcpy(snap->job_app[g], key[apps.app[g]],
+			       POL_APP_KEY_LEN);
+		snap->n_job_app = k;
+		xfree(key);
+		pol_apps_free(&apps);
+	}
+	xfree(aj);
+	xfree(uid);
+}
+
+/* The tenant index of app name (taken: xmalloc'ed) with credit account
+ * acct (NULL: the app's own; taken), through the snapshot's hash index
+ * (a linear scan if memory for it ran out). */
+static int tenant_index(agora_snapshot_t *snap, char *name, char *acct)
+{
+	int i = -1;
+
+	if (!snap->tenant_ix && !snap->n_tenants)
+		snap->tenant_ix = pol_app_index_create();
+	if (snap->tenant_ix) {
+		if (pol_app_index_get(snap->tenant_ix, name, &i))
+			i = -1;
+	} else {
+		for (i = snap->n_tenants - 1; i >= 0; i--)
+			if (!xstrcmp(snap->tenants[i], name))
+				break;
+	}
+	if (i >= 0) {
+		xfree(name);
+		xfree(acct);
+		return i;
+	}
+	if (snap->tenant_ix &&
+	    pol_app_index_put(snap->tenant_ix, name, snap->n_tenants) < 0)
+		pol_app_index_destroy(&snap->tenant_ix);
+	if (snap->n_tenants == snap->cap_tenants) {
+		snap->cap_tenants = snap->cap_tenants ? 2 * snap->cap_tenants
+						      : 64;
+		xrecalloc(snap->tenants, snap->cap_tenants, sizeof(char *));
+		xrecalloc(snap->accounts, snap->cap_tenants, sizeof(char *));
+	}
 	snap->tenants[snap->n_tenants] = name;
+	snap->accounts[snap->n_tenants] = acct;
 	return snap->n_tenants++;
 }
 
@@ -174,13 +248,18 @@ static int64_t job_ckpt(const job_record_t *job_ptr, const agora_conf_t *conf)
 
 /* Fill the fields pending and running jobs share. */
 static void job_common(agora_snapshot_t *snap, pol_job_t *pj,
-		       job_record_t *job_ptr, const agora_conf_t *conf)
+		       job_record_t *job_ptr, const agora_conf_t *conf, int k)
 {
 	job_details_t *d = job_ptr->details;
 	int nodes = d ? (int) d->min_nodes : 1;
 
 	pj->id = job_ptr->job_id;
-	pj->tenant = tenant_index(snap, agora_job_app(job_ptr, conf));
+	if (k < snap->n_job_app)
+		pj->tenant = tenant_index(snap, xstrdup(snap->job_app[k]),
+					  agora_job_app(job_ptr, conf));
+	else
+		pj->tenant = tenant_index(snap, agora_job_app(job_ptr, conf),
+					  NULL);
 	pj->user = (int) job_ptr->user_id;
 	pj->band = job_ptr->part_ptr ? job_ptr->part_ptr->priority_tier : 0;
 	pj->priority = job_ptr->priority;
@@ -328,7 +407,7 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 	part_record_t *part_ptr;
 	ListIterator it;
 	bitstr_t *pool = NULL;
-	int i, n = 0, pcap = 0, rcap = 0;
+	int i, k, n = 0, pcap = 0, rcap = 0;
 
 	memset(snap, 0, sizeof(*snap));
 	agora_gpu_plugin_init();
@@ -394,10 +473,13 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 
 	/* Auction-managed GPU jobs: pending ones that Slurm would start now,
 	 * and running ones. */
+	if (grouped_apps(conf))
+		build_apps(snap, conf);
 	it = list_iterator_create(job_list);
-	while ((job_ptr = list_next(it))) {
+	for (k = -1; (job_ptr = list_next(it));) {
 		pol_job_t *pj;
 
+		k++; /* job_list's order, as build_apps() saw it */
 		if (!agora_job_auction_managed(job_ptr, conf)) {
 			charge_outside(snap, job_ptr, conf, now, since);
 			continue;
@@ -423,7 +505,11 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 				snap->het[snap->n_het++] = job_ptr->job_id;
 				continue;
 			}
-			if (!agora_job_ready(job_ptr, now)) {
+			/* also in a partition the auction does not manage:
+			 * credit order only, never a win (its boost would
+			 * count there too) */
+			if (!agora_job_ready(job_ptr, now) ||
+			    !agora_job_auction_only(job_ptr, conf)) {
 				snap->n_not_ready++;
 				continue;
 			}
@@ -433,7 +519,7 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 					  sizeof(pol_job_t));
 			}
 			pj = &snap->pending[snap->n_pending++];
-			job_common(snap, pj, job_ptr, conf);
+			job_common(snap, pj, job_ptr, conf, k);
 			pj->state = POL_JOB_PENDING;
 		} else if (IS_JOB_RUNNING(job_ptr) &&
 			   !IS_JOB_COMPLETING(job_ptr)) {
@@ -445,7 +531,7 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 					  sizeof(pol_job_t));
 			}
 			pj = &snap->running[snap->n_running++];
-			job_common(snap, pj, job_ptr, conf);
+			job_common(snap, pj, job_ptr, conf, k);
 			pj->state = POL_JOB_RUNNING;
 			pj->start = job_ptr->start_time;
 			job_alloc(snap, pj, job_ptr);
@@ -483,9 +569,14 @@ extern void agora_snapshot_free(agora_snapshot_t *snap)
 	for (i = 0; i < snap->n_running; i++)
 		xfree(snap->running[i].alloc.parts);
 	xfree(snap->running);
-	for (i = 0; i < snap->n_tenants; i++)
+	for (i = 0; i < snap->n_tenants; i++) {
 		xfree(snap->tenants[i]);
+		xfree(snap->accounts[i]);
+	}
 	xfree(snap->tenants);
+	xfree(snap->accounts);
+	xfree(snap->job_app);
+	pol_app_index_destroy(&snap->tenant_ix);
 	xfree(snap->pending);
 	xfree(snap->het);
 	xfree(snap->cluster.nodes);

@@ -25,6 +25,7 @@
 #include "agora_compat.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -40,6 +41,7 @@
 
 #include "agora_fed.h"
 #include "agora_hold.h"
+#include "agora_note.h"
 #include "agora_lease.h"
 #include "agora_sched.h"
 #include "pol_agora.h"
@@ -142,10 +144,14 @@ static void sync_tenants(const agora_snapshot_t *snap)
 
 	for (i = 0; same && i < snap->n_tenants; i++)
 		same = !xstrcmp(agora_tenant_names[i], snap->tenants[i]);
+	/* an app's account never changes (it is part of its name) */
 	if (same)
 		return;
 	if (pol_agora_policy_set_tenant_names(
 		    agora_policy, (const char *const *) snap->tenants,
+		    snap->n_tenants) ||
+	    pol_agora_policy_set_tenant_accounts(
+		    agora_policy, (const char *const *) snap->accounts,
 		    snap->n_tenants))
 		error("%s: cannot name apps: %m", LOG_PREFIX);
 	for (i = 0; i < agora_n_tenant_names; i++)
@@ -197,11 +203,14 @@ static pol_award_t *build_award(const agora_snapshot_t *snap,
 	if (!a)
 		goto out;
 	for (t = 0; t < n; t++) {
+		/* the ledger is per account (apps of one account share it) */
+		const char *acct = snap->accounts[t] ? snap->accounts[t]
+						     : snap->tenants[t];
+
 		rho[t] = 1;
-		quota[t] = l ? pol_credit_quota(l, snap->tenants[t])
-			     : agora_conf_quota(&agora_conf, snap->tenants[t]);
-		credit[t] = l ? pol_credit_get(l, snap->tenants[t], now)
-			      : quota[t];
+		quota[t] = l ? pol_credit_quota(l, acct)
+			     : agora_conf_quota(&agora_conf, acct);
+		credit[t] = l ? pol_credit_get(l, acct, now) : quota[t];
 		if (agora_policy)
 			(void) pol_agora_policy_tenant(agora_policy, t, &rho[t],
 						       NULL);
@@ -243,23 +252,22 @@ out:
 	return a;
 }
 
-/* Replace an Agora note in a job's SystemComment, only when its text
- * changes, and never a comment another component wrote.  Job write lock
- * held.  Returns true if it wrote. */
+/* Replace the auction's note in a job's SystemComment (beside a
+ * federation text, common/base/agora_note.h), only when its text changes,
+ * and never a comment another component wrote.  Job write lock held.
+ * Takes note; returns true if it wrote. */
 static bool note_job(job_record_t *job_ptr, char *note)
 {
-	if (job_ptr->system_comment &&
-	    xstrncmp(job_ptr->system_comment, AGORA_DESC_PREFIX,
-		     strlen(AGORA_DESC_PREFIX))) {
-		xfree(note);
+	char *out = NULL;
+	int rc = agora_note_update(job_ptr->system_comment, AGORA_NOTE_AUCTION,
+				   note, &out);
+
+	xfree(note);
+	if (rc != 1)
 		return false;
-	}
-	if (!xstrcmp(job_ptr->system_comment, note)) {
-		xfree(note);
-		return false;
-	}
 	xfree(job_ptr->system_comment);
-	job_ptr->system_comment = note;
+	job_ptr->system_comment = out ? xstrdup(out) : NULL;
+	free(out);
 	return true;
 }
 

@@ -40,6 +40,7 @@
 #include "agora_fed.h"
 #include "agora_hold.h"
 #include "agora_sched.h"
+#include "pol_app.h"
 #include "site_factor_agora.h"
 
 const char plugin_name[] =
@@ -159,6 +160,7 @@ extern int init(void)
 		 PREEMPT_MODE_REQUEUE)
 		info("%s: PreemptMode is not REQUEUE: preempt/agora requeues lease losers anyway",
 		     plugin_type);
+	agora_site_factor_notices();
 	agora_thread_start();
 	return SLURM_SUCCESS;
 }
@@ -175,6 +177,7 @@ extern int fini(void)
 	slurm_mutex_lock(&award_lock);
 	agora_conf_free(&pub_conf);
 	pub_ok = false;
+	agora_admin_sf_fini();
 	slurm_mutex_unlock(&award_lock);
 	return SLURM_SUCCESS;
 }
@@ -189,29 +192,36 @@ extern void site_factor_p_reconfig(void)
 	agora_thread_wake();
 }
 
-/* The site factor of a job.  award_lock held. */
+/* The site factor of a job.  award_lock held.  Called for every pending
+ * job under the job write lock: no allocation, and hash lookups only
+ * (the job in the award table, which names its app; else its credit
+ * account by name). */
 static uint32_t job_site_factor(job_record_t *job_ptr)
 {
 	const pol_award_app_t *app = NULL;
-	const pol_award_job_t *aj;
+	const pol_award_job_t *aj = NULL;
 	double quota, credit, frac;
-	char *name = agora_job_app(job_ptr, &pub_conf);
+	char key[POL_APP_KEY_LEN];
 	int64_t sf;
 
-	if (award_current)
-		app = pol_award_app_find(award_current, name);
-	quota = app ? app->quota : agora_conf_quota(&pub_conf, name);
+	agora_conf_app_key(&pub_conf, job_ptr->account, job_ptr->user_id, key);
+	if (award_current) {
+		aj = pol_award_find(award_current, job_ptr->job_id);
+		/* an app of a job array or burst carries its account's credit
+		 * (build_award()); one of the account or user is that account */
+		app = aj ? pol_award_app_at(award_current, aj->app)
+			 : pol_award_app_find(award_current, key);
+	}
+	quota = app ? app->quota : agora_conf_quota(&pub_conf, key);
 	credit = app ? app->credit : quota;
-	credit -= agora_fed_remote_usage(name); /* used on other clusters */
-	xfree(name);
+	credit -= agora_fed_remote_usage(key); /* used on other clusters */
 	frac = quota > 0 ? credit / quota : (credit >= 0 ? 1.0 : -1.0);
 	if (!isfinite(frac))
 		frac = 0;
 	frac = frac > 1 ? 1 : (frac < -1 ? -1 : frac);
 	sf = (int64_t) NICE_OFFSET + llround(frac * pub_conf.credit_weight);
-	if (IS_JOB_PENDING(job_ptr) && award_current &&
-	    (aj = pol_award_find(award_current, job_ptr->job_id)) &&
-	    (aj->flags & POL_AWARD_WON))
+	if (IS_JOB_PENDING(job_ptr) && aj && (aj->flags & POL_AWARD_WON) &&
+	    agora_job_auction_only(job_ptr, &pub_conf))
 		sf += AGORA_AWARD_BOOST;
 	return (uint32_t) MIN(MAX(sf, 0), (int64_t) UINT32_MAX);
 }
@@ -225,7 +235,8 @@ extern void site_factor_p_set(job_record_t *job_ptr)
 		return;
 	slurm_mutex_lock(&award_lock);
 	if (pub_ok)
-		job_ptr->site_factor = job_site_factor(job_ptr);
+		job_ptr->site_factor = agora_admin_sf(job_ptr,
+						      job_site_factor(job_ptr));
 	slurm_mutex_unlock(&award_lock);
 }
 
@@ -244,8 +255,10 @@ extern void site_factor_p_update(void)
 		it = list_iterator_create(job_list);
 		while ((job_ptr = list_next(it)))
 			if (IS_JOB_PENDING(job_ptr))
-				job_ptr->site_factor = job_site_factor(job_ptr);
+				job_ptr->site_factor = agora_admin_sf(
+					job_ptr, job_site_factor(job_ptr));
 		list_iterator_destroy(it);
+		agora_admin_sf_prune();
 	}
 	slurm_mutex_unlock(&award_lock);
 }

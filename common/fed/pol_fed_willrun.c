@@ -1,0 +1,47 @@
+/*
+ * pol_fed_willrun.c - which will-run requests agorad sends in a round
+ * (pol_fed_willrun.h).
+ */
+#include "pol_fed_willrun.h"
+
+bool pol_fed_willrun_fresh(const pol_fed_willrun_kept_t *k, int64_t now,
+			   int free_now, int max_age_s)
+{
+	return k && k->have && now >= k->asked && now - k->asked < max_age_s &&
+	       k->free_then == free_now;
+}
+
+int pol_fed_willrun_pick(const pol_fed_willrun_kept_t *kept, int n, int64_t now,
+			 int free_now, int max_age_s, int max_asks,
+			 pol_fed_willrun_act_t *act)
+{
+	int asks = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (pol_fed_willrun_fresh(&kept[i], now, free_now, max_age_s))
+			act[i] = POL_FED_WILLRUN_REUSE;
+		else if (asks < max_asks) {
+			act[i] = POL_FED_WILLRUN_ASK;
+			asks++;
+		} else
+			act[i] = POL_FED_WILLRUN_DEFER;
+	}
+	return asks;
+}
+
+bool pol_fed_heartbeat_due(int64_t last, int64_t now, int timeout_s)
+{
+	int64_t every = timeout_s / 4;
+
+	return last <= 0 || now < last || now - last >= every;
+}
+
+int pol_fed_pin_workers(int n, int max_workers, int per_worker)
+{
+	int k;
+
+	if (n <= 0 || max_workers <= 1 || per_worker <= 0)
+		return 1;
+	k = (n + per_worker - 1) / per_worker;
+	return k < 1 ? 1 : k > max_workers ? max_workers : k;
+}

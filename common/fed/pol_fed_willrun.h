@@ -1,0 +1,61 @@
+/*
+ * pol_fed_willrun.h - which will-run requests agorad sends in a round.
+ *
+ * A will-run takes slurmctld's job and node write locks.  agorad asks one
+ * per job shape and cluster; an answer is kept for a bound and stands for
+ * later rounds while the cluster's free GPUs have not changed (what else
+ * changes the answer, a start or an end, changes the free GPUs), and at
+ * most a fixed number of shapes is asked per cluster and round: the rest
+ * wait for the next round.  Snapshot in, decision out; no clock.
+ */
+#ifndef POL_FED_WILLRUN_H
+#define POL_FED_WILLRUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* an answer stands this long at most */
+#define POL_FED_WILLRUN_MAX_AGE_S 10
+/* new requests per cluster and round */
+#define POL_FED_WILLRUN_MAX_ASKS 64
+
+typedef enum {
+	POL_FED_WILLRUN_ASK = 0, /* send a will-run */
+	POL_FED_WILLRUN_REUSE,   /* the kept answer stands */
+	POL_FED_WILLRUN_DEFER,   /* over this round's budget: next round */
+} pol_fed_willrun_act_t;
+
+/* One shape's kept answer on one cluster. */
+typedef struct {
+	bool have;     /* an answer is kept */
+	int64_t asked; /* when it was asked */
+	int free_then; /* the cluster's free GPUs then */
+} pol_fed_willrun_kept_t;
+
+/* Whether kept answer k stands at now with free_now GPUs free. */
+bool pol_fed_willrun_fresh(const pol_fed_willrun_kept_t *k, int64_t now,
+			   int free_now, int max_age_s);
+
+/* For the n shapes of a round on one cluster, in the order they are
+ * asked: act[i] for shape i: REUSE if its answer stands, else ASK for
+ * the first max_asks that need one, DEFER for the rest.  Returns the
+ * number of ASK. */
+int pol_fed_willrun_pick(const pol_fed_willrun_kept_t *kept, int n, int64_t now,
+			 int free_now, int max_age_s, int max_asks,
+			 pol_fed_willrun_act_t *act);
+
+/* Whether agorad's heartbeat will-run is due on a cluster whose last
+ * will-run was sent at last (0: never).  job_submit/agora holds new jobs
+ * only while a will-run reached it within FedAuctionTimeout (timeout_s),
+ * so one is due when the last is a quarter of that old (every round
+ * below 4 s).  Any will-run counts.  Each changes the job table
+ * (slurmctld creates and drops a job record for it), so that every
+ * reader's update-time read misses: an idle federation sends no more. */
+bool pol_fed_heartbeat_due(int64_t last, int64_t now, int timeout_s);
+
+/* How many processes pin n jobs of one origin: one per per_worker jobs
+ * (rounded up), at least 1, at most max_workers.  A pin is three
+ * updates, one round trip each; parallel pins overlap the round trips. */
+int pol_fed_pin_workers(int n, int max_workers, int per_worker);
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * agorad_state.c - the state file agoractl fed / explain read: the
+ * round's clusters and the decision of each held job, written to a new
+ * file, fsynced and renamed over the old one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agorad_round_int.h"
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char) *s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+void write_state(const ad_round_t *r, const char *path, time_t now, double secs,
+		 const int *pinned_rc)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (!path)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	if (!(f = fopen(tmp, "w"))) {
+		ad_error("%s: %s", tmp, strerror(errno));
+		return;
+	}
+	fprintf(f, "{\"time\":%ld,\"round_s\":%.3f,\"federation\":", (long) now,
+		secs);
+	json_str(f, r->fed_name);
+	fprintf(f, ",\"clusters\":[");
+	for (int c = 0; c < r->n_clusters; c++) {
+		fprintf(f, "%s{\"name\":", c ? "," : "");
+		json_str(f, r->clusters[c].name);
+		fprintf(f,
+			",\"up\":%s,\"nodes\":%d,\"gpus_total\":%d,\"gpus_free\":%d,\"gpus_pending\":%d}",
+			r->clusters[c].up ? "true" : "false",
+			r->clusters[c].n_nodes, r->clusters[c].gpus_total,
+			r->clusters[c].gpus_free, r->clusters[c].gpus_pending);
+	}
+	fprintf(f, "],\"jobs\":[");
+	for (int i = 0; i < r->n_jobs; i++) {
+		fprintf(f, "%s{\"job_id\":%u,\"origin\":", i ? "," : "",
+			r->jobs[i].job_id);
+		json_str(f, r->jobs[i].origin);
+		fprintf(f, ",\"winner\":");
+		json_str(f, r->winner_cluster[i] >= 0
+				    ? r->clusters[r->winner_cluster[i]].name
+				    : r->jobs[i].pin_cluster);
+		fprintf(f, ",\"pinned\":%s,\"decision\":",
+			pinned_rc && pinned_rc[i] == 0 ? "true" : "false");
+		json_str(f, r->decision[i]);
+		fputc('}', f);
+	}
+	fprintf(f, "]}\n");
+	if (fflush(f) || fsync(fileno(f))) {
+		fclose(f);
+		unlink(tmp);
+		return;
+	}
+	fclose(f);
+	if (rename(tmp, path))
+		ad_error("%s: %s", path, strerror(errno));
+}

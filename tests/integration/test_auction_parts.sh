@@ -1,0 +1,76 @@
+#!/bin/bash
+# tests/integration/test_auction_parts.sh - the auction and its boost stay
+# inside AuctionPartitions (issue 19): a job has one site factor for all
+# the partitions it was submitted to, so a job that may also run in a
+# partition the auction does not manage must never win (its boost would
+# put it first there too).  One cluster of 2 nodes x 8 fake GPUs with all
+# of Agora, partition "batch" auction-managed, "cpu" (the same nodes) not.
+# Both nodes busy; then an 8-GPU job for "batch" and one for "batch,cpu"
+# wait.  Checks, each able to fail:
+#   - the "batch" job is in the auction: its SystemComment is Agora's note
+#   - the "batch,cpu" job is not: no Agora note, and sprio SITE below the
+#     award boost
+# About 40 s.  Needs root.
+set -uo pipefail
+
+here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+HARNESS=$repo/contrib/harness/agora-dc
+W=${AGORA_AUCTION_PARTS_WORKDIR:-/tmp/agora-auction-parts-test${AGORA_TEST_TAG:-}}
+BASE_PORT=${AGORA_AUCTION_PARTS_BASE_PORT:-$((30500 + ${AGORA_TEST_PORT_SHIFT:-0}))}
+PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$repo/_build/stage/plugins}
+
+# shellcheck source=tests/integration/lib.sh
+. "$here/lib.sh"
+
+if [ ! -f "$PLUGIN_DIR/site_factor_agora.so" ]; then
+	echo "ok 1 - auction partitions # SKIP plugins not built in $PLUGIN_DIR"
+	echo "1 passed, 0 failed"
+	exit 0
+fi
+IN=${W}.in
+mkdir -p "$IN"
+cat >"$IN/agora.conf" <<'EOT'
+SchedulerInterval=1
+AuctionPartitions=batch
+LeaseTime=300
+EOT
+{
+	cat "$repo/contrib/harness/agora-all.conf"
+	printf 'PriorityWeightAge=0\nPriorityWeightFairshare=0\n'
+	printf 'PartitionName=cpu Nodes=ALL Default=NO MaxTime=INFINITE State=UP\n'
+} >"$IN/extra.conf"
+trap '"$HARNESS" --workdir "$W" stop >/dev/null 2>&1' EXIT
+if ! "$HARNESS" --workdir "$W" --fresh --clusters 1 --nodes 2 --gpus 8 \
+	--base-port "$BASE_PORT" --plugin-dir "$PLUGIN_DIR" \
+	--agora-conf "$IN/agora.conf" --conf-extra "$IN/extra.conf" \
+	start >"$IN/harness.out" 2>&1; then
+	notok "harness starts one cluster with two partitions"
+	tail -20 "$IN/harness.out" | diag
+	tap_counts
+	exit 1
+fi
+export SLURM_CONF=$W/c1/etc/slurm.conf
+sub() { sbatch --parsable -A acct_a --gres=gpu:8 -N1 -t 10 -o /dev/null "$@" --wrap 'sleep 300' | cut -d';' -f1; }
+sc() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *SystemComment=//p'; }
+sub -p batch >/dev/null
+sub -p batch >/dev/null
+running2() { [ "$(squeue -h -t R | wc -l)" -eq 2 ]; }
+wait_for 30 running2 || notok "two 8-GPU jobs run ($(squeue -h))"
+a=$(sub -p batch)
+b=$(sub -p batch,cpu)
+noted() { [[ $(sc "$a") == "Agora: "* ]]; }
+wait_for 20 noted
+if [[ $(sc "$a") == "Agora: "* ]]; then
+	ok "batch job $a is in the auction: $(sc "$a")"
+else
+	notok "batch job $a has no Agora note: '$(sc "$a")'"
+fi
+sleep 3 # three more passes
+site=$(sprio -h -j "$b" -o '%S' 2>/dev/null | tr -d ' ' | head -1)
+if [[ $(sc "$b") != "Agora: "* ]] && [ -n "$site" ] && [ "${site%.*}" -lt 1000000000 ]; then
+	ok "batch,cpu job $b stays out of the auction (no Agora note, SITE $site below the boost)"
+else
+	notok "batch,cpu job $b entered the auction: '$(sc "$b")', SITE '$site'"
+fi
+tap_counts
