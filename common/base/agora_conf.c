@@ -71,6 +71,8 @@ static const conf_key_t conf_keys[] = {
 	{ "FedAuction", CT_BOOL, OFF(fed_auction), 0, 0, false },
 	{ "FedAuctionTimeout", CT_DURATION, OFF(fed_auction_timeout_s), 5,
 	  86400, false },
+	{ "FedPinStartTimeout", CT_DURATION, OFF(fed_pin_start_timeout_s), 0,
+	  86400, false },
 	{ "FedAuctionInterval", CT_DURATION, OFF(fed_interval_s), 1, 600,
 	  false },
 	{ "FedCatalog", CT_STRING, OFF(fed_catalog), 0, 0, false },
@@ -126,6 +128,7 @@ void agora_conf_defaults(agora_conf_t *conf)
 	/* agorad decides within a round or two; a minute without a decision
 	 * means it is down and the job goes on as stock Slurm would run it */
 	conf->fed_auction_timeout_s = 60;
+	conf->fed_pin_start_timeout_s = 300;
 	conf->fed_interval_s = 2;
 	/* loaning: one spare node above demand, a period well inside the
 	 * deadline, agora-sim's checkpoint model (doc/sim.md) */

@@ -169,10 +169,10 @@ void pins_child(const ad_round_t *r, int c, int fd)
 
 		if (strcmp(r->jobs[i].origin, r->clusters[c].name))
 			continue;
-		if (r->jobs[i].act == POL_FED_HOLD_AUCTION) {
+		if (pol_fed_hold_bids(r->jobs[i].act)) {
 			if (w < 0)
 				continue;
-			pin_steps(&r->jobs[i], POL_FED_HOLD_AUCTION,
+			pin_steps(&r->jobs[i], r->jobs[i].act,
 				  r->clusters[w].name, r->decision[i], &m);
 		} else if (r->jobs[i].act != POL_FED_HOLD_NONE) {
 			/* an earlier round's pin: level-triggered, what the
@@ -495,5 +495,16 @@ char *decision_text(const ad_round_t *r, int i, const pol_fed_award_t *a,
 	}
 	if (l >= cap)
 		t[cap - 1] = '\0';
+	if (a->cluster >= 0) {
+		/* the stamp: when, the planned start and the clusters it may
+		 * run on, for the failover of the pin (FedPinStartTimeout) */
+		const pol_fed_plan_t *p =
+			&plans[(size_t) i * r->n_clusters + a->cluster];
+		char *s = pol_fed_mark_stamp(t, now, p->start,
+					     r->jobs[i].viable);
+
+		free(t);
+		t = s;
+	}
 	return t;
 }

@@ -592,7 +592,7 @@ static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 		/* only jobs waiting for the auction bid (a pinned job's
 		 * release or decision is left: it keeps its winner) */
 		for (int c = 0; c < r->n_clusters; c++)
-			if (r->jobs[i].act == POL_FED_HOLD_AUCTION &&
+			if (pol_fed_hold_bids(r->jobs[i].act) &&
 			    eligible(&r->jobs[i], r->clusters[c].name))
 				pj[i].eligible |= 1ULL << c;
 		/* the hardware it prefers (--prefer): a cluster that would
@@ -653,7 +653,7 @@ static int round_auction(ad_round_t *r, const agora_conf_t *conf,
 				 r->jobs[i].job_id);
 			r->winner_cluster[i] = -1;
 		}
-		if (r->jobs[i].act != POL_FED_HOLD_AUCTION) {
+		if (!pol_fed_hold_bids(r->jobs[i].act)) {
 			/* its winner is in its mark; the pins child re-reads
 			 * its decision from the job */
 			free(r->decision[i]);
@@ -672,7 +672,7 @@ static int round_auction(ad_round_t *r, const agora_conf_t *conf,
  * or decision left by an earlier round. */
 static bool pin_wanted(const ad_round_t *r, int i)
 {
-	return r->jobs[i].act == POL_FED_HOLD_AUCTION
+	return pol_fed_hold_bids(r->jobs[i].act)
 		       ? r->winner_cluster[i] >= 0
 		       : r->jobs[i].act != POL_FED_HOLD_NONE;
 }
@@ -709,10 +709,14 @@ static int round_pins(ad_round_t *r, int *pin_rc, int *failed,
 				continue; /* nothing left (re-read) */
 			} else if (!m.rc) {
 				pinned++;
-				if (r->jobs[m.idx].act == POL_FED_HOLD_AUCTION)
-					ad_info("JobId=%u (origin %s) pinned to %s: %s",
+				if (pol_fed_hold_bids(r->jobs[m.idx].act))
+					ad_info("JobId=%u (origin %s) %spinned to %s: %s",
 						r->jobs[m.idx].job_id,
 						r->jobs[m.idx].origin,
+						r->jobs[m.idx].act ==
+								POL_FED_HOLD_REAUCTION
+							? "not started in time by its winner, re-"
+							: "",
 						r->clusters[r->winner_cluster
 								    [m.idx]]
 							.name,
@@ -755,6 +759,7 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	ad_round_t *r = &round_ctx;
 
 	round_reset(r);
+	r->pin_start_timeout_s = conf->fed_pin_start_timeout_s;
 	if (refresh_clusters(r))
 		return -1;
 	st->rounds++;

@@ -134,6 +134,7 @@ typedef struct ad_round {
 	/* TopologyModel, as the select wrapper reads it (NULL: none; nodes
 	 * get uniform types); borrowed from model_refresh() */
 	const topo_model_t *model;
+	int pin_start_timeout_s; /* FedPinStartTimeout (0: off) */
 	/* per round */
 	ad_job_t *jobs; /* the jobs with a step of the hold left */
 	int n_jobs;

@@ -240,7 +240,7 @@ static pol_fed_hold_act_t hold_act(const slurm_job_info_t *j, const char *me,
 /* The jobs of jm into h and mine (the ones with a step of the hold left)
  * and busy (running GPU jobs: their GPUs and the end of their limits). */
 static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
-			ad_survey_hdr_t *h, ad_job_t *mine,
+			int pin_timeout_s, ad_survey_hdr_t *h, ad_job_t *mine,
 			pol_fed_busy_t *busy)
 {
 	for (uint32_t i = 0; i < jm->record_count; i++) {
@@ -260,6 +260,15 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 				h->max_limit_s = limit_s(j->time_limit);
 		}
 		act = hold_act(j, me, &m);
+		if (act == POL_FED_HOLD_NONE && j->fed_origin_str &&
+		    strcmp(j->fed_origin_str, me) &&
+		    !(j->job_state & JOB_REVOKED)) {
+			/* a sibling copy pinned here and not started in time
+			 * (pol_fed_pin_next): bid out again by its origin */
+			pol_fed_hold_obs_t o = hold_obs(j);
+
+			act = pol_fed_pin_next(&o, &m, me, pin_timeout_s, now);
+		}
 		if (act != POL_FED_HOLD_NONE) {
 			ad_job_t *a = &mine[h->n_jobs++];
 
@@ -268,6 +277,12 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 			a->hold_since = m.since > 0 ? m.since : j->submit_time;
 			scopy(a->pin_cluster, m.cluster,
 			      sizeof(a->pin_cluster));
+			if (act == POL_FED_HOLD_REAUCTION) {
+				scopy(a->origin, j->fed_origin_str,
+				      sizeof(a->origin));
+				/* its clusters before the pin ("" any) */
+				scopy(a->viable, m.clusters, sizeof(a->viable));
+			}
 		}
 		if (base != JOB_PENDING || (j->job_state & JOB_REVOKED))
 			continue;
@@ -317,7 +332,7 @@ void survey_child(const ad_round_t *r, int c, int fd)
 		return;
 	}
 	h.ok = 1;
-	survey_jobs(jm, me, time(NULL), &h, mine, busy);
+	survey_jobs(jm, me, time(NULL), r->pin_start_timeout_s, &h, mine, busy);
 	for (uint32_t i = 0; i < nm->record_count; i++) {
 		node_info_t *n = &nm->node_array[i];
 		uint32_t base = n->node_state & NODE_STATE_BASE;
@@ -368,6 +383,10 @@ bool eligible(const ad_job_t *j, const char *cluster)
 	const char *p;
 	size_t n = strlen(cluster);
 
+	/* a re-auction: the winner that did not start it bids no more */
+	if (j->act == POL_FED_HOLD_REAUCTION &&
+	    !strcmp(j->pin_cluster, cluster))
+		return false;
 	if (!j->viable[0])
 		return true;
 	for (p = j->viable; (p = strstr(p, cluster)); p += n)
@@ -619,7 +638,7 @@ void plans_child(const ad_round_t *r, int c, int fd)
 		char key[8192];
 		int k;
 
-		if (r->jobs[i].act != POL_FED_HOLD_AUCTION ||
+		if (!pol_fed_hold_bids(r->jobs[i].act) ||
 		    !eligible(&r->jobs[i], r->clusters[c].name))
 			continue;
 		if (r->jobs[i].too_long[0]) { /* refused, never truncated */

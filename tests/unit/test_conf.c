@@ -283,6 +283,7 @@ static void test_conf_fed_keys(void **state)
 	agora_conf_defaults(&c);
 	assert_false(c.fed_auction);
 	assert_int_equal(c.fed_auction_timeout_s, 60);
+	assert_int_equal(c.fed_pin_start_timeout_s, 300);
 	assert_int_equal(c.fed_interval_s, 2);
 	assert_int_equal(
 		agora_conf_parse_string("FedAuction=yes\nFedAuctionTimeout=2m\n"
