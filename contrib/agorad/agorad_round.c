@@ -136,11 +136,13 @@ static int refresh_clusters(ad_round_t *r)
 		ad_info("federation %s: %d clusters", best, best_n);
 	scopy(fed_name, best, sizeof(fed_name));
 	bool was_up[AD_MAX_CLUSTERS] = { false };
+	pol_fed_backoff_t was_off[AD_MAX_CLUSTERS];
 	char old_names[AD_MAX_CLUSTERS][AD_NAME];
 	int n_old = r->n_clusters;
 
 	for (int c = 0; c < n_old; c++) {
 		was_up[c] = r->clusters[c].up;
+		was_off[c] = r->clusters[c].backoff;
 		memcpy(old_names[c], r->clusters[c].name, AD_NAME);
 	}
 	for (int c = 0; c < n_old; c++) {
@@ -163,8 +165,10 @@ static int refresh_clusters(ad_round_t *r)
 		scopy(c->name, rec->name, sizeof(c->name));
 		c->rec = rec;
 		for (int o = 0; o < n_old; o++)
-			if (!strcmp(old_names[o], c->name))
+			if (!strcmp(old_names[o], c->name)) {
 				c->up = was_up[o];
+				c->backoff = was_off[o];
+			}
 	}
 	slurm_list_iterator_destroy(it);
 	if (cluster_list)
@@ -491,11 +495,28 @@ static int round_survey(ad_round_t *r, const ad_stats_t *st, volatile int *stop)
 	char *out[AD_MAX_CLUSTERS];
 	size_t len[AD_MAX_CLUSTERS];
 	int n_up = 0;
+	time_t now = time(NULL);
 
+	/* a cluster that timed out is skipped for a while (pol_fed_backoff):
+	 * one that does not answer would cost every round the child limit */
 	for (int c = 0; c < r->n_clusters; c++)
-		want[c] = true;
+		want[c] = !pol_fed_backoff_skip(&r->clusters[c].backoff, now);
 	run_children(r, want, survey_child, out, len, AD_CHILD_LIMIT_S, stop);
 	for (int c = 0; c < r->n_clusters; c++) {
+		if (!want[c]) {
+			r->clusters[c].up = false;
+			continue;
+		}
+		/* nothing at all: killed at the limit (a refusal writes its
+		 * header at once) */
+		int off = pol_fed_backoff_note(&r->clusters[c].backoff,
+					       len[c] == 0, time(NULL), 0, 0);
+
+		if (off)
+			ad_error(
+				"%s: skipped for %d s (its survey timed out %d times in a row)",
+				r->clusters[c].name, off,
+				r->clusters[c].backoff.timeouts);
 		if (survey_take(r, c, out[c], len[c], st))
 			n_up++;
 		free(out[c]);

@@ -23,6 +23,7 @@
 
 #include "agorad.h"
 #include "pol_fed.h"
+#include "pol_fed_backoff.h"
 #include "pol_fed_hold.h"
 #include "topo_model.h"
 
@@ -53,6 +54,8 @@ typedef struct ad_cluster {
 	 * replaces will-run answers that cannot be true (busy owned) */
 	pol_fed_busy_t *busy;
 	pol_fed_cluster_load_t load;
+	/* kept between rounds: skipped for a while after a timeout */
+	pol_fed_backoff_t backoff;
 } ad_cluster_t;
 
 typedef struct ad_job {

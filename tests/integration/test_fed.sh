@@ -71,9 +71,9 @@ SchedulerInterval=1
 FedAuction=yes
 FedAuctionInterval=1
 FedAuctionTimeout=15
-# a pinned job its winner has not started 5 s after its planned start is
+# a pinned job its winner has not started 10 s after its planned start is
 # auctioned again without that winner (1d)
-FedPinStartTimeout=5
+FedPinStartTimeout=10
 FedCatalog=$t/catalog.json
 TopologyModel=$t/model.json
 # a small quota, so that a minute of 64 GPUs shows in the credit term
@@ -186,7 +186,7 @@ cancel_all
 
 # 1d. failover of a pin: the job's data is on c2, so c2 wins it; it may
 # start only in 5 s (--begin), and c2's nodes are drained after the pin.
-# After its planned start + FedPinStartTimeout (5 s) it is auctioned again
+# After its planned start + FedPinStartTimeout (10 s) it is auctioned again
 # without c2 and runs on c1 or c3.  Before the failover it waited on c2
 # for ever.
 f=$(sub --comment dataset=imagenet --begin=now+5)
