@@ -259,6 +259,14 @@ pol_fed_hold_act_t pol_fed_pin_next(const pol_fed_hold_obs_t *o,
 				       : POL_FED_HOLD_NONE;
 }
 
+bool pol_fed_reauction_confirm(const pol_fed_mark_t *at_origin,
+			       const char *stale_winner, int64_t stamp_at)
+{
+	return at_origin->kind == POL_FED_MARK_WON && at_origin->at > 0 &&
+	       at_origin->at == stamp_at && stale_winner &&
+	       !strcmp(at_origin->cluster, stale_winner);
+}
+
 int pol_fed_hold_steps(pol_fed_hold_act_t act, pol_fed_step_t steps[3])
 {
 	int n = 0;

@@ -143,6 +143,19 @@ pol_fed_hold_act_t pol_fed_pin_next(const pol_fed_hold_obs_t *o,
 				    const pol_fed_mark_t *m, const char *me,
 				    int timeout_s, int64_t now);
 
+/*
+ * The origin's check before it re-pins (level-triggered on the origin,
+ * whose copy is the job's truth): the winner's copy can show the old
+ * decision for a while after a re-pin (the revoke reaches it through
+ * Slurm's federation agent), so a re-auction seen there is carried out
+ * only if the origin's mark is still the decision that names that winner
+ * with that stamp (at).  A job the origin already re-pinned (PINNED or
+ * WON naming another cluster, or another stamp) is left alone: never
+ * re-pinned twice for one stale decision.
+ */
+bool pol_fed_reauction_confirm(const pol_fed_mark_t *at_origin,
+			       const char *stale_winner, int64_t stamp_at);
+
 /* The updates that carry out act, in order; a failed step ends the
  * sequence (the next round sees where it stopped). */
 typedef enum pol_fed_step {

@@ -332,9 +332,11 @@ static int run_loop(ad_loop_t *lp, unsigned roles)
 
 /* The loan process: the loan round in its own loop, so that a round of
  * the federation that waits on an unreachable cluster never delays a
- * reclaim.  It ends with agorad (SIGTERM from the unit or from the fed
- * process; PR_SET_PDEATHSIG if the fed process dies first), returning
- * its loans.  Returns its pid, -1 if it could not start (the loans are
+ * reclaim.  It ends with agorad: on SIGTERM (from the unit, or from the
+ * fed process when that one stops) it returns its loans; if the fed
+ * process dies without a stop (kill -9, a crash) it is killed as well
+ * (PR_SET_PDEATHSIG SIGKILL), so that agorad as a whole is gone and
+ * slurmctld's lease brings the loans home, as before the split.  Returns its pid, -1 if it could not start (the loans are
  * then not made; slurmctld's lease returns what was lent). */
 static pid_t loan_start(ad_loop_t *lp)
 {
@@ -347,7 +349,7 @@ static pid_t loan_start(ad_loop_t *lp)
 	}
 	if (pid > 0)
 		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != ppid)
 		_exit(0); /* the fed process is gone already */
 	lp->loan_pid = -1;

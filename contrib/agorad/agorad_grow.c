@@ -139,7 +139,7 @@ static int idle_train_nodes(const agora_conf_t *conf)
 
 	if (ln_loan_partitions(conf, NULL, &hl))
 		return -1;
-	if (slurm_load_node((time_t) 0, &nm, SHOW_ALL)) {
+	if (slurm_load_node((time_t) 0, &nm, SHOW_ALL | SHOW_LOCAL)) {
 		ad_error("loan: grow: cannot read the nodes: %s",
 			 slurm_strerror(slurm_get_errno()));
 		slurm_hostlist_destroy(hl);
@@ -435,7 +435,7 @@ void ad_grow_round(const agora_conf_t *conf, int64_t now, bool quiet)
 
 	if (!conf->loan_grow)
 		return;
-	if (slurm_load_jobs((time_t) 0, &jm, SHOW_ALL)) {
+	if (slurm_load_jobs((time_t) 0, &jm, SHOW_ALL | SHOW_LOCAL)) {
 		ad_error("loan: grow: cannot read the jobs: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return;

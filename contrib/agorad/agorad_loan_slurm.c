@@ -46,7 +46,7 @@ int ln_loan_partitions(const agora_conf_t *conf, agora_hostlist_t *inf,
 {
 	partition_info_msg_t *pm = NULL;
 
-	if (slurm_load_partitions((time_t) 0, &pm, SHOW_ALL)) {
+	if (slurm_load_partitions((time_t) 0, &pm, SHOW_ALL | SHOW_LOCAL)) {
 		ad_error("loan: cannot read the partitions: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return -1;
@@ -99,7 +99,7 @@ static int snap_nodes(ln_snap_t *s)
 {
 	node_info_msg_t *nm = NULL;
 
-	if (slurm_load_node((time_t) 0, &nm, SHOW_ALL)) {
+	if (slurm_load_node((time_t) 0, &nm, SHOW_ALL | SHOW_LOCAL)) {
 		ad_error("loan: cannot read the nodes: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return -1;
@@ -228,7 +228,7 @@ static int snap_jobs(const agora_conf_t *conf, ln_snap_t *s)
 	pol_loan_demand_job_t *dj = NULL;
 	int rc = 0, n_dj = 0;
 
-	if (slurm_load_jobs((time_t) 0, &jm, SHOW_ALL)) {
+	if (slurm_load_jobs((time_t) 0, &jm, SHOW_ALL | SHOW_LOCAL)) {
 		ad_error("loan: cannot read the jobs: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return -1;
@@ -354,7 +354,7 @@ int ln_set_train_nodes(const agora_conf_t *conf, const ln_snap_t *s,
 	partition_info_msg_t *pm = NULL;
 	int rc = 0;
 
-	if (slurm_load_partitions((time_t) 0, &pm, SHOW_ALL)) {
+	if (slurm_load_partitions((time_t) 0, &pm, SHOW_ALL | SHOW_LOCAL)) {
 		ad_error("loan: cannot read the partitions: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return -1;

@@ -223,7 +223,7 @@ void ad_loan_relaunch(const agora_conf_t *conf, double now)
 	/* a failed job stays in slurmctld MinJobAge seconds after its end */
 	keep = cc->min_job_age > 0 ? (int) cc->min_job_age : 300;
 	window = before.n && t <= boot + RELAUNCH_WINDOW_S + keep + 5;
-	if (slurm_load_jobs((time_t) 0, &jm, SHOW_ALL)) {
+	if (slurm_load_jobs((time_t) 0, &jm, SHOW_ALL | SHOW_LOCAL)) {
 		ad_debug("loan: relaunch check: cannot read the jobs: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return;

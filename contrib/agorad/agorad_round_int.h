@@ -67,7 +67,9 @@ typedef struct ad_job {
 	int64_t submit;
 	int act;                   /* pol_fed_hold_act_t: what is left to do */
 	int64_t hold_since;        /* when Agora's hold began */
-	char pin_cluster[AD_NAME]; /* act RELEASE/FINISH: the winner */
+	char pin_cluster[AD_NAME]; /* act RELEASE/FINISH: the winner;
+				      REAUCTION: the old winner */
+	int64_t stamp_at;          /* REAUCTION: the old decision's pin time */
 	char origin[AD_NAME], account[AD_NAME], partition[AD_NAME],
 		qos[AD_NAME], dataset[AD_NAME];
 	char tres_per_node[AD_STR], tres_per_job[AD_STR], tres_per_task[AD_STR],

@@ -282,6 +282,7 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 				      sizeof(a->origin));
 				/* its clusters before the pin ("" any) */
 				scopy(a->viable, m.clusters, sizeof(a->viable));
+				a->stamp_at = m.at;
 			}
 		}
 		if (base != JOB_PENDING || (j->job_state & JOB_REVOKED))

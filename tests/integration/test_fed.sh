@@ -71,9 +71,9 @@ SchedulerInterval=1
 FedAuction=yes
 FedAuctionInterval=1
 FedAuctionTimeout=15
-# a pinned job its winner has not started 10 s after its planned start is
-# auctioned again without that winner (1d)
-FedPinStartTimeout=10
+# the failover of a pin is on only in 1d (SIGHUP): elsewhere a queue of
+# jobs that did not start 10 s after their planned start would move
+FedPinStartTimeout=0
 FedCatalog=$t/catalog.json
 TopologyModel=$t/model.json
 # a small quota, so that a minute of 64 GPUs shows in the credit term
@@ -189,6 +189,9 @@ cancel_all
 # After its planned start + FedPinStartTimeout (10 s) it is auctioned again
 # without c2 and runs on c1 or c3.  Before the failover it waited on c2
 # for ever.
+sed -i 's/^FedPinStartTimeout=0$/FedPinStartTimeout=10/' "$W/c1/etc/agora.conf"
+kill -HUP "$(cat "$W/run/agorad.pid")"
+sleep 1
 f=$(sub --comment dataset=imagenet --begin=now+5)
 wait_pinned "$f"
 wf=$(winner "$f")
@@ -206,6 +209,8 @@ else
 	fail "pin failover: job $f pinned to '$wf', not running on c1/c3 after c2 was drained ($(admin "$f" | cut -c1-120))"
 fi
 on 2 scontrol update NodeName='c2n[1-8]' State=RESUME
+sed -i 's/^FedPinStartTimeout=10$/FedPinStartTimeout=0/' "$W/c1/etc/agora.conf"
+kill -HUP "$(cat "$W/run/agorad.pid")"
 cancel_all
 
 # 2. free GPUs: 16 jobs of 8 GPUs; c1 has 8 nodes

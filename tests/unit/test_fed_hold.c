@@ -510,6 +510,40 @@ static void test_pin_failover(void **state)
 		assert_int_equal(pol_fed_pin_next(&o, &m, "c2", 30, T0),
 				 POL_FED_HOLD_NONE);
 	}
+	/* the origin's confirmation: only the same stale decision */
+	{
+		static const struct {
+			const char *origin_text;
+			const char *stale;
+			int64_t at;
+			bool want;
+		} rows[] = {
+			{ "Agora: fed auction: won by c2 (x); pinned at 1000000, start by 1000000, clusters *",
+			  "c2", T0, true },
+			/* re-pinned already: a newer stamp, or another winner */
+			{ "Agora: fed auction: won by c3 (x); pinned at 1000040, start by 1000040, clusters *",
+			  "c2", T0, false },
+			{ "Agora: fed auction: won by c2 (x); pinned at 1000040, start by 1000040, clusters *",
+			  "c2", T0, false },
+			{ POL_FED_TEXT_HOLD_V1
+			  "pinned to c3 at 1000040, held since 999990; Agora: fed auction: won by c3",
+			  "c2", T0, false },
+			/* no stamp, no mark */
+			{ "Agora: fed auction: won by c2 (x)", "c2", T0,
+			  false },
+			{ "note", "c2", T0, false },
+		};
+
+		for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+			pol_fed_mark_t m;
+
+			pol_fed_mark_parse(rows[k].origin_text, &m);
+			if (pol_fed_reauction_confirm(&m, rows[k].stale,
+						      rows[k].at) !=
+			    rows[k].want)
+				fail_msg("confirm row %zu", k);
+		}
+	}
 	/* the re-auction's steps: pin and finish, no release */
 	{
 		pol_fed_step_t steps[3];
