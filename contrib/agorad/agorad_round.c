@@ -507,10 +507,17 @@ static int round_survey(ad_round_t *r, const ad_stats_t *st, volatile int *stop)
 			r->clusters[c].up = false;
 			continue;
 		}
-		/* nothing at all: killed at the limit (a refusal writes its
-		 * header at once) */
+		/* nothing at all: killed at the limit; or its slurmctld did
+		 * not answer within MessageTimeout (a refusal comes at once
+		 * and does not count) */
+		ad_survey_hdr_t h = { 0 };
+
+		if (len[c] >= sizeof(h))
+			memcpy(&h, out[c], sizeof(h));
 		int off = pol_fed_backoff_note(&r->clusters[c].backoff,
-					       len[c] == 0, time(NULL), 0, 0);
+					       len[c] == 0 ||
+						       (!h.ok && h.timed_out),
+					       time(NULL), 0, 0);
 
 		if (off)
 			ad_error(

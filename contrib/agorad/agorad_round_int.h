@@ -96,6 +96,7 @@ typedef struct {
 					ad_usage_t, n_busy pol_fed_busy_t */
 	double queued_gpu_s;
 	int64_t max_limit_s;
+	int timed_out; /* !ok: slurmctld did not answer in time */
 	char err[128];
 } ad_survey_hdr_t;
 

@@ -318,8 +318,11 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	 * GPU looks free */
 	if (slurm_load_jobs(0, &jm, SHOW_ALL | SHOW_LOCAL) ||
 	    slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL | SHOW_DETAIL)) {
-		snprintf(h.err, sizeof(h.err), "%s",
-			 slurm_strerror(slurm_get_errno()));
+		int e = slurm_get_errno();
+
+		h.timed_out = e == SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT ||
+			      e == ETIMEDOUT;
+		snprintf(h.err, sizeof(h.err), "%s", slurm_strerror(e));
 		(void) write_all(fd, &h, sizeof(h));
 		return;
 	}
