@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "agora_file.h"
+#include "agora_argv.h"
 #include "agora_conf.h"
 #include "agora_num.h"
 #include "pol_apps.h"
@@ -455,6 +456,16 @@ static int set_demand(agora_conf_t *c, const conf_key_t *k, char *val,
 		arg = trim(val + 8);
 		if (!*arg)
 			BAD("'%s': command: needs a command", val);
+		else {
+			/* run without a shell (agora_argv.h): its words and
+			 * program are checked here, not at the first round */
+			agora_err_t e = { { 0 } };
+			char **argv;
+
+			if (agora_argv_split(arg, "command", &argv, &e) < 0)
+				BAD("'%.60s': %.160s", val, e.text);
+			free(argv);
+		}
 	} else
 		BAD("'%s' is not one of jobs, file:PATH, command:CMD", val);
 	if (arg && !(copy = strdup(arg))) {

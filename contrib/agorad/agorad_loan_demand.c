@@ -1,9 +1,11 @@
 /*
  * agorad_loan_demand.c - the loan round's inference demand (nodes), from
  * LoanDemandSource: the jobs the snapshot counted, a file, or a command
- * (run without a shell, with a minimal environment and a time limit).
+ * (run without a shell, with a minimal environment and a time limit: an
+ * exit status 127 is a program that could not be run).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agora_argv.h"
 #include "agora_file.h"
 #include "agorad.h"
 #include "agorad_loan.h"
@@ -101,26 +104,62 @@ static int demand_reap(pid_t pid, int64_t deadline, bool kill_now)
 	return -1;
 }
 
+/* The environment of a demand command: a fixed PATH for what it runs
+ * itself, the C locale, and SLURM_CONF (so that it may ask Slurm); none
+ * of agorad's own. */
+static void demand_env(char *env[4], char *slurm_conf, size_t size)
+{
+	static char path[] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+		    lang[] = "LANG=C";
+	const char *sc = getenv("SLURM_CONF");
+	int n = 0;
+
+	env[n++] = path;
+	env[n++] = lang;
+	if (sc && *sc &&
+	    snprintf(slurm_conf, size, "SLURM_CONF=%s", sc) < (int) size)
+		env[n++] = slurm_conf;
+	env[n] = NULL;
+}
+
+/* The command of LoanDemandSource=command: split into words and run with
+ * execve, without a shell and with demand_env's environment only (no
+ * word of it is expanded: agora_argv.h), its stdin /dev/null, killed
+ * (its whole process group) after LN_DEMAND_CMD_TIMEOUT_MS. */
 static double demand_command(const char *cmd)
 {
-	char line[256] = "";
+	char line[256] = "", slurm_conf[4096], *env[4], **argv = NULL;
 	int fds[2], st, rd;
 	int64_t deadline = ln_now_ms() + LN_DEMAND_CMD_TIMEOUT_MS;
+	agora_err_t err = { { 0 } };
 	pid_t pid;
 
+	if (agora_argv_split(cmd, "LoanDemandSource command", &argv, &err) <
+	    0) {
+		ad_error("loan: %s",
+			 errno == ENOMEM ? "out of memory" : err.text);
+		return -1;
+	}
+	demand_env(env, slurm_conf, sizeof(slurm_conf));
 	if (pipe(fds) < 0 || (pid = fork()) < 0) {
 		ad_error("loan: LoanDemandSource command:%s: %s", cmd,
 			 strerror(errno));
+		free(argv);
 		return -1;
 	}
 	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
 		(void) setpgid(0, 0);
+		if (null >= 0)
+			(void) dup2(null, STDIN_FILENO);
 		(void) dup2(fds[1], STDOUT_FILENO);
 		close(fds[0]);
 		close(fds[1]);
-		execl("/bin/sh", "sh", "-c", cmd, (char *) NULL);
+		execve(argv[0], argv, env);
 		_exit(127);
 	}
+	free(argv);
 	(void) setpgid(pid, pid);
 	close(fds[1]);
 	rd = demand_read(fds[0], line, sizeof(line), deadline);

@@ -57,7 +57,8 @@ LoanHeadroomNodes=0
 LoanInterval=1
 LoanLeaseTimeout=$LEASE
 LoanElasticGrow=no
-LoanDemandSource=file:$DEMAND
+# a command, run without a shell (execve of /bin/cat with one argument)
+LoanDemandSource=command:/bin/cat $DEMAND
 EOF
 # the lease is enforced by site_factor/agora's thread
 cat >"$IN/extra.conf" <<EOF
