@@ -57,8 +57,7 @@ LoanHeadroomNodes=0
 LoanInterval=1
 LoanLeaseTimeout=$LEASE
 LoanElasticGrow=no
-# a command, run without a shell (execve of /bin/cat with one argument)
-LoanDemandSource=command:/bin/cat $DEMAND
+LoanDemandSource=file:$DEMAND
 EOF
 # the lease is enforced by site_factor/agora's thread
 cat >"$IN/extra.conf" <<EOF
