@@ -24,7 +24,7 @@ int agora_argv_split(const char *cmd, const char *what, char ***argv,
 {
 	size_t len = cmd ? strlen(cmd) : 0, max_words = len / 2 + 2;
 	char **v, *out;
-	const char *p = cmd;
+	const char *p = cmd ? cmd : "";
 	int n = 0;
 
 	*argv = NULL;
@@ -36,7 +36,7 @@ int agora_argv_split(const char *cmd, const char *what, char ***argv,
 		return -1;
 	}
 	out = (char *) (v + max_words);
-	while (p && *p) {
+	while (*p) {
 		bool word = false;
 
 		while (*p == ' ' || *p == '\t')
