@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "agora_file.h"
+#include "agora_argv.h"
 #include "agora_conf.h"
 #include "agora_num.h"
 #include "pol_app.h"
@@ -74,6 +75,8 @@ static const conf_key_t conf_keys[] = {
 	{ "FedAuction", CT_BOOL, OFF(fed_auction), 0, 0, false },
 	{ "FedAuctionTimeout", CT_DURATION, OFF(fed_auction_timeout_s), 5,
 	  86400, false },
+	{ "FedPinStartTimeout", CT_DURATION, OFF(fed_pin_start_timeout_s), 0,
+	  86400, false },
 	{ "FedAuctionInterval", CT_DURATION, OFF(fed_interval_s), 1, 600,
 	  false },
 	{ "FedCatalog", CT_STRING, OFF(fed_catalog), 0, 0, false },
@@ -131,6 +134,7 @@ void agora_conf_defaults(agora_conf_t *conf)
 	/* agorad decides within a round or two; a minute without a decision
 	 * means it is down and the job goes on as stock Slurm would run it */
 	conf->fed_auction_timeout_s = 60;
+	conf->fed_pin_start_timeout_s = 300;
 	conf->fed_interval_s = 2;
 	/* loaning: one spare node above demand, a period well inside the
 	 * deadline, agora-sim's checkpoint model (doc/sim.md) */
@@ -457,6 +461,16 @@ static int set_demand(agora_conf_t *c, const conf_key_t *k, char *val,
 		arg = trim(val + 8);
 		if (!*arg)
 			BAD("'%s': command: needs a command", val);
+		else {
+			/* run without a shell (agora_argv.h): its words and
+			 * program are checked here, not at the first round */
+			agora_err_t e = { { 0 } };
+			char **argv;
+
+			if (agora_argv_split(arg, "command", &argv, &e) < 0)
+				BAD("'%.60s': %.160s", val, e.text);
+			free(argv);
+		}
 	} else
 		BAD("'%s' is not one of jobs, file:PATH, command:CMD", val);
 	if (arg && !(copy = strdup(arg))) {

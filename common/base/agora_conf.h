@@ -96,12 +96,16 @@ typedef struct agora_conf {
 	agora_placement_t placement; /* Placement: agora (default) or stock */
 
 	/* federation: cross-cluster auctions decided by agorad */
-	bool fed_auction;          /* FedAuction: hold federated GPU jobs at
+	bool fed_auction;            /* FedAuction: hold federated GPU jobs at
 				      their origin for agorad's auction */
-	int fed_auction_timeout_s; /* FedAuctionTimeout: a hold agorad has
+	int fed_auction_timeout_s;   /* FedAuctionTimeout: a hold agorad has
 				      not decided by then is released */
-	int fed_interval_s;        /* FedAuctionInterval: agorad's round */
-	char *fed_catalog;         /* FedCatalog: dataset catalog (JSON) */
+	int fed_pin_start_timeout_s; /* FedPinStartTimeout: a job pinned to a
+					cluster that has not started it this
+					long after its planned start is
+					auctioned again (0: never) */
+	int fed_interval_s;          /* FedAuctionInterval: agorad's round */
+	char *fed_catalog;           /* FedCatalog: dataset catalog (JSON) */
 
 	/* loaning idle inference nodes to training, by agorad */
 	bool loaning;                 /* Loaning: agorad lends and reclaims */

@@ -77,6 +77,38 @@ static void parse_v1(const char *p, pol_fed_mark_t *m)
 		m->kind = POL_FED_MARK_FOREIGN;
 }
 
+/* The stamp of a WON text: "; pinned at P, start by S, clusters L" at
+ * its end, and the winner after "won by ". */
+static void parse_won(const char *text, pol_fed_mark_t *m)
+{
+	const char *p = text + strlen(POL_FED_TEXT_WON), *q, *s = NULL;
+	int64_t at, by;
+	size_t n;
+
+	if (read_word(&p, "won by ")) {
+		n = strcspn(p, " ,;(");
+		if (n && n < sizeof(m->cluster)) {
+			memcpy(m->cluster, p, n);
+			m->cluster[n] = '\0';
+		}
+	}
+	for (q = text; (q = strstr(q, POL_FED_TEXT_STAMP)); q++)
+		s = q; /* the last one */
+	if (!s)
+		return;
+	p = s + strlen(POL_FED_TEXT_STAMP);
+	if ((at = read_num(&p)) < 0 || !read_word(&p, ", start by ") ||
+	    (by = read_num(&p)) < 0 || !read_word(&p, ", clusters "))
+		return;
+	n = strlen(p);
+	if (!n || n >= sizeof(m->clusters) || strcspn(p, " ;") != n)
+		return;
+	m->at = at;
+	m->start_by = by;
+	if (strcmp(p, "*"))
+		memcpy(m->clusters, p, n + 1);
+}
+
 void pol_fed_mark_parse(const char *text, pol_fed_mark_t *m)
 {
 	const char *p;
@@ -88,6 +120,7 @@ void pol_fed_mark_parse(const char *text, pol_fed_mark_t *m)
 	if (starts_with(text, POL_FED_TEXT_WON)) {
 		m->kind = POL_FED_MARK_WON;
 		m->version = POL_FED_TEXT_VERSION;
+		parse_won(text, m);
 		return;
 	}
 	if (starts_with(text, POL_FED_TEXT_OPEN)) {
@@ -151,6 +184,30 @@ char *pol_fed_mark_pinned(const char *cluster, int64_t at, int64_t since,
 	return t;
 }
 
+char *pol_fed_mark_stamp(const char *decision, int64_t at, int64_t start_by,
+			 const char *clusters)
+{
+	size_t n = clusters ? strlen(clusters) : 0, cap;
+	char *t;
+
+	if (n >= POL_FED_MARK_CLUSTERS_LEN ||
+	    strcspn(clusters ? clusters : "", " ;") != n) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cap = (decision ? strlen(decision) : 0) + n + 96;
+	if (!(t = malloc(cap))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	snprintf(t, cap,
+		 "%s" POL_FED_TEXT_STAMP "%" PRId64 ", start by %" PRId64
+		 ", clusters %s",
+		 decision ? decision : "", at < 0 ? (int64_t) 0 : at,
+		 start_by < 0 ? (int64_t) 0 : start_by, n ? clusters : "*");
+	return t;
+}
+
 char *pol_fed_mark_foreign(const char *before)
 {
 	size_t cap = strlen(POL_FED_TEXT_HOLD_V1) + strlen(FOREIGN_TEXT) + 16 +
@@ -188,11 +245,37 @@ pol_fed_hold_act_t pol_fed_hold_next(const pol_fed_hold_obs_t *o,
 	}
 }
 
+pol_fed_hold_act_t pol_fed_pin_next(const pol_fed_hold_obs_t *o,
+				    const pol_fed_mark_t *m, const char *me,
+				    int timeout_s, int64_t now)
+{
+	int64_t from;
+
+	if (timeout_s <= 0 || m->kind != POL_FED_MARK_WON || m->at <= 0 ||
+	    !o->pending || o->held || !me || strcmp(m->cluster, me))
+		return POL_FED_HOLD_NONE;
+	from = m->start_by > m->at ? m->start_by : m->at;
+	return now - from >= timeout_s ? POL_FED_HOLD_REAUCTION
+				       : POL_FED_HOLD_NONE;
+}
+
+bool pol_fed_reauction_confirm(const pol_fed_mark_t *at_origin,
+			       const char *stale_winner, int64_t stamp_at)
+{
+	return at_origin->kind == POL_FED_MARK_WON && at_origin->at > 0 &&
+	       at_origin->at == stamp_at && stale_winner &&
+	       !strcmp(at_origin->cluster, stale_winner);
+}
+
 int pol_fed_hold_steps(pol_fed_hold_act_t act, pol_fed_step_t steps[3])
 {
 	int n = 0;
 
 	switch (act) {
+	case POL_FED_HOLD_REAUCTION:
+		steps[n++] = POL_FED_STEP_PIN;
+		steps[n++] = POL_FED_STEP_FINISH;
+		break;
 	case POL_FED_HOLD_AUCTION:
 		steps[n++] = POL_FED_STEP_PIN;
 		/* fall through */

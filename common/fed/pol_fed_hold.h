@@ -12,7 +12,10 @@
  *                                      Clusters=C set, release pending
  *   "Agora: fed hold v1: held by its owner or an admin ..."
  *                                      a hold that is not Agora's
- *   "Agora: fed auction: ..."          the decision, once released
+ *   "Agora: fed auction: won by C ...; pinned at P, start by S,
+ *    clusters L"                       the decision, once released (P, S
+ *                                      and the clusters L it may run on,
+ *                                      "*" for any: for the re-auction)
  *   "Agora: fed hold released: ..."    released by the fail-open timeout
  *   "Agora: fed hold: ..."             the unversioned hold of older
  *                                      releases (read as "waiting")
@@ -45,7 +48,9 @@
 #define POL_FED_TEXT_OPEN    "Agora: fed hold released: "
 #define POL_FED_TEXT_VERSION 1
 
-#define POL_FED_MARK_CLUSTER_LEN 64
+#define POL_FED_TEXT_STAMP        "; pinned at "
+#define POL_FED_MARK_CLUSTER_LEN  64
+#define POL_FED_MARK_CLUSTERS_LEN 256
 
 typedef enum pol_fed_mark_kind {
 	POL_FED_MARK_NONE = 0, /* no Agora federation mark */
@@ -60,11 +65,15 @@ typedef enum pol_fed_mark_kind {
 
 typedef struct pol_fed_mark {
 	pol_fed_mark_kind_t kind;
-	int version;   /* 0: the unversioned mark of older releases */
-	int64_t since; /* WAITING/PINNED: when Agora's hold began (0: not in
+	int version;      /* 0: the unversioned mark of older releases */
+	int64_t since;    /* WAITING/PINNED: when Agora's hold began (0: not in
 			  the mark; the job's submit time then) */
-	int64_t at;    /* PINNED: when it was pinned */
-	char cluster[POL_FED_MARK_CLUSTER_LEN]; /* PINNED: the winner */
+	int64_t at;       /* PINNED: when it was pinned; WON: from its stamp (0:
+			  none) */
+	int64_t start_by; /* WON: the winner's planned start (stamp) */
+	char cluster[POL_FED_MARK_CLUSTER_LEN]; /* PINNED, WON: the winner */
+	/* WON: the clusters it may run on, from its stamp ("" for any) */
+	char clusters[POL_FED_MARK_CLUSTERS_LEN];
 	const char *decision; /* PINNED: the decision text, borrowed from
 				 the parsed text ("" if none) */
 } pol_fed_mark_t;
@@ -77,6 +86,12 @@ void pol_fed_mark_parse(const char *text, pol_fed_mark_t *m);
 char *pol_fed_mark_waiting(int64_t since, int timeout_s);
 char *pol_fed_mark_pinned(const char *cluster, int64_t at, int64_t since,
 			  const char *decision);
+/* The decision text with its stamp: decision + "; pinned at P, start by
+ * S, clusters L" (clusters: the job's viable clusters, NULL or "" for
+ * any).  malloc'ed; NULL/ENOMEM, or EINVAL for clusters with a space or
+ * ';', or longer than POL_FED_MARK_CLUSTERS_LEN - 1. */
+char *pol_fed_mark_stamp(const char *decision, int64_t at, int64_t start_by,
+			 const char *clusters);
 /* The mark of a hold that is not Agora's, keeping what the job's mark
  * said before (may be NULL) after it. */
 char *pol_fed_mark_foreign(const char *before);
@@ -91,16 +106,55 @@ typedef struct pol_fed_hold_obs {
 } pol_fed_hold_obs_t;
 
 typedef enum pol_fed_hold_act {
-	POL_FED_HOLD_NONE = 0, /* not Agora's, or nothing left to do */
-	POL_FED_HOLD_AUCTION,  /* bid it out, then pin, release, finish */
-	POL_FED_HOLD_RELEASE,  /* pinned, still held: release, finish */
-	POL_FED_HOLD_FINISH,   /* pinned and released: the decision */
+	POL_FED_HOLD_NONE = 0,  /* not Agora's, or nothing left to do */
+	POL_FED_HOLD_AUCTION,   /* bid it out, then pin, release, finish */
+	POL_FED_HOLD_RELEASE,   /* pinned, still held: release, finish */
+	POL_FED_HOLD_FINISH,    /* pinned and released: the decision */
+	POL_FED_HOLD_REAUCTION, /* pinned and released, but its winner did
+				   not start it in time: bid it out again
+				   without that winner, pin, finish */
 } pol_fed_hold_act_t;
+
+/* Whether act bids the job out (AUCTION or REAUCTION). */
+static inline bool pol_fed_hold_bids(int act)
+{
+	return act == POL_FED_HOLD_AUCTION || act == POL_FED_HOLD_REAUCTION;
+}
 
 /* agorad's next action for job o with mark m (level-triggered: only
  * what the job shows decides). */
 pol_fed_hold_act_t pol_fed_hold_next(const pol_fed_hold_obs_t *o,
 				     const pol_fed_mark_t *m);
+
+/*
+ * The failover of a pin (medium 6 of issue 19): o is what the winner's
+ * copy of a job shows (pending there, not revoked), m its mark.  A job
+ * whose decision (WON, stamped) names this cluster as its winner and that
+ * is still pending, not held, timeout_s after the later of its pin and
+ * its planned start, is auctioned again (REAUCTION) among its clusters
+ * but this one: the winner drained, lost its nodes or cannot run it for a
+ * reason the will-run did not show.  The job, never held again, keeps
+ * its place here until another cluster wins it; a cluster that started
+ * it meanwhile makes the origin refuse the new Clusters= (Slurm's
+ * cluster lock), so it never runs twice.  NONE otherwise (timeout_s 0:
+ * off; a job held by anyone; no stamp: an older agorad's decision).
+ */
+pol_fed_hold_act_t pol_fed_pin_next(const pol_fed_hold_obs_t *o,
+				    const pol_fed_mark_t *m, const char *me,
+				    int timeout_s, int64_t now);
+
+/*
+ * The origin's check before it re-pins (level-triggered on the origin,
+ * whose copy is the job's truth): the winner's copy can show the old
+ * decision for a while after a re-pin (the revoke reaches it through
+ * Slurm's federation agent), so a re-auction seen there is carried out
+ * only if the origin's mark is still the decision that names that winner
+ * with that stamp (at).  A job the origin already re-pinned (PINNED or
+ * WON naming another cluster, or another stamp) is left alone: never
+ * re-pinned twice for one stale decision.
+ */
+bool pol_fed_reauction_confirm(const pol_fed_mark_t *at_origin,
+			       const char *stale_winner, int64_t stamp_at);
 
 /* The updates that carry out act, in order; a failed step ends the
  * sequence (the next round sees where it stopped). */
@@ -110,7 +164,8 @@ typedef enum pol_fed_step {
 	POL_FED_STEP_FINISH,  /* AdminComment = the decision text */
 } pol_fed_step_t;
 
-/* steps[3] gets the sequence of act; returns its length (0 for NONE). */
+/* steps[3] gets the sequence of act; returns its length (0 for NONE).
+ * REAUCTION: PIN, FINISH (the job is not held: nothing to release). */
 int pol_fed_hold_steps(pol_fed_hold_act_t act, pol_fed_step_t steps[3]);
 
 /*

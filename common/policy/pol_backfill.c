@@ -402,6 +402,7 @@ void pol_bf_destroy(pol_bf_t *s)
 	free(s->ends);
 	free(s->sb);
 	free(s->se);
+	free(s->rise);
 	free(s->bits);
 	free(s->avail);
 	free(s->jn);

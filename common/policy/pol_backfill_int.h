@@ -49,6 +49,10 @@ struct pol_bf {
 	/* Slurm mode: the slot map, slot i = [sb[i], se[i]) with the node
 	 * bit set bits + i * nw (1 = not reserved) */
 	int64_t *sb, *se;
+	/* i + rise[i]: the first slot r >= i (r + 1 < n_slots) whose
+	 * successor frees a node (bits of r + 1 not all in r), else n_slots
+	 * (a distance, so that it moves with the slots when one splits) */
+	int *rise;
 	uint64_t *bits, *avail, *jn;
 	int n_slots, slot_cap, nw;
 	int space, recs; /* bf_node_space_size; records Slurm would use */

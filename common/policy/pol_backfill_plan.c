@@ -28,6 +28,7 @@ static int slots_grow(pol_bf_t *s, int n)
 {
 	int cap;
 	int64_t *nb, *ne;
+	int *nr;
 	uint64_t *bits;
 
 	if (n <= s->slot_cap)
@@ -39,10 +40,13 @@ static int slots_grow(pol_bf_t *s, int n)
 	ne = realloc(s->se, (size_t) cap * sizeof(*ne));
 	if (ne)
 		s->se = ne;
+	nr = realloc(s->rise, (size_t) cap * sizeof(*nr));
+	if (nr)
+		s->rise = nr;
 	bits = realloc(s->bits, (size_t) cap * (size_t) s->nw * sizeof(*bits));
 	if (bits)
 		s->bits = bits;
-	if (!nb || !ne || !bits) {
+	if (!nb || !ne || !nr || !bits) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -92,7 +96,35 @@ static int slots_init(pol_bf_t *s, const pol_cluster_t *c, int64_t now)
 		s->se[0] = s->sb[0] + s->res;
 	for (k = 0; k < nw; k++)
 		s->bits[k] = ~(uint64_t) 0;
+	s->rise[0] = 1;
 	return 0;
+}
+
+/* Recompute s->rise after the nodes of slots lo..hi changed: from hi
+ * down, past lo - 1 only until a slot whose own successor frees a node
+ * (the entries below it depend on nothing above). */
+static void slots_rise(pol_bf_t *s, int lo, int hi)
+{
+	int i, k, n = s->n_slots;
+
+	if (hi >= n - 1) {
+		s->rise[n - 1] = 1;
+		hi = n - 2;
+	}
+	for (i = hi; i >= 0; i--) {
+		const uint64_t *cur = slot_bits(s, i);
+		const uint64_t *nxt = slot_bits(s, i + 1);
+
+		for (k = 0; k < s->nw && !(nxt[k] & ~cur[k]); k++)
+			;
+		if (k == s->nw) {
+			s->rise[i] = s->rise[i + 1] + 1;
+		} else {
+			s->rise[i] = 0;
+			if (i < lo - 1)
+				break;
+		}
+	}
 }
 
 /* Split slot i at t (sb[i] < t < se[i]): slot i becomes [sb, t), a copy
@@ -105,6 +137,8 @@ static int slot_split(pol_bf_t *s, int i, int64_t t)
 		(size_t) (s->n_slots - i - 1) * sizeof(*s->sb));
 	memmove(&s->se[i + 2], &s->se[i + 1],
 		(size_t) (s->n_slots - i - 1) * sizeof(*s->se));
+	memmove(&s->rise[i + 1], &s->rise[i],
+		(size_t) (s->n_slots - i) * sizeof(*s->rise));
 	memmove(slot_bits(s, i + 1), slot_bits(s, i),
 		(size_t) (s->n_slots - i) * (size_t) s->nw * sizeof(uint64_t));
 	s->sb[i + 1] = t;
@@ -130,34 +164,54 @@ static int slot_after(const pol_bf_t *s, int64_t t)
 	return lo;
 }
 
+/* The first slot from i on that begins after t (n_slots if none). */
+static int slot_begin_after(const pol_bf_t *s, int i, int64_t t)
+{
+	int hi = s->n_slots;
+
+	while (i < hi) {
+		int mid = i + (hi - i) / 2;
+
+		if (s->sb[mid] > t)
+			hi = mid;
+		else
+			i = mid + 1;
+	}
+	return i;
+}
+
 /*
  * Nodes usable over [start, end] (inclusive end, as backfill.c compares
  * begin_time <= end_time) into s->avail, and *later = the end of the first
  * slot after start whose successor frees a node (0: none).
+ *
+ * Slurm's scan goes slot by slot from start, ANDing the slots' nodes and
+ * testing each next slot (up to the first one past end) for a node that
+ * is not in the running AND.  Between two rises (s->rise) the slots' node
+ * sets only shrink, so the running AND is the current slot's set: the
+ * first slot the scan stops at is the first rise, and the AND over the
+ * range is that of the rises in it and of its last slot.
  */
 static void slots_avail(pol_bf_t *s, int64_t start, int64_t end, int64_t *later)
 {
-	int i, k, nw = s->nw;
+	int i0 = slot_after(s, start), ie, r, k, nw = s->nw;
 
 	*later = 0;
 	for (k = 0; k < nw; k++)
 		s->avail[k] = ~(uint64_t) 0;
-	for (i = slot_after(s, start); i < s->n_slots; i++) {
-		if (i + 1 < s->n_slots && !*later) {
-			const uint64_t *cur = slot_bits(s, i);
-			const uint64_t *nxt = slot_bits(s, i + 1);
-
-			for (k = 0; k < nw; k++)
-				if (nxt[k] & ~(cur[k] & s->avail[k])) {
-					*later = s->se[i];
-					break;
-				}
-		}
-		if (s->sb[i] > end)
-			break;
+	if (i0 >= s->n_slots)
+		return;
+	ie = slot_begin_after(s, i0, end);
+	r = i0 + s->rise[i0];
+	if (r <= ie && r + 1 < s->n_slots)
+		*later = s->se[r];
+	if (ie <= i0)
+		return;
+	for (; r < ie - 1; r = r + 1 + s->rise[r + 1])
 		for (k = 0; k < nw; k++)
-			s->avail[k] &= slot_bits(s, i)[k];
-	}
+			s->avail[k] &= slot_bits(s, r)[k];
+	for (k = 0; k < nw; k++)
+		s->avail[k] &= slot_bits(s, ie - 1)[k];
 }
 
 /* Does a reservation of nodes jn over [start, end) meet one already made? */
@@ -178,7 +232,7 @@ static bool slots_overlap(pol_bf_t *s, int64_t start, int64_t end)
 /* Reserve nodes jn over [start, end) (backfill.c _add_reservation()). */
 static int slots_add(pol_bf_t *s, int64_t start, int64_t end)
 {
-	int i, k;
+	int i, k, lo = -1, hi = -1;
 
 	if (start < s->sb[0])
 		start = s->sb[0];
@@ -186,15 +240,11 @@ static int slots_add(pol_bf_t *s, int64_t start, int64_t end)
 		end = start + s->res;
 	/* the records _add_reservation() takes from the table: one for the
 	 * start unless a slot ends there, one for the end inside a slot */
-	for (i = 0; i < s->n_slots && s->se[i] < start; i++)
-		;
+	i = slot_after(s, start - 1); /* the first slot with se >= start */
 	s->recs += i < s->n_slots && s->se[i] > start;
-	for (; i < s->n_slots && s->se[i] < end; i++)
-		;
+	i = slot_after(s, end - 1);
 	s->recs += i < s->n_slots && s->se[i] > end;
-	for (i = 0; i < s->n_slots; i++) {
-		if (s->se[i] <= start)
-			continue;
+	for (i = slot_after(s, start); i < s->n_slots; i++) {
 		if (s->sb[i] >= end)
 			break;
 		if (s->sb[i] < start) {
@@ -206,7 +256,12 @@ static int slots_add(pol_bf_t *s, int64_t start, int64_t end)
 			return -1;
 		for (k = 0; k < s->nw; k++)
 			slot_bits(s, i)[k] &= ~s->jn[k];
+		if (lo < 0)
+			lo = i;
+		hi = i;
 	}
+	if (lo >= 0)
+		slots_rise(s, lo, hi);
 	return 0;
 }
 
@@ -269,7 +324,8 @@ static int bf_will_run(pol_bf_t *s, int n_ends, const pol_job_t *j, int64_t now,
 		       int64_t *T, pol_alloc_t *a)
 {
 	const pol_cluster_t *c = pol_freemap_cluster(s->w.fm);
-	int node, i = 0, cap;
+	int node, i = 0, cap, k;
+	uint64_t w;
 	int64_t bar = 0, tw = BF_WILL_RUN_WINDOW;
 
 	*T = INT64_MAX;
@@ -298,17 +354,26 @@ static int bf_will_run(pol_bf_t *s, int n_ends, const pol_job_t *j, int64_t now,
 		}
 	}
 	/* quick no: the usable nodes cannot hold the job even when empty */
-	for (node = 0, cap = 0; node < c->n_nodes && cap < j->total_gpus;
-	     node++)
-		if (node_usable(s, node) && c->nodes[node].pool == j->pool)
-			cap += s->node_gpus[node];
+	cap = 0;
+	for (k = 0; k < s->nw && cap < j->total_gpus; k++)
+		for (w = s->avail[k]; w && cap < j->total_gpus; w &= w - 1) {
+			node = k * 64 + __builtin_ctzll(w);
+			if (node >= c->n_nodes)
+				break;
+			if (c->nodes[node].pool == j->pool)
+				cap += s->node_gpus[node];
+		}
 	if (cap < j->total_gpus)
 		return 0;
 	if (pol_freemap_assign(s->sh, s->w.fm))
 		return -1;
-	for (node = 0; node < c->n_nodes; node++)
-		if (!node_usable(s, node))
+	for (k = 0; k < s->nw; k++)
+		for (w = ~s->avail[k]; w; w &= w - 1) {
+			node = k * 64 + __builtin_ctzll(w);
+			if (node >= c->n_nodes)
+				break;
 			pol_freemap_take_mask(s->sh, node, s->node_mask[node]);
+		}
 	if (!place_take(s, s->sh, j, a)) {
 		*T = now;
 		return 0;

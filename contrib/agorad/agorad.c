@@ -14,9 +14,16 @@
  * any hold older than FedAuctionTimeout.  agorad keeps no state a crash
  * could lose: each round starts from what Slurm shows.
  *
- * Signals: SIGTERM/SIGINT stop after the current round and take every
- * lent node out of the training partitions (ad_loan_return); SIGHUP
- * reopens the log file and re-reads agora.conf.  An invalid agora.conf at
+ * Two processes: this one runs the federation's rounds; a child (the
+ * loan process, started at once and again if it dies) runs the loan
+ * round on the local cluster in its own loop, so that a federation round
+ * waiting on an unreachable cluster never delays a reclaim past
+ * ReclaimDeadline.  --once runs one round of both in this process.
+ *
+ * Signals: SIGTERM/SIGINT stop after the current round; the loan process
+ * takes every lent node out of the training partitions (ad_loan_return)
+ * and this one waits for it; SIGHUP reopens the log file and re-reads
+ * agora.conf (forwarded to the loan process).  An invalid agora.conf at
  * start is not an exit (a crash loop under Restart=on-failure) but the
  * return-only mode: nothing is held, lent or renewed, so slurmctld's loan
  * lease brings every lent node home, until agora.conf reads again.
@@ -30,8 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +58,8 @@
 #define AD_STATE_DIR "/var/lib/agorad"
 /* return-only mode: agora.conf read again this often */
 #define AD_RETRY_CONF_S 30
+/* agorad stopping: the loan process has this long to return its loans */
+#define AD_LOAN_STOP_S 60
 
 static char def_state[] = AD_STATE_DIR "/agorad.json";
 static volatile sig_atomic_t got_hup = 0;
@@ -171,13 +182,188 @@ static double now_s(void)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-/* Seconds until the next round of either job. */
-static double wait_left(const agora_conf_t *conf, double next_fed)
-{
-	double now = now_s(), fed = next_fed - now,
-	       loan = ad_loan_due_in(conf, now);
+/* The two jobs of agorad, each in its own process (issue 19 medium 9):
+ * the federation's auction, whose round waits on every cluster (up to
+ * AD_CHILD_LIMIT_S and a grace per step for one that does not answer),
+ * and the loan round on the local cluster, which must meet
+ * ReclaimDeadline whatever the federation does. */
+enum { AD_ROLE_FED = 1, AD_ROLE_LOAN = 2 };
 
-	return fed < loan ? fed : loan;
+/* Seconds until the next round of the roles' jobs. */
+static double wait_left(const agora_conf_t *conf, unsigned roles,
+			double next_fed)
+{
+	double now = now_s(), left = 1e9;
+
+	if (roles & AD_ROLE_FED)
+		left = next_fed - now;
+	if ((roles & AD_ROLE_LOAN) && conf->loaning) {
+		double loan = ad_loan_due_in(conf, now);
+
+		if (loan < left)
+			left = loan;
+	}
+	/* 1 s at most: a change of agora.conf (SIGHUP) is seen soon */
+	return left < 1 ? left : 1;
+}
+
+typedef struct ad_loop {
+	const char *conf_path, *state_path;
+	agora_conf_t *conf;
+	ad_stats_t *st;
+	bool once, return_only;
+	pid_t loan_pid; /* the loan process, -1 none (the fed process) */
+} ad_loop_t;
+
+static pid_t loan_start(ad_loop_t *lp);
+
+/* agorad stops: the loan process returns its loans and ends (SIGTERM,
+ * then SIGKILL after AD_LOAN_STOP_S). */
+static void loan_stop(ad_loop_t *lp)
+{
+	double until = now_s() + AD_LOAN_STOP_S;
+	int st;
+
+	if (lp->loan_pid <= 0)
+		return;
+	kill(lp->loan_pid, SIGTERM);
+	while (waitpid(lp->loan_pid, &st, WNOHANG) == 0) {
+		if (now_s() > until) {
+			ad_error(
+				"the loan process did not end within %d s: killed",
+				AD_LOAN_STOP_S);
+			kill(lp->loan_pid, SIGKILL);
+			(void) waitpid(lp->loan_pid, &st, 0);
+			break;
+		}
+		usleep(100000);
+	}
+	lp->loan_pid = -1;
+}
+
+/* The loan process died (it should not): log and start another. */
+static void loan_watch(ad_loop_t *lp)
+{
+	int st;
+
+	if (lp->loan_pid <= 0 || waitpid(lp->loan_pid, &st, WNOHANG) <= 0)
+		return;
+	ad_error("the loan process (pid %ld) ended (%s %d): starting another",
+		 (long) lp->loan_pid, WIFSIGNALED(st) ? "signal" : "status",
+		 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	lp->loan_pid = loan_start(lp);
+}
+
+/* The main loop of the roles' jobs until SIGTERM/SIGINT (or one round
+ * with --once).  Returns the exit status. */
+static int run_loop(ad_loop_t *lp, unsigned roles)
+{
+	agora_conf_t *conf = lp->conf;
+	double next_fed = 0, next_conf = 0, loan_pass_s = 0;
+	bool idle_logged = false;
+	int rc = 0;
+
+	while (!stop_flag) {
+		double t0 = now_s(), left;
+		int n;
+
+		if (roles & AD_ROLE_FED)
+			loan_watch(lp);
+		/* SIGHUP (systemctl reload signals the main pid): the loan
+		 * process re-reads agora.conf and reopens the log too */
+		if (got_hup && lp->loan_pid > 0)
+			kill(lp->loan_pid, SIGHUP);
+		if (lp->return_only) {
+			if (got_hup || t0 >= next_conf) {
+				got_hup = 0;
+				ad_log_reopen();
+				next_conf = t0 + AD_RETRY_CONF_S;
+				if (!conf_load(lp->conf_path, conf, true)) {
+					lp->return_only = false;
+					ad_info("%s is valid again: return-only mode ends",
+						lp->conf_path);
+				}
+			}
+			if (lp->return_only) {
+				usleep(200000);
+				continue;
+			}
+		}
+		if (got_hup) {
+			got_hup = 0;
+			ad_log_reopen();
+			(void) conf_load(lp->conf_path, conf, false);
+		}
+		if (!(roles & AD_ROLE_FED) || t0 < next_fed) {
+			/* only the loan round is due */
+		} else if (!conf->fed_auction) {
+			next_fed = t0 + conf->fed_interval_s;
+			if (!idle_logged && !conf->loaning)
+				ad_info("FedAuction=no in %s: nothing to do (no job is held)",
+					lp->conf_path);
+			idle_logged = true;
+		} else {
+			next_fed = t0 + conf->fed_interval_s;
+			idle_logged = false;
+			n = ad_round(conf, lp->state_path, lp->st, &stop_flag);
+			lp->st->last_round_s = now_s() - t0;
+			rc = n < 0 ? 1 : 0;
+		}
+		/* the second job: loaning inference nodes (agorad_loan.c) */
+		if ((roles & AD_ROLE_LOAN) && conf->loaning) {
+			double t_loan = now_s();
+
+			if (ad_loan_tick(conf, lp->state_path, now_s()))
+				rc = 1;
+			ad_loan_relaunch(conf, now_s());
+			loan_pass_s = now_s() - t_loan;
+		}
+		/* metrics (agorad_metrics.c): the fed process serves them; the
+		 * loans are read from the loan process' state file */
+		if (roles & AD_ROLE_FED) {
+			(void) ad_metrics_start(conf->metrics_port);
+			ad_metrics_update(lp->state_path, lp->st, loan_pass_s,
+					  now_s());
+		}
+		if (lp->once)
+			break;
+		left = wait_left(conf, roles, next_fed);
+		while (left > 0 && !stop_flag && !got_hup) {
+			usleep(left > 0.2 ? 200000 : (useconds_t) (left * 1e6));
+			left = wait_left(conf, roles, next_fed);
+		}
+	}
+	/* a stop returns the loans: no new borrower lands on them */
+	if ((roles & AD_ROLE_LOAN) && !lp->once && !lp->return_only &&
+	    conf->loaning && ad_loan_return(conf))
+		rc = 1;
+	return rc;
+}
+
+/* The loan process: the loan round in its own loop, so that a round of
+ * the federation that waits on an unreachable cluster never delays a
+ * reclaim.  It ends with agorad: on SIGTERM (from the unit, or from the
+ * fed process when that one stops) it returns its loans; if the fed
+ * process dies without a stop (kill -9, a crash) it is killed as well
+ * (PR_SET_PDEATHSIG SIGKILL), so that agorad as a whole is gone and
+ * slurmctld's lease brings the loans home, as before the split.  Returns its pid, -1 if it could not start (the loans are
+ * then not made; slurmctld's lease returns what was lent). */
+static pid_t loan_start(ad_loop_t *lp)
+{
+	pid_t ppid = getpid(), pid = fork();
+
+	if (pid < 0) {
+		ad_error("fork of the loan process: %s: no loaning",
+			 strerror(errno));
+		return -1;
+	}
+	if (pid > 0)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != ppid)
+		_exit(0); /* the fed process is gone already */
+	lp->loan_pid = -1;
+	_exit(run_loop(lp, AD_ROLE_LOAN));
 }
 
 int main(int argc, char **argv)
@@ -191,9 +377,9 @@ int main(int argc, char **argv)
 	char *conf_path = NULL, *log_path = NULL, *pid_path = NULL,
 	     *state_path = NULL;
 	int opt, level = AD_LOG_INFO, rc = 0;
-	bool once = false, idle_logged = false, return_only = false;
-	double next_fed = 0, next_conf = 0, loan_pass_s = 0;
+	bool once = false, return_only = false;
 	agora_conf_t conf;
+	ad_loop_t lp;
 	ad_stats_t st = { 0 };
 	struct sigaction sa;
 
@@ -270,70 +456,20 @@ int main(int argc, char **argv)
 	slurm_init(NULL);
 	ad_info("agorad %s started (pid %ld)", PACKAGE_VERSION,
 		(long) getpid());
-	while (!stop_flag) {
-		double t0 = now_s(), left, t_loan;
-		int n;
-
-		if (return_only) {
-			if (got_hup || t0 >= next_conf) {
-				got_hup = 0;
-				ad_log_reopen();
-				next_conf = t0 + AD_RETRY_CONF_S;
-				if (!conf_load(conf_path, &conf, true)) {
-					return_only = false;
-					ad_info("%s is valid again: return-only mode ends",
-						conf_path);
-				}
-			}
-			if (return_only) {
-				usleep(200000);
-				continue;
-			}
-		}
-		if (got_hup) {
-			got_hup = 0;
-			ad_log_reopen();
-			(void) conf_load(conf_path, &conf, false);
-		}
-		if (t0 < next_fed) {
-			/* only the loan round is due */
-		} else if (!conf.fed_auction) {
-			next_fed = t0 + conf.fed_interval_s;
-			if (!idle_logged && !conf.loaning)
-				ad_info("FedAuction=no in %s: nothing to do (no job is held)",
-					conf_path);
-			idle_logged = true;
-		} else {
-			next_fed = t0 + conf.fed_interval_s;
-			idle_logged = false;
-			n = ad_round(&conf, state_path, &st, &stop_flag);
-			st.last_round_s = now_s() - t0;
-			if (n < 0)
-				rc = 1;
-			else
-				rc = 0;
-		}
-		/* the second job: loaning inference nodes (agorad_loan.c) */
-		t_loan = now_s();
-		if (conf.loaning && ad_loan_tick(&conf, state_path, now_s()))
-			rc = 1;
-		if (conf.loaning)
-			ad_loan_relaunch(&conf, now_s());
-		if (conf.loaning)
-			loan_pass_s = now_s() - t_loan;
-		(void) ad_metrics_start(conf.metrics_port);
-		ad_metrics_update(state_path, &st, loan_pass_s, now_s());
-		if (once)
-			break;
-		left = wait_left(&conf, next_fed);
-		while (left > 0 && !stop_flag && !got_hup) {
-			usleep(left > 0.2 ? 200000 : (useconds_t) (left * 1e6));
-			left = wait_left(&conf, next_fed);
-		}
+	lp = (ad_loop_t){ .conf_path = conf_path,
+			  .state_path = state_path,
+			  .conf = &conf,
+			  .st = &st,
+			  .once = once,
+			  .return_only = return_only,
+			  .loan_pid = -1 };
+	if (once) {
+		rc = run_loop(&lp, AD_ROLE_FED | AD_ROLE_LOAN);
+	} else {
+		lp.loan_pid = loan_start(&lp);
+		rc = run_loop(&lp, AD_ROLE_FED);
+		loan_stop(&lp);
 	}
-	/* a stop returns the loans: no new borrower lands on them */
-	if (!once && !return_only && conf.loaning && ad_loan_return(&conf))
-		rc = 1;
 	ad_info("agorad stopping after %llu rounds: %llu jobs pinned, %llu pins failed",
 		(unsigned long long) st.rounds, (unsigned long long) st.pinned,
 		(unsigned long long) st.failed);

@@ -114,6 +114,28 @@ static pol_fed_hold_act_t reread(const ad_job_t *j, pol_fed_mark_t *m,
 	return act;
 }
 
+/* A re-auction seen on job j's old winner: whether the origin's copy
+ * still carries that decision (pol_fed_reauction_confirm). */
+static bool reauction_confirmed(const ad_job_t *j)
+{
+	job_info_msg_t *jm = NULL;
+	bool ok = false;
+
+	if (slurm_load_job(&jm, j->job_id, SHOW_ALL | SHOW_LOCAL) || !jm)
+		return false;
+	for (uint32_t k = 0; k < jm->record_count; k++) {
+		pol_fed_mark_t m;
+
+		if (jm->job_array[k].job_id != j->job_id)
+			continue;
+		pol_fed_mark_parse(jm->job_array[k].admin_comment, &m);
+		ok = pol_fed_reauction_confirm(&m, j->pin_cluster, j->stamp_at);
+		break;
+	}
+	slurm_free_job_info_msg(jm);
+	return ok;
+}
+
 /* The steps of act for job j (winner: the cluster's name; text: the
  * decision, the AdminComment once released); *m gets the last step tried and its rc. */
 static void pin_steps(const ad_job_t *j, pol_fed_hold_act_t act,
@@ -164,7 +186,7 @@ static void pin_steps(const ad_job_t *j, pol_fed_hold_act_t act,
 
 bool pin_wanted(const ad_round_t *r, int i)
 {
-	return r->jobs[i].act == POL_FED_HOLD_AUCTION
+	return pol_fed_hold_bids(r->jobs[i].act)
 		       ? r->winner_cluster[i] >= 0
 		       : r->jobs[i].act != POL_FED_HOLD_NONE;
 }
@@ -187,8 +209,14 @@ static void pins_slice(const ad_round_t *r, int c, int fd, int s, int k)
 
 		if (!pin_mine(r, c, i) || nth++ % k != s)
 			continue;
-		if (r->jobs[i].act == POL_FED_HOLD_AUCTION) {
-			pin_steps(&r->jobs[i], POL_FED_HOLD_AUCTION,
+		if (pol_fed_hold_bids(r->jobs[i].act)) {
+			if (w < 0)
+				continue;
+			if (r->jobs[i].act == POL_FED_HOLD_REAUCTION &&
+			    !reauction_confirmed(&r->jobs[i]))
+				continue; /* re-pinned already (its old winner's
+					     copy lags) */
+			pin_steps(&r->jobs[i], r->jobs[i].act,
 				  r->clusters[w].name, r->decision[i], &m);
 		} else {
 			/* an earlier round's pin: level-triggered, what the
@@ -551,5 +579,16 @@ char *decision_text(const ad_round_t *r, int i, const pol_fed_award_t *a,
 	}
 	if (l >= cap)
 		t[cap - 1] = '\0';
+	if (a->cluster >= 0) {
+		/* the stamp: when, the planned start and the clusters it may
+		 * run on, for the failover of the pin (FedPinStartTimeout) */
+		const pol_fed_plan_t *p =
+			&plans[(size_t) i * r->n_clusters + a->cluster];
+		char *s = pol_fed_mark_stamp(t, now, p->start,
+					     r->jobs[i].viable);
+
+		free(t);
+		t = s;
+	}
 	return t;
 }

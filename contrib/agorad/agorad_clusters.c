@@ -98,6 +98,7 @@ int refresh_clusters(ad_round_t *r)
 		for (int o = 0; o < n_old; o++)
 			if (old[o].name[0] && !strcmp(old[o].name, c->name)) {
 				c->up = old[o].up;
+				c->backoff = old[o].backoff;
 				c->survey = old[o].survey;
 				c->survey_len = old[o].survey_len;
 				c->jobs_update = old[o].jobs_update;

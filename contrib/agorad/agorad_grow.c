@@ -140,7 +140,7 @@ static int idle_train_nodes(const agora_conf_t *conf)
 
 	if (ln_loan_partitions(conf, NULL, &hl))
 		return -1;
-	if (slurm_load_node((time_t) 0, &nm, SHOW_ALL)) {
+	if (slurm_load_node((time_t) 0, &nm, SHOW_ALL | SHOW_LOCAL)) {
 		ad_error("loan: grow: cannot read the nodes: %s",
 			 slurm_strerror(slurm_get_errno()));
 		slurm_hostlist_destroy(hl);

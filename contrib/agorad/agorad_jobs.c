@@ -31,7 +31,8 @@ const job_info_msg_t *ad_jobs_load(ad_jobs_cache_t *c, double max_age_s,
 		*changed = false;
 	if (c->msg && t - c->asked < max_age_s)
 		return c->msg;
-	if (slurm_load_jobs(since, &n, SHOW_ALL)) {
+	/* SHOW_LOCAL: a federated read also waits on every sibling */
+	if (slurm_load_jobs(since, &n, SHOW_ALL | SHOW_LOCAL)) {
 		if (c->msg && slurm_get_errno() == SLURM_NO_CHANGE_IN_DATA) {
 			c->same++;
 			c->asked = t;

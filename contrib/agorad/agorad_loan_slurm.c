@@ -2,18 +2,14 @@
  * agorad_loan_slurm.c - what the loan round reads from Slurm and writes to
  * it, through the public libslurm API only: the snapshot (inference nodes,
  * their loan state, the training jobs on them), training partitions' node
- * lists, node Comments, requeues; the demand source; the state file that
- * agoractl loans reads.
+ * lists, node Comments, requeues; the state file that agoractl loans
+ * reads.  The demand source: agorad_loan_demand.c.
  */
 #include <errno.h>
-#include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,7 +43,7 @@ int ln_loan_partitions(const agora_conf_t *conf, agora_hostlist_t *inf,
 {
 	partition_info_msg_t *pm = NULL;
 
-	if (slurm_load_partitions((time_t) 0, &pm, SHOW_ALL)) {
+	if (slurm_load_partitions((time_t) 0, &pm, SHOW_ALL | SHOW_LOCAL)) {
 		ad_error("loan: cannot read the partitions: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return -1;
@@ -100,7 +96,7 @@ static int snap_nodes(ln_snap_t *s)
 {
 	node_info_msg_t *nm = NULL;
 
-	if (slurm_load_node((time_t) 0, &nm, SHOW_ALL)) {
+	if (slurm_load_node((time_t) 0, &nm, SHOW_ALL | SHOW_LOCAL)) {
 		ad_error("loan: cannot read the nodes: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return -1;
@@ -353,7 +349,7 @@ int ln_set_train_nodes(const agora_conf_t *conf, const ln_snap_t *s,
 	partition_info_msg_t *pm = NULL;
 	int rc = 0;
 
-	if (slurm_load_partitions((time_t) 0, &pm, SHOW_ALL)) {
+	if (slurm_load_partitions((time_t) 0, &pm, SHOW_ALL | SHOW_LOCAL)) {
 		ad_error("loan: cannot read the partitions: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return -1;
@@ -554,152 +550,6 @@ int ln_elastic_comment(const char *comment)
 		return -1;
 	m = strtol(comment + 8, &end, 10);
 	return end > comment + 8 && m > 0 && m < 1000000 ? (int) m : 0;
-}
-
-/* ---- the demand ----------------------------------------------------- */
-
-static double parse_demand(const char *text, const char *what)
-{
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(text, &end);
-	if (errno || end == text || !isfinite(d) || d < 0) {
-		ad_error("loan: %s: '%.32s' is not a number of nodes >= 0",
-			 what, text);
-		return -1;
-	}
-	return d;
-}
-
-/* A demand command that does not answer within this is killed and the
- * demand is unknown (every inference node goes home): a hung command must
- * not stop the loan round. */
-#define LN_DEMAND_CMD_TIMEOUT_MS 10000
-
-static int64_t ln_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Read the child's first line from fd until EOF or the deadline; 0, or
- * -1 on timeout. */
-static int demand_read(int fd, char *line, size_t size, int64_t deadline)
-{
-	size_t n = 0;
-
-	while (n + 1 < size) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int64_t left = deadline - ln_now_ms();
-		ssize_t r;
-
-		if (left <= 0)
-			return -1;
-		if (poll(&p, 1, (int) left) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (!p.revents)
-			continue;
-		r = read(fd, line + n, size - 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t) r;
-	}
-	line[n] = '\0';
-	line[strcspn(line, "\n")] = '\0';
-	return 0;
-}
-
-/* Wait for the child until the deadline, then kill its process group. */
-static int demand_reap(pid_t pid, int64_t deadline, bool kill_now)
-{
-	int st = 0;
-
-	while (!kill_now && ln_now_ms() < deadline) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return st;
-		if (r < 0 && errno != EINTR)
-			return -1;
-		usleep(10000);
-	}
-	kill(-pid, SIGKILL);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	return -1;
-}
-
-static double demand_command(const char *cmd)
-{
-	char line[256] = "";
-	int fds[2], st, rd;
-	int64_t deadline = ln_now_ms() + LN_DEMAND_CMD_TIMEOUT_MS;
-	pid_t pid;
-
-	if (pipe(fds) < 0 || (pid = fork()) < 0) {
-		ad_error("loan: LoanDemandSource command:%s: %s", cmd,
-			 strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		(void) setpgid(0, 0);
-		(void) dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		execl("/bin/sh", "sh", "-c", cmd, (char *) NULL);
-		_exit(127);
-	}
-	(void) setpgid(pid, pid);
-	close(fds[1]);
-	rd = demand_read(fds[0], line, sizeof(line), deadline);
-	close(fds[0]);
-	st = demand_reap(pid, deadline, rd < 0);
-	if (rd < 0 || st == -1) {
-		ad_error(
-			"loan: LoanDemandSource command:%s: no answer within %d s; killed, demand unknown",
-			cmd, LN_DEMAND_CMD_TIMEOUT_MS / 1000);
-		return -1;
-	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		ad_error("loan: LoanDemandSource command:%s: exit status %d",
-			 cmd, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-		return -1;
-	}
-	return parse_demand(line, "LoanDemandSource command");
-}
-
-double ln_demand(const agora_conf_t *conf, const ln_snap_t *s)
-{
-	agora_err_t err = { { 0 } };
-	char *text = NULL;
-	size_t len = 0;
-	double d;
-
-	switch (conf->loan_demand_kind) {
-	case AGORA_DEMAND_JOBS:
-		return s->infer_job_nodes;
-	case AGORA_DEMAND_COMMAND:
-		return demand_command(conf->loan_demand_arg);
-	case AGORA_DEMAND_FILE:
-		break;
-	}
-	if (agora_file_read_ex(conf->loan_demand_arg, 4096, AGORA_FILE_FOLLOW,
-			       &text, &len, NULL, &err) < 0) {
-		ad_error("loan: LoanDemandSource: %s", err.text);
-		return -1;
-	}
-	d = parse_demand(text, conf->loan_demand_arg);
-	free(text);
-	return d;
 }
 
 /* ---- the state file agoractl loans reads ---------------------------- */

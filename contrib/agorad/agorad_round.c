@@ -234,11 +234,20 @@ static int round_survey(ad_round_t *r, ad_stats_t *st, volatile int *stop)
 	int n_up = 0;
 	time_t now = time(NULL);
 
+	/* a cluster that timed out is skipped for a while (pol_fed_backoff):
+	 * one that does not answer would cost every round the child limit */
 	for (int c = 0; c < r->n_clusters; c++)
-		want[c] = true;
+		want[c] = !pol_fed_backoff_skip(&r->clusters[c].backoff, now);
 	run_children(r, want, survey_child, out, len, AD_CHILD_LIMIT_S, stop);
 	for (int c = 0; c < r->n_clusters; c++) {
 		ad_cluster_t *cl = &r->clusters[c];
+		if (!want[c]) {
+			r->clusters[c].up = false;
+			continue;
+		}
+		/* nothing at all: killed at the limit; or its slurmctld did
+		 * not answer within MessageTimeout (a refusal comes at once
+		 * and does not count) */
 		ad_survey_hdr_t h = { 0 };
 
 		if (len[c] >= sizeof(h))
@@ -255,6 +264,15 @@ static int round_survey(ad_round_t *r, ad_stats_t *st, volatile int *stop)
 				"%s: job table unchanged since %lld: the last survey's jobs stand",
 				cl->name, (long long) cl->jobs_update);
 		}
+		int off = pol_fed_backoff_note(&cl->backoff,
+					       len[c] == 0 ||
+						       (!h.ok && h.timed_out),
+					       time(NULL), 0, 0);
+
+		if (off)
+			ad_error(
+				"%s: skipped for %d s (its survey timed out %d times in a row)",
+				cl->name, off, cl->backoff.timeouts);
 		if (survey_take(r, c, out[c], len[c], st)) {
 			n_up++;
 			/* kept for the next round's update-time read */
@@ -389,7 +407,7 @@ static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 		/* only jobs waiting for the auction bid (a pinned job's
 		 * release or decision is left: it keeps its winner) */
 		for (int c = 0; c < r->n_clusters; c++)
-			if (r->jobs[i].act == POL_FED_HOLD_AUCTION &&
+			if (pol_fed_hold_bids(r->jobs[i].act) &&
 			    eligible(&r->jobs[i], r->clusters[c].name))
 				pj[i].eligible |= 1ULL << c;
 		/* a cluster's will-run deferred to the next round (over its
@@ -458,7 +476,7 @@ static int round_auction(ad_round_t *r, const agora_conf_t *conf,
 				 r->jobs[i].job_id);
 			r->winner_cluster[i] = -1;
 		}
-		if (r->jobs[i].act != POL_FED_HOLD_AUCTION) {
+		if (!pol_fed_hold_bids(r->jobs[i].act)) {
 			/* its winner is in its mark; the pins child re-reads
 			 * its decision from the job */
 			free(r->decision[i]);
@@ -505,10 +523,14 @@ static int round_pins(ad_round_t *r, int *pin_rc, int *failed,
 				continue; /* nothing left (re-read) */
 			} else if (!m.rc) {
 				pinned++;
-				if (r->jobs[m.idx].act == POL_FED_HOLD_AUCTION)
-					ad_info("JobId=%u (origin %s) pinned to %s at %lld.%03lld (submitted %lld): %s",
+				if (pol_fed_hold_bids(r->jobs[m.idx].act))
+					ad_info("JobId=%u (origin %s) %spinned to %s at %lld.%03lld (submitted %lld): %s",
 						r->jobs[m.idx].job_id,
 						r->jobs[m.idx].origin,
+						r->jobs[m.idx].act ==
+								POL_FED_HOLD_REAUCTION
+							? "not started in time by its winner, re-"
+							: "",
 						r->clusters[r->winner_cluster
 								    [m.idx]]
 							.name,
@@ -555,6 +577,7 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	ad_round_t *r = &round_ctx;
 
 	round_reset(r);
+	r->pin_start_timeout_s = conf->fed_pin_start_timeout_s;
 	if (refresh_clusters(r))
 		return -1;
 	st->rounds++;

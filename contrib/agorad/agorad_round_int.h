@@ -27,6 +27,7 @@
 
 #include "agorad.h"
 #include "pol_fed.h"
+#include "pol_fed_backoff.h"
 #include "pol_fed_hold.h"
 #include "pol_fed_willrun.h"
 #include "topo_model.h"
@@ -74,6 +75,8 @@ typedef struct ad_cluster {
 				asks nothing else (pol_fed_heartbeat_due) */
 	/* where the last survey read the usage per app ("none: why") */
 	char usage_src[256];
+	/* kept between rounds: skipped for a while after a timeout */
+	pol_fed_backoff_t backoff;
 } ad_cluster_t;
 
 typedef struct ad_job {
@@ -85,7 +88,9 @@ typedef struct ad_job {
 	int64_t submit;
 	int act;                   /* pol_fed_hold_act_t: what is left to do */
 	int64_t hold_since;        /* when Agora's hold began */
-	char pin_cluster[AD_NAME]; /* act RELEASE/FINISH: the winner */
+	char pin_cluster[AD_NAME]; /* act RELEASE/FINISH: the winner;
+				      REAUCTION: the old winner */
+	int64_t stamp_at;          /* REAUCTION: the old decision's pin time */
 	char origin[AD_NAME], account[AD_NAME], partition[AD_NAME],
 		qos[AD_NAME], dataset[AD_NAME];
 	char tres_per_node[AD_STR], tres_per_job[AD_STR], tres_per_task[AD_STR],
@@ -117,6 +122,7 @@ typedef struct {
 				update time asked with: the job part (n_jobs,
 				n_busy and the queue fields) is empty, the
 				last answer's holds */
+	int timed_out; /* !ok: slurmctld did not answer in time */
 	char err[128];
 	char usage_src[256]; /* agorad_usage.c: the file, or "none: why" */
 } ad_survey_hdr_t;
@@ -171,6 +177,7 @@ typedef struct ad_round {
 	/* TopologyModel, as the select wrapper reads it (NULL: none; nodes
 	 * get uniform types); borrowed from model_refresh() */
 	const topo_model_t *model;
+	int pin_start_timeout_s; /* FedPinStartTimeout (0: off) */
 	/* per round */
 	ad_job_t *jobs; /* the jobs with a step of the hold left */
 	int n_jobs;

@@ -244,7 +244,7 @@ static pol_fed_hold_act_t hold_act(const slurm_job_info_t *j, const char *me,
 /* The jobs of jm into h and mine (the ones with a step of the hold left)
  * and busy (running GPU jobs: their GPUs and the end of their limits). */
 static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
-			ad_survey_hdr_t *h, ad_job_t *mine,
+			int pin_timeout_s, ad_survey_hdr_t *h, ad_job_t *mine,
 			pol_fed_busy_t *busy)
 {
 	for (uint32_t i = 0; i < jm->record_count; i++) {
@@ -264,6 +264,15 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 				h->max_limit_s = limit_s(j->time_limit);
 		}
 		act = hold_act(j, me, &m);
+		if (act == POL_FED_HOLD_NONE && j->fed_origin_str &&
+		    strcmp(j->fed_origin_str, me) &&
+		    !(j->job_state & JOB_REVOKED)) {
+			/* a sibling copy pinned here and not started in time
+			 * (pol_fed_pin_next): bid out again by its origin */
+			pol_fed_hold_obs_t o = hold_obs(j);
+
+			act = pol_fed_pin_next(&o, &m, me, pin_timeout_s, now);
+		}
 		if (act != POL_FED_HOLD_NONE) {
 			ad_job_t *a = &mine[h->n_jobs++];
 
@@ -272,6 +281,13 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 			a->hold_since = m.since > 0 ? m.since : j->submit_time;
 			scopy(a->pin_cluster, m.cluster,
 			      sizeof(a->pin_cluster));
+			if (act == POL_FED_HOLD_REAUCTION) {
+				scopy(a->origin, j->fed_origin_str,
+				      sizeof(a->origin));
+				/* its clusters before the pin ("" any) */
+				scopy(a->viable, m.clusters, sizeof(a->viable));
+				a->stamp_at = m.at;
+			}
 		}
 		if (base != JOB_PENDING || (j->job_state & JOB_REVOKED))
 			continue;
@@ -309,9 +325,12 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	time_t since = r->clusters[c].survey ? r->clusters[c].jobs_update : 0;
 
 	if (slurm_load_jobs(since, &jm, SHOW_ALL | SHOW_LOCAL)) {
-		if (!since || slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA) {
-			snprintf(h.err, sizeof(h.err), "%s",
-				 slurm_strerror(slurm_get_errno()));
+		int e = slurm_get_errno();
+
+		if (!since || e != SLURM_NO_CHANGE_IN_DATA) {
+			h.timed_out = e == SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT ||
+				      e == ETIMEDOUT;
+			snprintf(h.err, sizeof(h.err), "%s", slurm_strerror(e));
 			(void) write_all(fd, &h, sizeof(h));
 			return;
 		}
@@ -321,8 +340,11 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	/* SHOW_DETAIL: without it slurmctld leaves gres_used out, and every
 	 * GPU looks free */
 	if (slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL | SHOW_DETAIL)) {
-		snprintf(h.err, sizeof(h.err), "%s",
-			 slurm_strerror(slurm_get_errno()));
+		int e = slurm_get_errno();
+
+		h.timed_out = e == SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT ||
+			      e == ETIMEDOUT;
+		snprintf(h.err, sizeof(h.err), "%s", slurm_strerror(e));
 		(void) write_all(fd, &h, sizeof(h));
 		if (jm)
 			slurm_free_job_info_msg(jm);
@@ -340,7 +362,8 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	h.ok = 1;
 	if (jm) {
 		h.jobs_update = jm->last_update;
-		survey_jobs(jm, me, time(NULL), &h, mine, busy);
+		survey_jobs(jm, me, time(NULL), r->pin_start_timeout_s, &h,
+			    mine, busy);
 	}
 	for (uint32_t i = 0; i < nm->record_count; i++) {
 		node_info_t *n = &nm->node_array[i];
@@ -418,6 +441,10 @@ bool eligible(const ad_job_t *j, const char *cluster)
 	const char *p;
 	size_t n = strlen(cluster);
 
+	/* a re-auction: the winner that did not start it bids no more */
+	if (j->act == POL_FED_HOLD_REAUCTION &&
+	    !strcmp(j->pin_cluster, cluster))
+		return false;
 	if (!j->viable[0])
 		return true;
 	for (p = j->viable; (p = strstr(p, cluster)); p += n)
@@ -672,7 +699,7 @@ void plans_child(const ad_round_t *r, int c, int fd)
 		size_t at = (size_t) i * r->n_clusters + c;
 		int k;
 
-		if (r->jobs[i].act != POL_FED_HOLD_AUCTION ||
+		if (!pol_fed_hold_bids(r->jobs[i].act) ||
 		    !eligible(&r->jobs[i], r->clusters[c].name))
 			continue;
 		if (r->wr_act && r->wr_act[at] == POL_FED_WILLRUN_DEFER)

@@ -59,7 +59,7 @@ void willrun_plan(ad_round_t *r, time_t now)
 		goto out;
 	}
 	for (int i = 0; i < r->n_jobs; i++)
-		if (r->jobs[i].act == POL_FED_HOLD_AUCTION &&
+		if (pol_fed_hold_bids(r->jobs[i].act) &&
 		    !r->jobs[i].too_long[0])
 			r->shape[i] = shape_key(&r->jobs[i]);
 	for (int c = 0; c < r->n_clusters; c++) {

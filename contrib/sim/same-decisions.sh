@@ -13,7 +13,10 @@
 #
 # Environment: TRACES (folder of philly_pollux_jobs_*_2wk.csv, default
 # ../shared/traces beside the repository, else /work/shared/traces), JOBS
-# (default 2000), CLUSTERS (default "8x8 16x8").
+# (default 2000), CLUSTERS (default "8x8 16x8"), POLICIES and PARAMS
+# (the --policies list, its first entry the baseline, and the --params
+# argument; default the agora, greedy agora, tiresias and las above; e.g.
+# POLICIES=backfill,backfill-fs,agora-order PARAMS= for Slurm's plan).
 set -eu
 [ $# -ge 2 ] || {
 	echo "usage: $0 BEFORE_SIM AFTER_SIM [WORK_DIR]" >&2
@@ -26,6 +29,8 @@ if [ -z "${TRACES:-}" ]; then
 fi
 JOBS=${JOBS:-2000}
 CLUSTERS=${CLUSTERS:-8x8 16x8}
+POLICIES=${POLICIES:-agora,agora-g=agora,tiresias,las}
+PARAMS=${PARAMS-agora-g:solver=2}
 W=${3:-$(mktemp -d)}
 mkdir -p "$W"
 bad=0
@@ -37,8 +42,9 @@ for t in "$TRACES"/philly_pollux_jobs_*_2wk.csv; do
 			if [ $side = before ]; then sim=$1; else sim=$2; fi
 			"$sim" compare --trace "$W/$w.csv" --cluster "$c" \
 				--ckpt 1800 --limits uniform:1:2 --app burst:1h \
-				--policies agora,agora-g=agora,tiresias,las \
-				--params agora-g:solver=2 --baseline agora \
+				--policies "$POLICIES" \
+				${PARAMS:+--params "$PARAMS"} \
+				--baseline "${POLICIES%%,*}" \
 				--json "$W/$side-$w-$c.json" \
 				--jobs-csv "$W/$side-$w-$c" >/dev/null
 		done

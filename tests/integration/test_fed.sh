@@ -7,6 +7,9 @@
 #      whole-node job goes to c2 (NVLink) although ties go to c1
 #   1c. hardware: a job that prefers (--prefer) a feature whose free
 #      nodes only c3 has goes to c3
+#   1d. failover of a pin: a job pinned to c2 (its data is there) whose
+#      nodes are drained before it starts is auctioned again after
+#      FedPinStartTimeout and starts on c1 or c3
 #   2. free GPUs: jobs beyond c1's free GPUs go to c2/c3
 #   3. the decision (winner, bids) shows in scontrol show job on every
 #      cluster (SystemComment on the origin, AdminComment forwarded); on
@@ -74,6 +77,9 @@ SchedulerInterval=1
 FedAuction=yes
 FedAuctionInterval=1
 FedAuctionTimeout=15
+# the failover of a pin is on only in 1d (SIGHUP): elsewhere a queue of
+# jobs that did not start 10 s after their planned start would move
+FedPinStartTimeout=0
 FedCatalog=$t/catalog.json
 # the within-cluster auction too: a federated job shows both decisions
 AuctionPartitions=batch
@@ -193,6 +199,35 @@ AGORAD_STATE=$W/agorad.json "$AGORACTL" place >"$t/place" 2>&1
 grep -q '^# worst demand/supply' "$t/place" && grep -q 'rsync -a c2:datasets/imagenet/' "$t/place" &&
 	pass "agoractl place: replica moves printed" || fail "agoractl place: $(cat "$t/place")"
 cat "$t/explain" "$t/fed" "$t/place"
+cancel_all
+
+# 1d. failover of a pin: the job's data is on c2, so c2 wins it; it may
+# start only in 5 s (--begin), and c2's nodes are drained after the pin.
+# After its planned start + FedPinStartTimeout (10 s) it is auctioned again
+# without c2 and runs on c1 or c3.  Before the failover it waited on c2
+# for ever.
+sed -i 's/^FedPinStartTimeout=0$/FedPinStartTimeout=10/' "$W/c1/etc/agora.conf"
+kill -HUP "$(cat "$W/run/agorad.pid")"
+sleep 1
+f=$(sub --comment dataset=imagenet --begin=now+5)
+wait_pinned "$f"
+wf=$(winner "$f")
+on 2 scontrol update NodeName='c2n[1-8]' State=DRAIN Reason=test_fed_failover
+running_elsewhere() {
+	local c
+	for c in 1 3; do
+		on $c squeue --local -h -j "$f" -t R -o %i 2>/dev/null | grep -q . && return 0
+	done
+	return 1
+}
+if [ "$wf" = c2 ] && wait_for 40 running_elsewhere; then
+	pass "pin failover: job $f pinned to c2, c2 drained: re-auctioned, running on $(winner "$f")"
+else
+	fail "pin failover: job $f pinned to '$wf', not running on c1/c3 after c2 was drained ($(admin "$f" | cut -c1-120))"
+fi
+on 2 scontrol update NodeName='c2n[1-8]' State=RESUME
+sed -i 's/^FedPinStartTimeout=10$/FedPinStartTimeout=0/' "$W/c1/etc/agora.conf"
+kill -HUP "$(cat "$W/run/agorad.pid")"
 cancel_all
 
 # 2. free GPUs: 16 jobs of 8 GPUs; c1 has 8 nodes

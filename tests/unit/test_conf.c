@@ -296,6 +296,7 @@ static void test_conf_fed_keys(void **state)
 	agora_conf_defaults(&c);
 	assert_false(c.fed_auction);
 	assert_int_equal(c.fed_auction_timeout_s, 60);
+	assert_int_equal(c.fed_pin_start_timeout_s, 300);
 	assert_int_equal(c.fed_interval_s, 2);
 	assert_int_equal(
 		agora_conf_parse_string("FedAuction=yes\nFedAuctionTimeout=2m\n"
@@ -397,10 +398,31 @@ static void test_conf_loan_keys(void **state)
 		agora_conf_parse_string(
 			"Loaning=yes\nLoanInferencePartitions=i\n"
 			"LoanTrainPartitions=t\nLoanInterval=10\n"
-			"LoanLeaseTimeout=0\nLoanDemandSource=command:x\n",
+			"LoanLeaseTimeout=0\nLoanDemandSource=command:/bin/x\n",
 			"t.conf", &c, &err),
 		0);
 	assert_int_equal(c.loan_lease_timeout_s, 0);
+	/* run without a shell: a relative program or a broken quote is
+	 * refused at parse time, naming the line and the key */
+	{
+		agora_conf_t d;
+
+		agora_conf_defaults(&d);
+		assert_int_equal(agora_conf_parse_string(
+					 "LoanDemandSource=command:demand 3\n",
+					 "t.conf", &d, &err),
+				 -1);
+		assert_non_null(
+			strstr(err.text, "t.conf:1: LoanDemandSource:"));
+		assert_non_null(strstr(err.text, "absolute path"));
+		assert_int_equal(
+			agora_conf_parse_string(
+				"LoanDemandSource=command:/bin/echo 'x\n",
+				"t.conf", &d, &err),
+			-1);
+		assert_non_null(strstr(err.text, "unterminated"));
+		agora_conf_free(&d);
+	}
 	/* a pending job's partition list counts by any of its names */
 	assert_true(agora_conf_loan_partition(&c, "x,t", false));
 	assert_true(agora_conf_loan_partition(&c, "t,x", false));

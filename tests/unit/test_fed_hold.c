@@ -394,6 +394,170 @@ static void test_foreign_holds(void **state)
 	free(w);
 }
 
+/* The stamp of a decision: round trip, the winner, bad input. */
+static void test_stamp(void **state)
+{
+	pol_fed_mark_t m;
+	char *d = pol_fed_mark_stamp(
+		"Agora: fed auction: won by c2 (cost 0 s; runner-up none): x. "
+		"Bids: c2 0 s (c2: start +0s);",
+		T0, T0 + 30, "c1,c2,c3");
+	char *a = pol_fed_mark_stamp("Agora: fed auction: won by c3 (cost 1 s)",
+				     T0, 0, NULL);
+	char *p;
+
+	(void) state;
+	assert_non_null(d);
+	assert_non_null(a);
+	pol_fed_mark_parse(d, &m);
+	assert_int_equal(m.kind, POL_FED_MARK_WON);
+	assert_string_equal(m.cluster, "c2");
+	assert_int_equal(m.at, T0);
+	assert_int_equal(m.start_by, T0 + 30);
+	assert_string_equal(m.clusters, "c1,c2,c3");
+	pol_fed_mark_parse(a, &m);
+	assert_string_equal(m.cluster, "c3");
+	assert_int_equal(m.at, T0);
+	assert_string_equal(m.clusters, ""); /* any */
+	/* the pinned mark carries the stamped decision to the finish */
+	p = pol_fed_mark_pinned("c2", T0, T0 - 5, d);
+	pol_fed_mark_parse(p, &m);
+	assert_int_equal(m.kind, POL_FED_MARK_PINNED);
+	pol_fed_mark_parse(m.decision, &m);
+	assert_int_equal(m.kind, POL_FED_MARK_WON);
+	assert_int_equal(m.start_by, T0 + 30);
+	/* an older agorad's decision has no stamp */
+	pol_fed_mark_parse("Agora: fed auction: won by c1 (cost 0 s)", &m);
+	assert_string_equal(m.cluster, "c1");
+	assert_int_equal(m.at, 0);
+	/* a broken stamp is no stamp */
+	pol_fed_mark_parse("Agora: fed auction: won by c1; pinned at x", &m);
+	assert_int_equal(m.at, 0);
+	errno = 0;
+	assert_null(pol_fed_mark_stamp("d", T0, T0, "c1; c2"));
+	assert_int_equal(errno, EINVAL);
+	free(d);
+	free(a);
+	free(p);
+}
+
+/* The failover of a pin (pol_fed_pin_next), table-driven: what the
+ * winner's copy shows, the mark, the clock. */
+static void test_pin_failover(void **state)
+{
+	static const struct {
+		const char *name;
+		const char *me;
+		bool pending, held;
+		int64_t at, start_by; /* the stamp (at 0: none) */
+		int timeout;
+		int64_t now;
+		pol_fed_hold_act_t want;
+	} cases[] = {
+		{ "not started in time", "c2", true, false, T0, T0, 30, T0 + 30,
+		  POL_FED_HOLD_REAUCTION },
+		{ "within the bound", "c2", true, false, T0, T0, 30, T0 + 29,
+		  POL_FED_HOLD_NONE },
+		{ "a planned late start counts from the start", "c2", true,
+		  false, T0, T0 + 600, 30, T0 + 100, POL_FED_HOLD_NONE },
+		{ "... and re-auctions after it", "c2", true, false, T0,
+		  T0 + 600, 30, T0 + 630, POL_FED_HOLD_REAUCTION },
+		{ "started (running)", "c2", false, false, T0, T0, 30, T0 + 999,
+		  POL_FED_HOLD_NONE },
+		{ "held by its owner or an admin", "c2", true, true, T0, T0, 30,
+		  T0 + 999, POL_FED_HOLD_NONE },
+		{ "seen on a cluster that is not its winner", "c1", true, false,
+		  T0, T0, 30, T0 + 999, POL_FED_HOLD_NONE },
+		{ "off (FedPinStartTimeout=0)", "c2", true, false, T0, T0, 0,
+		  T0 + 999, POL_FED_HOLD_NONE },
+		{ "no stamp (an older agorad's decision)", "c2", true, false, 0,
+		  0, 30, T0 + 999, POL_FED_HOLD_NONE },
+		{ "clock behind the pin", "c2", true, false, T0, T0, 30,
+		  T0 - 100, POL_FED_HOLD_NONE },
+	};
+
+	(void) state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		pol_fed_hold_obs_t o = { .pending = cases[k].pending,
+					 .active = true,
+					 .held = cases[k].held,
+					 .submit = T0 - 10 };
+		pol_fed_mark_t m;
+		char *d = cases[k].at
+				  ? pol_fed_mark_stamp(
+					    "Agora: fed auction: won by c2 (x)",
+					    cases[k].at, cases[k].start_by,
+					    "c1,c2")
+				  : strdup("Agora: fed auction: won by c2 (x)");
+
+		assert_non_null(d);
+		pol_fed_mark_parse(d, &m);
+		if (pol_fed_pin_next(&o, &m, cases[k].me, cases[k].timeout,
+				     cases[k].now) != cases[k].want)
+			fail_msg("case %zu (%s): got %d", k, cases[k].name,
+				 pol_fed_pin_next(&o, &m, cases[k].me,
+						  cases[k].timeout,
+						  cases[k].now));
+		free(d);
+	}
+	/* a decision waiting at the origin is not a failover */
+	{
+		pol_fed_hold_obs_t o = { .pending = true, .held = true };
+		pol_fed_mark_t m;
+
+		pol_fed_mark_parse(POL_FED_TEXT_HOLD_V1 "waiting since 5 for x",
+				   &m);
+		assert_int_equal(pol_fed_pin_next(&o, &m, "c2", 30, T0),
+				 POL_FED_HOLD_NONE);
+	}
+	/* the origin's confirmation: only the same stale decision */
+	{
+		static const struct {
+			const char *origin_text;
+			const char *stale;
+			int64_t at;
+			bool want;
+		} rows[] = {
+			{ "Agora: fed auction: won by c2 (x); pinned at 1000000, start by 1000000, clusters *",
+			  "c2", T0, true },
+			/* re-pinned already: a newer stamp, or another winner */
+			{ "Agora: fed auction: won by c3 (x); pinned at 1000040, start by 1000040, clusters *",
+			  "c2", T0, false },
+			{ "Agora: fed auction: won by c2 (x); pinned at 1000040, start by 1000040, clusters *",
+			  "c2", T0, false },
+			{ POL_FED_TEXT_HOLD_V1
+			  "pinned to c3 at 1000040, held since 999990; Agora: fed auction: won by c3",
+			  "c2", T0, false },
+			/* no stamp, no mark */
+			{ "Agora: fed auction: won by c2 (x)", "c2", T0,
+			  false },
+			{ "note", "c2", T0, false },
+		};
+
+		for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+			pol_fed_mark_t m;
+
+			pol_fed_mark_parse(rows[k].origin_text, &m);
+			if (pol_fed_reauction_confirm(&m, rows[k].stale,
+						      rows[k].at) !=
+			    rows[k].want)
+				fail_msg("confirm row %zu", k);
+		}
+	}
+	/* the re-auction's steps: pin and finish, no release */
+	{
+		pol_fed_step_t steps[3];
+
+		assert_int_equal(
+			pol_fed_hold_steps(POL_FED_HOLD_REAUCTION, steps), 2);
+		assert_int_equal(steps[0], POL_FED_STEP_PIN);
+		assert_int_equal(steps[1], POL_FED_STEP_FINISH);
+		assert_true(pol_fed_hold_bids(POL_FED_HOLD_REAUCTION));
+		assert_true(pol_fed_hold_bids(POL_FED_HOLD_AUCTION));
+		assert_false(pol_fed_hold_bids(POL_FED_HOLD_FINISH));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +566,8 @@ int main(void)
 		cmocka_unit_test(test_crash_orders),
 		cmocka_unit_test(test_expired_rules),
 		cmocka_unit_test(test_foreign_holds),
+		cmocka_unit_test(test_stamp),
+		cmocka_unit_test(test_pin_failover),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
