@@ -152,7 +152,11 @@ typedef struct pol_fed_cluster_load {
  * agorad's own start estimate for a job of gpus GPUs: the earliest time at
  * which the free GPUs now (less the queued ones) plus those of running
  * jobs at the ends of their limits reach gpus (now if they do already).
- * INT64_MAX when the cluster's GPUs never do.  Ignores node boundaries.
+ * When the queued jobs keep them short even then: the last running job's
+ * end plus the queued work spread over the cluster's GPUs (the demo saw
+ * Slurm answer +1e9 s there, and an estimate of "never" let that stand).
+ * INT64_MAX only when the job asks more GPUs than the cluster has.
+ * Ignores node boundaries.
  */
 int64_t pol_fed_start_estimate(const pol_fed_cluster_load_t *l, int gpus,
 			       int64_t now);

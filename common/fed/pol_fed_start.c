@@ -18,7 +18,7 @@ int64_t pol_fed_start_estimate(const pol_fed_cluster_load_t *l, int gpus,
 			       int64_t now)
 {
 	pol_fed_busy_t *b;
-	int64_t t = INT64_MAX;
+	int64_t t = INT64_MAX, last = now;
 	long avail;
 
 	if (!l || gpus <= 0)
@@ -26,21 +26,35 @@ int64_t pol_fed_start_estimate(const pol_fed_cluster_load_t *l, int gpus,
 	avail = (long) l->gpus_free - (l->gpus_queued > 0 ? l->gpus_queued : 0);
 	if (avail >= gpus)
 		return now;
-	if (l->n_busy <= 0 || !l->busy)
-		return INT64_MAX;
-	if (!(b = malloc((size_t) l->n_busy * sizeof(*b))))
-		return INT64_MAX;
-	for (int i = 0; i < l->n_busy; i++)
-		b[i] = l->busy[i];
-	qsort(b, (size_t) l->n_busy, sizeof(*b), busy_by_end);
-	for (int i = 0; i < l->n_busy; i++) {
-		avail += b[i].gpus > 0 ? b[i].gpus : 0;
-		if (avail >= gpus) {
-			t = b[i].end > now ? b[i].end : now;
-			break;
+	if (gpus > l->gpus_total)
+		return INT64_MAX; /* never fits */
+	if (l->n_busy > 0 && l->busy) {
+		if (!(b = malloc((size_t) l->n_busy * sizeof(*b))))
+			return INT64_MAX;
+		for (int i = 0; i < l->n_busy; i++)
+			b[i] = l->busy[i];
+		qsort(b, (size_t) l->n_busy, sizeof(*b), busy_by_end);
+		for (int i = 0; i < l->n_busy && t == INT64_MAX; i++) {
+			avail += b[i].gpus > 0 ? b[i].gpus : 0;
+			if (avail >= gpus)
+				t = b[i].end > now ? b[i].end : now;
 		}
+		last = b[l->n_busy - 1].end;
+		free(b);
 	}
-	free(b);
+	if (t == INT64_MAX) {
+		/* the queued jobs need the GPUs the running ones free: after
+		 * the last running job's end, the work queued ahead spread
+		 * over the cluster's GPUs (a queue of GPUs but no work known:
+		 * that end) */
+		double ahead = l->queued_gpu_s > 0
+				       ? l->queued_gpu_s / l->gpus_total
+				       : 0.0;
+
+		if (ahead > 100.0 * POL_FED_HORIZON_S)
+			ahead = 100.0 * POL_FED_HORIZON_S;
+		t = (last > now ? last : now) + (int64_t) ahead;
+	}
 	return t;
 }
 

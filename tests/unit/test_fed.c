@@ -715,6 +715,25 @@ static void test_start_estimate(void **state)
 	l.max_limit_s = 400000000;
 	assert_true(pol_fed_start_plausible(&l, 8, NOW + 86400, NOW));
 	assert_false(pol_fed_start_plausible(&l, 8, NOW + 503316420, NOW));
+	/* queued GPUs beyond what every running job frees (the demo: 16
+	 * free, 48 queued, 48 running): after the last end plus the queued
+	 * work, not "never", so Slurm's +1e9 s answer is replaced */
+	l.max_limit_s = 3600;
+	l.gpus_queued = 80;
+	l.queued_gpu_s = 64.0 * 7200;
+	assert_int_equal(pol_fed_start_estimate(&l, 8, NOW), NOW + 3600 + 7200);
+	assert_false(pol_fed_start_plausible(&l, 8, NOW + 1000000000, NOW));
+	assert_int_equal(
+		pol_fed_start_choose(&l, 8, NOW + 1000000000, 0, NOW, &src),
+		NOW + 3600 + 7200);
+	assert_int_equal(src, POL_FED_START_ESTIMATE);
+	/* no running job and no free GPU (all queued): the queue's work */
+	l.n_busy = 0;
+	assert_int_equal(pol_fed_start_estimate(&l, 8, NOW), NOW + 7200);
+	l.n_busy = 6;
+	l.gpus_queued = 0;
+	l.queued_gpu_s = 0;
+	l.max_limit_s = 400000000;
 	/* nothing known: the answer stands */
 	assert_true(pol_fed_start_plausible(NULL, 8, NOW + 503316420, NOW));
 	/* the bid says which start it used */
