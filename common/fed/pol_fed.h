@@ -181,7 +181,10 @@ bool pol_fed_start_plausible(const pol_fed_cluster_load_t *l, int gpus,
  * START_ESTIMATE) the estimate when it cannot be true: too late (above),
  * or "now" without preempting (n_preempt 0) while the GPUs free now, less
  * the queued ones, do not suffice (will-run ignores pending jobs, those
- * agorad pinned here a round ago among them).  *src gets which. */
+ * agorad pinned here a round ago among them).  *src gets which.  Either
+ * is capped at now + POL_FED_HORIZON_S: beyond the horizon that job
+ * limits are capped at, starts are not told apart (a cluster full of
+ * jobs without --time bids "a week", not two). */
 int64_t pol_fed_start_choose(const pol_fed_cluster_load_t *l, int gpus,
 			     int64_t start, int n_preempt, int64_t now,
 			     int *src);

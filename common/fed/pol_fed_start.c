@@ -81,9 +81,8 @@ bool pol_fed_start_plausible(const pol_fed_cluster_load_t *l, int gpus,
 	return start <= bound;
 }
 
-int64_t pol_fed_start_choose(const pol_fed_cluster_load_t *l, int gpus,
-			     int64_t start, int n_preempt, int64_t now,
-			     int *src)
+static int64_t start_choose(const pol_fed_cluster_load_t *l, int gpus,
+			    int64_t start, int n_preempt, int64_t now, int *src)
 {
 	int64_t est;
 
@@ -99,4 +98,19 @@ int64_t pol_fed_start_choose(const pol_fed_cluster_load_t *l, int gpus,
 		return start;
 	*src = POL_FED_START_ESTIMATE;
 	return est == INT64_MAX ? start : est;
+}
+
+/* A start is told apart from "later" up to the horizon only (job limits
+ * are capped at it too): a bid says at most now + POL_FED_HORIZON_S. */
+static int64_t horizon(int64_t t, int64_t now)
+{
+	return t > now && t - now > POL_FED_HORIZON_S ? now + POL_FED_HORIZON_S
+						      : t;
+}
+
+int64_t pol_fed_start_choose(const pol_fed_cluster_load_t *l, int gpus,
+			     int64_t start, int n_preempt, int64_t now,
+			     int *src)
+{
+	return horizon(start_choose(l, gpus, start, n_preempt, now, src), now);
 }

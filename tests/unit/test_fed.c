@@ -727,6 +727,13 @@ static void test_start_estimate(void **state)
 		pol_fed_start_choose(&l, 8, NOW + 1000000000, 0, NOW, &src),
 		NOW + 3600 + 7200);
 	assert_int_equal(src, POL_FED_START_ESTIMATE);
+	/* a bid starts at most a week out: queued work of two weeks */
+	l.queued_gpu_s = 64.0 * 14 * 86400;
+	assert_int_equal(
+		pol_fed_start_choose(&l, 8, NOW + 1000000000, 0, NOW, &src),
+		NOW + POL_FED_HORIZON_S);
+	assert_int_equal(src, POL_FED_START_ESTIMATE);
+	l.queued_gpu_s = 64.0 * 7200;
 	/* no running job and no free GPU (all queued): the queue's work */
 	l.n_busy = 0;
 	assert_int_equal(pol_fed_start_estimate(&l, 8, NOW), NOW + 7200);
