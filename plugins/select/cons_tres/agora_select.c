@@ -31,7 +31,9 @@
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
+#include "src/common/list.h"
 #include "src/common/log.h"
+#include "src/common/read_config.h"
 #include "src/common/run_in_daemon.h"
 #include AGORA_INC_SELECT
 #include "src/common/xstring.h"
@@ -41,6 +43,7 @@
 #include "agora_select.h"
 #include "agora_select_hook.h"
 #include "agora_select_place.h"
+#include "agora_view_pairs.h"
 
 #ifndef AGORA_STOCK_PLUGINDIR
 #error "AGORA_STOCK_PLUGINDIR must be set by configure (SLURM_STOCK_PLUGINDIR)"
@@ -256,6 +259,7 @@ extern int fini(void)
 		return SLURM_SUCCESS;
 	agora_hook_remove();
 	agora_place_fini();
+	agora_view_pairs_fini();
 	if ((stock_fini = dlsym(stock_handle, "fini")))
 		rc = stock_fini();
 	dlclose(stock_handle);
@@ -477,7 +481,23 @@ extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
 					 job_record_t *job_ptr, void *data)
 {
 	/* SELECT_CR_PLUGIN must keep answering SELECT_TYPE_CONS_TRES */
-	return stock.get_info_from_plugin(dinfo, job_ptr, data);
+	int rc = stock.get_info_from_plugin(dinfo, job_ptr, data);
+
+#if !AGORA_HAVE_CTLD_PLUGSTACK
+	/*
+	 * No SlurmctldPlugstack after 22.05: Agora's view pairs go in the
+	 * select section of "scontrol show config" (agora_view_pairs.h),
+	 * after stock's (none for cons_tres).
+	 */
+	if ((dinfo == SELECT_CONFIG_INFO) && in_ctld && (rc == SLURM_SUCCESS)) {
+		List *l = data;
+
+		if (!*l)
+			*l = list_create(destroy_config_key_pair);
+		agora_view_pairs_append(plugin_type, *l);
+	}
+#endif
+	return rc;
 }
 
 #if AGORA_SELECT_OLD_OPS
