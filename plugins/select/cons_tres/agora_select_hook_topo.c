@@ -71,6 +71,8 @@ static relro_t stock_relro; /* of the stock plugin, found at install */
  * topology plugin as cons_tres set them.
  */
 static __thread topology_eval_t *cur_te = NULL;
+/* cur_te as cons_tres passed it, so a retry starts from the same fields */
+static __thread const topology_eval_t *cur_orig = NULL;
 
 static int eval_orig(job_record_t *job_ptr, bitstr_t *node_map,
 		     bitstr_t **avail_core, uint32_t min_nodes,
@@ -78,7 +80,7 @@ static int eval_orig(job_record_t *job_ptr, bitstr_t *node_map,
 		     avail_res_t **avail_res_array, uint16_t cr_type,
 		     bool prefer_alloc_nodes, gres_mc_data_t *tres_mc_ptr)
 {
-	topology_eval_t te = *cur_te;
+	topology_eval_t te = *cur_orig;
 	int rc;
 
 	te.job_ptr = job_ptr;
@@ -98,16 +100,19 @@ static int eval_orig(job_record_t *job_ptr, bitstr_t *node_map,
 
 static int agora_eval_nodes_cb(topology_eval_t *te)
 {
-	topology_eval_t *outer = cur_te;
+	topology_eval_t *outer = cur_te, pristine = *te;
+	const topology_eval_t *outer_orig = cur_orig;
 	int rc;
 
 	cur_te = te;
+	cur_orig = &pristine;
 	rc = agora_select_choose_nodes(eval_orig, te->job_ptr, te->node_map,
 				       te->avail_core, te->min_nodes,
 				       te->max_nodes, te->req_nodes,
 				       te->avail_res_array, te->cr_type,
 				       te->prefer_alloc_nodes, te->mc_ptr);
 	cur_te = outer;
+	cur_orig = outer_orig;
 	return rc;
 }
 
