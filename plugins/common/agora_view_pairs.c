@@ -180,7 +180,7 @@ extern void agora_view_pairs_append(const char *who, List key_pairs)
 
 	xstrfmtcat(path, "%s/%s", slurm_conf.state_save_location, VIEW_FILE);
 
-	slurm_mutex_lock(&cache_lock);
+	pthread_mutex_lock(&cache_lock);
 	n_calls++;
 	if (stat(path, &st))
 		e = errno ? errno : EIO;
@@ -195,13 +195,13 @@ extern void agora_view_pairs_append(const char *who, List key_pairs)
 		kp->value = xstrdup(cache.values[i]);
 		list_append(key_pairs, kp);
 	}
-	slurm_mutex_unlock(&cache_lock);
+	pthread_mutex_unlock(&cache_lock);
 	xfree(path);
 }
 
 extern void agora_view_pairs_fini(void)
 {
-	slurm_mutex_lock(&cache_lock);
+	pthread_mutex_lock(&cache_lock);
 	cache_clear();
-	slurm_mutex_unlock(&cache_lock);
+	pthread_mutex_unlock(&cache_lock);
 }
