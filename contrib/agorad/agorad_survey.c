@@ -138,73 +138,64 @@ static void job_from_info(ad_job_t *a, const slurm_job_info_t *j,
 
 #undef COPY
 
-/*
- * The Credit[<app>] items among the key pairs kl (agora_view_pairs.h),
- * appended to *out (malloc'ed) after its n entries; returns the new count
- * (*out NULL and 0 when out of memory).
- */
-static int survey_usage_pairs(List kl, ad_usage_t **out, int n)
-{
-	ListIterator kit = slurm_list_iterator_create(kl);
-	ad_usage_t *us = *out;
-	int cap = n;
-	ad_pair_t *kp;
-
-	while ((kp = slurm_list_next(kit))) {
-		const char *u, *q;
-		size_t nl;
-
-		if (!kp->name || strncmp(kp->name, "Credit[", 7) || !kp->value)
-			continue;
-		nl = strlen(kp->name);
-		if (nl < 9 || kp->name[nl - 1] != ']')
-			continue;
-		if (n == cap) {
-			int ncap = cap ? 2 * cap : 16;
-			ad_usage_t *nu = realloc(us, ncap * sizeof(*us));
-
-			if (!nu) {
-				ad_error("out of memory: no usage per app");
-				free(us);
-				us = NULL;
-				n = 0;
-				break;
-			}
-			us = nu;
-			cap = ncap;
-		}
-		memset(&us[n], 0, sizeof(*us));
-		snprintf(us[n].app, AD_NAME, "%.*s", (int) (nl - 8),
-			 kp->name + 7);
-		u = strstr(kp->value, "usage=");
-		q = strstr(kp->value, "quota=");
-		us[n].usage = u ? atof(u + 6) : 0;
-		us[n].quota = q ? atof(q + 6) : 0;
-		n++;
-	}
-	slurm_list_iterator_destroy(kit);
-	*out = us;
-	return n;
-}
-
-/* ... of slurmctld/agora in the plugstack items l (22.05) */
+/* The Credit[<app>] items of slurmctld/agora in the plugstack items l:
+ * *out (malloc'ed, NULL if none); returns their count. */
 #if AGORA_HAVE_CTLD_PLUGSTACK
 static int survey_usage(List l, ad_usage_t **out)
 {
 	ListIterator it = slurm_list_iterator_create(l);
 	ad_plugin_params_t *pp;
-	int n = 0;
+	ad_usage_t *us = NULL;
+	int n = 0, cap = 0;
 
-	*out = NULL;
 	while ((pp = slurm_list_next(it))) {
-		if (!pp->name || strcmp(pp->name, "slurmctld/agora") ||
-		    !pp->key_pairs)
+		ListIterator kit;
+		ad_pair_t *kp;
+
+		if (!pp->name || strcmp(pp->name, "slurmctld/agora"))
 			continue;
-		n = survey_usage_pairs(pp->key_pairs, out, n);
-		if (!*out)
+		kit = slurm_list_iterator_create(pp->key_pairs);
+		while ((kp = slurm_list_next(kit))) {
+			const char *u, *q;
+			size_t nl;
+
+			if (!kp->name || strncmp(kp->name, "Credit[", 7) ||
+			    !kp->value)
+				continue;
+			nl = strlen(kp->name);
+			if (nl < 9 || kp->name[nl - 1] != ']')
+				continue;
+			if (n == cap) {
+				int ncap = cap ? 2 * cap : 16;
+				ad_usage_t *nu = realloc(us,
+							 ncap * sizeof(*us));
+
+				if (!nu) {
+					ad_error(
+						"out of memory: no usage per app");
+					free(us);
+					us = NULL;
+					n = 0;
+					break;
+				}
+				us = nu;
+				cap = ncap;
+			}
+			memset(&us[n], 0, sizeof(*us));
+			snprintf(us[n].app, AD_NAME, "%.*s", (int) (nl - 8),
+				 kp->name + 7);
+			u = strstr(kp->value, "usage=");
+			q = strstr(kp->value, "quota=");
+			us[n].usage = u ? atof(u + 6) : 0;
+			us[n].quota = q ? atof(q + 6) : 0;
+			n++;
+		}
+		slurm_list_iterator_destroy(kit);
+		if (cap && !us)
 			break;
 	}
 	slurm_list_iterator_destroy(it);
+	*out = us;
 	return n;
 }
 #endif
@@ -353,11 +344,9 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	if (!slurm_load_ctl_conf(0, &cf) && cf->slurmctld_plugstack_conf)
 		h.n_usage = survey_usage(cf->slurmctld_plugstack_conf, &us);
 #else
-	/* 23.02+: no SlurmctldPlugstack; the select/cons_tres wrapper
-	 * carries the same pairs in the select section (design.md) */
-	if (!slurm_load_ctl_conf(0, &cf) && cf->select_conf_key_pairs)
-		h.n_usage = survey_usage_pairs(cf->select_conf_key_pairs, &us,
-					       0);
+	/* 23.02+: no SlurmctldPlugstack, so no per-app usage in the
+	 * survey; the auction's team-credit term sees none (design.md) */
+	(void) us;
 #endif
 	if (cf)
 		slurm_free_ctl_conf(cf);
