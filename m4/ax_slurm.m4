@@ -79,11 +79,14 @@ AC_DEFUN([AX_SLURM], [
   ])
   AM_CONDITIONAL([HAVE_SLURM], [test "x$with_slurm" != xno])
   dnl Plugins whose host a release lacks (plugins/common/agora_compat.h):
-  dnl SlurmctldPlugstack went in 23.02, cons_common's callbacks in 23.11.
+  dnl SlurmctldPlugstack went in 23.02.
   AM_CONDITIONAL([SLURM_CTLD_PLUGSTACK], [test "x$with_slurm" != xno && test "x${SLURM_TREE_VERSION%%.*}" = x22])
-  AM_CONDITIONAL([SLURM_CONS_HOOK], [test "x$with_slurm" != xno && test "x${SLURM_TREE_VERSION%%.*}" = x22])
   SLURM_RELEASE=`echo "$SLURM_TREE_VERSION" | cut -d. -f1-2`
   AC_SUBST([SLURM_RELEASE])
+  dnl The select_p_* operations of the release (select wrapper's export check).
+  AS_CASE([$SLURM_RELEASE], [22.05], [SLURM_SELECT_P_CNT=36], [24.11], [SLURM_SELECT_P_CNT=31],
+    [SLURM_SELECT_P_CNT=unknown])
+  AC_SUBST([SLURM_SELECT_P_CNT])
   AC_SUBST([SLURM_SRC])
   AC_SUBST([SLURM_BUILD])
   AC_SUBST([SLURM_TREE_VERSION])

@@ -459,12 +459,24 @@ static int load_pairs(slurm_conf_t **conf, pairs_t *rpc, pairs_t *full,
 		slurm_list_iterator_destroy(it);
 	}
 #else
-	/* 23.02 removed SlurmctldPlugstack: the view file is the source */
-	(void) it;
-	(void) kit;
+	/*
+	 * 23.02 removed SlurmctldPlugstack: the select/cons_tres wrapper
+	 * carries the pairs in the select section (agora_view_pairs.h);
+	 * without it, the view file is the source.
+	 */
 	(void) pp;
-	(void) kp;
-	found = load_view_file(*conf, rpc);
+	if ((*conf)->select_conf_key_pairs) {
+		kit = slurm_list_iterator_create(
+			(*conf)->select_conf_key_pairs);
+		while ((kp = slurm_list_next(kit)))
+			pairs_add(rpc, kp->name, kp->value);
+		slurm_list_iterator_destroy(kit);
+	}
+	(void) it;
+	if (pairs_get(rpc, "View"))
+		found = 1;
+	else
+		found = load_view_file(*conf, rpc);
 #endif
 	if (found <= 0) {
 		if (!found)

@@ -100,6 +100,10 @@ typedef struct ad_job {
 	/* the rest of the request the will-run must see (medium 7) */
 	char licenses[AD_STR], reservation[AD_NAME], cluster_features[AD_STR],
 		network[AD_STR], req_nodes[AD_LIST], exc_nodes[AD_LIST];
+	/* the job's working directory: 24.11 refuses a will-run without
+	 * one ("Job cannot be submitted without the current working
+	 * directory specified"); 22.05 ignores it there */
+	char work_dir[AD_LIST];
 	uint16_t shared, contiguous, core_spec, sockets_per_node,
 		cores_per_socket, threads_per_core, ntasks_per_socket,
 		ntasks_per_core, ntasks_per_tres;

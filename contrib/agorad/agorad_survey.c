@@ -33,6 +33,7 @@ extern void slurm_free_will_run_response_msg(will_run_response_msg_t *msg);
 static char plan_name[] = "agora-plan";
 static char heartbeat_name[] = "agora-heartbeat";
 static char plan_mark[] = AGORA_FED_PLAN;
+static char root_dir[] = "/"; /* a will-run's work_dir when the job has none */
 
 /* ---- 1. survey ------------------------------------------------------ */
 
@@ -131,6 +132,7 @@ static void job_from_info(ad_job_t *a, const slurm_job_info_t *j,
 	COPY(network, j->network);
 	COPY(req_nodes, j->req_nodes);
 	COPY(exc_nodes, j->exc_nodes);
+	COPY(work_dir, j->work_dir);
 	pol_fed_comment_dataset(j->comment, a->dataset, sizeof(a->dataset));
 }
 
@@ -495,6 +497,7 @@ static void desc_from_job(job_desc_msg_t *d, ad_job_t *j, char *admin)
 	d->reservation = nz(j->reservation);
 	d->cluster_features = nz(j->cluster_features);
 	d->network = nz(j->network);
+	d->work_dir = j->work_dir[0] ? j->work_dir : root_dir;
 	d->req_nodes = nz(j->req_nodes);
 	d->exc_nodes = nz(j->exc_nodes);
 	/* job_info's NO_VAL16 / 0 mean "not asked": desc's defaults */

@@ -29,14 +29,55 @@ typedef struct {
 	topo_info_t *topo_array;
 } agora_topoinfo_tree_t;
 
+/*
+ * topology/block (23.11's native block-aligned placement): its answer is a
+ * topoinfo_block_t of topoinfo_bblock_t, private to topology_block.c, of
+ * this shape.  Its base blocks (not aggregated) are Agora's leaves.
+ */
+typedef struct {
+	bool aggregated;
+	uint16_t block_index;
+	char *name;
+	char *nodes;
+	uint32_t size;
+} agora_topoinfo_bblock_t;
+
+typedef struct {
+	uint32_t record_count;
+	agora_topoinfo_bblock_t *topo_array;
+} agora_topoinfo_block_t;
+
 #pragma weak topology_g_get
 #pragma weak topology_g_topology_free
 #pragma weak node_name2bitmap
+
+/* maps[n] = the nodes of one leaf; RET 1 if added */
+static int leaf_add(bitstr_t **maps, int n, const char *nodes)
+{
+	bitstr_t *b = NULL;
+
+	if (!nodes || !nodes[0])
+		return 0;
+	if (node_name2bitmap((char *) nodes, true, &b, NULL) && !b)
+		return 0;
+	maps[n] = b;
+	return 1;
+}
+
+extern int agora_switch_count(void)
+{
+	int cnt = 0;
+
+	if (!topology_g_get || topology_g_get(TOPO_DATA_REC_CNT, &cnt))
+		return 0;
+	return cnt;
+}
 
 extern int agora_leaf_switches(bitstr_t ***maps)
 {
 	dynamic_plugin_data_t *dyn = NULL;
 	agora_topoinfo_tree_t *tree;
+	agora_topoinfo_block_t *block;
 	int n = 0;
 	uint32_t i;
 
@@ -48,19 +89,29 @@ extern int agora_leaf_switches(bitstr_t ***maps)
 		*maps = xcalloc(tree->record_count + 1, sizeof(bitstr_t *));
 		for (i = 0; i < tree->record_count; i++) {
 			topo_info_t *sw = &tree->topo_array[i];
-			bitstr_t *b = NULL;
 
-			if (sw->level || !sw->nodes || !sw->nodes[0])
-				continue;
-			if (node_name2bitmap(sw->nodes, true, &b, NULL) && !b)
-				continue;
-			(*maps)[n++] = b;
+			if (!sw->level)
+				n += leaf_add(*maps, n, sw->nodes);
+		}
+	} else if (dyn->plugin_id == TOPOLOGY_PLUGIN_BLOCK &&
+		   (block = dyn->data)) {
+		*maps = xcalloc(block->record_count + 1, sizeof(bitstr_t *));
+		for (i = 0; i < block->record_count; i++) {
+			agora_topoinfo_bblock_t *bb = &block->topo_array[i];
+
+			if (!bb->aggregated)
+				n += leaf_add(*maps, n, bb->nodes);
 		}
 	}
 	topology_g_topology_free(dyn);
 	return n;
 }
 #else
+extern int agora_switch_count(void)
+{
+	return &switch_record_cnt ? switch_record_cnt : 0;
+}
+
 extern int agora_leaf_switches(bitstr_t ***maps)
 {
 	int s, n = 0;

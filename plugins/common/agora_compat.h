@@ -61,10 +61,14 @@ typedef struct job_details job_details_t;
 /*
  * The leaf (level 0) switches of topology/tree, one node bitmap each (the
  * caller frees them with agora_leaf_switches_free); 0 without topology/tree.
- * 22.05: slurmctld's switch_record_table; 23.02+: topology_g_get().
+ * 22.05: slurmctld's switch_record_table; 23.11+: topology_g_get(), and
+ * topology/block's base blocks count as leaves there.
+ * agora_switch_count(): the topology plugin's record count (switches or
+ * blocks), cheap, to notice a changed topology.
  */
 #include "src/common/bitstring.h"
 extern int agora_leaf_switches(bitstr_t ***maps);
+extern int agora_switch_count(void);
 extern void agora_leaf_switches_free(bitstr_t **maps, int n);
 
 /*
@@ -79,15 +83,41 @@ extern void agora_leaf_switches_free(bitstr_t **maps, int n);
 #endif
 
 /*
- * Plugins a release has no host for (configure builds them only where
- * the host exists: AM_CONDITIONALs SLURM_CTLD_PLUGSTACK, SLURM_CONS_HOOK):
- *   - slurmctld/agora: SlurmctldPlugstack (and "scontrol show config"'s
- *     plugstack section) was removed in 23.02; agoractl reads the view file.
- *   - the select/cons_tres wrapper: its node-choice hook is cons_common's
- *     callback table, gone since 23.11 merged cons_common into cons_tres;
- *     node choice there is the topology plugin's eval_nodes.
+ * slurmctld/agora has no host after 22.05 (configure builds it only where
+ * the host exists: AM_CONDITIONAL SLURM_CTLD_PLUGSTACK): SlurmctldPlugstack
+ * (and "scontrol show config"'s plugstack section) was removed in 23.02;
+ * agoractl reads the view file there.
  */
-#define AGORA_HAVE_CONS_HOOK (!AGORA_SLURM_AT_LEAST(23, 11))
+
+/*
+ * The select/cons_tres wrapper's node-choice hook (agora_select_hook.h).
+ * Up to 22.05: cons_common's callback table (cons_common_callbacks, a data
+ * symbol of the stock plugin).  23.11 merged cons_common into cons_tres and
+ * removed the table; node choice is topology_g_eval_nodes(topology_eval_t *),
+ * which the stock plugin calls through its PLT, so the wrapper points the
+ * stock plugin's GOT slot of that function at its own
+ * (agora_select_hook_topo.c) and calls the real one.
+ */
+#define AGORA_HAVE_CONS_HOOK      (!AGORA_SLURM_AT_LEAST(23, 11))
+#define AGORA_HAVE_TOPO_EVAL_HOOK AGORA_SLURM_AT_LEAST(23, 11)
+
+/*
+ * The select plugin API (select_p_*) as found in 24.11: the ops table is
+ * private to src/interfaces/select.c; job_signal, jobinfo_sprint,
+ * jobinfo_xstrdup, update_node_config and resv_test are gone; job_test's
+ * exc_core_bitmap became resv_exc_ptr and will_run_ptr.  Keyed on 24.11,
+ * the release this was read from (23.x sources are not reachable here).
+ */
+#if AGORA_SLURM_AT_LEAST(24, 11)
+#define AGORA_SELECT_OLD_OPS 0
+#define AGORA_SELECT_JOB_TEST_TAIL                                             \
+	resv_exc_t *resv_exc_ptr, will_run_data_t *will_run_ptr
+#define AGORA_SELECT_JOB_TEST_ARGS resv_exc_ptr, will_run_ptr
+#else
+#define AGORA_SELECT_OLD_OPS       1
+#define AGORA_SELECT_JOB_TEST_TAIL bitstr_t *exc_core_bitmap
+#define AGORA_SELECT_JOB_TEST_ARGS exc_core_bitmap
+#endif
 
 /*
  * The shared gres (shard, mps) sharing a node's GPUs: 22.05 points at its

@@ -87,9 +87,18 @@ submit() { # SBATCH_ARGS... -> job id
 }
 running() { [ "$(squeue -h -j "$1" -o %T 2>/dev/null)" = RUNNING ]; }
 # idx JOBID NAME -> the GPU indices of GRES NAME the job holds, e.g. "0-2"
+# (22.05: "shard:1(IDX:3)"; 24.11 lists shared GRES per GPU as used/avail,
+# "shard:1(0/2,0/2,0/2,1/2,...)": the GPUs with some in use)
 idx() {
-	scontrol -d show job "$1" 2>/dev/null |
-		sed -n "s/.* GRES=.*$2[^(]*(IDX:\([0-9,-]*\)).*/\1/p" | head -1
+	local d
+	d=$(scontrol -d show job "$1" 2>/dev/null |
+		sed -n "s/.* GRES=.*$2[^(]*(\([^)]*\)).*/\1/p" | head -1)
+	case $d in
+	IDX:*) echo "${d#IDX:}" ;;
+	*/*) python3 -c "
+import sys
+print(','.join(str(i) for i, p in enumerate('$d'.split(',')) if int(p.split('/')[0]) > 0))" ;;
+	esac
 }
 expand() { # "0-2,5" -> "0 1 2 5"
 	python3 -c "

@@ -44,8 +44,15 @@ finish() {
 	exit $?
 }
 
-if [ ! -f "$PLUGIN_DIR/slurmctld_agora.so" ] || [ ! -x "$AGORACTL" ]; then
-	echo "ok 1 - view tests # SKIP slurmctld_agora.so or agoractl not built ($PLUGIN_DIR, $AGORACTL)"
+# The pairs' host (agora_view_pairs.h): slurmctld/agora on 22.05; 23.02
+# removed SlurmctldPlugstack, so on 24.11 the select/cons_tres wrapper
+# carries them in the select section.
+REL=${AGORA_DC_SLURM:-22.05}
+HOST_SO=slurmctld_agora.so HOST_TYPE=slurmctld/agora SECTION_LINES=13
+# (24.11: no header line, scontrol prints the title before the first pair)
+[ "$REL" = 22.05 ] || HOST_SO=select_cons_tres.so HOST_TYPE=select/cons_tres SECTION_LINES=12
+if [ ! -f "$PLUGIN_DIR/$HOST_SO" ] || [ ! -x "$AGORACTL" ]; then
+	echo "ok 1 - view tests # SKIP $HOST_SO or agoractl not built ($PLUGIN_DIR, $AGORACTL)"
 	echo "1 passed, 0 failed"
 	exit 0
 fi
@@ -98,7 +105,12 @@ VIEW=$W/c1/state/agora_view.json
 sacctmgr -i add user "$TUSER" account=acct_b cluster=c1 >/dev/null 2>&1
 as_user() { runuser -u "$TUSER" -- env SLURM_CONF="$SLURM_CONF" "$@"; }
 plugstack() { # the slurmctld/agora section of scontrol show config
-	"$@" scontrol show config | sed -n '/^----- slurmctld\/agora -----$/,/^$/p'
+	if [ "$REL" = 22.05 ]; then
+		"$@" scontrol show config | sed -n '/^----- slurmctld\/agora -----$/,/^$/p'
+	else # 24.11 prints the title with no line break after it
+		"$@" scontrol show config |
+			sed -n '/^Select Plugin Configuration/,/^$/{s/^Select Plugin Configuration//;p}'
+	fi
 }
 wait_for() { # wait_for SECONDS CMD... : poll every second
 	local t=$1 i
@@ -221,7 +233,7 @@ own_view() {
 
 # 4. parse only when the file changed
 parses() { # the last "parse N of M calls" of the plugin: "N M"
-	grep 'slurmctld/agora: .*(parse [0-9]* of [0-9]* calls)' "$LOG" |
+	grep "$HOST_TYPE: .*(parse [0-9]* of [0-9]* calls)" "$LOG" |
 		tail -1 | sed 's/.*(parse \([0-9]*\) of \([0-9]*\) calls).*/\1 \2/'
 }
 LOOPS=40
@@ -263,8 +275,8 @@ hostile() {
 	"$AGORACTL" show >"$IN/hostile.show" 2>&1
 	"$AGORACTL" credits >"$IN/hostile.credits" 2>&1
 	"$AGORACTL" leases >"$IN/hostile.leases" 2>&1
-	# header + View, Apps, 6 Credit, Leases, 1 Lease, ViewSkipped + blank
-	[ "$(wc -l <"$f")" = 13 ] || { echo "# $(wc -l <"$f") lines"; rc=1; }
+	# header (22.05) + View, Apps, 6 Credit, Leases, 1 Lease, ViewSkipped + blank
+	[ "$(wc -l <"$f")" = "$SECTION_LINES" ] || { echo "# $(wc -l <"$f") lines"; rc=1; }
 	grep -q '^Credit\[root\]\|^Injected\|^Lease\[8\]\|^y=z' "$f" "$IN"/hostile.show && rc=1
 	grep -q '^Credit\[evil\\x0aCredit\\x5broot\\x5d\\x3dcredit\\x3d1e9' "$f" || rc=1
 	grep -q '^Credit\[nul\\x00byte\]' "$f" || rc=1

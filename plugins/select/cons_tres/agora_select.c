@@ -5,8 +5,8 @@
  * We are found first because our directory comes first in PluginDir, so
  * Slurm loads us instead of the stock file of the same name.  init() opens
  * the stock select_cons_tres.so by absolute path, checks it is the cons_tres
- * of this exact Slurm release, calls its init() and looks up its 36 select_p_*
- * operations; every select_p_* below forwards to it unchanged.  Inside
+ * of this exact Slurm release, calls its init() and looks up its select_p_*
+ * operations (36 on 22.05, 31 on 24.11); every select_p_* below forwards to it unchanged.  Inside
  * slurmctld we additionally route node choice through agora_select_hook.c.
  *
  * This file is loaded by every process that loads select plugins: slurmctld,
@@ -31,7 +31,9 @@
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
+#include "src/common/list.h"
 #include "src/common/log.h"
+#include "src/common/read_config.h"
 #include "src/common/run_in_daemon.h"
 #include AGORA_INC_SELECT
 #include "src/common/xstring.h"
@@ -41,6 +43,7 @@
 #include "agora_select.h"
 #include "agora_select_hook.h"
 #include "agora_select_place.h"
+#include "agora_view_pairs.h"
 
 #ifndef AGORA_STOCK_PLUGINDIR
 #error "AGORA_STOCK_PLUGINDIR must be set by configure (SLURM_STOCK_PLUGINDIR)"
@@ -63,55 +66,81 @@ const uint32_t plugin_id = SELECT_PLUGIN_CONS_TRES; /* 109, as stock */
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /*
- * The stock plugin's symbols, in the order of slurm_select_ops_t
- * (src/common/select.h) == node_select_syms[] (src/common/select.c).
+ * The stock plugin's select_p_* operations, looked up by name (the order
+ * only has to match between the two lists below).  The field of
+ * select_p_X is X, typed from our own prototype (agora_select.h), so a
+ * forwarded call cannot disagree with the signature we export.
  */
-static const char *stock_syms[] = {
-	"plugin_id",
-	"select_p_state_save",
-	"select_p_state_restore",
-	"select_p_job_init",
-	"select_p_node_init",
-	"select_p_job_test",
-	"select_p_job_begin",
-	"select_p_job_ready",
-	"select_p_job_expand",
-	"select_p_job_resized",
-	"select_p_job_signal",
-	"select_p_job_fini",
-	"select_p_job_suspend",
-	"select_p_job_resume",
-	"select_p_step_pick_nodes",
-	"select_p_step_start",
-	"select_p_step_finish",
-	"select_p_select_nodeinfo_pack",
-	"select_p_select_nodeinfo_unpack",
-	"select_p_select_nodeinfo_alloc",
-	"select_p_select_nodeinfo_free",
-	"select_p_select_nodeinfo_set_all",
-	"select_p_select_nodeinfo_set",
-	"select_p_select_nodeinfo_get",
-	"select_p_select_jobinfo_alloc",
-	"select_p_select_jobinfo_free",
-	"select_p_select_jobinfo_set",
-	"select_p_select_jobinfo_get",
-	"select_p_select_jobinfo_copy",
-	"select_p_select_jobinfo_pack",
-	"select_p_select_jobinfo_unpack",
-	"select_p_select_jobinfo_sprint",
-	"select_p_select_jobinfo_xstrdup",
-	"select_p_get_info_from_plugin",
-	"select_p_update_node_config",
-	"select_p_reconfigure",
-	"select_p_resv_test",
-};
+/* clang-format off */
+#define SELECT_OPS(X)              \
+	X(state_save)              \
+	X(state_restore)           \
+	X(job_init)                \
+	X(node_init)               \
+	X(job_test)                \
+	X(job_begin)               \
+	X(job_ready)               \
+	X(job_expand)              \
+	X(job_resized)             \
+	X(job_fini)                \
+	X(job_suspend)             \
+	X(job_resume)              \
+	X(step_pick_nodes)         \
+	X(step_start)              \
+	X(step_finish)             \
+	X(select_nodeinfo_pack)    \
+	X(select_nodeinfo_unpack)  \
+	X(select_nodeinfo_alloc)   \
+	X(select_nodeinfo_free)    \
+	X(select_nodeinfo_set_all) \
+	X(select_nodeinfo_set)     \
+	X(select_nodeinfo_get)     \
+	X(select_jobinfo_alloc)    \
+	X(select_jobinfo_free)     \
+	X(select_jobinfo_set)      \
+	X(select_jobinfo_get)      \
+	X(select_jobinfo_copy)     \
+	X(select_jobinfo_pack)     \
+	X(select_jobinfo_unpack)   \
+	X(get_info_from_plugin)    \
+	X(reconfigure)
+/* up to 22.05 only (agora_compat.h) */
+#if AGORA_SELECT_OLD_OPS
+#define SELECT_OLD_OPS(X)         \
+	X(job_signal)             \
+	X(select_jobinfo_sprint)  \
+	X(select_jobinfo_xstrdup) \
+	X(update_node_config)     \
+	X(resv_test)
+#else
+#define SELECT_OLD_OPS(X)
+#endif
+/* clang-format on */
+
+#define OP_FIELD(n) __typeof__(select_p_##n) *n;
+#define OP_NAME(n)  "select_p_" #n,
+
+typedef struct agora_select_ops {
+	const uint32_t *plugin_id;
+	SELECT_OPS(OP_FIELD)
+	SELECT_OLD_OPS(OP_FIELD)
+} agora_select_ops_t;
+
+static const char *stock_syms[] = { "plugin_id",
+				    SELECT_OPS(OP_NAME)
+					    SELECT_OLD_OPS(OP_NAME) };
 #define STOCK_SYM_CNT (sizeof(stock_syms) / sizeof(stock_syms[0]))
 
-_Static_assert(sizeof(slurm_select_ops_t) == STOCK_SYM_CNT * sizeof(void *),
-	       "slurm_select_ops_t changed: update stock_syms[]");
+_Static_assert(sizeof(agora_select_ops_t) == STOCK_SYM_CNT * sizeof(void *),
+	       "agora_select_ops_t and stock_syms[] differ");
+#if AGORA_SELECT_OLD_OPS
+/* 22.05 publishes its table (src/common/select.h): same size as ours */
+_Static_assert(sizeof(slurm_select_ops_t) == sizeof(agora_select_ops_t),
+	       "slurm_select_ops_t changed: update SELECT_OPS");
+#endif
 
 static void *stock_handle = NULL;
-static slurm_select_ops_t stock; /* pointers into the stock plugin */
+static agora_select_ops_t stock; /* pointers into the stock plugin */
 static bool in_ctld = false;
 
 /* True if path is this very file (installed over the stock one). */
@@ -230,6 +259,7 @@ extern int fini(void)
 		return SLURM_SUCCESS;
 	agora_hook_remove();
 	agora_place_fini();
+	agora_view_pairs_fini();
 	if ((stock_fini = dlsym(stock_handle, "fini")))
 		rc = stock_fini();
 	dlclose(stock_handle);
@@ -238,7 +268,7 @@ extern int fini(void)
 	return rc;
 }
 
-/* ---- the 36 forwarded operations ---- */
+/* ---- the forwarded operations ---- */
 
 extern int select_p_state_save(char *dir_name)
 {
@@ -268,12 +298,12 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			     uint32_t req_nodes, uint16_t mode,
 			     List preemptee_candidates,
 			     List *preemptee_job_list,
-			     bitstr_t *exc_core_bitmap)
+			     AGORA_SELECT_JOB_TEST_TAIL)
 {
 	hook_ensure();
 	return stock.job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
 			      mode, preemptee_candidates, preemptee_job_list,
-			      exc_core_bitmap);
+			      AGORA_SELECT_JOB_TEST_ARGS);
 }
 
 extern int select_p_job_begin(job_record_t *job_ptr)
@@ -297,10 +327,12 @@ extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr)
 	return stock.job_resized(job_ptr, node_ptr);
 }
 
+#if AGORA_SELECT_OLD_OPS
 extern int select_p_job_signal(job_record_t *job_ptr, int signal)
 {
 	return stock.job_signal(job_ptr, signal);
 }
+#endif
 
 extern int select_p_job_fini(job_record_t *job_ptr)
 {
@@ -340,29 +372,29 @@ extern int select_p_select_nodeinfo_pack(select_nodeinfo_t *nodeinfo,
 					 buf_t *buffer,
 					 uint16_t protocol_version)
 {
-	return stock.nodeinfo_pack(nodeinfo, buffer, protocol_version);
+	return stock.select_nodeinfo_pack(nodeinfo, buffer, protocol_version);
 }
 
 extern int select_p_select_nodeinfo_unpack(select_nodeinfo_t **nodeinfo,
 					   buf_t *buffer,
 					   uint16_t protocol_version)
 {
-	return stock.nodeinfo_unpack(nodeinfo, buffer, protocol_version);
+	return stock.select_nodeinfo_unpack(nodeinfo, buffer, protocol_version);
 }
 
 extern select_nodeinfo_t *select_p_select_nodeinfo_alloc(void)
 {
-	return stock.nodeinfo_alloc();
+	return stock.select_nodeinfo_alloc();
 }
 
 extern int select_p_select_nodeinfo_free(select_nodeinfo_t *nodeinfo)
 {
-	return stock.nodeinfo_free(nodeinfo);
+	return stock.select_nodeinfo_free(nodeinfo);
 }
 
 extern int select_p_select_nodeinfo_set_all(void)
 {
-	return stock.nodeinfo_set_all();
+	return stock.select_nodeinfo_set_all();
 }
 
 extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
@@ -377,82 +409,103 @@ extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
 
 		(void) agora_place_gpu_indices(job_ptr, usage ? *usage : NULL);
 	}
-	return stock.nodeinfo_set(job_ptr);
+	return stock.select_nodeinfo_set(job_ptr);
 }
 
 extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo,
 					enum select_nodedata_type dinfo,
 					enum node_states state, void *data)
 {
-	return stock.nodeinfo_get(nodeinfo, dinfo, state, data);
+	return stock.select_nodeinfo_get(nodeinfo, dinfo, state, data);
 }
 
 extern select_jobinfo_t *select_p_select_jobinfo_alloc(void)
 {
-	return stock.jobinfo_alloc();
+	return stock.select_jobinfo_alloc();
 }
 
 extern int select_p_select_jobinfo_free(select_jobinfo_t *jobinfo)
 {
-	return stock.jobinfo_free(jobinfo);
+	return stock.select_jobinfo_free(jobinfo);
 }
 
 extern int select_p_select_jobinfo_set(select_jobinfo_t *jobinfo,
 				       enum select_jobdata_type data_type,
 				       void *data)
 {
-	return stock.jobinfo_set(jobinfo, data_type, data);
+	return stock.select_jobinfo_set(jobinfo, data_type, data);
 }
 
 extern int select_p_select_jobinfo_get(select_jobinfo_t *jobinfo,
 				       enum select_jobdata_type data_type,
 				       void *data)
 {
-	return stock.jobinfo_get(jobinfo, data_type, data);
+	return stock.select_jobinfo_get(jobinfo, data_type, data);
 }
 
 extern select_jobinfo_t *select_p_select_jobinfo_copy(select_jobinfo_t *jobinfo)
 {
-	return stock.jobinfo_copy(jobinfo);
+	return stock.select_jobinfo_copy(jobinfo);
 }
 
 extern int select_p_select_jobinfo_pack(select_jobinfo_t *jobinfo,
 					buf_t *buffer,
 					uint16_t protocol_version)
 {
-	return stock.jobinfo_pack(jobinfo, buffer, protocol_version);
+	return stock.select_jobinfo_pack(jobinfo, buffer, protocol_version);
 }
 
 extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo_pptr,
 					  buf_t *buffer,
 					  uint16_t protocol_version)
 {
-	return stock.jobinfo_unpack(jobinfo_pptr, buffer, protocol_version);
+	return stock.select_jobinfo_unpack(jobinfo_pptr, buffer,
+					   protocol_version);
 }
 
+#if AGORA_SELECT_OLD_OPS
 extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo,
 					    char *buf, size_t size, int mode)
 {
-	return stock.jobinfo_sprint(jobinfo, buf, size, mode);
+	return stock.select_jobinfo_sprint(jobinfo, buf, size, mode);
 }
 
 extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo,
 					     int mode)
 {
-	return stock.jobinfo_xstrdup(jobinfo, mode);
+	return stock.select_jobinfo_xstrdup(jobinfo, mode);
 }
+#endif
 
 extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
 					 job_record_t *job_ptr, void *data)
 {
 	/* SELECT_CR_PLUGIN must keep answering SELECT_TYPE_CONS_TRES */
-	return stock.get_info_from_plugin(dinfo, job_ptr, data);
+	int rc = stock.get_info_from_plugin(dinfo, job_ptr, data);
+
+#if !AGORA_HAVE_CTLD_PLUGSTACK
+	/*
+	 * No SlurmctldPlugstack after 22.05: Agora's view pairs go in the
+	 * select section of "scontrol show config" (agora_view_pairs.h),
+	 * after stock's (none for cons_tres).
+	 */
+	if ((dinfo == SELECT_CONFIG_INFO) && in_ctld && (rc == SLURM_SUCCESS)) {
+		List *l = data;
+
+		if (!*l)
+			*l = list_create(destroy_config_key_pair);
+		agora_view_pairs_append(plugin_type, *l);
+	}
+#endif
+	return rc;
 }
 
+#if AGORA_SELECT_OLD_OPS
 extern int select_p_update_node_config(int index)
 {
 	return stock.update_node_config(index);
 }
+#endif
 
 extern int select_p_reconfigure(void)
 {
@@ -464,6 +517,7 @@ extern int select_p_reconfigure(void)
 	return rc;
 }
 
+#if AGORA_SELECT_OLD_OPS
 extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
 				    uint32_t node_cnt, bitstr_t *avail_bitmap,
 				    bitstr_t **core_bitmap)
@@ -471,3 +525,4 @@ extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
 	return stock.resv_test(resv_desc_ptr, node_cnt, avail_bitmap,
 			       core_bitmap);
 }
+#endif

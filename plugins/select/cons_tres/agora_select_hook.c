@@ -1,7 +1,9 @@
 /*
- * agora_select_hook.c - install our choose_nodes into the stock plugin's
- * cons_common_callbacks and route node choice through
- * agora_select_choose_nodes().  See agora_select_hook.h and doc/select.md.
+ * agora_select_hook.c - the node-choice hook's body, the same on every
+ * release: agora_select_choose_nodes().  How it is installed differs:
+ * agora_select_hook_cons.c (22.05, cons_common's callbacks) and
+ * agora_select_hook_topo.c (23.11+, topology_g_eval_nodes).  See
+ * agora_select_hook.h and doc/select.md.
  */
 #include "config.h"
 
@@ -24,97 +26,6 @@
 #include "agora_select_hook.h"
 #include "agora_select_place.h"
 #include "agora_ctld_weak.h"
-
-/*
- * hook_lock protects installation; the callback itself reads orig_choose
- * without the lock: it is written before our pointer is published and
- * cons_tres calls choose_nodes under slurmctld's job and node write locks.
- */
-static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
-static cons_common_callbacks_t *stock_cb = NULL; /* in the stock .so */
-static agora_choose_nodes_f orig_choose = NULL;
-static bool hook_broken = false; /* logged once, run without hook */
-
-static int agora_choose_nodes_cb(job_record_t *job_ptr, bitstr_t *node_map,
-				 bitstr_t **avail_core, uint32_t min_nodes,
-				 uint32_t max_nodes, uint32_t req_nodes,
-				 avail_res_t **avail_res_array,
-				 uint16_t cr_type, bool prefer_alloc_nodes,
-				 gres_mc_data_t *tres_mc_ptr)
-{
-	agora_choose_nodes_f orig = __atomic_load_n(&orig_choose,
-						    __ATOMIC_ACQUIRE);
-
-	return agora_select_choose_nodes(orig, job_ptr, node_map, avail_core,
-					 min_nodes, max_nodes, req_nodes,
-					 avail_res_array, cr_type,
-					 prefer_alloc_nodes, tres_mc_ptr);
-}
-
-static bool hook_in_place(void)
-{
-	cons_common_callbacks_t *cb = __atomic_load_n(&stock_cb,
-						      __ATOMIC_ACQUIRE);
-
-	return cb && (__atomic_load_n(&cb->choose_nodes, __ATOMIC_ACQUIRE) ==
-		      agora_choose_nodes_cb);
-}
-
-extern bool agora_hook_ensure(void *stock_handle)
-{
-	agora_choose_nodes_f cur;
-	bool ok = false;
-
-	if (hook_in_place())
-		return true;
-
-	pthread_mutex_lock(&hook_lock);
-	if (hook_broken || !stock_handle)
-		goto out;
-	if (!stock_cb) {
-		(void) dlerror();
-		stock_cb = dlsym(stock_handle, "cons_common_callbacks");
-		if (!stock_cb) {
-			error("%s: cannot find cons_common_callbacks in the stock plugin (%s); node choice is stock cons_tres only",
-			      plugin_type, dlerror());
-			hook_broken = true;
-			goto out;
-		}
-	}
-	cur = stock_cb->choose_nodes;
-	if (cur == agora_choose_nodes_cb) {
-		ok = true;
-		goto out;
-	}
-	if (!cur) {
-		/* stock init() has not run: nothing to wrap yet */
-		debug("stock choose_nodes not set yet");
-		goto out;
-	}
-	if (orig_choose && (cur != orig_choose))
-		info("choose_nodes callback was replaced behind our back; wrapping the new one");
-	__atomic_store_n(&orig_choose, cur, __ATOMIC_RELEASE);
-	__atomic_store_n(&stock_cb->choose_nodes, agora_choose_nodes_cb,
-			 __ATOMIC_RELEASE);
-	info("Agora node-choice hook installed (stock choose_nodes=%p)",
-	     (void *) cur);
-	ok = true;
-out:
-	pthread_mutex_unlock(&hook_lock);
-	return ok;
-}
-
-extern void agora_hook_remove(void)
-{
-	pthread_mutex_lock(&hook_lock);
-	if (stock_cb && orig_choose &&
-	    (stock_cb->choose_nodes == agora_choose_nodes_cb))
-		stock_cb->choose_nodes = orig_choose;
-	stock_cb = NULL;
-	orig_choose = NULL;
-	hook_broken = false;
-	pthread_mutex_unlock(&hook_lock);
-}
 
 /* DebugFlags=SelectType: what the scorer would see. */
 static void log_view(job_record_t *job_ptr, const agora_sel_view_t *view,

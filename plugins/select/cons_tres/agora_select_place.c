@@ -43,6 +43,7 @@
 #include "agora_leaves.h"
 #include "agora_slurm_conf.h"
 #include "agora_select_place.h"
+#include "agora_select_place_int.h"
 #include "agora_ctld_weak.h"
 
 static pthread_mutex_t place_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -212,7 +213,8 @@ extern void agora_place_load_conf(const char *when)
 static uint64_t node_table_sig(void)
 {
 	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	int i, s;
+	bitstr_t **sw = NULL;
+	int i, s, n_sw;
 
 #define SIG_MIX(v) (h = (h ^ (uint64_t) (v)) * 1099511628211ULL)
 	SIG_MIX(node_record_count);
@@ -227,15 +229,15 @@ static uint64_t node_table_sig(void)
 			SIG_MIX((unsigned char) *p);
 		SIG_MIX(agora_node_gpus(node_ptr, NULL));
 	}
-	SIG_MIX(switch_record_cnt);
-	for (s = 0; s < switch_record_cnt && switch_record_table; s++) {
-		const char *p = switch_record_table[s].nodes;
-
+	SIG_MIX(agora_switch_count());
+	n_sw = agora_leaf_switches(&sw);
+	for (s = 0; s < n_sw; s++) {
 		SIG_MIX(0xfe);
-		SIG_MIX(switch_record_table[s].level);
-		for (; p && *p; p++)
-			SIG_MIX((unsigned char) *p);
+		for (i = 0; i < bit_size(sw[s]); i++)
+			if (bit_test(sw[s], i))
+				SIG_MIX(i);
 	}
+	agora_leaf_switches_free(sw, n_sw);
 #undef SIG_MIX
 	return h;
 }
@@ -294,7 +296,7 @@ extern void agora_place_fini(void)
 
 /* ---- the cluster ---------------------------------------------------- */
 
-static bool is_gpu(const gres_state_t *gs)
+extern bool agora_place_is_gpu(const gres_state_t *gs)
 {
 	return gs && gs->gres_name && !xstrcmp(gs->gres_name, "gpu");
 }
@@ -367,7 +369,7 @@ static int cluster_build(void)
 	cluster_sig = node_table_sig();
 	cluster_stale = false;
 	cluster_node_cnt = n;
-	cluster_switch_cnt = switch_record_cnt;
+	cluster_switch_cnt = agora_switch_count();
 	log_flag(
 		SELECT_TYPE,
 		"agora placement: cluster of %d nodes, %d node types (%d nodes typed by the model), %d leaves",
@@ -402,7 +404,8 @@ static pol_gpumask_t node_free_mask(avail_res_t *ar, int n_gpus, List live_gres)
 		pol_gpumask_t bits = 0;
 		int s, g;
 
-		if (!is_gpu(sg->gres_state_job) && !is_gpu(sg->gres_state_node))
+		if (!agora_place_is_gpu(sg->gres_state_job) &&
+		    !agora_place_is_gpu(sg->gres_state_node))
 			continue;
 		if (sg->gres_state_node && sg->gres_state_node->gres_data) {
 			gres_node_state_t *ns = sg->gres_state_node->gres_data;
@@ -457,7 +460,7 @@ static int job_request(job_record_t *job_ptr, uint32_t min_nodes,
 	}
 	it = list_iterator_create(job_ptr->gres_list_req);
 	while ((gs = list_next(it)))
-		if (is_gpu(gs) && gs->gres_data) {
+		if (agora_place_is_gpu(gs) && gs->gres_data) {
 			js = gs->gres_data;
 			n_gpu++;
 		}
@@ -554,7 +557,7 @@ extern agora_place_rc_t agora_place_narrow(job_record_t *job_ptr,
 	}
 	if (cluster_stale || !cluster ||
 	    (cluster_node_cnt != node_record_count) ||
-	    (cluster_switch_cnt != switch_record_cnt)) {
+	    (cluster_switch_cnt != agora_switch_count())) {
 		if (cluster_build()) {
 			snprintf(out->why, sizeof(out->why),
 				 "no placement cluster");
@@ -625,179 +628,26 @@ out:
 	return rc;
 }
 
-/* ---- Hook 3: GPU indices inside each node --------------------------- */
+/* ---- shared with agora_select_gpuidx.c (agora_select_place_int.h) -- */
 
-/* The job's one gres/gpu request, or NULL. */
-static gres_job_state_t *job_gpu_state(job_record_t *job_ptr)
+extern bool agora_place_begin(agora_place_ctx_t *ctx)
 {
-	gres_job_state_t *js = NULL;
-	ListIterator it;
-	gres_state_t *gs;
-	int n = 0;
-
-	if (!job_ptr->gres_list_req)
-		return NULL;
-	it = list_iterator_create(job_ptr->gres_list_req);
-	while ((gs = list_next(it)))
-		if (is_gpu(gs) && gs->gres_data) {
-			js = gs->gres_data;
-			n++;
-		}
-	list_iterator_destroy(it);
-	return (n == 1) ? js : NULL;
-}
-
-static gres_node_state_t *node_gpu_state(List gres_list)
-{
-	gres_node_state_t *ns = NULL;
-	ListIterator it;
-	gres_state_t *gs;
-
-	if (!gres_list)
-		return NULL;
-	it = list_iterator_create(gres_list);
-	while ((gs = list_next(it)))
-		if (is_gpu(gs) && gs->gres_data) {
-			ns = gs->gres_data;
-			break;
-		}
-	list_iterator_destroy(it);
-	return ns;
-}
-
-/*
- * GPUs of node state ns that a job of js may get: the devices of topology
- * entries of the job's type (any type when the job names none), minus the
- * allocated ones and those a shard/MPS job holds (the alt_gres filter of
- * stock cons_tres).  -1 if the node state cannot be read safely.
- */
-static int node_free_for_job(gres_node_state_t *ns, List gres_list,
-			     gres_job_state_t *js, int n_gpus,
-			     pol_gpumask_t *free_out)
-{
-	pol_gpumask_t allowed = 0;
-	int t, g;
-
-	if (!ns || ns->no_consume || !ns->gres_bit_alloc ||
-	    (bit_size(ns->gres_bit_alloc) != n_gpus) || !ns->topo_cnt ||
-	    !ns->topo_gres_bitmap)
-		return -1;
-	for (t = 0; t < ns->topo_cnt; t++) {
-		bitstr_t *b = ns->topo_gres_bitmap[t];
-
-		if (!b || (bit_size(b) != n_gpus))
-			continue;
-		if (js->type_name && ns->topo_type_id &&
-		    (ns->topo_type_id[t] != js->type_id))
-			continue;
-		for (g = 0; g < n_gpus; g++)
-			if (bit_test(b, g))
-				allowed |= (pol_gpumask_t) 1 << g;
-	}
-	for (g = 0; g < n_gpus; g++)
-		if (bit_test(ns->gres_bit_alloc, g))
-			allowed &= ~((pol_gpumask_t) 1 << g);
-	*free_out = allowed & ~agora_gres_shared_held(ns, gres_list, n_gpus);
-	return 0;
-}
-
-extern int agora_place_gpu_indices(job_record_t *job_ptr,
-				   node_use_record_t *node_usage)
-{
-	job_resources_t *jr;
-	gres_job_state_t *js;
-	int64_t i, len;
-	int changed = 0;
-
-	if (!job_ptr || !(jr = job_ptr->job_resrcs) || !jr->node_bitmap ||
-	    job_ptr->gres_list_alloc)
-		return 0; /* not a new allocation (restart, resize) */
-	if ((job_ptr->bit_flags & GRES_ENFORCE_BIND) ||
-	    (job_ptr->details && (job_ptr->details->whole_node == 1)))
-		return 0; /* cores constrain GPUs / all GPUs anyway */
-	if (!(js = job_gpu_state(job_ptr)) || !js->gres_bit_select ||
-	    js->gres_per_task || js->gres_per_socket ||
-	    (!js->gres_per_node && !js->gres_per_job))
-		return 0;
-
 	pthread_mutex_lock(&place_lock);
 	if (!conf_loaded || (placement != AGORA_PLACEMENT_AGORA))
-		goto out;
+		return false;
 	if (cluster_stale || !cluster ||
 	    (cluster_node_cnt != node_record_count) ||
-	    (cluster_switch_cnt != switch_record_cnt)) {
+	    (cluster_switch_cnt != agora_switch_count())) {
 		if (cluster_build())
-			goto out;
+			return false;
 	}
-	len = bit_size(jr->node_bitmap);
-	if (len > cluster->n_nodes)
-		len = cluster->n_nodes;
-	if (js->total_node_cnt && (len > js->total_node_cnt))
-		len = js->total_node_cnt; /* size of gres_bit_select */
-	for (i = 0; i < len; i++) {
-		node_record_t *node_ptr = node_record_table_ptr[i];
-		bitstr_t *sel = js->gres_bit_select[i];
-		int n_gpus = cluster->types[cluster->nodes[i].type].n_gpus;
-		pol_gpumask_t fr = 0, stock = 0, best;
-		pol_alloc_part_t part;
-		pol_alloc_t cur = { &part, 1 };
-		pol_alloc_t alloc = { NULL, 0 };
-		pol_place_req_t req;
-		double s_stock, s_best = 0;
-		int g, k;
+	ctx->cluster = cluster;
+	ctx->placer = placer;
+	ctx->free_masks = free_masks;
+	return true;
+}
 
-		if (!bit_test(jr->node_bitmap, i) || !sel || !node_ptr)
-			continue;
-		if (node_usage && node_usage[i].gres_list)
-			continue; /* not the live node state: leave it */
-		if ((n_gpus < 2) || (bit_size(sel) != n_gpus))
-			continue;
-		if (node_free_for_job(node_gpu_state(node_ptr->gres_list),
-				      node_ptr->gres_list, js, n_gpus, &fr))
-			continue;
-		for (g = 0; g < n_gpus; g++)
-			if (bit_test(sel, g))
-				stock |= (pol_gpumask_t) 1 << g;
-		k = pol_popcount(stock);
-		if (!k || ((stock & fr) != stock) || (k == pol_popcount(fr)))
-			continue; /* nothing to choose, or stale view */
-
-		memset(free_masks, 0,
-		       sizeof(*free_masks) * (size_t) cluster->n_nodes);
-		free_masks[i] = fr;
-		memset(&req, 0, sizeof(req));
-		req.nodes = 1;
-		req.gpus_per_node = k;
-		req.pool = cluster->nodes[i].pool;
-		part.node = (int) i;
-		part.gpus = stock;
-		s_stock = pol_topo_place_score(placer, cluster, free_masks,
-					       &cur);
-		if (pol_topo_place_req(placer, cluster, free_masks, &req,
-				       &alloc, &s_best) ||
-		    (alloc.n_parts != 1) || (alloc.parts[0].node != i) ||
-		    (pol_popcount(alloc.parts[0].gpus) != k) ||
-		    ((alloc.parts[0].gpus & fr) != alloc.parts[0].gpus)) {
-			pol_alloc_free(&alloc);
-			continue;
-		}
-		best = alloc.parts[0].gpus;
-		pol_alloc_free(&alloc);
-		/* strictly better only: ties keep stock's choice */
-		if ((best == stock) || !(s_best < s_stock - 1e-9))
-			continue;
-		bit_clear_all(sel);
-		for (g = 0; g < n_gpus; g++)
-			if (best & ((pol_gpumask_t) 1 << g))
-				bit_set(sel, g);
-		changed++;
-		log_flag(SELECT_TYPE,
-			 "%pJ agora GPU indices on %s: stock 0x%" PRIx64
-			 " (score %.3f) -> 0x%" PRIx64 " (score %.3f)",
-			 job_ptr, node_ptr->name, (uint64_t) stock, s_stock,
-			 (uint64_t) best, s_best);
-	}
-out:
+extern void agora_place_end(void)
+{
 	pthread_mutex_unlock(&place_lock);
-	return changed;
 }
