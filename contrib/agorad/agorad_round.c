@@ -264,10 +264,9 @@ static int round_survey(ad_round_t *r, ad_stats_t *st, volatile int *stop)
 				"%s: job table unchanged since %lld: the last survey's jobs stand",
 				cl->name, (long long) cl->jobs_update);
 		}
-		int off = pol_fed_backoff_note(&cl->backoff,
-					       len[c] == 0 ||
-						       (!h.ok && h.timed_out),
-					       time(NULL), 0, 0);
+		int off = pol_fed_backoff_note(
+			&cl->backoff, len[c] == 0 || (!h.ok && h.timed_out),
+			time(NULL), 0, 0);
 
 		if (off)
 			ad_error(

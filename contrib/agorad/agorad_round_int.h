@@ -126,7 +126,7 @@ typedef struct {
 				update time asked with: the job part (n_jobs,
 				n_busy and the queue fields) is empty, the
 				last answer's holds */
-	int timed_out; /* !ok: slurmctld did not answer in time */
+	int timed_out;       /* !ok: slurmctld did not answer in time */
 	char err[128];
 	char usage_src[256]; /* agorad_usage.c: the file, or "none: why" */
 } ad_survey_hdr_t;
