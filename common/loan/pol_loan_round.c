@@ -339,3 +339,22 @@ int pol_loan_round(const pol_loan_round_in_t *in, pol_loan_round_out_t *out)
 	victim_jobs(in, out);
 	return 0;
 }
+
+pol_loan_reclaim_progress_t pol_loan_reclaim_progress(
+	const pol_loan_node_state_t *states, int n, int64_t since, int64_t now,
+	int64_t deadline_s, bool report_late, int *lent_again)
+{
+	for (int i = 0; i < n; i++) {
+		if (states[i] == POL_LOAN_NODE_HOME)
+			continue;
+		if (states[i] == POL_LOAN_NODE_LENT) {
+			if (lent_again)
+				*lent_again = i;
+			return POL_LOAN_RECLAIM_CANCELLED;
+		}
+		return now - since > deadline_s && report_late
+			       ? POL_LOAN_RECLAIM_LATE
+			       : POL_LOAN_RECLAIM_WAITING;
+	}
+	return POL_LOAN_RECLAIM_DONE;
+}

@@ -143,4 +143,25 @@ pol_loan_node_state_t pol_loan_round_classify(const pol_loan_round_node_t *n);
  */
 int pol_loan_round(const pol_loan_round_in_t *in, pol_loan_round_out_t *out);
 
+/* ------------------------------------------------- a reclaim's progress */
+
+typedef enum pol_loan_reclaim_progress {
+	POL_LOAN_RECLAIM_WAITING = 0, /* its nodes are not all home yet */
+	POL_LOAN_RECLAIM_LATE,        /* ... and ReclaimDeadline has passed */
+	POL_LOAN_RECLAIM_DONE,        /* every node of it is home */
+	POL_LOAN_RECLAIM_CANCELLED,   /* demand fell first: one is lent again */
+} pol_loan_reclaim_progress_t;
+
+/*
+ * Where a reclaim made at `since` stands, from the states its nodes have
+ * now (states[0..n), in snapshot order, after returning nodes settle): the
+ * first node that is not home decides: lent, the reclaim was cancelled
+ * (*lent_again = its index); returning, it is still waiting, LATE once
+ * more than deadline_s has passed and report_late (said once).  Every node
+ * home: DONE.  lent_again may be NULL.
+ */
+pol_loan_reclaim_progress_t pol_loan_reclaim_progress(
+	const pol_loan_node_state_t *states, int n, int64_t since, int64_t now,
+	int64_t deadline_s, bool report_late, int *lent_again);
+
 #endif

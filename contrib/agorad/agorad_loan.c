@@ -25,6 +25,12 @@
  * that every round renews (renew_marks); slurmctld's site_factor/agora
  * returns a node whose heartbeat is older than LoanLeaseTimeout, so a loan
  * ends even when agorad never comes back.
+ *
+ * What to do in a round (which nodes to lend, which to reclaim and who
+ * gives them up, whose mark to write or clear) is the core's decision,
+ * pol_loan_round (pol_loan_round.h, unit tested on every crash order):
+ * this file builds its snapshot from ln_snapshot, applies what it returns
+ * in the safe order, logs it and keeps the reclaim history.
  */
 #include <errno.h>
 #include <math.h>
@@ -195,43 +201,46 @@ static bool in_list(const char *list, const char *name)
 static void hist_progress(const agora_conf_t *conf, const ln_snap_t *s,
 			  int64_t now)
 {
+	pol_loan_node_state_t st[s->n_nodes + 1];
+	int at[s->n_nodes + 1];
+
 	for (int h = 0; h < n_hist; h++) {
 		ln_reclaim_t *r = &hist[h];
-		bool done = true;
+		int n = 0, lent = 0;
 
 		if (r->done_s >= 0 || r->done_s == LN_CANCELLED)
 			continue;
-		for (int i = 0; i < s->n_nodes && done; i++) {
-			if (!in_list(r->nodes, s->nodes[i].name))
-				continue;
-			if (s->nodes[i].state == LN_LENT) {
-				/* demand fell first: lent again, not taken */
-				ad_info("loan: reclaim of %s cancelled: %s lent again",
-					r->nodes, s->nodes[i].name);
-				r->done_s = LN_CANCELLED;
-				break;
+		for (int i = 0; i < s->n_nodes; i++)
+			if (in_list(r->nodes, s->nodes[i].name)) {
+				at[n] = i;
+				st[n++] = (pol_loan_node_state_t) s->nodes[i]
+						  .state;
 			}
-			if (s->nodes[i].state != LN_HOME)
-				done = false;
+		switch (pol_loan_reclaim_progress(st, n, r->time, now,
+						  conf->reclaim_deadline_s,
+						  r->deadline_s > 0, &lent)) {
+		case POL_LOAN_RECLAIM_CANCELLED:
+			/* demand fell first: lent again, not taken */
+			ad_info("loan: reclaim of %s cancelled: %s lent again",
+				r->nodes, s->nodes[at[lent]].name);
+			r->done_s = LN_CANCELLED;
+			break;
+		case POL_LOAN_RECLAIM_LATE:
+			ad_error(
+				"loan: reclaim of %s at %ld not done within ReclaimDeadline=%d s",
+				r->nodes, (long) r->time, r->deadline_s);
+			r->deadline_s = -r->deadline_s; /* once */
+			break;
+		case POL_LOAN_RECLAIM_WAITING:
+			break;
+		case POL_LOAN_RECLAIM_DONE:
+			r->done_s = (double) (now - r->time);
+			if (r->deadline_s < 0)
+				r->deadline_s = -r->deadline_s;
+			ad_info("loan: reclaim of %s done in %.0f s (ReclaimDeadline %d s)",
+				r->nodes, r->done_s, r->deadline_s);
+			break;
 		}
-		if (r->done_s == LN_CANCELLED)
-			continue;
-		if (!done) {
-			if (now - r->time > conf->reclaim_deadline_s &&
-			    r->deadline_s > 0) {
-				ad_error(
-					"loan: reclaim of %s at %ld not done within ReclaimDeadline=%d s",
-					r->nodes, (long) r->time,
-					r->deadline_s);
-				r->deadline_s = -r->deadline_s; /* once */
-			}
-			continue;
-		}
-		r->done_s = (double) (now - r->time);
-		if (r->deadline_s < 0)
-			r->deadline_s = -r->deadline_s;
-		ad_info("loan: reclaim of %s done in %.0f s (ReclaimDeadline %d s)",
-			r->nodes, r->done_s, r->deadline_s);
 	}
 }
 
@@ -283,7 +292,9 @@ static void round_input(const agora_conf_t *conf, const ln_snap_t *s, double d,
 		.lease_timeout_s = conf->loan_lease_timeout_s,
 		.ckpt_s = conf->loan_ckpt_s,
 		.restart_s = conf->loan_restart_s,
-		.fewest_first = false
+		/* the simulator's rule (issue 18): the fewest victims,
+		 * the least cost among those */
+		.fewest_first = true
 	};
 }
 

@@ -77,6 +77,8 @@ typedef struct {
 
 static slurm_conf_t *ctl = NULL;
 static double last_check = -1e18;
+/* the job table's update time at the last scan */
+static time_t scanned_update = 0;
 static time_t cur_boot = 0;
 static idset_t known;  /* training jobs queued or running at the last look */
 static idset_t before; /* ... at the last look before the current boot */
@@ -213,11 +215,16 @@ void ad_loan_relaunch(const agora_conf_t *conf, double now)
 				     (int64_t) cc->min_job_age);
 	/* the loan loop's table, read with its update time: unchanged, it
 	 * holds no job the last look did not see (and no new failure) */
-	if (!(jm = ad_jobs_load(ad_jobs_local(), AD_JOBS_PASS_S, &changed))) {
+	if (!(jm = ad_jobs_load(ad_jobs_local(), AD_JOBS_PASS_S, NULL))) {
 		ad_debug("loan: relaunch check: cannot read the jobs: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return;
 	}
+	/* changed since the last scan, whoever loaded it: the loan snapshot
+	 * loads the shared table just before this check, so the load's own
+	 * "changed" would almost never be ours */
+	changed = jm->last_update != scanned_update;
+	scanned_update = jm->last_update;
 	if (!changed && !new_boot && known.n)
 		goto window_end;
 	for (uint32_t i = 0; i < jm->record_count; i++) {
