@@ -25,7 +25,14 @@
  * that every round renews (renew_marks); slurmctld's site_factor/agora
  * returns a node whose heartbeat is older than LoanLeaseTimeout, so a loan
  * ends even when agorad never comes back.
+ *
+ * What to do in a round (which nodes to lend, which to reclaim and who
+ * gives them up, whose mark to write or clear) is the core's decision,
+ * pol_loan_round (pol_loan_round.h, unit tested on every crash order):
+ * this file builds its snapshot from ln_snapshot, applies what it returns
+ * in the safe order, logs it and keeps the reclaim history.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,8 +45,14 @@
 #include "agorad_loan.h"
 #include "agorad_relaunch.h"
 #include "pol_loan.h"
+#include "pol_loan_round.h"
 
 #define LN_DEMAND_RING 4096
+
+_Static_assert((int) LN_HOME == (int) POL_LOAN_NODE_HOME &&
+		       (int) LN_LENT == (int) POL_LOAN_NODE_LENT &&
+		       (int) LN_RETURNING == (int) POL_LOAN_NODE_RETURNING,
+	       "ln_state_t follows pol_loan_node_state_t");
 
 static double last_round = -1e18;
 static ln_reclaim_t hist[LN_MAX_HISTORY];
@@ -98,40 +111,15 @@ static double demand_peak(const agora_conf_t *conf, int64_t now, double d)
 	return peak;
 }
 
-static int want_nodes(const agora_conf_t *conf, double d, int n_up)
-{
-	double w = ceil(d - 1e-9) + conf->loan_headroom;
-
-	return w > n_up ? n_up : (int) w;
-}
-
-static void classify(ln_snap_t *s)
-{
-	for (int i = 0; i < s->n_nodes; i++) {
-		ln_node_t *n = &s->nodes[i];
-
-		n->state = n->in_train                      ? LN_LENT
-			   : n->n_borrowers || n->commented ? LN_RETURNING
-							    : LN_HOME;
-	}
-}
-
-/* An elastic job's node list without its nodes on victim nodes, if it can
- * shrink to it (its minimum known and kept, its batch host kept);
- * malloc'ed, or NULL. */
+/* An elastic job's node list without its nodes on victim nodes (the core
+ * decided it may shrink to it); malloc'ed, or NULL. */
 static char *shrunk_list(const ln_snap_t *s, const ln_job_t *lj,
 			 const bool *victim_node)
 {
 	agora_hostlist_t all, keep;
 	char *h, *out = NULL;
-	int dropped = 0;
 
-	if (!lj->elastic || lj->min_nodes <= 0 || !lj->all ||
-	    (lj->batch >= 0 && victim_node[lj->batch]))
-		return NULL;
-	for (int k = 0; k < lj->n_nodes; k++)
-		dropped += victim_node[lj->nodes[k]];
-	if (lj->total_nodes - dropped < lj->min_nodes)
+	if (!lj->all)
 		return NULL;
 	all = slurm_hostlist_create(lj->all);
 	keep = slurm_hostlist_create(NULL);
@@ -151,10 +139,12 @@ static char *shrunk_list(const ln_snap_t *s, const ln_job_t *lj,
 	return out;
 }
 
-/* Every training job on a victim node gives it up: an elastic job that
- * can shrink off those nodes shrinks (nothing is lost), any other is
- * requeued (once per job). */
-static void free_victim_nodes(const ln_snap_t *s, const bool *victim_node)
+/* Every training job on a victim node gives it up as the core said: an
+ * elastic job that can shrink off those nodes shrinks (nothing is lost),
+ * any other is requeued (once per job). */
+static void free_victim_nodes(const ln_snap_t *s,
+			      const pol_loan_round_out_t *out,
+			      const bool *victim_node)
 {
 	for (int j = 0; j < s->n_jobs; j++) {
 		const ln_job_t *lj = &s->jobs[j];
@@ -165,7 +155,8 @@ static void free_victim_nodes(const ln_snap_t *s, const bool *victim_node)
 			k++;
 		if (k == lj->n_nodes)
 			continue;
-		if ((keep = shrunk_list(s, lj, victim_node))) {
+		if (out->jobs[j].shrink &&
+		    (keep = shrunk_list(s, lj, victim_node))) {
 			if (!ln_shrink(lj->id, keep))
 				ad_info("loan: job %u shrunk to %s (elastic; node %s goes back to inference)",
 					lj->id, keep,
@@ -173,7 +164,7 @@ static void free_victim_nodes(const ln_snap_t *s, const bool *victim_node)
 			free(keep);
 			continue;
 		}
-		if (!lj->requeue)
+		if (!out->jobs[j].requeue)
 			continue;
 		if (!ln_requeue(lj->id))
 			ad_info("loan: job %u requeued (node %s goes back to inference)",
@@ -210,314 +201,223 @@ static bool in_list(const char *list, const char *name)
 static void hist_progress(const agora_conf_t *conf, const ln_snap_t *s,
 			  int64_t now)
 {
+	pol_loan_node_state_t st[s->n_nodes + 1];
+	int at[s->n_nodes + 1];
+
 	for (int h = 0; h < n_hist; h++) {
 		ln_reclaim_t *r = &hist[h];
-		bool done = true;
+		int n = 0, lent = 0;
 
 		if (r->done_s >= 0 || r->done_s == LN_CANCELLED)
 			continue;
-		for (int i = 0; i < s->n_nodes && done; i++) {
-			if (!in_list(r->nodes, s->nodes[i].name))
-				continue;
-			if (s->nodes[i].state == LN_LENT) {
-				/* demand fell first: lent again, not taken */
-				ad_info("loan: reclaim of %s cancelled: %s lent again",
-					r->nodes, s->nodes[i].name);
-				r->done_s = LN_CANCELLED;
-				break;
+		for (int i = 0; i < s->n_nodes; i++)
+			if (in_list(r->nodes, s->nodes[i].name)) {
+				at[n] = i;
+				st[n++] = (pol_loan_node_state_t) s->nodes[i]
+						  .state;
 			}
-			if (s->nodes[i].state != LN_HOME)
-				done = false;
+		switch (pol_loan_reclaim_progress(st, n, r->time, now,
+						  conf->reclaim_deadline_s,
+						  r->deadline_s > 0, &lent)) {
+		case POL_LOAN_RECLAIM_CANCELLED:
+			/* demand fell first: lent again, not taken */
+			ad_info("loan: reclaim of %s cancelled: %s lent again",
+				r->nodes, s->nodes[at[lent]].name);
+			r->done_s = LN_CANCELLED;
+			break;
+		case POL_LOAN_RECLAIM_LATE:
+			ad_error(
+				"loan: reclaim of %s at %ld not done within ReclaimDeadline=%d s",
+				r->nodes, (long) r->time, r->deadline_s);
+			r->deadline_s = -r->deadline_s; /* once */
+			break;
+		case POL_LOAN_RECLAIM_WAITING:
+			break;
+		case POL_LOAN_RECLAIM_DONE:
+			r->done_s = (double) (now - r->time);
+			if (r->deadline_s < 0)
+				r->deadline_s = -r->deadline_s;
+			ad_info("loan: reclaim of %s done in %.0f s (ReclaimDeadline %d s)",
+				r->nodes, r->done_s, r->deadline_s);
+			break;
 		}
-		if (r->done_s == LN_CANCELLED)
-			continue;
-		if (!done) {
-			if (now - r->time > conf->reclaim_deadline_s &&
-			    r->deadline_s > 0) {
-				ad_error(
-					"loan: reclaim of %s at %ld not done within ReclaimDeadline=%d s",
-					r->nodes, (long) r->time,
-					r->deadline_s);
-				r->deadline_s = -r->deadline_s; /* once */
-			}
-			continue;
-		}
-		r->done_s = (double) (now - r->time);
-		if (r->deadline_s < 0)
-			r->deadline_s = -r->deadline_s;
-		ad_info("loan: reclaim of %s done in %.0f s (ReclaimDeadline %d s)",
-			r->nodes, r->done_s, r->deadline_s);
 	}
 }
 
-/* The core's input for the lent nodes: idx[k] = snapshot node of loaned
- * node k; jobs with their nodes renumbered.  Returns the count of jobs. */
-static int reclaim_input(const agora_conf_t *conf, const ln_snap_t *s,
-			 const int *idx, int n_lent, int64_t now,
-			 pol_loan_job_t *pj, int *pnodes, int *job_of)
+/* The core's snapshot of the loan state (pol_loan_round.h). */
+static void round_input(const agora_conf_t *conf, const ln_snap_t *s, double d,
+			double peak, int64_t now, pol_loan_round_in_t *in,
+			pol_loan_round_node_t *pn, pol_loan_round_job_t *pj)
 {
-	int n = 0, used = 0, pos[s->n_nodes + 1];
+	for (int i = 0; i < s->n_nodes; i++) {
+		const ln_node_t *n = &s->nodes[i];
 
-	for (int i = 0; i < s->n_nodes; i++)
-		pos[i] = -1;
-	for (int k = 0; k < n_lent; k++)
-		pos[idx[k]] = k;
+		pn[i] = (pol_loan_round_node_t){
+			.up = n->up,
+			.in_train = n->in_train,
+			.commented = n->commented,
+			.free_comment = n->free_comment,
+			.mark = n->mark,
+			.other_jobs = n->other_jobs,
+			.pinned = n->pinned,
+			.since = n->since,
+			.n_borrowers = n->n_borrowers,
+		};
+	}
 	for (int j = 0; j < s->n_jobs; j++) {
 		const ln_job_t *lj = &s->jobs[j];
-		pol_loan_job_t *p = &pj[n];
 
-		memset(p, 0, sizeof(*p));
-		p->nodes = pnodes + used;
-		/* the batch host last: the core shrinks off a job's nodes in
-		 * order, and Slurm cannot take a job's batch host away */
-		for (int k = 0; k < lj->n_nodes; k++)
-			if (pos[lj->nodes[k]] >= 0 && lj->nodes[k] != lj->batch)
-				pnodes[used + p->n_nodes++] = pos[lj->nodes[k]];
-		p->shrinkable = lj->elastic && lj->min_nodes > 0
-					? lj->total_nodes - lj->min_nodes
-					: 0;
-		if (p->shrinkable > p->n_nodes)
-			p->shrinkable = p->n_nodes;
-		if (lj->batch >= 0 && pos[lj->batch] >= 0)
-			pnodes[used + p->n_nodes++] = pos[lj->batch];
-		if (!p->n_nodes)
-			continue;
-		used += p->n_nodes;
-		p->id = lj->id;
-		p->start = lj->start;
-		p->requeue = lj->requeue;
-		p->cost = pol_loan_preempt_cost(lj->gpus, now - lj->start,
-						conf->loan_ckpt_s,
-						conf->loan_restart_s);
-		job_of[n++] = j;
+		pj[j] = (pol_loan_round_job_t){
+			.id = lj->id,
+			.gpus = lj->gpus,
+			.start = lj->start,
+			.requeue = lj->requeue,
+			.n_nodes = lj->n_nodes,
+			.nodes = lj->nodes,
+			.elastic = lj->elastic,
+			.min_nodes = lj->min_nodes,
+			.total_nodes = lj->total_nodes,
+			.batch = lj->batch,
+		};
 	}
-	return n;
+	*in = (pol_loan_round_in_t){
+		.nodes = pn,
+		.n_nodes = s->n_nodes,
+		.jobs = pj,
+		.n_jobs = s->n_jobs,
+		.demand = d,
+		.demand_peak = peak,
+		.headroom = conf->loan_headroom,
+		.now = now,
+		.lease_timeout_s = conf->loan_lease_timeout_s,
+		.ckpt_s = conf->loan_ckpt_s,
+		.restart_s = conf->loan_restart_s,
+		/* the simulator's rule (issue 18): the fewest victims,
+		 * the least cost among those */
+		.fewest_first = true
+	};
 }
 
-/* The cost of another order on the same input (for the log). */
-static double alt_cost(pol_loan_reclaim_in_t in, pol_loan_order_t order,
-		       int n_lent, int n_jobs)
-{
-	unsigned char back[n_lent + 1];
-	int action[n_jobs + 1], shrink[n_jobs + 1];
-	pol_loan_reclaim_out_t out = { .node_back = back,
-				       .action = action,
-				       .shrink_by = shrink };
-
-	in.order = order;
-	/* Slurm's preemption does not know that a job could shrink */
-	in.shrink_first = order != POL_LOAN_SLURM;
-	return pol_loan_reclaim(&in, &out) ? -1 : out.cost;
-}
-
-/* Log the decision: per candidate node its cost, chosen or not. */
-static void log_decision(const ln_snap_t *s, const int *idx, int n_lent,
-			 const pol_loan_job_t *pj, int n_pj,
-			 const pol_loan_reclaim_out_t *out,
-			 const ln_reclaim_t *r)
+/* Log the reclaim and keep it in the history: per candidate node its
+ * cost, chosen or not; the victims with their cost. */
+static void reclaim_log(const agora_conf_t *conf, const ln_snap_t *s,
+			const pol_loan_round_out_t *out, int64_t now)
 {
 	char line[2048];
-	int len = 0;
+	int len = 0, ln = 0, lv = 0;
+	ln_reclaim_t r = { .time = now,
+			   .need = out->need,
+			   .done_s = -1,
+			   .deadline_s = conf->reclaim_deadline_s,
+			   .cost = out->choice.cost,
+			   .cost_slurm = out->cost_slurm,
+			   .cost_recent = out->cost_recent,
+			   .short_by = out->need - out->choice.returned };
 
-	for (int k = 0; k < n_lent && len < (int) sizeof(line) - 64; k++) {
-		double c = 0;
-		bool fixed = false;
+	for (int i = 0; i < s->n_nodes; i++) {
+		const pol_loan_round_node_out_t *o = &out->nodes[i];
 
-		for (int j = 0; j < n_pj; j++)
-			for (int m = 0; m < pj[j].n_nodes; m++)
-				if (pj[j].nodes[m] == k) {
-					c += pj[j].cost;
-					fixed |= !pj[j].requeue;
-				}
-		len += snprintf(line + len, sizeof(line) - len, " %s%s=%s%.3f",
-				out->node_back[k] ? "*" : "",
-				s->nodes[idx[k]].name,
-				fixed ? "no-requeue:" : "", c);
+		if (!o->candidate)
+			continue;
+		if (len < (int) sizeof(line) - 64)
+			len += snprintf(line + len, sizeof(line) - len,
+					" %s%s=%s%.3f", o->reclaimed ? "*" : "",
+					s->nodes[i].name,
+					o->fixed ? "no-requeue:" : "", o->cost);
+		if (o->reclaimed && ln < (int) sizeof(r.nodes) - LN_NAME)
+			ln += snprintf(r.nodes + ln, sizeof(r.nodes) - ln,
+				       "%s%s", ln ? "," : "", s->nodes[i].name);
+	}
+	for (int j = 0; j < s->n_jobs; j++) {
+		const pol_loan_round_job_out_t *jo = &out->jobs[j];
+
+		if (lv >= (int) sizeof(r.victims) - 40)
+			break;
+		if (jo->reclaim_action == POL_LOAN_PREEMPT)
+			lv += snprintf(r.victims + lv, sizeof(r.victims) - lv,
+				       "%s%lld:%.3f", lv ? "," : "",
+				       (long long) s->jobs[j].id, jo->cost);
+		else if (jo->reclaim_action == POL_LOAN_SHRINK)
+			lv += snprintf(r.victims + lv, sizeof(r.victims) - lv,
+				       "%s%lld:shrink-%d", lv ? "," : "",
+				       (long long) s->jobs[j].id,
+				       jo->shrink_by);
 	}
 	ad_info("loan: reclaim %d node(s): %s; victims %s; cost %.3f GPU-h (%s), Slurm's order %.3f, most-recent %.3f%s",
-		r->need, r->nodes[0] ? r->nodes : "(none)",
-		r->victims[0] ? r->victims : "(none)", r->cost,
-		out->exact ? "least-cost, exact" : "least-cost, greedy",
-		r->cost_slurm, r->cost_recent,
-		r->short_by ? " (short of nodes)" : "");
+		r.need, r.nodes[0] ? r.nodes : "(none)",
+		r.victims[0] ? r.victims : "(none)", r.cost,
+		out->choice.exact ? "least-cost, exact" : "least-cost, greedy",
+		r.cost_slurm, r.cost_recent,
+		r.short_by ? " (short of nodes)" : "");
 	ad_info("loan: candidates (GPU-h lost if cleared, * taken):%s", line);
-}
-
-static void reclaim_record(const ln_snap_t *s, const int *idx, int n_lent,
-			   const pol_loan_job_t *pj, int n_pj,
-			   const pol_loan_reclaim_out_t *out, ln_reclaim_t *r)
-{
-	int ln = 0, lv = 0;
-
-	for (int k = 0; k < n_lent; k++)
-		if (out->node_back[k] && ln < (int) sizeof(r->nodes) - LN_NAME)
-			ln += snprintf(r->nodes + ln, sizeof(r->nodes) - ln,
-				       "%s%s", ln ? "," : "",
-				       s->nodes[idx[k]].name);
-	for (int j = 0; j < n_pj; j++)
-		if (out->action[j] == POL_LOAN_PREEMPT &&
-		    lv < (int) sizeof(r->victims) - 40)
-			lv += snprintf(r->victims + lv, sizeof(r->victims) - lv,
-				       "%s%lld:%.3f", lv ? "," : "",
-				       (long long) pj[j].id, pj[j].cost);
-		else if (out->action[j] == POL_LOAN_SHRINK &&
-			 lv < (int) sizeof(r->victims) - 40)
-			lv += snprintf(r->victims + lv, sizeof(r->victims) - lv,
-				       "%s%lld:shrink-%d", lv ? "," : "",
-				       (long long) pj[j].id, out->shrink_by[j]);
-	r->cost = out->cost;
-	r->short_by = out->short_by;
-}
-
-/* Room for every job's inference nodes (at least 1). */
-static int job_slots(const ln_snap_t *s)
-{
-	int n = 1;
-
-	for (int j = 0; j < s->n_jobs; j++)
-		n += s->jobs[j].n_nodes;
-	return n;
-}
-
-/* Take `need` lent nodes back by the core's least-cost choice: they leave
- * the training partitions (lend[i] = false) and their jobs are requeued
- * by the caller after the partition update. */
-static int reclaim_lent(const agora_conf_t *conf, ln_snap_t *s, int need,
-			int64_t now, bool *lend, bool *victim_node)
-{
-	int idx[s->n_nodes + 1], n_lent = 0, pnodes[job_slots(s)];
-	pol_loan_job_t pj[s->n_jobs + 1];
-	int job_of[s->n_jobs + 1], action[s->n_jobs + 1], shrink[s->n_jobs + 1],
-		n_pj;
-	unsigned char back[s->n_nodes + 1];
-	pol_loan_reclaim_out_t out = { .node_back = back,
-				       .action = action,
-				       .shrink_by = shrink };
-	pol_loan_reclaim_in_t in = { 0 };
-	ln_reclaim_t r = { .time = now,
-			   .need = need,
-			   .done_s = -1,
-			   .deadline_s = conf->reclaim_deadline_s };
-
-	for (int i = 0; i < s->n_nodes; i++)
-		if (s->nodes[i].state == LN_LENT)
-			idx[n_lent++] = i;
-	if (!n_lent)
-		return 0;
-	n_pj = reclaim_input(conf, s, idx, n_lent, now, pj, pnodes, job_of);
-	in = (pol_loan_reclaim_in_t){ .n_loaned = n_lent,
-				      .need = need < n_lent ? need : n_lent,
-				      .jobs = pj,
-				      .n_jobs = n_pj,
-				      .order = POL_LOAN_LEAST_COST,
-				      .mode = POL_LOAN_AUTO,
-				      .shrink_first = true };
-	if (pol_loan_reclaim(&in, &out)) {
-		ad_error("loan: the reclaim choice failed (need %d of %d)",
-			 need, n_lent);
-		return -1;
-	}
-	r.cost_slurm = alt_cost(in, POL_LOAN_SLURM, n_lent, n_pj);
-	r.cost_recent = alt_cost(in, POL_LOAN_RECENT, n_lent, n_pj);
-	r.short_by = need - out.returned;
-	reclaim_record(s, idx, n_lent, pj, n_pj, &out, &r);
-	r.short_by = need - out.returned;
-	log_decision(s, idx, n_lent, pj, n_pj, &out, &r);
-	for (int k = 0; k < n_lent; k++)
-		if (back[k]) {
-			lend[idx[k]] = false;
-			victim_node[idx[k]] = true;
-			s->nodes[idx[k]].state = LN_RETURNING;
-		}
-	if (out.returned)
+	if (out->choice.returned)
 		hist_add(&r);
-	return out.returned;
 }
 
-/* Lend up to k home nodes: idle ones (no inference job), whose Comment
- * is empty or Agora's, from the end.  Their marks are written by
- * renew_marks(). */
-static int lend_nodes(ln_snap_t *s, int k, int64_t now, bool *lend)
+/* Apply the core's round: Comments cleared, the reclaim logged, marks
+ * written (the mark first: a crash before the partition update leaves a
+ * returning node without borrowers, cleared next round; a node whose mark
+ * cannot be written is not lent), the training partitions' node lists,
+ * then the victims give their nodes up.  A write that fails is seen again
+ * by the next round. */
+static void round_apply(const agora_conf_t *conf, ln_snap_t *s,
+			const pol_loan_round_out_t *out, int64_t now)
 {
-	int n = 0;
-
-	for (int i = s->n_nodes - 1; i >= 0 && n < k; i--) {
-		ln_node_t *nd = &s->nodes[i];
-
-		if (nd->state != LN_HOME || !nd->up || nd->other_jobs ||
-		    !nd->free_comment)
-			continue;
-		nd->since = now;
-		nd->state = LN_LENT;
-		lend[i] = true;
-		n++;
-	}
-	if (n)
-		ad_info("loan: lent %d node(s) to training", n);
-	return n;
-}
-
-/* Every node that stays or becomes lent carries a fresh v1 mark before
- * the partition update (the mark first: a crash before the update leaves
- * a returning node without borrowers, cleared next round); the heartbeat
- * is renewed once a quarter of LoanLeaseTimeout has passed, so slurmctld
- * returns the loan by itself if agorad stops.  A node whose mark cannot
- * be written is not lent. */
-static void renew_marks(const agora_conf_t *conf, ln_snap_t *s, bool *lend,
-			int64_t now)
-{
+	bool lend[s->n_nodes + 1], victim[s->n_nodes + 1], changed = false;
 	int renewed = 0;
 
 	for (int i = 0; i < s->n_nodes; i++) {
-		ln_node_t *nd = &s->nodes[i];
+		ln_node_t *n = &s->nodes[i];
+		const pol_loan_round_node_out_t *o = &out->nodes[i];
 
-		if (!lend[i] ||
-		    !pol_loan_lease_renew_due(&nd->mark, nd->commented, now,
-					      conf->loan_lease_timeout_s))
+		n->state = (ln_state_t) o->settled;
+		if (o->clear_mark && !ln_set_comment(n->name, NULL)) {
+			n->commented = false;
+			n->since = 0;
+		} else if (o->clear_mark)
+			n->state = LN_RETURNING;
+		if (o->relent)
+			ad_info("loan: %s lent again (its borrowers keep running)",
+				n->name);
+	}
+	/* before this round's own changes: what Slurm shows now */
+	hist_progress(conf, s, now);
+	if (out->reclaim_failed)
+		ad_error("loan: the reclaim choice failed (need %d of %d)",
+			 out->need, out->n_candidates);
+	else if (out->reclaim)
+		reclaim_log(conf, s, out, now);
+	if (out->lent)
+		ad_info("loan: lent %d node(s) to training", out->lent);
+	for (int i = 0; i < s->n_nodes; i++) {
+		ln_node_t *n = &s->nodes[i];
+		const pol_loan_round_node_out_t *o = &out->nodes[i];
+
+		lend[i] = o->lend;
+		victim[i] = o->victim;
+		if (o->state != o->settled)
+			n->state = (ln_state_t) o->state;
+		if (o->newly_lent)
+			n->since = o->since;
+		if (!o->write_mark)
 			continue;
-		if (ln_set_lent_mark(nd, now)) {
-			if (!nd->in_train) {
-				lend[i] = false;
-				nd->state = nd->n_borrowers ? LN_RETURNING
-							    : LN_HOME;
-			}
+		if (!ln_set_lent_mark(n, now)) {
+			renewed++;
 			continue;
 		}
-		renewed++;
+		if (!n->in_train) {
+			lend[i] = false;
+			n->state = n->n_borrowers ? LN_RETURNING : LN_HOME;
+		}
 	}
 	if (renewed)
 		ad_debug("loan: %d loan mark(s) written or renewed", renewed);
-}
-
-/* Returning nodes: finish (requeue) as many as inference needs, lend the
- * others again; ones without borrowers go home.  Returns the home count
- * after it. */
-static int settle_returning(ln_snap_t *s, int home, int want, bool *lend,
-			    bool *victim_node)
-{
-	for (int i = 0; i < s->n_nodes; i++) {
-		ln_node_t *n = &s->nodes[i];
-
-		if (n->state != LN_RETURNING)
-			continue;
-		if (!n->n_borrowers) {
-			if (!ln_set_comment(n->name, NULL)) {
-				n->commented = false;
-				n->state = LN_HOME;
-				n->since = 0;
-				home += n->up;
-			}
-		} else if (n->up && !n->pinned && home < want) {
-			victim_node[i] = true;
-			home++; /* home once its jobs are requeued */
-		} else if (!n->pinned && home >= want) {
-			lend[i] = true;
-			n->state = LN_LENT;
-			ad_info("loan: %s lent again (its borrowers keep running)",
-				n->name);
-		}
-	}
-	return home;
+	for (int i = 0; i < s->n_nodes; i++)
+		changed |= lend[i] != s->nodes[i].in_train;
+	/* out of the training partitions first: no new job lands there */
+	if (changed && ln_set_train_nodes(conf, s, lend))
+		return;
+	free_victim_nodes(s, out, victim);
 }
 
 /* One round on a snapshot: returns the nodes inference wants; *busy: a
@@ -525,40 +425,34 @@ static int settle_returning(ln_snap_t *s, int home, int want, bool *lend,
 static int loan_round(const agora_conf_t *conf, ln_snap_t *s, double d,
 		      int64_t now, bool *busy)
 {
-	bool lend[s->n_nodes + 1], victim_node[s->n_nodes + 1], changed = false;
-	int n_up = 0, home = 0, want, hold;
+	int n = s->n_nodes + 1, nj = s->n_jobs + 1, want;
+	pol_loan_round_node_t *pn = calloc((size_t) n, sizeof(*pn));
+	pol_loan_round_job_t *pj = calloc((size_t) nj, sizeof(*pj));
+	pol_loan_round_node_out_t *on = calloc((size_t) n, sizeof(*on));
+	pol_loan_round_job_out_t *oj = calloc((size_t) nj, sizeof(*oj));
+	pol_loan_round_out_t out = { .nodes = on, .jobs = oj };
+	pol_loan_round_in_t in;
+	double peak = d < 0 ? d : demand_peak(conf, now, d);
 
-	classify(s);
-	for (int i = 0; i < s->n_nodes; i++) {
-		lend[i] = s->nodes[i].in_train;
-		victim_node[i] = false;
-		n_up += s->nodes[i].up;
-		home += s->nodes[i].up && s->nodes[i].state == LN_HOME;
+	*busy = false;
+	want = 0;
+	if (pn && pj && on && oj)
+		round_input(conf, s, d, peak, now, &in, pn, pj);
+	if (!pn || !pj || !on || !oj || pol_loan_round(&in, &out)) {
+		ad_error("loan: the round's decision failed: %s",
+			 strerror(errno));
+		goto out;
 	}
-	/* unknown demand: every node goes back to inference */
-	want = d < 0 ? n_up : want_nodes(conf, d, n_up);
-	hold = d < 0 ? n_up : want_nodes(conf, demand_peak(conf, now, d), n_up);
-	home = settle_returning(s, home, want, lend, victim_node);
-	/* before this round's own changes: what Slurm shows now */
-	hist_progress(conf, s, now);
-	*busy = home < want;
-	for (int i = 0; i < s->n_nodes; i++)
-		*busy |= s->nodes[i].state == LN_RETURNING;
-	if (home < want)
-		home += reclaim_lent(conf, s, want - home, now, lend,
-				     victim_node);
-	else if (home > hold)
-		lend_nodes(s, home - hold, now, lend);
-	renew_marks(conf, s, lend, now);
-	for (int i = 0; i < s->n_nodes; i++)
-		changed |= lend[i] != s->nodes[i].in_train;
-	/* out of the training partitions first: no new job lands there */
-	if (changed && ln_set_train_nodes(conf, s, lend))
-		return want;
-	free_victim_nodes(s, victim_node);
+	want = out.want;
+	*busy = out.busy;
+	round_apply(conf, s, &out, now);
+out:
+	free(pn);
+	free(pj);
+	free(on);
+	free(oj);
 	return want;
 }
-
 /* The lease is enforced by site_factor/agora inside slurmctld: say once
  * when the controller does not run it. */
 static void lease_check(const agora_conf_t *conf)

@@ -2,7 +2,8 @@
  * agorad_loan.h - agorad's second job: loaning idle inference nodes to
  * training and taking them back (doc/loaning.md).
  *
- * agorad_loan.c        the loan round: classify, reclaim, lend, history
+ * agorad_loan.c        the loan round: the core's decision (pol_loan_round)
+ *                      on a snapshot, applied; logs and history
  * agorad_loan_slurm.c  what it reads from and writes to Slurm (snapshot,
  *                      partition node lists, node Comments, requeues),
  *                      the demand source and the state file

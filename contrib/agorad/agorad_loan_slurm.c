@@ -22,6 +22,7 @@
 #include "agorad.h"
 #include "agorad_jobs.h"
 #include "agorad_loan.h"
+#include "pol_loan_round.h"
 
 static void scopy_n(char *dst, const char *src, size_t size)
 {
@@ -272,7 +273,12 @@ static void drop_overlap(ln_snap_t *s)
 	char first[LN_NAME] = "";
 
 	for (int i = 0; i < s->n_nodes; i++) {
-		if (s->nodes[i].in_train && !s->nodes[i].commented) {
+		pol_loan_round_node_t n = {
+			.in_train = s->nodes[i].in_train,
+			.commented = s->nodes[i].commented
+		};
+
+		if (pol_loan_round_classify(&n) == POL_LOAN_NODE_ALONE) {
 			if (!dropped++)
 				scopy_n(first, s->nodes[i].name, sizeof(first));
 			continue;

@@ -24,7 +24,7 @@
  * was queued or running at agorad's last look before that start, it is
  * requeueable (--requeue, batch), and it FAILED with exit code 1:0 (no
  * signal) and zero run time (end - start <= 1 s), started within
- * RELAUNCH_WINDOW_S seconds after the start; and agorad has not requeued
+ * POL_RELAUNCH_WINDOW_S seconds after the start; and agorad has not requeued
  * it since that start.  "Running" alone would not do: the race's jobs
  * started in the last seconds before the kill, often after agorad's last
  * look.  A job submitted after the start never passes, nor does one that
@@ -43,10 +43,13 @@
  * reclaim's victim) in the last seconds before it: the job has its
  * SIGTERM, the restarted controller still has it running and ends it
  * FAILED by that signal.  agorad requeues such a job again when it
- * requeued it at most RELAUNCH_LOST_S seconds before the start and it
+ * requeued it at most POL_RELAUNCH_LOST_S seconds before the start and it
  * ended FAILED by SIGTERM after it.
+ *
+ * The rule itself is the core's (pol_loan_relaunch.h, unit tested): this
+ * file keeps the looks (which jobs were queued before a start) and the
+ * requeues.
  */
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,14 +66,9 @@
 #include "agorad_jobs.h"
 #include "agorad_loan.h"
 #include "agorad_relaunch.h"
+#include "pol_loan_relaunch.h"
 
-/* a launch right after the boot: slurmd registrations (and so the aborts
- * of recovered-pending jobs) come within seconds of the start */
-#define RELAUNCH_WINDOW_S 60
-#define RELAUNCH_SEEN     256
-/* slurmctld saves its state at most every 5 s: a requeue sent less than
- * this long before a start may have been lost */
-#define RELAUNCH_LOST_S 10
+#define RELAUNCH_SEEN 256
 
 typedef struct {
 	uint32_t *id;
@@ -79,6 +77,8 @@ typedef struct {
 
 static slurm_conf_t *ctl = NULL;
 static double last_check = -1e18;
+/* the job table's update time at the last scan */
+static time_t scanned_update = 0;
 static time_t cur_boot = 0;
 static idset_t known;  /* training jobs queued or running at the last look */
 static idset_t before; /* ... at the last look before the current boot */
@@ -139,50 +139,37 @@ const slurm_conf_t *ad_ctl_conf(void)
 	return ctl;
 }
 
-/* A requeue agorad sent (a reclaim's victim) in the last seconds before
- * the controller's SIGKILL is lost with its state, while the job already
- * got its SIGTERM: the restarted controller, which still has it running,
- * ends it FAILED by that signal. */
-static bool lost_requeue(const slurm_job_info_t *j, time_t boot)
+/* The core's view of a failed training job (pol_loan_relaunch.h). */
+static pol_relaunch_job_t relaunch_job(const slurm_job_info_t *j)
 {
-	int64_t rq = ln_requeued_at(j->job_id);
-
-	return rq > 0 && rq <= (int64_t) boot &&
-	       (int64_t) boot - rq <= RELAUNCH_LOST_S &&
-	       WIFSIGNALED(j->exit_code) && WTERMSIG(j->exit_code) == SIGTERM &&
-	       j->end_time >= boot;
-}
-
-/* Why a failed training job is neither the crash-window launch failure
- * nor a lost requeue (NULL: it is one of them). */
-static const char *not_relaunch(const slurm_job_info_t *j, time_t boot)
-{
-	if (j->requeue && j->batch_flag && lost_requeue(j, boot))
-		return NULL;
-	if (!ids_has(&before, j->job_id))
-		return "it was not queued or running before the slurmctld start";
-	if (!(j->requeue && j->batch_flag))
-		return "cannot be requeued";
-	if (!WIFEXITED(j->exit_code) || WEXITSTATUS(j->exit_code) != 1)
-		return "exit code is not 1:0";
-	if (j->end_time - j->start_time > 1)
-		return "it ran";
-	if (j->start_time > boot + RELAUNCH_WINDOW_S)
-		return "not started right after the slurmctld start";
-	return NULL;
+	return (pol_relaunch_job_t){
+		.requeue = j->requeue && j->batch_flag,
+		.queued_before = ids_has(&before, j->job_id),
+		.exited = WIFEXITED(j->exit_code),
+		.exit_status = WIFEXITED(j->exit_code)
+				       ? WEXITSTATUS(j->exit_code)
+				       : 0,
+		.signaled = WIFSIGNALED(j->exit_code),
+		.term_sig = WIFSIGNALED(j->exit_code) ? WTERMSIG(j->exit_code)
+						      : 0,
+		.start = j->start_time,
+		.end = j->end_time,
+		.requeued_at = ln_requeued_at(j->job_id),
+	};
 }
 
 static void relaunch_one(const slurm_job_info_t *j, time_t boot)
 {
+	pol_relaunch_job_t pj = relaunch_job(j);
 	const char *why;
+	pol_relaunch_t r;
 
 	mark_seen(j->job_id, boot);
-	why = not_relaunch(j, boot);
-	if (why) {
+	r = pol_relaunch_decide(&pj, (int64_t) boot, &why);
+	if (r == POL_RELAUNCH_NO) {
 		ad_info("loan: job %u FAILED %ld s after the slurmctld start (exit %d:%d, ran %ld s): left as it is: %s",
 			j->job_id, (long) (j->start_time - boot),
-			WIFEXITED(j->exit_code) ? WEXITSTATUS(j->exit_code) : 0,
-			WIFSIGNALED(j->exit_code) ? WTERMSIG(j->exit_code) : 0,
+			pj.exit_status, pj.term_sig,
 			(long) (j->end_time - j->start_time), why);
 		return;
 	}
@@ -192,11 +179,10 @@ static void relaunch_one(const slurm_job_info_t *j, time_t boot)
 			j->job_id, slurm_strerror(slurm_get_errno()));
 		return;
 	}
-	if (lost_requeue(j, boot))
+	if (r == POL_RELAUNCH_LOST_REQUEUE)
 		ad_info("loan: job %u FAILED by the SIGTERM of agorad's requeue %lld s before the slurmctld start, which lost that requeue: requeued",
 			j->job_id,
-			(long long) ((int64_t) boot -
-				     ln_requeued_at(j->job_id)));
+			(long long) ((int64_t) boot - pj.requeued_at));
 	else
 		ad_info("loan: job %u failed at launch %ld s after the slurmctld start (queued or running before it, started again inside the credential revocation window: exit 1:0, ran 0 s): requeued",
 			j->job_id, (long) (j->start_time - boot));
@@ -209,7 +195,6 @@ void ad_loan_relaunch(const agora_conf_t *conf, double now)
 	idset_t now_known = { 0 };
 	time_t boot, t = time(NULL);
 	bool window, changed, new_boot;
-	int keep;
 
 	if (now - last_check < 1.0)
 		return;
@@ -226,15 +211,20 @@ void ad_loan_relaunch(const agora_conf_t *conf, double now)
 	}
 	cur_boot = boot;
 	/* a failed job stays in slurmctld MinJobAge seconds after its end */
-	keep = cc->min_job_age > 0 ? (int) cc->min_job_age : 300;
-	window = before.n && t <= boot + RELAUNCH_WINDOW_S + keep + 5;
+	window = pol_relaunch_window(before.n > 0, (int64_t) t, (int64_t) boot,
+				     (int64_t) cc->min_job_age);
 	/* the loan loop's table, read with its update time: unchanged, it
 	 * holds no job the last look did not see (and no new failure) */
-	if (!(jm = ad_jobs_load(ad_jobs_local(), AD_JOBS_PASS_S, &changed))) {
+	if (!(jm = ad_jobs_load(ad_jobs_local(), AD_JOBS_PASS_S, NULL))) {
 		ad_debug("loan: relaunch check: cannot read the jobs: %s",
 			 slurm_strerror(slurm_get_errno()));
 		return;
 	}
+	/* changed since the last scan, whoever loaded it: the loan snapshot
+	 * loads the shared table just before this check, so the load's own
+	 * "changed" would almost never be ours */
+	changed = jm->last_update != scanned_update;
+	scanned_update = jm->last_update;
 	if (!changed && !new_boot && known.n)
 		goto window_end;
 	for (uint32_t i = 0; i < jm->record_count; i++) {

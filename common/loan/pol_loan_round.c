@@ -1,0 +1,360 @@
+/*
+ * pol_loan_round.c - the decision of one loan round (pol_loan_round.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pol_loan_round.h"
+
+pol_loan_node_state_t pol_loan_round_classify(const pol_loan_round_node_t *n)
+{
+	if (n->in_train)
+		return n->commented ? POL_LOAN_NODE_LENT : POL_LOAN_NODE_ALONE;
+	return n->n_borrowers || n->commented ? POL_LOAN_NODE_RETURNING
+					      : POL_LOAN_NODE_HOME;
+}
+
+static int want_nodes(double d, int headroom, int n_up)
+{
+	double w = ceil(d - 1e-9) + headroom;
+
+	return w > n_up ? n_up : (int) w;
+}
+
+static int check_in(const pol_loan_round_in_t *in,
+		    const pol_loan_round_out_t *out)
+{
+	if (!in || !out || in->n_nodes < 0 || in->n_jobs < 0 ||
+	    (in->n_nodes && (!in->nodes || !out->nodes)) ||
+	    (in->n_jobs && (!in->jobs || !out->jobs)))
+		return -1;
+	for (int j = 0; j < in->n_jobs; j++) {
+		const pol_loan_round_job_t *jb = &in->jobs[j];
+
+		if (jb->n_nodes < 0 || (jb->n_nodes && !jb->nodes) ||
+		    jb->batch >= in->n_nodes)
+			return -1;
+		for (int k = 0; k < jb->n_nodes; k++)
+			if (jb->nodes[k] < 0 || jb->nodes[k] >= in->n_nodes)
+				return -1;
+	}
+	return 0;
+}
+
+/* Returning nodes: finish (victims) as many as inference needs, lend the
+ * others again; ones without borrowers go home.  Returns the home count
+ * after it. */
+static int settle_returning(const pol_loan_round_in_t *in,
+			    pol_loan_round_out_t *out, int home, int want)
+{
+	for (int i = 0; i < in->n_nodes; i++) {
+		const pol_loan_round_node_t *n = &in->nodes[i];
+		pol_loan_round_node_out_t *o = &out->nodes[i];
+
+		if (o->state != POL_LOAN_NODE_RETURNING)
+			continue;
+		if (!n->n_borrowers) {
+			o->clear_mark = true;
+			o->state = POL_LOAN_NODE_HOME;
+			o->since = 0;
+			home += n->up;
+		} else if (n->up && !n->pinned && home < want) {
+			o->victim = true;
+			home++; /* home once its jobs are requeued */
+		} else if (!n->pinned && home >= want) {
+			o->lend = true;
+			o->state = POL_LOAN_NODE_LENT;
+			o->relent = true;
+		}
+	}
+	return home;
+}
+
+/* The reclaim's input for the lent nodes: idx[k] = node of candidate k;
+ * jobs with their nodes renumbered, the batch host last (the core shrinks
+ * off a job's nodes in order, and Slurm cannot take a batch host away).
+ * Returns the count of jobs. */
+static int reclaim_input(const pol_loan_round_in_t *in, const int *pos,
+			 pol_loan_job_t *pj, int *pnodes, int *job_of)
+{
+	int n = 0, used = 0;
+
+	for (int j = 0; j < in->n_jobs; j++) {
+		const pol_loan_round_job_t *lj = &in->jobs[j];
+		pol_loan_job_t *p = &pj[n];
+
+		memset(p, 0, sizeof(*p));
+		p->nodes = pnodes + used;
+		for (int k = 0; k < lj->n_nodes; k++)
+			if (pos[lj->nodes[k]] >= 0 && lj->nodes[k] != lj->batch)
+				pnodes[used + p->n_nodes++] = pos[lj->nodes[k]];
+		p->shrinkable = lj->elastic && lj->min_nodes > 0
+					? lj->total_nodes - lj->min_nodes
+					: 0;
+		if (p->shrinkable > p->n_nodes)
+			p->shrinkable = p->n_nodes;
+		if (lj->batch >= 0 && pos[lj->batch] >= 0)
+			pnodes[used + p->n_nodes++] = pos[lj->batch];
+		if (!p->n_nodes)
+			continue;
+		used += p->n_nodes;
+		p->id = lj->id;
+		p->start = lj->start;
+		p->requeue = lj->requeue;
+		p->cost = pol_loan_preempt_cost(lj->gpus, in->now - lj->start,
+						in->ckpt_s, in->restart_s);
+		job_of[n++] = j;
+	}
+	return n;
+}
+
+/* The cost of another order on the same input (for the log); -1 when it
+ * fails. */
+static double alt_cost(pol_loan_reclaim_in_t r, pol_loan_order_t order,
+		       unsigned char *back, int *action, int *shrink)
+{
+	pol_loan_reclaim_out_t o = { .node_back = back,
+				     .action = action,
+				     .shrink_by = shrink };
+
+	r.order = order;
+	/* Slurm's preemption does not know that a job could shrink */
+	r.shrink_first = order != POL_LOAN_SLURM;
+	return pol_loan_reclaim(&r, &o) ? -1 : o.cost;
+}
+
+/* Take `need` lent nodes back by the least-cost choice.  Returns the
+ * nodes given back, or -1 (ENOMEM, or the choice failed). */
+static int reclaim_lent(const pol_loan_round_in_t *in,
+			pol_loan_round_out_t *out, int need)
+{
+	int n = in->n_nodes, nj = in->n_jobs, slots = 1, n_lent = 0, n_pj;
+	int *idx, *pos, *pnodes, *job_of, *action, *shrink, rc = -1;
+	unsigned char *back;
+	pol_loan_job_t *pj;
+	pol_loan_reclaim_out_t ro = { 0 };
+	pol_loan_reclaim_in_t ri;
+
+	for (int j = 0; j < nj; j++)
+		slots += in->jobs[j].n_nodes;
+	idx = calloc((size_t) n + 1, sizeof(*idx));
+	pos = calloc((size_t) n + 1, sizeof(*pos));
+	back = calloc((size_t) n + 1, sizeof(*back));
+	pnodes = calloc((size_t) slots, sizeof(*pnodes));
+	job_of = calloc((size_t) nj + 1, sizeof(*job_of));
+	action = calloc((size_t) nj + 1, sizeof(*action));
+	shrink = calloc((size_t) nj + 1, sizeof(*shrink));
+	pj = calloc((size_t) nj + 1, sizeof(*pj));
+	if (!idx || !pos || !back || !pnodes || !job_of || !action || !shrink ||
+	    !pj) {
+		errno = ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		pos[i] = -1;
+		if (out->nodes[i].state == POL_LOAN_NODE_LENT) {
+			pos[i] = n_lent;
+			idx[n_lent++] = i;
+		}
+	}
+	rc = 0;
+	if (!n_lent)
+		goto out;
+	n_pj = reclaim_input(in, pos, pj, pnodes, job_of);
+	ri = (pol_loan_reclaim_in_t){ .n_loaned = n_lent,
+				      .need = need < n_lent ? need : n_lent,
+				      .jobs = pj,
+				      .n_jobs = n_pj,
+				      .order = POL_LOAN_LEAST_COST,
+				      .mode = POL_LOAN_AUTO,
+				      .shrink_first = true,
+				      .fewest_first = in->fewest_first };
+	ro = (pol_loan_reclaim_out_t){ .node_back = back,
+				       .action = action,
+				       .shrink_by = shrink };
+	out->need = need;
+	out->n_candidates = n_lent;
+	if (pol_loan_reclaim(&ri, &ro)) {
+		out->reclaim_failed = true;
+		rc = -1;
+		goto out;
+	}
+	out->reclaim = true;
+	out->choice = ro;
+	out->choice.node_back = NULL;
+	out->choice.action = NULL;
+	out->choice.shrink_by = NULL;
+	for (int j = 0; j < n_pj; j++) {
+		pol_loan_round_job_out_t *jo = &out->jobs[job_of[j]];
+
+		jo->reclaim_action = action[j];
+		jo->shrink_by = shrink[j];
+		jo->cost = pj[j].cost;
+		for (int m = 0; m < pj[j].n_nodes; m++) {
+			pol_loan_round_node_out_t *no =
+				&out->nodes[idx[pj[j].nodes[m]]];
+
+			no->cost += pj[j].cost;
+			no->fixed |= !pj[j].requeue;
+		}
+	}
+	for (int k = 0; k < n_lent; k++) {
+		pol_loan_round_node_out_t *no = &out->nodes[idx[k]];
+
+		no->candidate = true;
+		if (back[k]) {
+			no->reclaimed = true;
+			no->lend = false;
+			no->victim = true;
+			no->state = POL_LOAN_NODE_RETURNING;
+		}
+	}
+	/* the alternatives reuse the arrays: the choice is copied out */
+	out->cost_slurm = alt_cost(ri, POL_LOAN_SLURM, back, action, shrink);
+	out->cost_recent = alt_cost(ri, POL_LOAN_RECENT, back, action, shrink);
+	rc = ro.returned;
+out:
+	free(idx);
+	free(pos);
+	free(back);
+	free(pnodes);
+	free(job_of);
+	free(action);
+	free(shrink);
+	free(pj);
+	return rc;
+}
+
+/* Lend up to k home nodes: up, idle (no inference job), whose Comment is
+ * empty or Agora's, from the end. */
+static int lend_nodes(const pol_loan_round_in_t *in, pol_loan_round_out_t *out,
+		      int k)
+{
+	int n = 0;
+
+	for (int i = in->n_nodes - 1; i >= 0 && n < k; i--) {
+		const pol_loan_round_node_t *nd = &in->nodes[i];
+		pol_loan_round_node_out_t *o = &out->nodes[i];
+
+		if (o->state != POL_LOAN_NODE_HOME || !nd->up ||
+		    nd->other_jobs || !nd->free_comment)
+			continue;
+		o->since = in->now;
+		o->state = POL_LOAN_NODE_LENT;
+		o->lend = true;
+		o->newly_lent = true;
+		n++;
+	}
+	return n;
+}
+
+/* Who gives up a victim node: an elastic job that can shrink off every
+ * victim node shrinks, any other is requeued if it may be. */
+static void victim_jobs(const pol_loan_round_in_t *in,
+			pol_loan_round_out_t *out)
+{
+	for (int j = 0; j < in->n_jobs; j++) {
+		const pol_loan_round_job_t *lj = &in->jobs[j];
+		pol_loan_round_job_out_t *jo = &out->jobs[j];
+		int dropped = 0;
+
+		for (int k = 0; k < lj->n_nodes; k++)
+			dropped += out->nodes[lj->nodes[k]].victim;
+		if (!dropped)
+			continue;
+		jo->shrink = lj->elastic && lj->min_nodes > 0 &&
+			     !(lj->batch >= 0 &&
+			       out->nodes[lj->batch].victim) &&
+			     lj->total_nodes - dropped >= lj->min_nodes;
+		jo->requeue = lj->requeue;
+	}
+}
+
+int pol_loan_round(const pol_loan_round_in_t *in, pol_loan_round_out_t *out)
+{
+	int n_up = 0, home = 0;
+
+	if (check_in(in, out)) {
+		errno = EINVAL;
+		return -1;
+	}
+	{
+		pol_loan_round_node_out_t *nodes = out->nodes;
+		pol_loan_round_job_out_t *jobs = out->jobs;
+
+		memset(out, 0, sizeof(*out));
+		out->nodes = nodes;
+		out->jobs = jobs;
+	}
+	if (in->n_jobs)
+		memset(out->jobs, 0, (size_t) in->n_jobs * sizeof(*out->jobs));
+	for (int i = 0; i < in->n_nodes; i++) {
+		const pol_loan_round_node_t *n = &in->nodes[i];
+		pol_loan_round_node_out_t *o = &out->nodes[i];
+
+		memset(o, 0, sizeof(*o));
+		o->seen = o->state = pol_loan_round_classify(n);
+		o->lend = n->in_train;
+		o->since = n->since;
+		if (o->seen == POL_LOAN_NODE_ALONE)
+			continue;
+		n_up += n->up;
+		home += n->up && o->seen == POL_LOAN_NODE_HOME;
+	}
+	/* unknown demand: every node goes back to inference */
+	out->want = in->demand < 0 ? n_up
+				   : want_nodes(in->demand, in->headroom, n_up);
+	out->hold = in->demand < 0 ? n_up
+				   : want_nodes(in->demand_peak > in->demand
+							? in->demand_peak
+							: in->demand,
+						in->headroom, n_up);
+	home = settle_returning(in, out, home, out->want);
+	out->busy = home < out->want;
+	for (int i = 0; i < in->n_nodes; i++) {
+		out->nodes[i].settled = out->nodes[i].state;
+		out->busy |= out->nodes[i].state == POL_LOAN_NODE_RETURNING;
+	}
+	if (home < out->want) {
+		if (reclaim_lent(in, out, out->want - home) < 0 &&
+		    !out->reclaim_failed)
+			return -1; /* ENOMEM */
+	} else if (home > out->hold)
+		out->lent = lend_nodes(in, out, home - out->hold);
+	for (int i = 0; i < in->n_nodes; i++) {
+		const pol_loan_round_node_t *n = &in->nodes[i];
+		pol_loan_round_node_out_t *o = &out->nodes[i];
+
+		if (o->seen == POL_LOAN_NODE_ALONE)
+			continue;
+		o->write_mark = o->lend &&
+				pol_loan_lease_renew_due(
+					&n->mark,
+					n->commented && !o->clear_mark, in->now,
+					in->lease_timeout_s);
+		out->changed |= o->lend != n->in_train;
+	}
+	victim_jobs(in, out);
+	return 0;
+}
+
+pol_loan_reclaim_progress_t pol_loan_reclaim_progress(
+	const pol_loan_node_state_t *states, int n, int64_t since, int64_t now,
+	int64_t deadline_s, bool report_late, int *lent_again)
+{
+	for (int i = 0; i < n; i++) {
+		if (states[i] == POL_LOAN_NODE_HOME)
+			continue;
+		if (states[i] == POL_LOAN_NODE_LENT) {
+			if (lent_again)
+				*lent_again = i;
+			return POL_LOAN_RECLAIM_CANCELLED;
+		}
+		return now - since > deadline_s && report_late
+			       ? POL_LOAN_RECLAIM_LATE
+			       : POL_LOAN_RECLAIM_WAITING;
+	}
+	return POL_LOAN_RECLAIM_DONE;
+}
