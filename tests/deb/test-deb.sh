@@ -232,9 +232,13 @@ t_plugins_pkg() {
 		grep -qF "slurmctld (>= $want~)" <<<"$dep" && grep -qF "slurmctld (<< ${want%.*}.$((${want##*.} + 1))~)" <<<"$dep" ||
 			fail "Depends '$dep' does not pin slurmctld to $want" || return 1
 	fi
-	dpkg-deb --fsys-tarfile "$(deb slurm-agora-plugins)" |
-		tar -xOf - ./usr/share/doc/slurm-agora-plugins/examples/slurm.conf.agora |
-		grep -q "^PluginDir=$PLUGDIR:" || fail "example slurm.conf.agora does not list $PLUGDIR first"
+	# read it whole first: "| grep -q" under pipefail fails at random
+	# (grep exits at the match, tar gets SIGPIPE)
+	local ex
+	ex=$(dpkg-deb --fsys-tarfile "$(deb slurm-agora-plugins)" |
+		tar -xOf - ./usr/share/doc/slurm-agora-plugins/examples/slurm.conf.agora) ||
+		fail "cannot read the example slurm.conf.agora" || return 1
+	grep -q "^PluginDir=$PLUGDIR:" <<<"$ex" || fail "example slurm.conf.agora does not list $PLUGDIR first"
 }
 
 t_tools_pkg() {
