@@ -21,6 +21,20 @@ tap_counts() {
 	echo "$pass passed, $failn failed"
 	tap_ok
 }
+# skip_unless_built SUITE FILE...: a suite that needs these built files
+# (agorad, agoractl, a plugin) prints its one SKIP line and exits 0 when
+# one of them is missing (a build without Slurm or without the tools)
+skip_unless_built() {
+	local suite=$1 f
+	shift
+	for f in "$@"; do
+		[ -e "$f" ] && continue
+		echo "ok 1 - $suite # SKIP ${f##*/} not built ($f)"
+		echo "1 passed, 0 failed"
+		exit 0
+	done
+}
+
 # wait_for LIMIT_S CMD...: until CMD succeeds (every 0.5 s); 1 if it has
 # not by LIMIT_S seconds from now
 wait_for() {

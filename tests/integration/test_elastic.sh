@@ -42,11 +42,7 @@ INFER=8
 . "$here/lib.sh"
 t_start=$(date +%s)
 
-if [ ! -x "$AGORAD_BIN" ] || [ ! -x "$AGORACTL" ] || [ ! -f "$PLUGIN_DIR/job_submit_agora.so" ]; then
-	echo "ok 1 - elastic tests # SKIP agorad, agoractl or plugins not built in $BUILD"
-	echo "1 passed, 0 failed"
-	exit 0
-fi
+skip_unless_built "elastic tests" "$AGORAD_BIN" "$AGORACTL" "$PLUGIN_DIR/job_submit_agora.so"
 
 IN=${W}.in
 rm -rf "$IN"

@@ -29,11 +29,7 @@ AGORACTL=${AGORACTL:-$BUILD/contrib/agoractl/agoractl}
 # shellcheck source=tests/integration/lib.sh
 . "$here/lib.sh"
 
-if [ ! -x "$AGORAD_BIN" ] || [ ! -x "$AGORACTL" ] || [ ! -f "$PLUGIN_DIR/site_factor_agora.so" ]; then
-	echo "ok 1 - federation topology tests # SKIP agorad, agoractl or plugins not built in $BUILD"
-	echo "1 passed, 0 failed"
-	exit 0
-fi
+skip_unless_built "federation topology tests" "$AGORAD_BIN" "$AGORACTL" "$PLUGIN_DIR/site_factor_agora.so"
 
 IN=${W}.in
 rm -rf "$IN"

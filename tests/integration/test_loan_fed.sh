@@ -31,11 +31,7 @@ DEADLINE=15
 . "$here/lib.sh"
 t_start=$(date +%s)
 
-if [ ! -x "$AGORAD_BIN" ] || [ ! -f "$PLUGIN_DIR/site_factor_agora.so" ]; then
-	echo "ok 1 - loaning beside a stalled federation # SKIP agorad or plugins not built in $BUILD"
-	echo "1 passed, 0 failed"
-	exit 0
-fi
+skip_unless_built "loaning beside a stalled federation" "$AGORAD_BIN" "$PLUGIN_DIR/site_factor_agora.so"
 
 IN=${W}.in
 rm -rf "$IN"

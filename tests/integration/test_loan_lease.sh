@@ -38,11 +38,7 @@ LEASE=6
 . "$here/lib.sh"
 t_start=$(date +%s)
 
-if [ ! -x "$AGORAD_BIN" ] || [ ! -f "$PLUGIN_DIR/site_factor_agora.so" ]; then
-	echo "ok 1 - loan lease tests # SKIP agorad or plugins not built in $BUILD"
-	echo "1 passed, 0 failed"
-	exit 0
-fi
+skip_unless_built "loan lease tests" "$AGORAD_BIN" "$PLUGIN_DIR/site_factor_agora.so"
 
 IN=${W}.in
 rm -rf "$IN"

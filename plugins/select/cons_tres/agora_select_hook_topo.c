@@ -273,7 +273,7 @@ extern void agora_hook_remove(void)
 		if (*slots[i] != (void *) agora_eval_nodes_cb)
 			continue;
 		/*
-		 * The lazy-binding stub or the resolved address: either way
+		 * The lazy-binding PLT target or the resolved address: either way
 		 * the stock plugin calls topology_g_eval_nodes again.
 		 */
 		(void) slot_write(&stock_relro, slots[i], slot_orig[i]);
