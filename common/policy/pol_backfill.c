@@ -215,8 +215,9 @@ int pol_bf_collect_ends(pol_bf_t *s, const pol_snapshot_t *snap, int64_t now,
 		int64_t e = r->time_limit > 0 ? r->start + r->time_limit
 					      : INT64_MAX;
 
-		s->ends[n++] = (bf_end_t){ e < now ? now : e, r->id, &r->alloc,
-					   -1 };
+		s->ends[n++] = (bf_end_t){
+			e < now ? now : e, r->id, &r->alloc, -1, -1, 0
+		};
 	}
 	for (i = first; i < out->n; i++) {
 		const pol_action_t *a = &out->v[i];
@@ -230,15 +231,19 @@ int pol_bf_collect_ends(pol_bf_t *s, const pol_snapshot_t *snap, int64_t now,
 		/* out->v moves when actions are added: keep a copy */
 		if (copy && !(al = started_copy(s, &a->alloc)))
 			return -1;
-		s->ends[n++] = (bf_end_t){ a->score >= 0 ? (int64_t) a->score
-							 : INT64_MAX,
-					   a->job_id, al, -1 };
+		s->ends[n++] = (bf_end_t){
+			a->score >= 0 ? (int64_t) a->score : INT64_MAX,
+			a->job_id,
+			al,
+			-1,
+			-1,
+			0
+		};
 	}
 	if (n > 1)
 		qsort(s->ends, (size_t) n, sizeof(*s->ends), cmp_end);
 	for (i = 0; i < n; i++)
-		if (s->ends[i].alloc->n_parts == 1)
-			s->ends[i].node = s->ends[i].alloc->parts[0].node;
+		bf_end_nodes(&s->ends[i]);
 	return n;
 }
 
@@ -406,6 +411,8 @@ void pol_bf_destroy(pol_bf_t *s)
 	free(s->bits);
 	free(s->avail);
 	free(s->jn);
+	free(s->sh_avail);
+	free(s->sh_dirty);
 	free(s->parts);
 	free(s->node_gpus);
 	free(s->node_mask);

@@ -32,7 +32,28 @@ typedef struct bf_end {
 	int64_t end, id;
 	const pol_alloc_t *alloc;
 	int node; /* the node of a one-node alloc, else -1 */
+	/* the alloc's nodes as bits of node word w when they all lie in one
+	 * word of 64 nodes (the will-run test skips an end with no usable
+	 * node by one AND), else w = -1 */
+	int w;
+	uint64_t bits;
 } bf_end_t;
+
+/* Set e->node, e->w and e->bits from e->alloc. */
+static inline void bf_end_nodes(bf_end_t *e)
+{
+	const pol_alloc_t *a = e->alloc;
+	int p;
+
+	e->node = a->n_parts == 1 ? a->parts[0].node : -1;
+	e->w = a->n_parts ? a->parts[0].node / 64 : -1;
+	e->bits = 0;
+	for (p = 0; p < a->n_parts && e->w >= 0; p++)
+		if (a->parts[p].node / 64 != e->w)
+			e->w = -1;
+		else
+			e->bits |= (uint64_t) 1 << (a->parts[p].node % 64);
+}
 
 struct pol_bf {
 	const pol_placer_t *placer;
@@ -54,6 +75,13 @@ struct pol_bf {
 	 * (a distance, so that it moves with the slots when one splits) */
 	int *rise;
 	uint64_t *bits, *avail, *jn;
+	/* the will-run test's scratch map s->sh between tests of one gen
+	 * (sh_gen == gen): the free map with the nodes outside sh_avail
+	 * emptied, plus the GPUs given on the nodes of sh_dirty; the next
+	 * test resets only those nodes and the ones whose usability changed
+	 * instead of copying the whole map */
+	uint64_t *sh_avail, *sh_dirty;
+	unsigned sh_gen;
 	int n_slots, slot_cap, nw;
 	int space, recs; /* bf_node_space_size; records Slurm would use */
 	bf_memo_t memo[BF_MEMO];

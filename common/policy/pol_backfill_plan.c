@@ -62,12 +62,22 @@ static int slots_init(pol_bf_t *s, const pol_cluster_t *c, int64_t now)
 		uint64_t *a = realloc(s->avail, (size_t) nw * sizeof(*a));
 		uint64_t *jn = a ? realloc(s->jn, (size_t) nw * sizeof(*jn))
 				 : NULL;
+		uint64_t *sa = jn ? realloc(s->sh_avail,
+					    (size_t) nw * sizeof(*sa))
+				  : NULL;
+		uint64_t *sd = sa ? realloc(s->sh_dirty,
+					    (size_t) nw * sizeof(*sd))
+				  : NULL;
 
 		if (a)
 			s->avail = a;
 		if (jn)
 			s->jn = jn;
-		if (!a || !jn) {
+		if (sa)
+			s->sh_avail = sa;
+		if (sd)
+			s->sh_dirty = sd;
+		if (!a || !jn || !sa || !sd) {
 			errno = ENOMEM;
 			return -1;
 		}
@@ -85,7 +95,8 @@ static int slots_init(pol_bf_t *s, const pol_cluster_t *c, int64_t now)
 	}
 	if (slots_grow(s, 1))
 		return -1;
-	s->gen++; /* new pass: forget will-run results */
+	s->sh_gen = 0; /* s->sh: rebuilt at the first will-run test */
+	s->gen++;      /* new pass: forget will-run results */
 	if (!s->gen)
 		s->gen = 1;
 	s->n_slots = 1;
@@ -180,6 +191,29 @@ static int slot_begin_after(const pol_bf_t *s, int i, int64_t t)
 	return i;
 }
 
+/* The first slot from i on that begins after t, galloping from i: a
+ * caller whose t only grows starts from its last answer. */
+static int slot_begin_gallop(const pol_bf_t *s, int i, int64_t t)
+{
+	int step = 1, hi;
+
+	if (i >= s->n_slots || s->sb[i] > t)
+		return i;
+	/* sb[i] <= t: find hi with sb[hi] > t (or n_slots) */
+	for (;;) {
+		hi = i + step;
+		if (hi >= s->n_slots) {
+			hi = s->n_slots;
+			break;
+		}
+		if (s->sb[hi] > t)
+			break;
+		i = hi;
+		step *= 2;
+	}
+	return slot_begin_after(s, i + 1, t);
+}
+
 /*
  * Nodes usable over [start, end] (inclusive end, as backfill.c compares
  * begin_time <= end_time) into s->avail, and *later = the end of the first
@@ -191,22 +225,47 @@ static int slot_begin_after(const pol_bf_t *s, int i, int64_t t)
  * sets only shrink, so the running AND is the current slot's set: the
  * first slot the scan stops at is the first rise, and the AND over the
  * range is that of the rises in it and of its last slot.
+ *
+ * sc carries what one job's loop learns between calls (its start and end
+ * only grow, and the slots do not change): sc->i0 >= 0 is the first slot
+ * that ends after start (slot_after(start)), else it is searched;
+ * sc->ie the last answer for the first slot past end; on return
+ * sc->i0 = the slot after the rise that gave *later (slot_after(*later))
+ * or -1.
  */
-static void slots_avail(pol_bf_t *s, int64_t start, int64_t end, int64_t *later)
+typedef struct bf_scan {
+	int i0, ie;
+} bf_scan_t;
+
+static void slots_avail(pol_bf_t *s, int64_t start, int64_t end, int64_t *later,
+			bf_scan_t *sc)
 {
-	int i0 = slot_after(s, start), ie, r, k, nw = s->nw;
+	int i0 = sc->i0 >= 0 ? sc->i0 : slot_after(s, start), ie, r, k;
+	int nw = s->nw;
 
 	*later = 0;
+	sc->i0 = -1;
 	for (k = 0; k < nw; k++)
 		s->avail[k] = ~(uint64_t) 0;
 	if (i0 >= s->n_slots)
 		return;
-	ie = slot_begin_after(s, i0, end);
+	ie = slot_begin_gallop(s, sc->ie > i0 ? sc->ie : i0, end);
+	sc->ie = ie;
 	r = i0 + s->rise[i0];
-	if (r <= ie && r + 1 < s->n_slots)
+	if (r <= ie && r + 1 < s->n_slots) {
 		*later = s->se[r];
+		sc->i0 = r + 1;
+	}
 	if (ie <= i0)
 		return;
+	if (nw == 1) {
+		uint64_t m = s->bits[ie - 1];
+
+		for (; r < ie - 1; r = r + 1 + s->rise[r + 1])
+			m &= s->bits[r];
+		s->avail[0] = m;
+		return;
+	}
 	for (; r < ie - 1; r = r + 1 + s->rise[r + 1])
 		for (k = 0; k < nw; k++)
 			s->avail[k] &= slot_bits(s, r)[k];
@@ -320,6 +379,75 @@ static int give_usable(pol_bf_t *s, const bf_end_t *e)
  * fits now, else the end of the batch of running jobs after which it fits
  * (cons_common/job_test.c _will_run_test()), else *T = INT64_MAX.
  */
+/* Node nd of s->sh to what the test's base has there: its free GPUs in
+ * s->w.fm if usable, else none. */
+static int sh_reset(pol_bf_t *s, int nd)
+{
+	pol_gpumask_t want = node_usable(s, nd) ? pol_freemap_node(s->w.fm, nd)
+						: 0,
+		      cur = pol_freemap_node(s->sh, nd);
+	pol_alloc_part_t pt = { nd, want & ~cur };
+	pol_alloc_t a = { &pt, 1 };
+
+	if (cur & ~want)
+		pol_freemap_take_mask(s->sh, nd, cur & ~want);
+	if (pt.gpus && pol_freemap_give(s->sh, &a))
+		return -1;
+	return 0;
+}
+
+/* s->sh := s->w.fm with the nodes outside s->avail emptied: a copy and
+ * every unusable node at the first test of a gen, then only the nodes
+ * whose usability changed and those the last test gave GPUs on (the map
+ * is a function of its nodes' free masks, so both give the same map). */
+static int sh_base(pol_bf_t *s, const pol_cluster_t *c)
+{
+	int k, node;
+	uint64_t w;
+
+	if (s->sh_gen != s->gen) {
+		if (pol_freemap_assign(s->sh, s->w.fm))
+			return -1;
+		for (k = 0; k < s->nw; k++)
+			for (w = ~s->avail[k]; w; w &= w - 1) {
+				node = k * 64 + __builtin_ctzll(w);
+				if (node >= c->n_nodes)
+					break;
+				pol_freemap_take_mask(s->sh, node,
+						      s->node_mask[node]);
+			}
+		s->sh_gen = s->gen;
+	} else {
+		for (k = 0; k < s->nw; k++)
+			for (w = (s->sh_avail[k] ^ s->avail[k]) |
+				 s->sh_dirty[k];
+			     w; w &= w - 1) {
+				node = k * 64 + __builtin_ctzll(w);
+				if (node >= c->n_nodes)
+					break;
+				if (sh_reset(s, node))
+					return -1;
+			}
+	}
+	memcpy(s->sh_avail, s->avail, (size_t) s->nw * sizeof(*s->avail));
+	memset(s->sh_dirty, 0, (size_t) s->nw * sizeof(*s->sh_dirty));
+	return 0;
+}
+
+/* Mark the nodes of e (given on s->sh) dirty. */
+static void sh_mark(pol_bf_t *s, const bf_end_t *e)
+{
+	int p;
+
+	if (e->w >= 0) {
+		s->sh_dirty[e->w] |= e->bits;
+		return;
+	}
+	for (p = 0; p < e->alloc->n_parts; p++)
+		s->sh_dirty[e->alloc->parts[p].node / 64] |=
+			(uint64_t) 1 << (e->alloc->parts[p].node % 64);
+}
+
 static int bf_will_run(pol_bf_t *s, int n_ends, const pol_job_t *j, int64_t now,
 		       int64_t *T, pol_alloc_t *a)
 {
@@ -365,15 +493,8 @@ static int bf_will_run(pol_bf_t *s, int n_ends, const pol_job_t *j, int64_t now,
 		}
 	if (cap < j->total_gpus)
 		return 0;
-	if (pol_freemap_assign(s->sh, s->w.fm))
+	if (sh_base(s, c))
 		return -1;
-	for (k = 0; k < s->nw; k++)
-		for (w = ~s->avail[k]; w; w &= w - 1) {
-			node = k * 64 + __builtin_ctzll(w);
-			if (node >= c->n_nodes)
-				break;
-			pol_freemap_take_mask(s->sh, node, s->node_mask[node]);
-		}
 	if (!place_take(s, s->sh, j, a)) {
 		*T = now;
 		return 0;
@@ -384,12 +505,17 @@ static int bf_will_run(pol_bf_t *s, int n_ends, const pol_job_t *j, int64_t now,
 		const bf_end_t *last = NULL;
 
 		for (; i < n_ends && s->ends[i].end != INT64_MAX; i++) {
-			int r = give_usable(s, &s->ends[i]);
+			const bf_end_t *e = &s->ends[i];
+			int r;
 
+			if (e->w >= 0 && !(s->avail[e->w] & e->bits))
+				continue; /* no usable node: skipped */
+			r = give_usable(s, e);
 			if (r < 0)
 				return -1;
 			if (!r)
 				continue; /* no usable node: skipped */
+			sh_mark(s, e);
 			if (!bar)
 				bar = s->ends[i].end + BF_WILL_RUN_WINDOW -
 				      s->ends[i].end % BF_WILL_RUN_WINDOW;
@@ -449,21 +575,26 @@ static bf_memo_t *memo_find(pol_bf_t *s, const pol_job_t *j, bool *hit)
 
 /* bf_will_run() through the memo: the result depends only on the job's
  * shape, the usable nodes, the free map and the running jobs, and the
- * last two change only when a job starts (s->gen). */
+ * last two change only when a job starts (s->gen).  *a points to the
+ * memo's alloc (valid until the next call; empty when *T is INT64_MAX). */
 static int bf_will_run_memo(pol_bf_t *s, int n_ends, const pol_job_t *j,
-			    int64_t now, int64_t *T, pol_alloc_t *a)
+			    int64_t now, int64_t *T, const pol_alloc_t **a)
 {
 	bool hit;
 	bf_memo_t *m = memo_find(s, j, &hit);
 
+	*a = &m->a;
 	if (hit) {
 		*T = m->T;
-		return m->T == INT64_MAX ? 0 : pol_alloc_copy(a, &m->a);
+		return 0;
 	}
-	if (bf_will_run(s, n_ends, j, now, T, a))
+	if (bf_will_run(s, n_ends, j, now, T, &m->a)) {
+		s->sh_gen = 0;
+		pol_alloc_free(&m->a);
 		return -1;
-	if (*T != INT64_MAX && pol_alloc_copy(&m->a, a))
-		return -1;
+	}
+	if (*T == INT64_MAX)
+		pol_alloc_free(&m->a);
 	m->T = *T;
 	m->gen = s->gen;
 	return 0;
@@ -487,7 +618,8 @@ static int ends_insert(pol_bf_t *s, int *n, int64_t end, int64_t id,
 		s->ends = ne;
 		s->ends_cap = cap;
 	}
-	e = (bf_end_t){ end, id, a, a->n_parts == 1 ? a->parts[0].node : -1 };
+	e = (bf_end_t){ end, id, a, -1, -1, 0 };
+	bf_end_nodes(&e);
 	for (k = *n; k > 0 && cmp_end(&s->ends[k - 1], &e) > 0; k--)
 		s->ends[k] = s->ends[k - 1];
 	s->ends[k] = e;
@@ -504,12 +636,14 @@ static int bf_slurm_job(pol_bf_t *s, const pol_job_t *j, int64_t now,
 	int64_t start_res = now, later, T, rs, re;
 	int guard;
 
+	bf_scan_t sc = { -1, 0 };
+
 	for (guard = 0; guard < 2 * s->n_slots + 8; guard++) {
-		pol_alloc_t a = { NULL, 0 };
+		const pol_alloc_t *ma;
 		int64_t end = (start_res > now ? start_res : now) + limit;
 
-		slots_avail(s, start_res, end, &later);
-		if (bf_will_run_memo(s, *n_ends, j, now, &T, &a))
+		slots_avail(s, start_res, end, &later, &sc);
+		if (bf_will_run_memo(s, *n_ends, j, now, &T, &ma))
 			return -1;
 		if (T == INT64_MAX) {
 			if (!later)
@@ -520,9 +654,10 @@ static int bf_slurm_job(pol_bf_t *s, const pol_job_t *j, int64_t now,
 		if (T < start_res)
 			T = start_res;
 		if (T <= now) {
-			pol_alloc_t *kept;
+			pol_alloc_t a = { NULL, 0 }, *kept;
 
-			if (pol_freemap_take(s->w.fm, &a) ||
+			if (pol_alloc_copy(&a, ma) ||
+			    pol_freemap_take(s->w.fm, &a) ||
 			    pol_actions_add(out, POL_ACT_START, j->id, &a, 0,
 					    "backfill")) {
 				pol_alloc_free(&a);
@@ -537,22 +672,19 @@ static int bf_slurm_job(pol_bf_t *s, const pol_job_t *j, int64_t now,
 					   j->id, kept);
 		}
 		if (later && T > later) {
-			pol_alloc_free(&a);
 			start_res = later;
 			continue;
 		}
-		if (T > now + s->window) {
-			pol_alloc_free(&a);
+		if (T > now + s->window)
 			return 0;
-		}
 		rs = rdown(T, s->res);
 		re = rdown(T > INT64_MAX / 2 - limit ? INT64_MAX / 2
 						     : T + limit,
 			   s->res);
-		nodes_of(s, &a);
-		pol_alloc_free(&a);
+		nodes_of(s, ma);
 		if (slots_overlap(s, rs, re)) {
 			start_res = T;
+			sc.i0 = -1;
 			continue;
 		}
 		if (s->space && s->recs >= s->space)

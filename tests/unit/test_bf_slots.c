@@ -1,7 +1,9 @@
 /* Unit test of Slurm's slot map in pol_backfill_plan.c: the usable nodes
  * and the next node-freeing slot (slots_avail(), through the rise
  * distances kept by slots_add()) against the slot-by-slot scan of
- * backfill.c, over random reservations on 100 nodes (two words). The
+ * backfill.c, over random reservations on 100 nodes (two words) and on
+ * 50 (one word, its own loop), fresh and as a job's loop calls it (start
+ * moved to the next node-freeing slot, the scan's hints carried). The
  * file is included to reach its static functions; pol_bf_slurm() then
  * comes from here, not from the library. */
 #include <setjmp.h>
@@ -50,15 +52,14 @@ static uint64_t rnd(uint64_t *x)
 	return *x;
 }
 
-static void test_slots_avail_matches_scan(void **state)
+static void slots_avail_matches_scan(int nodes)
 {
 	pol_cluster_t c;
 	uint64_t x = 88172645463325252ULL, want[2];
-	int run, n, q, k, checked = 0;
+	int run, n, q, k, checked = 0, chained = 0;
 
-	(void) state;
 	memset(&c, 0, sizeof(c));
-	c.n_nodes = 100;
+	c.n_nodes = nodes;
 	for (run = 0; run < 200; run++) {
 		pol_bf_t *s = calloc(1, sizeof(*s));
 		int64_t now = 1000 + (int64_t) (rnd(&x) % 5000);
@@ -74,13 +75,20 @@ static void test_slots_avail_matches_scan(void **state)
 			/* a few nodes, sometimes many, in one or both words */
 			memset(s->jn, 0, 2 * sizeof(*s->jn));
 			for (k = (int) (rnd(&x) % 3) + 1; k > 0; k--) {
-				int node = (int) (rnd(&x) % 100);
+				int node = (int) (rnd(&x) % (uint64_t) nodes);
 
 				s->jn[node / 64] |= (uint64_t) 1 << (node % 64);
 			}
 			if (rnd(&x) % 8 == 0)
 				s->jn[rnd(&x) % 2] |= rnd(&x);
-			s->jn[1] &= ((uint64_t) 1 << 36) - 1;
+			if (nodes > 64)
+				s->jn[1] &= ((uint64_t) 1 << (nodes - 64)) - 1;
+			else
+				s->jn[0] &= nodes == 64
+						    ? ~(uint64_t) 0
+						    : ((uint64_t) 1 << nodes) -
+							      1;
+			s->jn[1] &= nodes > 64 ? ~(uint64_t) 0 : 0;
 			assert_int_equal(
 				slots_add(s, rdown(a, 60), rdown(a + len, 60)),
 				0);
@@ -88,16 +96,33 @@ static void test_slots_avail_matches_scan(void **state)
 				int64_t st = now + (int64_t) (rnd(&x) % 95000) -
 					     1000,
 					en = st + (int64_t) (rnd(&x) % 50000);
-				int64_t l1, l2;
+				int64_t l1, l2, lim;
+				bf_scan_t sc = { -1, 0 };
+				int step;
 
 				if (q == 0)
 					st = now; /* the common query */
+				lim = en > st ? en - st
+					      : 0; /* end only grows */
 				scan_avail(s, st, en, want, &l1);
-				slots_avail(s, st, en, &l2);
+				slots_avail(s, st, en, &l2, &sc);
 				assert_int_equal(l2, l1);
 				assert_memory_equal(s->avail, want,
-						    sizeof(want));
+						    (size_t) s->nw *
+							    sizeof(*want));
 				checked++;
+				/* the job's loop: on to later, hints kept */
+				for (step = 0; step < 8 && l2; step++) {
+					st = l2;
+					en = st + lim;
+					scan_avail(s, st, en, want, &l1);
+					slots_avail(s, st, en, &l2, &sc);
+					assert_int_equal(l2, l1);
+					assert_memory_equal(
+						s->avail, want,
+						(size_t) s->nw * sizeof(*want));
+					chained++;
+				}
 			}
 		}
 		free(s->sb);
@@ -106,16 +131,32 @@ static void test_slots_avail_matches_scan(void **state)
 		free(s->bits);
 		free(s->avail);
 		free(s->jn);
+		free(s->sh_avail);
+		free(s->sh_dirty);
 		free(s->memo_avail);
 		free(s);
 	}
 	assert_int_equal(checked, 200 * 150 * 20);
+	assert_true(chained > checked); /* the loop went on, often */
+}
+
+static void test_slots_avail_matches_scan(void **state)
+{
+	(void) state;
+	slots_avail_matches_scan(100);
+}
+
+static void test_slots_avail_one_word(void **state)
+{
+	(void) state;
+	slots_avail_matches_scan(50);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slots_avail_matches_scan),
+		cmocka_unit_test(test_slots_avail_one_word),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
