@@ -413,6 +413,8 @@ void pol_bf_destroy(pol_bf_t *s)
 	free(s->jn);
 	free(s->sh_avail);
 	free(s->sh_dirty);
+	free(s->ew);
+	free(s->eb);
 	free(s->parts);
 	free(s->node_gpus);
 	free(s->node_mask);

@@ -82,6 +82,13 @@ struct pol_bf {
 	 * instead of copying the whole map */
 	uint64_t *sh_avail, *sh_dirty;
 	unsigned sh_gen;
+	/* the ends' nodes packed for the will-run test's skip: end i has no
+	 * usable node when !(avail[ew[i]] & eb[i]) (an end whose nodes span
+	 * words has ew = nw, the always-set word after avail, and is tested
+	 * node by node); n_fin ends have a finite end (the rest INT64_MAX) */
+	int *ew;
+	uint64_t *eb;
+	int e_cap, n_fin;
 	int n_slots, slot_cap, nw;
 	int space, recs; /* bf_node_space_size; records Slurm would use */
 	bf_memo_t memo[BF_MEMO];

@@ -59,7 +59,8 @@ static int slots_init(pol_bf_t *s, const pol_cluster_t *c, int64_t now)
 	int nw = (c->n_nodes + 63) / 64, k;
 
 	if (nw != s->nw) {
-		uint64_t *a = realloc(s->avail, (size_t) nw * sizeof(*a));
+		/* avail[nw]: a word of ones for the ends spanning words */
+		uint64_t *a = realloc(s->avail, (size_t) (nw + 1) * sizeof(*a));
 		uint64_t *jn = a ? realloc(s->jn, (size_t) nw * sizeof(*jn))
 				 : NULL;
 		uint64_t *sa = jn ? realloc(s->sh_avail,
@@ -96,7 +97,8 @@ static int slots_init(pol_bf_t *s, const pol_cluster_t *c, int64_t now)
 	if (slots_grow(s, 1))
 		return -1;
 	s->sh_gen = 0; /* s->sh: rebuilt at the first will-run test */
-	s->gen++;      /* new pass: forget will-run results */
+	s->avail[nw] = ~(uint64_t) 0;
+	s->gen++; /* new pass: forget will-run results */
 	if (!s->gen)
 		s->gen = 1;
 	s->n_slots = 1;
@@ -455,6 +457,8 @@ static int bf_will_run(pol_bf_t *s, int n_ends, const pol_job_t *j, int64_t now,
 	int node, i = 0, cap, k;
 	uint64_t w;
 	int64_t bar = 0, tw = BF_WILL_RUN_WINDOW;
+	const int *ew = s->ew, nf = s->n_fin;
+	const uint64_t *eb = s->eb, *av = s->avail;
 
 	*T = INT64_MAX;
 	if (s->node_gpus_c != c) {
@@ -504,26 +508,36 @@ static int bf_will_run(pol_bf_t *s, int n_ends, const pol_job_t *j, int64_t now,
 	while (i < n_ends) {
 		const bf_end_t *last = NULL;
 
-		for (; i < n_ends && s->ends[i].end != INT64_MAX; i++) {
-			const bf_end_t *e = &s->ends[i];
+		for (;;) {
+			const bf_end_t *e;
 			int r;
 
-			if (e->w >= 0 && !(s->avail[e->w] & e->bits))
-				continue; /* no usable node: skipped */
+			/* to the next end with a usable node, 4 at a time */
+			while (i + 4 <= nf && !((av[ew[i]] & eb[i]) |
+						(av[ew[i + 1]] & eb[i + 1]) |
+						(av[ew[i + 2]] & eb[i + 2]) |
+						(av[ew[i + 3]] & eb[i + 3])))
+				i += 4;
+			while (i < nf && !(av[ew[i]] & eb[i]))
+				i++;
+			if (i >= nf)
+				break;
+			e = &s->ends[i];
 			r = give_usable(s, e);
 			if (r < 0)
 				return -1;
-			if (!r)
+			if (!r) {
+				i++;
 				continue; /* no usable node: skipped */
+			}
 			sh_mark(s, e);
 			if (!bar)
-				bar = s->ends[i].end + BF_WILL_RUN_WINDOW -
-				      s->ends[i].end % BF_WILL_RUN_WINDOW;
-			last = &s->ends[i];
-			if (i + 1 >= n_ends || s->ends[i + 1].end > bar + tw) {
-				i++;
+				bar = e->end + BF_WILL_RUN_WINDOW -
+				      e->end % BF_WILL_RUN_WINDOW;
+			last = e;
+			i++;
+			if (i >= n_ends || s->ends[i].end > bar + tw)
 				break;
-			}
 		}
 		if (!last)
 			break;
@@ -600,6 +614,38 @@ static int bf_will_run_memo(pol_bf_t *s, int n_ends, const pol_job_t *j,
 	return 0;
 }
 
+/* Pack the nodes of the n ends into s->ew, s->eb and count s->n_fin. */
+static int ends_index(pol_bf_t *s, int n)
+{
+	int i;
+
+	if (n > s->e_cap) {
+		int cap = n * 2 + 16;
+		int *nw = realloc(s->ew, (size_t) cap * sizeof(*nw));
+		uint64_t *nb = nw ? realloc(s->eb, (size_t) cap * sizeof(*nb))
+				  : NULL;
+
+		if (nw)
+			s->ew = nw;
+		if (!nw || !nb) {
+			errno = ENOMEM;
+			return -1;
+		}
+		s->eb = nb;
+		s->e_cap = cap;
+	}
+	s->n_fin = 0;
+	for (i = 0; i < n; i++) {
+		const bf_end_t *e = &s->ends[i];
+
+		s->ew[i] = e->w >= 0 ? e->w : s->nw;
+		s->eb[i] = e->w >= 0 ? e->bits : ~(uint64_t) 0;
+		if (e->end != INT64_MAX)
+			s->n_fin = i + 1;
+	}
+	return 0;
+}
+
 /* Keep s->ends sorted after a backfilled start (alloc owned by s). */
 static int ends_insert(pol_bf_t *s, int *n, int64_t end, int64_t id,
 		       const pol_alloc_t *a)
@@ -624,7 +670,7 @@ static int ends_insert(pol_bf_t *s, int *n, int64_t end, int64_t id,
 		s->ends[k] = s->ends[k - 1];
 	s->ends[k] = e;
 	(*n)++;
-	return 0;
+	return ends_index(s, *n);
 }
 
 /* Test one pending job j (Slurm's loop body): 0, 1 when the slot table
@@ -717,7 +763,8 @@ int pol_bf_slurm(pol_bf_t *s, const pol_snapshot_t *snap, int64_t now,
 		s->started_cap = rest;
 	}
 	n_ends = pol_bf_collect_ends(s, snap, now, out, first_start, true);
-	if (n_ends < 0 || slots_init(s, snap->cluster, now))
+	if (n_ends < 0 || slots_init(s, snap->cluster, now) ||
+	    ends_index(s, n_ends))
 		return -1;
 	for (; i < snap->n_pending; i++) {
 		if (s->max_job_test && tested >= s->max_job_test)

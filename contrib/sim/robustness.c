@@ -44,6 +44,7 @@ typedef struct rob {
 	/* tasks: (regime, ckpt, policy), regime-major */
 	cli_ctx_t *tctx; /* per (regime, ckpt) */
 	cli_run_t *runs;
+	int *order; /* the tasks in the order the workers take them */
 	int n_tasks, next, failed;
 	pthread_mutex_t mu;
 } rob_t;
@@ -275,6 +276,36 @@ static int parse(int argc, char **argv, rob_t *r)
 	return set_regimes(r, regs);
 }
 
+/* Expected cost of a policy's run, for the order the workers take the
+ * tasks in (longest first, so that the last task to finish is a short
+ * one: Graham's LPT rule); results do not depend on it.  Slurm's plan
+ * (the will-run test of every tested job at every event) costs the most,
+ * then the auction, then the preempting baselines. */
+static int pol_cost(const char *pol)
+{
+	static const char *const rank[] = {
+		"backfill", "backfill-fs", "agora-order",
+		"agora",    "tiresias",    NULL,
+	};
+	int i;
+
+	for (i = 0; rank[i]; i++)
+		if (!strcmp(pol, rank[i]))
+			return i;
+	return i;
+}
+
+static void task_order(rob_t *r)
+{
+	int i, k, n = 0, c, per = r->n_pol, top = pol_cost("");
+
+	for (c = 0; c <= top; c++)
+		for (i = 0; i < r->n_tasks / per; i++)
+			for (k = 0; k < per; k++)
+				if (pol_cost(r->pols[k]) == c)
+					r->order[n++] = i * per + k;
+}
+
 static void *worker(void *arg)
 {
 	rob_t *r = arg;
@@ -288,6 +319,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&r->mu);
 		if (k >= r->n_tasks)
 			return NULL;
+		k = r->order[k];
 		run = &r->runs[k];
 		if (cli_run_one(&r->tctx[k / per], run)) {
 			if (run->livelock) {
@@ -317,8 +349,10 @@ static int run_all(rob_t *r)
 	r->tctx = calloc((size_t) (r->n_reg * r->n_ckpt), sizeof(*r->tctx));
 	r->n_tasks = r->n_reg * r->n_ckpt * r->n_pol;
 	r->runs = calloc((size_t) r->n_tasks, sizeof(*r->runs));
-	if (!r->tctx || !r->runs)
+	r->order = calloc((size_t) r->n_tasks, sizeof(*r->order));
+	if (!r->tctx || !r->runs || !r->order)
 		return -1;
+	task_order(r);
 	for (i = 0; i < r->n_reg * r->n_ckpt; i++) {
 		r->tctx[i] = r->ctx;
 		r->tctx[i].progress = false;
@@ -687,6 +721,7 @@ out:
 		sim_summary_free(&r->runs[i].sum);
 	}
 	free(r->runs);
+	free(r->order);
 	free(r->tctx);
 	trace_free(&r->ctx.trace);
 	cli_apps_free(&r->ctx);
