@@ -132,13 +132,14 @@ printf 'submit,duration,gpus\n0,10,1\n5,abc,1\n' >"$TMP/bad2.csv"
 rc=$?
 { [ $rc = 2 ] && grep -q "bad2.csv:3: duration:" "$TMP/err"; } &&
 	ok "slice: bad trace row named by file:line" || ko "slice bad row (rc $rc)"
-"$SIM" bench --nodes 50 --jobs 500 >"$TMP/bench" 2>&1 &&
-	grep -q '^srtf ' "$TMP/bench" && ok "bench" || ko "bench"
+"$SIM" bench --nodes 50 --jobs 500 --repeat 2 >"$TMP/bench" 2>&1 &&
+	grep -q '^srtf ' "$TMP/bench" && grep -q 'least of 2' "$TMP/bench" &&
+	grep -q '^policy  *pass_ms  *cpu_ms ' "$TMP/bench" && ok "bench" || ko "bench"
 grep -q '^agora+600s ' "$TMP/bench" && grep -q '^agora-order ' "$TMP/bench" &&
 	ok "bench times agora and agora-order" || ko "bench lacks agora rows"
 # the contended snapshot: full cluster, every las start preempts
 sed -n '/^contended snapshot: 50 nodes x 8 GPUs (0 free)/,$p' "$TMP/bench" |
-	awk '$1 == "las" && $3 > 0 && $4 > 0 { f = 1 } END { exit !f }' &&
+	awk '$1 == "las" && $4 > 0 && $5 > 0 { f = 1 } END { exit !f }' &&
 	ok "bench contended snapshot preempts" || ko "bench contended: $(cat "$TMP/bench")"
 # gang-heavy.py: same GPU-hours and rows, more gangs, deterministic
 if command -v python3 >/dev/null 2>&1; then
