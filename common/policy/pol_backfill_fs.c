@@ -70,6 +70,8 @@ typedef struct fs_state {
 	int n_run, run_cap;
 	int64_t *prio, *ids;
 	int prio_cap;
+	double *fac; /* fs_factor() of tenants 0..n-1 in this pass */
+	int fac_cap;
 	const pol_snapshot_t *snap; /* during the order callback */
 } fs_state_t;
 
@@ -95,22 +97,38 @@ static double fs_share(const fs_state_t *s, int t)
 	return t < s->n_shares ? s->shares[t] : 1.0;
 }
 
-/* The classic fair-share factor of tenant t (n tenants). */
-static double fs_factor(const fs_state_t *s, int t, int n)
+/* The sums over n tenants of the shares and of the usage. */
+static void fs_sums(const fs_state_t *s, int n, double *sh, double *root)
 {
-	double root = 0, sh = 0, un, sn;
 	int i;
 
+	*sh = *root = 0;
 	for (i = 0; i < n; i++) {
-		sh += fs_share(s, i);
+		*sh += fs_share(s, i);
 		if (i < s->n_usage)
-			root += s->usage[i];
+			*root += s->usage[i];
 	}
+}
+
+/* The classic fair-share factor of tenant t, given the sums of fs_sums. */
+static double fs_factor_of(const fs_state_t *s, int t, double sh, double root)
+{
+	double un, sn;
+
 	sn = sh > 0 ? fs_share(s, t) / sh : 0;
 	if (sn <= 0)
 		return 0;
 	un = root > 0 && t < s->n_usage ? s->usage[t] / root : 0;
 	return pow(2.0, -((un / sn) / s->damp));
+}
+
+/* The classic fair-share factor of tenant t (n tenants). */
+static double fs_factor(const fs_state_t *s, int t, int n)
+{
+	double sh, root;
+
+	fs_sums(s, n, &sh, &root);
+	return fs_factor_of(s, t, sh, root);
 }
 
 /* Decay usage to now and add what ran since the last pass. */
@@ -154,7 +172,7 @@ static int fs_order(void *arg, const pol_snapshot_t *snap, int64_t now,
 		    int *idx)
 {
 	fs_state_t *s = arg;
-	double f[FS_MAX_SHARES] = { 0 };
+	double sh, root;
 	int i, n = snap->n_tenants;
 
 	if (snap->n_pending > s->prio_cap) {
@@ -168,8 +186,21 @@ static int fs_order(void *arg, const pol_snapshot_t *snap, int64_t now,
 		s->prio = p;
 		s->prio_cap = cap;
 	}
-	for (i = 0; i < n && i < FS_MAX_SHARES; i++)
-		f[i] = fs_factor(s, i, n);
+	if (n > s->fac_cap) {
+		double *f = realloc(s->fac, (size_t) n * sizeof(*f));
+
+		if (!f) {
+			errno = ENOMEM;
+			return -1;
+		}
+		s->fac = f;
+		s->fac_cap = n;
+	}
+	/* the sums once per pass, not once per job of a tenant past the
+	 * first FS_MAX_SHARES (same order of addition: same factors) */
+	fs_sums(s, n, &sh, &root);
+	for (i = 0; i < n; i++)
+		s->fac[i] = fs_factor_of(s, i, sh, root);
 	for (i = 0; i < snap->n_pending; i++) {
 		const pol_job_t *j = &snap->pending[i];
 		double age = (double) (now - j->submit), fs, pr;
@@ -178,9 +209,8 @@ static int fs_order(void *arg, const pol_snapshot_t *snap, int64_t now,
 			age = 0;
 		if (age > s->max_age)
 			age = s->max_age;
-		fs = j->tenant >= 0 && j->tenant < FS_MAX_SHARES &&
-				     j->tenant < n
-			     ? f[j->tenant]
+		fs = j->tenant >= 0 && j->tenant < n
+			     ? s->fac[j->tenant]
 			     : fs_factor(s, j->tenant,
 					 n > j->tenant ? n : j->tenant + 1);
 		pr = s->w_age * age / s->max_age + s->w_fs * fs;
@@ -255,6 +285,7 @@ static void fs_destroy(void *state)
 	free(s->usage);
 	free(s->run);
 	free(s->ids);
+	free(s->fac);
 	free(s->prio);
 	free(s);
 }
