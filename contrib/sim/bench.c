@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sim_cli.h"
 
@@ -170,22 +169,14 @@ typedef struct bench_pass {
 	int st, pr, ho, failed;
 } bench_pass_t;
 
-static double thread_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-}
-
 static void timed_decide(pol_policy_t *p, const pol_snapshot_t *snap,
 			 int64_t now, bench_pass_t *out)
 {
 	pol_actions_t acts = { 0 };
-	double t0 = cli_now(), c0 = thread_cpu(), dt, dc;
+	double t0 = cli_now(), c0 = cli_thread_cpu(), dt, dc;
 	int k = pol_policy_decide(p, snap, now, &acts), i;
 
-	dc = thread_cpu() - c0;
+	dc = cli_thread_cpu() - c0;
 	dt = cli_now() - t0;
 	out->st = out->pr = out->ho = 0;
 	for (i = 0; i < acts.n; i++) {

@@ -26,6 +26,14 @@ double cli_now(void)
 	return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
 }
 
+double cli_thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
 char *cli_read_file(const char *path, agora_err_t *err)
 {
 	char *buf = NULL;
@@ -228,7 +236,7 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run)
 	pol_placer_t pl;
 	pol_policy_t *pol;
 	sim_params_t p = ctx->params;
-	double t0;
+	double t0, c0;
 	int rc;
 
 	if (!pm) {
@@ -260,8 +268,10 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run)
 	}
 	p.frag_placer = &pl;
 	t0 = cli_now();
+	c0 = cli_thread_cpu();
 	rc = sim_run(ctx->cluster, ctx->trace.jobs, ctx->trace.n, pol, &p,
 		     &run->res, &err);
+	run->cpu_s = cli_thread_cpu() - c0;
 	run->wall_s = cli_now() - t0;
 	if (p.progress)
 		fputc('\n', stderr);

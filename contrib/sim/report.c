@@ -315,6 +315,7 @@ void report_json_summary(json_object *o, const cli_ctx_t *ctx,
 	json_object_object_add(o, "decisions",
 			       json_object_new_int64(run->res.decisions));
 	json_object_object_add(o, "wall_s", num(run->wall_s));
+	json_object_object_add(o, "cpu_s", num(run->cpu_s));
 	tr = json_object_new_object();
 	for (t = 0; t < s->n_tenants && t < ctx->trace.n_tenants; t++)
 		json_object_object_add(tr, ctx->trace.tenants[t],

@@ -45,6 +45,7 @@ typedef struct rob {
 	cli_ctx_t *tctx; /* per (regime, ckpt) */
 	cli_run_t *runs;
 	int *order; /* the tasks in the order the workers take them */
+	int n_threads;
 	int n_tasks, next, failed;
 	pthread_mutex_t mu;
 } rob_t;
@@ -306,6 +307,32 @@ static void task_order(rob_t *r)
 					r->order[n++] = i * per + k;
 }
 
+/* The runs' CPU time, and the wall time they would take on nt idle
+ * cores: their CPU times list-scheduled in the workers' order (each task
+ * to the worker that is free first), the bound that CPU contention on a
+ * shared host hides. */
+static void cpu_report(FILE *f, const rob_t *r, int nt)
+{
+	double busy[256] = { 0 }, sum = 0, span = 0;
+	int i, w, m;
+
+	nt = nt < 1 ? 1 : nt > 256 ? 256 : nt;
+	for (i = 0; i < r->n_tasks; i++) {
+		double c = r->runs[r->order[i]].cpu_s;
+
+		for (m = 0, w = 1; w < nt; w++)
+			if (busy[w] < busy[m])
+				m = w;
+		busy[m] += c;
+		sum += c;
+	}
+	for (w = 0; w < nt; w++)
+		span = busy[w] > span ? busy[w] : span;
+	fprintf(f,
+		"CPU time %.1f s; on %d idle cores (the runs' CPU times in the workers' order) %.1f s\n",
+		sum, nt, span);
+}
+
 static void *worker(void *arg)
 {
 	rob_t *r = arg;
@@ -374,6 +401,7 @@ static int run_all(rob_t *r)
 		nt = r->n_tasks;
 	if (nt > 256)
 		nt = 256;
+	r->n_threads = nt;
 	pthread_mutex_init(&r->mu, NULL);
 	for (i = 0; i < nt; i++)
 		if (!pthread_create(&th[i], NULL, worker, r))
@@ -714,6 +742,7 @@ int robustness_main(int argc, char **argv)
 	if (r->plot && write_plot(r))
 		goto out;
 	printf("\nwall time %.1f s (%d runs)\n", cli_now() - t0, r->n_tasks);
+	cpu_report(stdout, r, r->n_threads);
 	rc = 0;
 out:
 	for (i = 0; r->runs && i < r->n_tasks; i++) {

@@ -4,7 +4,7 @@
 # every Philly window in TRACES, at two small cluster sizes, --ckpt 1800,
 # uniform:1:2 limits, apps = bursts of 1 h, for agora (its default solver
 # and the greedy one: solver=2), tiresias and las, and compares the
-# compare JSON (all but wall_s) and every per-job CSV (starts, ends,
+# compare JSON (all but wall_s and cpu_s) and every per-job CSV (starts, ends,
 # preemptions) of the two.  Exit 0 when all are identical, 1 otherwise
 # (the differing files are named).  A check for a speed-up, not a test:
 # its runs take 10-30 s on the shared 2-core host.
@@ -60,7 +60,7 @@ import json, sys
 
 def strip(d):
     if isinstance(d, dict):
-        return {k: strip(v) for k, v in d.items() if k != "wall_s"}
+        return {k: strip(v) for k, v in d.items() if k not in ("wall_s", "cpu_s")}
     if isinstance(d, list):
         return [strip(x) for x in d]
     return d

@@ -21,6 +21,7 @@ typedef struct cli_run {
 	sim_result_t res;
 	sim_summary_t sum;
 	double wall_s;
+	double cpu_s;    /* the run's thread CPU time */
 	bool livelock;   /* the run failed on the livelock guard */
 	char error[512]; /* why the run failed */
 } cli_run_t;
@@ -47,7 +48,8 @@ typedef struct cli_ctx {
 	double base_jct_s, base_rho;
 } cli_ctx_t;
 
-double cli_now(void); /* monotonic seconds */
+double cli_now(void);        /* monotonic seconds */
+double cli_thread_cpu(void); /* the calling thread's CPU seconds */
 /* defaults: sim_params_default(), filter none, placement stock, apps by
  * tenant */
 void cli_ctx_init(cli_ctx_t *ctx);
