@@ -8,7 +8,7 @@
 #
 # BUILD_DIR: a configured build (default _build-sim); OUT_DIR (default
 # eval-out): the JSON and tables of each command.  Every command is printed
-# before it runs.  Deterministic apart from wall_s (seed 1).
+# before it runs.  Deterministic apart from wall_s and cpu_s (seed 1).
 set -eu
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 B=${1:-$SRC/_build-sim}

@@ -17,7 +17,7 @@
 # LABEL:PARAMS of extra agora runs, default none), REGIMES, CELLS
 # ("window:heavy:moderate" ...), JOBS (runs at once, default 1), TMO
 # (seconds per run, default 1200).  Runs with nice.  Deterministic
-# (seed 1) apart from wall_s.
+# (seed 1) apart from wall_s and cpu_s.
 set -eu
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "${1:-}" = --one ]; then

@@ -44,7 +44,7 @@ grep -q '^4,b,20,50,4,50,100,150,' "$TMP/jobs-backfill.csv" &&
 "$SIM" compare --trace "$TMP/five.csv" --cluster 2x4 --restart 0 \
 	--policies fifo,backfill,las,srtf --params las:thresholds=200 \
 	--baseline fifo --json "$TMP/b.json" --seed 3 >/dev/null 2>&1
-if [ "$(grep -v wall_s "$TMP/a.json")" = "$(grep -v wall_s "$TMP/b.json")" ]; then
+if [ "$(grep -v -e wall_s -e cpu_s "$TMP/a.json")" = "$(grep -v -e wall_s -e cpu_s "$TMP/b.json")" ]; then
 	ok "deterministic"
 else
 	ko "deterministic"
@@ -276,7 +276,7 @@ PY
 import json, sys
 a = [e for e in json.load(open(sys.argv[1])) if e["label"] == "fifo" and e["regime"] == "uniform:1:2" and e["ckpt"] == "every 1800s"]
 b = json.load(open(sys.argv[2]))
-strip = lambda e: {k: v for k, v in e.items() if k != "wall_s"}
+strip = lambda e: {k: v for k, v in e.items() if k not in ("wall_s", "cpu_s")}
 assert len(a) == 1 and strip(a[0]) == strip(b[0]), (a, b)
 PY
 "$SIM" robustness --trace "$TMP/five.csv" --cluster 2x4 --regimes nope \
