@@ -35,7 +35,7 @@ static void usage(FILE *f)
 	      "  agora-sim run --trace FILE --cluster SPEC --policy P [options]\n"
 	      "  agora-sim compare --trace FILE --cluster SPEC --policies p1,p2,...\n"
 	      "                    --baseline p1 --json OUT [--plot DIR] [--seed N] [options]\n"
-	      "  agora-sim bench [--nodes N] [--gpus G] [--jobs J] [--contended] [--apps N]\n"
+	      "  agora-sim bench [--nodes N] [--gpus G] [--jobs J] [--contended] [--apps N] [--repeat N]\n"
 	      "  agora-sim bounds --trace FILE --cluster SPEC [--app A] [--json OUT] [options]\n"
 	      "  agora-sim robustness --trace FILE --cluster SPEC [--policies p1,...] [--regimes r1,r2]\n"
 	      "                    [--ckpts c1,c2] [--json OUT] [--plot DIR] [--threads N] [options]\n"
