@@ -54,21 +54,7 @@ for t in "$TRACES"/philly_pollux_jobs_*_2wk.csv; do
 				bad=1
 			fi
 		done
-		if ! python3 - "$W/before-$w-$c.json" "$W/after-$w-$c.json" <<'EOF'; then
-import json, sys
-
-
-def strip(d):
-    if isinstance(d, dict):
-        return {k: strip(v) for k, v in d.items() if k not in ("wall_s", "cpu_s")}
-    if isinstance(d, list):
-        return [strip(x) for x in d]
-    return d
-
-
-a, b = (strip(json.load(open(p))) for p in sys.argv[1:3])
-sys.exit(0 if a == b else 1)
-EOF
+		if ! python3 "$SRC/contrib/sim/same-json.py" "$W/before-$w-$c.json" "$W/after-$w-$c.json"; then
 			echo "DIFFERENT: $W/before-$w-$c.json" >&2
 			bad=1
 		fi

@@ -81,21 +81,7 @@ awk '
 		       "wall on " cores " idle cores", idle[1], idle[2],
 		       idle[1] / idle[2]
 	}' "$W/rob-old.txt" "$W/rob-new.txt"
-if python3 - "$W/rob-old.json" "$W/rob-new.json" <<'EOF'; then
-import json, sys
-
-
-def strip(d):
-    if isinstance(d, dict):
-        return {k: strip(v) for k, v in d.items() if k not in ("wall_s", "cpu_s")}
-    if isinstance(d, list):
-        return [strip(x) for x in d]
-    return d
-
-
-a, b = (strip(json.load(open(p))) for p in sys.argv[1:3])
-sys.exit(0 if a == b else 1)
-EOF
+if python3 "$(dirname "$0")/same-json.py" "$W/rob-old.json" "$W/rob-new.json"; then
 	echo "robustness JSON: identical but wall_s and cpu_s"
 else
 	echo "robustness JSON: DIFFERENT"
