@@ -73,22 +73,19 @@ static void slots_avail_matches_scan(int nodes)
 			int64_t len = 60 + (int64_t) (rnd(&x) % 40000);
 
 			/* a few nodes, sometimes many, in one or both words */
-			memset(s->jn, 0, 2 * sizeof(*s->jn));
+			memset(s->jn, 0, (size_t) s->nw * sizeof(*s->jn));
 			for (k = (int) (rnd(&x) % 3) + 1; k > 0; k--) {
 				int node = (int) (rnd(&x) % (uint64_t) nodes);
 
 				s->jn[node / 64] |= (uint64_t) 1 << (node % 64);
 			}
 			if (rnd(&x) % 8 == 0)
-				s->jn[rnd(&x) % 2] |= rnd(&x);
-			if (nodes > 64)
-				s->jn[1] &= ((uint64_t) 1 << (nodes - 64)) - 1;
-			else
-				s->jn[0] &= nodes == 64
-						    ? ~(uint64_t) 0
-						    : ((uint64_t) 1 << nodes) -
-							      1;
-			s->jn[1] &= nodes > 64 ? ~(uint64_t) 0 : 0;
+				s->jn[rnd(&x) % (uint64_t) s->nw] |= rnd(&x);
+			/* no bits past the last node */
+			s->jn[s->nw - 1] &= nodes % 64 ? ((uint64_t) 1
+							  << (nodes % 64)) -
+								 1
+						       : ~(uint64_t) 0;
 			assert_int_equal(
 				slots_add(s, rdown(a, 60), rdown(a + len, 60)),
 				0);
