@@ -144,6 +144,17 @@ pol_fed_hold_act_t pol_fed_pin_next(const pol_fed_hold_obs_t *o,
 				    int timeout_s, int64_t now);
 
 /*
+ * When pol_fed_pin_next() turns REAUCTION for what o and m show now: the
+ * later of the pin and the planned start, plus timeout_s; 0 if it never
+ * does (the same NONE cases).  agorad's survey reuses a cluster's job part
+ * while its job table does not change, so the clock alone must make it
+ * read again: it reads the table in full once the earliest due time of
+ * the last full read has come.
+ */
+int64_t pol_fed_pin_due(const pol_fed_hold_obs_t *o, const pol_fed_mark_t *m,
+			const char *me, int timeout_s);
+
+/*
  * The origin's check before it re-pins (level-triggered on the origin,
  * whose copy is the job's truth): the winner's copy can show the old
  * decision for a while after a re-pin (the revoke reaches it through

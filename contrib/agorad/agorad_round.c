@@ -117,6 +117,7 @@ static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 	h.queued_gpu_s = o.queued_gpu_s;
 	h.max_limit_s = o.max_limit_s;
 	h.jobs_update = o.jobs_update;
+	h.recheck_at = o.recheck_at;
 	h.jobs_same = 0;
 	*mlen = sizeof(h) + jobs_b + use_b + busy_b;
 	if (!(m = malloc(*mlen)))

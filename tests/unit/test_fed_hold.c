@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -476,7 +477,14 @@ static void test_pin_failover(void **state)
 		  T0 - 100, POL_FED_HOLD_NONE },
 	};
 
+	/* pol_fed_pin_due() of each case: when the clock alone turns it */
+	static const int64_t due[] = { T0 + 30, T0 + 30, T0 + 630, T0 + 630,
+				       0,       0,       0,        0,
+				       0,       T0 + 30 };
+
 	(void) state;
+	assert_int_equal(sizeof(due) / sizeof(due[0]),
+			 sizeof(cases) / sizeof(cases[0]));
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		pol_fed_hold_obs_t o = { .pending = cases[k].pending,
 					 .active = true,
@@ -498,6 +506,12 @@ static void test_pin_failover(void **state)
 				 pol_fed_pin_next(&o, &m, cases[k].me,
 						  cases[k].timeout,
 						  cases[k].now));
+		if (pol_fed_pin_due(&o, &m, cases[k].me, cases[k].timeout) !=
+		    due[k])
+			fail_msg("case %zu (%s): due %" PRId64, k,
+				 cases[k].name,
+				 pol_fed_pin_due(&o, &m, cases[k].me,
+						 cases[k].timeout));
 		free(d);
 	}
 	/* a decision waiting at the origin is not a failover */
