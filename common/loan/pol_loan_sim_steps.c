@@ -202,6 +202,8 @@ static double wait_end(sim_t *s)
 		s->waiting = true;
 		s->wait_since = s->now;
 	}
+	if (s->pol.ckpt_wait_s > 0)
+		return s->wait_since + (double) s->pol.ckpt_wait_s;
 	return s->wait_since + (double) (s->p->deadline_s - s->p->grace_s);
 }
 
@@ -242,6 +244,67 @@ static bool ckpt_wait(sim_t *s, const int *jidx, int nb, const int *act,
 	return false;
 }
 
+/* The checkpoint wait on (time, victims) together: for each poll w up to
+ * end, every victim valued at what it loses if preempted at now + w, the
+ * fewest-first least-cost choice at w; the one with the fewest victims,
+ * then the least GPU-hours, then the earliest w wins.  Its choice is left
+ * in out (whose costs are at w); returns w (0: go now), -1 on ENOMEM. */
+static double joint_wait(sim_t *s, const int *jidx, pol_loan_job_t *b, int nb,
+			 const pol_loan_reclaim_in_t *in,
+			 pol_loan_reclaim_out_t *out, double end)
+{
+	pol_loan_reclaim_out_t t;
+	double w, poll = (double) s->p->poll_s, best_w = -1, best_lost = 0;
+	int k, best_n = 0, rc = -1;
+
+	memset(&t, 0, sizeof(t));
+	t.node_back = calloc((size_t) in->n_loaned + 1, 1);
+	t.action = calloc((size_t) nb + 1, sizeof(int));
+	t.shrink_by = calloc((size_t) nb + 1, sizeof(int));
+	if (!t.node_back || !t.action || !t.shrink_by)
+		goto out;
+	for (w = 0; w == 0 || s->now + w <= end + EPS; w += poll) {
+		double lost;
+
+		for (k = 0; k < nb; k++) {
+			const sj_t *j = &s->jobs[jidx[k]];
+
+			b[k].cost = pol_loan_preempt_cost(
+				gpus_held(j),
+				(int64_t) (s->now - j->run_start + w),
+				s->p->ckpt_s, s->p->restart_s);
+			if (s->pol.fewest_victims)
+				b[k].cost = 1 + 1e-4 * b[k].cost;
+		}
+		if (pol_loan_reclaim(in, &t))
+			goto out;
+		lost = lost_after(s, jidx, nb, t.action, w);
+		if (best_w < 0 || t.preempted < best_n ||
+		    (t.preempted == best_n && lost < best_lost - EPS)) {
+			best_w = w;
+			best_n = t.preempted;
+			best_lost = lost;
+			memcpy(out->node_back, t.node_back,
+			       (size_t) in->n_loaned);
+			memcpy(out->action, t.action,
+			       sizeof(int) * (size_t) nb);
+			memcpy(out->shrink_by, t.shrink_by,
+			       sizeof(int) * (size_t) nb);
+			out->returned = t.returned;
+			out->short_by = t.short_by;
+			out->preempted = t.preempted;
+			out->shrunk = t.shrunk;
+			out->cost = t.cost;
+		}
+	}
+	rc = 0;
+out:
+	free(t.node_back);
+	free(t.action);
+	free(t.shrink_by);
+	return rc ? -1 : best_w;
+}
+
 static int reclaim(sim_t *s, int need)
 {
 	int *lidx = NULL, *lnode = NULL, L = 0, i, k, nb = 0, rc = -1;
@@ -249,6 +312,7 @@ static int reclaim(sim_t *s, int need)
 	pol_loan_job_t *b = NULL;
 	unsigned char *back = NULL, *had = NULL;
 	double end;
+	bool waits;
 	pol_loan_reclaim_in_t in;
 	pol_loan_reclaim_out_t out;
 
@@ -296,7 +360,7 @@ static int reclaim(sim_t *s, int need)
 		x->requeue = j->in->requeue;
 		x->repeat = j->repeat;
 		jidx[nb] = s->run[i];
-		if (end >= 0)
+		if (end >= 0 && s->pol.ckpt_wait_per_job)
 			x->cost = best_cost(s, jidx, nb, end);
 		if (s->pol.fewest_victims &&
 		    order_of(s->v) == POL_LOAN_LEAST_COST)
@@ -322,9 +386,20 @@ static int reclaim(sim_t *s, int need)
 	out.node_back = back;
 	out.action = act;
 	out.shrink_by = sby;
-	if (pol_loan_reclaim(&in, &out))
-		goto out;
-	if (ckpt_wait(s, jidx, nb, act, end)) {
+	if (end >= 0 && !s->pol.ckpt_wait_per_job) {
+		double w = joint_wait(s, jidx, b, nb, &in, &out, end);
+
+		if (w < 0)
+			goto out;
+		waits = w > 0;
+		if (waits && in_win(s))
+			s->m.ckpt_waits++;
+	} else {
+		if (pol_loan_reclaim(&in, &out))
+			goto out;
+		waits = ckpt_wait(s, jidx, nb, act, end);
+	}
+	if (waits) {
 		rc = 0;
 		goto out;
 	}
