@@ -244,65 +244,41 @@ static bool ckpt_wait(sim_t *s, const int *jidx, int nb, const int *act,
 	return false;
 }
 
-/* The checkpoint wait on (time, victims) together: for each poll w up to
- * end, every victim valued at what it loses if preempted at now + w, the
- * fewest-first least-cost choice at w; the one with the fewest victims,
- * then the least GPU-hours, then the earliest w wins.  Its choice is left
- * in out (whose costs are at w); returns w (0: go now), -1 on ENOMEM. */
-static double joint_wait(sim_t *s, const int *jidx, pol_loan_job_t *b, int nb,
+/* the checkpoint wait on the poll and the victims together
+ * (pol_loan_reclaim_wait): the wait chosen, 0 to go now, -1 on ENOMEM */
+static double joint_wait(sim_t *s, const int *jidx, int nb,
 			 const pol_loan_reclaim_in_t *in,
 			 pol_loan_reclaim_out_t *out, double end)
 {
-	pol_loan_reclaim_out_t t;
-	double w, poll = (double) s->p->poll_s, best_w = -1, best_lost = 0;
-	int k, best_n = 0, rc = -1;
+	int *gpus = calloc((size_t) nb + 1, sizeof(int));
+	int64_t *run = calloc((size_t) nb + 1, sizeof(int64_t)), w = -1;
+	pol_loan_wait_in_t wi;
+	int k;
 
-	memset(&t, 0, sizeof(t));
-	t.node_back = calloc((size_t) in->n_loaned + 1, 1);
-	t.action = calloc((size_t) nb + 1, sizeof(int));
-	t.shrink_by = calloc((size_t) nb + 1, sizeof(int));
-	if (!t.node_back || !t.action || !t.shrink_by)
+	if (!gpus || !run)
 		goto out;
-	for (w = 0; w == 0 || s->now + w <= end + EPS; w += poll) {
-		double lost;
+	for (k = 0; k < nb; k++) {
+		const sj_t *j = &s->jobs[jidx[k]];
 
-		for (k = 0; k < nb; k++) {
-			const sj_t *j = &s->jobs[jidx[k]];
-
-			b[k].cost = pol_loan_preempt_cost(
-				gpus_held(j),
-				(int64_t) (s->now - j->run_start + w),
-				s->p->ckpt_s, s->p->restart_s);
-			if (s->pol.fewest_victims)
-				b[k].cost = 1 + 1e-4 * b[k].cost;
-		}
-		if (pol_loan_reclaim(in, &t))
-			goto out;
-		lost = lost_after(s, jidx, nb, t.action, w);
-		if (best_w < 0 || t.preempted < best_n ||
-		    (t.preempted == best_n && lost < best_lost - EPS)) {
-			best_w = w;
-			best_n = t.preempted;
-			best_lost = lost;
-			memcpy(out->node_back, t.node_back,
-			       (size_t) in->n_loaned);
-			memcpy(out->action, t.action,
-			       sizeof(int) * (size_t) nb);
-			memcpy(out->shrink_by, t.shrink_by,
-			       sizeof(int) * (size_t) nb);
-			out->returned = t.returned;
-			out->short_by = t.short_by;
-			out->preempted = t.preempted;
-			out->shrunk = t.shrunk;
-			out->cost = t.cost;
-		}
+		gpus[k] = gpus_held(j);
+		run[k] = (int64_t) (s->now - j->run_start);
 	}
-	rc = 0;
+	memset(&wi, 0, sizeof(wi));
+	wi.gpus = gpus;
+	wi.run_s = run;
+	wi.ckpt_s = s->p->ckpt_s;
+	wi.restart_s = s->p->restart_s;
+	wi.step_s = s->p->poll_s;
+	wi.max_wait_s = (int64_t) (end - s->now + EPS);
+	if (wi.max_wait_s < 0)
+		wi.max_wait_s = 0;
+	wi.unit_cost = s->pol.fewest_victims;
+	if (pol_loan_reclaim_wait(in, &wi, out, &w))
+		w = -1;
 out:
-	free(t.node_back);
-	free(t.action);
-	free(t.shrink_by);
-	return rc ? -1 : best_w;
+	free(gpus);
+	free(run);
+	return (double) w;
 }
 
 static int reclaim(sim_t *s, int need)
@@ -387,7 +363,7 @@ static int reclaim(sim_t *s, int need)
 	out.action = act;
 	out.shrink_by = sby;
 	if (end >= 0 && !s->pol.ckpt_wait_per_job) {
-		double w = joint_wait(s, jidx, b, nb, &in, &out, end);
+		double w = joint_wait(s, jidx, nb, &in, &out, end);
 
 		if (w < 0)
 			goto out;
