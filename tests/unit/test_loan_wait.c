@@ -64,6 +64,32 @@ static void setup(wcase_t *x, int n_loaned, int n, const int *node,
 	x->out.shrink_by = x->shrink_by;
 }
 
+/* run the choice and check the wait, each job's action (the nodes back are
+ * those of the preempted jobs), the victims and their GPU-hours */
+static void expect(wcase_t *x, int64_t want_w, const int *want_act,
+		   double want_lost)
+{
+	int64_t w = -7;
+	int j, v, n_pre = 0;
+
+	assert_int_equal(pol_loan_reclaim_wait(&x->in, &x->w, &x->out, &w), 0);
+	assert_int_equal(w, want_w);
+	for (j = 0; j < x->in.n_jobs; j++) {
+		assert_int_equal(x->action[j], want_act[j]);
+		n_pre += want_act[j] == POL_LOAN_PREEMPT;
+	}
+	for (v = 0; v < x->in.n_loaned; v++) {
+		int back = 0;
+
+		for (j = 0; j < x->in.n_jobs; j++)
+			back |= x->nodes[j] == v &&
+				want_act[j] == POL_LOAN_PREEMPT;
+		assert_int_equal(x->back[v], back);
+	}
+	assert_int_equal(x->out.preempted, n_pre);
+	assert_float_equal(x->out.cost, want_lost / 3600, 1e-12);
+}
+
 /* A (1 GPU, run 960 s) checkpoints 840 s from now; B (8 GPUs, run
  * 100 s) is dearer at any time.  Up to 900 s: wait 840 s, then A loses
  * only the restart, 120/3600 GPU-h.  Up to 600 s: A now, 1080/3600. */
@@ -71,25 +97,14 @@ static void test_wait_for_checkpoint(void **state)
 {
 	const int node[2] = { 0, 1 }, gpus[2] = { 1, 8 };
 	const int64_t run[2] = { 960, 100 };
+	const int act[2] = { POL_LOAN_PREEMPT, POL_LOAN_KEEP };
 	wcase_t x;
-	int64_t w = -7;
 
 	(void) state;
 	setup(&x, 2, 2, node, gpus, run, 900);
-	assert_int_equal(pol_loan_reclaim_wait(&x.in, &x.w, &x.out, &w), 0);
-	assert_int_equal(w, 840);
-	assert_int_equal(x.action[0], POL_LOAN_PREEMPT);
-	assert_int_equal(x.action[1], POL_LOAN_KEEP);
-	assert_int_equal(x.back[0], 1);
-	assert_int_equal(x.back[1], 0);
-	assert_int_equal(x.out.preempted, 1);
-	assert_float_equal(x.out.cost, 120.0 / 3600, 1e-12);
-
+	expect(&x, 840, act, 120);
 	setup(&x, 2, 2, node, gpus, run, 600);
-	assert_int_equal(pol_loan_reclaim_wait(&x.in, &x.w, &x.out, &w), 0);
-	assert_int_equal(w, 0);
-	assert_int_equal(x.action[0], POL_LOAN_PREEMPT);
-	assert_float_equal(x.out.cost, 1080.0 / 3600, 1e-12);
+	expect(&x, 0, act, 1080);
 }
 
 /* The count comes first: node 0 holds X and Y (1 GPU each, 10 s before a
@@ -99,18 +114,12 @@ static void test_wait_fewest_first(void **state)
 {
 	const int node[3] = { 0, 0, 1 }, gpus[3] = { 1, 1, 8 };
 	const int64_t run[3] = { 1790, 1790, 0 };
+	const int act[3] = { POL_LOAN_KEEP, POL_LOAN_KEEP, POL_LOAN_PREEMPT };
 	wcase_t x;
-	int64_t w = -7;
 
 	(void) state;
 	setup(&x, 2, 3, node, gpus, run, 900);
-	assert_int_equal(pol_loan_reclaim_wait(&x.in, &x.w, &x.out, &w), 0);
-	assert_int_equal(w, 0);
-	assert_int_equal(x.action[0], POL_LOAN_KEEP);
-	assert_int_equal(x.action[1], POL_LOAN_KEEP);
-	assert_int_equal(x.action[2], POL_LOAN_PREEMPT);
-	assert_int_equal(x.out.preempted, 1);
-	assert_float_equal(x.out.cost, 8 * 120.0 / 3600, 1e-12);
+	expect(&x, 0, act, 8 * 120);
 }
 
 /* Two jobs on each node, one GPU each, up to 900 s.  Node 0: X (run
@@ -124,21 +133,13 @@ static void test_wait_joint_not_per_job(void **state)
 {
 	const int node[4] = { 0, 0, 1, 1 }, gpus[4] = { 1, 1, 1, 1 };
 	const int64_t run[4] = { 1740, 1080, 1490, 1490 };
+	const int act[4] = { POL_LOAN_KEEP, POL_LOAN_KEEP, POL_LOAN_PREEMPT,
+			     POL_LOAN_PREEMPT };
 	wcase_t x;
-	int64_t w = -7;
 
 	(void) state;
 	setup(&x, 2, 4, node, gpus, run, 900);
-	assert_int_equal(pol_loan_reclaim_wait(&x.in, &x.w, &x.out, &w), 0);
-	assert_int_equal(w, 360);
-	assert_int_equal(x.back[0], 0);
-	assert_int_equal(x.back[1], 1);
-	assert_int_equal(x.action[0], POL_LOAN_KEEP);
-	assert_int_equal(x.action[1], POL_LOAN_KEEP);
-	assert_int_equal(x.action[2], POL_LOAN_PREEMPT);
-	assert_int_equal(x.action[3], POL_LOAN_PREEMPT);
-	assert_int_equal(x.out.preempted, 2);
-	assert_float_equal(x.out.cost, 340.0 / 3600, 1e-12);
+	expect(&x, 360, act, 340);
 }
 
 static void test_wait_bad_input(void **state)
