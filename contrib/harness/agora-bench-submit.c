@@ -5,11 +5,12 @@
  * a process start per job, as sbatch is.  Not installed, not a test.
  *
  *   agora-bench-submit -n JOBS -p PROCS -o PREFIX [-A ACCOUNT] [-g GRES]
- *                      [-t MINUTES] [-M CLUSTERS] [-s SECONDS]
+ *                      [-t MINUTES] [-M CLUSTERS] [-s SECONDS] [-r RATE]
  *
  * Each of PROCS processes submits its share of JOBS (the first ones one
  * more when JOBS is not a multiple) and writes "jobid ms" per job to
- * PREFIX.K (K = 1..PROCS), ms being CLOCK_REALTIME in milliseconds just
+ * PREFIX.K (K = 1..PROCS), at RATE jobs/s over all processes if -r is
+ * given (each paces its own share), else as fast as it can; ms being CLOCK_REALTIME in milliseconds just
  * before the submit RPC, the clock agorad stamps its pins with.  The job
  * description is the one "sbatch -A ACCOUNT --gres=GRES -t MINUTES
  * -o /dev/null --wrap 'sleep SECONDS'" builds on Slurm 22.05 and 24.11:
@@ -48,6 +49,7 @@ typedef struct opts {
 	const char *clusters;
 	long minutes;
 	long sleep_s;
+	long rate; /* jobs/s over all processes; 0: as fast as possible */
 } opts_t;
 
 static int64_t now_ms(void)
@@ -62,7 +64,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: agora-bench-submit -n JOBS -p PROCS -o PREFIX [-A ACCOUNT] [-g GRES]\n"
-		"                          [-t MINUTES] [-M CLUSTERS] [-s SECONDS]\n");
+		"                          [-t MINUTES] [-M CLUSTERS] [-s SECONDS] [-r RATE]\n");
 }
 
 static int parse_long(const char *opt, const char *s, long lo, long hi,
@@ -93,7 +95,7 @@ static int parse_opts(int argc, char **argv, opts_t *o)
 		       .gres = "gpu:1",
 		       .minutes = 2,
 		       .sleep_s = 20 };
-	while ((c = getopt(argc, argv, "n:p:o:A:g:t:M:s:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:p:o:A:g:t:M:s:r:h")) != -1) {
 		switch (c) {
 		case 'n':
 			if (parse_long("-n", optarg, 1, 10000000, &o->jobs))
@@ -109,6 +111,10 @@ static int parse_opts(int argc, char **argv, opts_t *o)
 			break;
 		case 's':
 			if (parse_long("-s", optarg, 0, 86400, &o->sleep_s))
+				return -1;
+			break;
+		case 'r':
+			if (parse_long("-r", optarg, 1, 1000000, &o->rate))
 				return -1;
 			break;
 		case 'o':
@@ -173,9 +179,24 @@ static int fill_desc(const opts_t *o, job_desc_msg_t *d, char *tres,
 	return 0;
 }
 
-/* One submitter: its n jobs, "jobid ms" lines into path.  Returns the
- * number of jobs not submitted. */
-static long submitter(const opts_t *o, long n, const char *path)
+/* Sleep until t_ms (CLOCK_REALTIME ms), if it is ahead. */
+static void sleep_until(int64_t t_ms)
+{
+	int64_t d = t_ms - now_ms();
+
+	if (d > 0) {
+		struct timespec ts = { (time_t) (d / 1000),
+				       (long) (d % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* One submitter: its n jobs, "jobid ms" lines into path, the k-th not
+ * before start_ms + k * period_us / 1000 (period_us 0: no pacing).
+ * Returns the number of jobs not submitted. */
+static long submitter(const opts_t *o, long n, const char *path,
+		      int64_t start_ms, int64_t period_us)
 {
 	char tres[256], script[256], cwd[PATH_MAX];
 	job_desc_msg_t d;
@@ -198,8 +219,12 @@ static long submitter(const opts_t *o, long n, const char *path)
 	}
 	for (long k = 0; k < n; k++) {
 		submit_response_msg_t *resp = NULL;
-		int64_t t0 = now_ms();
+		int64_t t0;
 		int rc = -1;
+
+		if (period_us)
+			sleep_until(start_ms + k * period_us / 1000);
+		t0 = now_ms();
 
 		for (int tries = 0; tries < 20; tries++) {
 			rc = slurm_submit_batch_job(&d, &resp);
@@ -234,6 +259,7 @@ int main(int argc, char **argv)
 	opts_t o;
 	pid_t *kids;
 	int bad = 0;
+	int64_t start_ms, period_us;
 
 	if (parse_opts(argc, argv, &o))
 		return 2;
@@ -245,6 +271,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	slurm_init(NULL);
+	/* paced: each process at rate/procs, the processes offset evenly */
+	period_us = o.rate ? o.procs * 1000000L / o.rate : 0;
+	start_ms = now_ms();
 	/* all at once: each process submits as soon as it is forked */
 	for (long s = 0; s < o.procs; s++) {
 		long n = o.jobs / o.procs + (s < o.jobs % o.procs ? 1 : 0);
@@ -258,7 +287,12 @@ int main(int argc, char **argv)
 		}
 		kids[s] = fork();
 		if (kids[s] == 0)
-			_exit(submitter(&o, n, path) ? 1 : 0);
+			_exit(submitter(&o, n, path,
+					start_ms +
+						s * period_us / o.procs / 1000,
+					period_us)
+				      ? 1
+				      : 0);
 		if (kids[s] < 0) {
 			perror("agora-bench-submit: fork");
 			bad = 1;

@@ -15,7 +15,9 @@
 #             (a process per job)
 #   lib       agora-bench-submit (contrib/harness): S processes calling
 #             libslurm's slurm_submit_batch_job with the job description
-#             sbatch builds for those options
+#             sbatch builds for those options, as fast as they can
+#   paced     the same at RATE jobs/s over all of them (the goal's
+#             arrival rate rather than a burst; not run by default)
 # Submit time: the submitter's clock just before its submit (an upper
 # bound on the latency: sbatch's own time counts); pinned time: agorad's
 # own timestamp of the pin's last step ("pinned to C at S.ms" in its log).
@@ -30,7 +32,8 @@
 # Env: AGORA_DISPATCH_BASE_PORT [23000], AGORA_DISPATCH_WORKDIR
 # [/tmp/agora-dc-dispatch], AGORA_DISPATCH_JOBS [1000],
 # AGORA_DISPATCH_SUBMITTERS [8], AGORA_DISPATCH_WITH ["sbatch lib"]: the
-# submitters, AGORA_DISPATCH_RUNS ["burst capacity"], AGORAD_BIN,
+# submitters, AGORA_DISPATCH_RUNS ["burst capacity"],
+# AGORA_DISPATCH_RATE [150]: the paced submitter's jobs/s, AGORAD_BIN,
 # AGORA_SUBMIT_BIN, AGORA_PLUGIN_DIR, AGORA_BUILD.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,13 +46,14 @@ N_JOBS=${AGORA_DISPATCH_JOBS:-1000}
 SUBMITTERS=${AGORA_DISPATCH_SUBMITTERS:-8}
 WITH=${AGORA_DISPATCH_WITH:-sbatch lib}
 RUNS=${AGORA_DISPATCH_RUNS:-burst capacity}
+RATE=${AGORA_DISPATCH_RATE:-150}
 SUBMIT_BIN=${AGORA_SUBMIT_BIN:-$BUILD/contrib/harness/agora-bench-submit}
 DC="$repo/contrib/harness/agora-dc --workdir $W"
 
 die() { echo "bench-dispatch: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (agora-dc)"
 [ -x "$AGORAD_BIN" ] || die "$AGORAD_BIN: build agorad first"
-case " $WITH " in *" lib "*)
+case " $WITH " in *" lib "* | *" paced "*)
 	[ -x "$SUBMIT_BIN" ] || die "$SUBMIT_BIN: build it first (make, with Slurm)" ;;
 esac
 t=$(mktemp -d /tmp/agora-dispatch.XXXXXX)
@@ -81,9 +85,12 @@ loadavg() { echo "# load average $(cut -d' ' -f1-3 /proc/loadavg) ($1)" >&2; }
 submit() { # WITH OUT: N_JOBS jobs from SUBMITTERS at once, "jobid ms" lines
 	local per=$(((N_JOBS + SUBMITTERS - 1) / SUBMITTERS)) s
 	rm -f "$2".*
-	if [ "$1" = lib ]; then
+	if [ "$1" = lib ] || [ "$1" = paced ]; then
+		local pace=()
+		[ "$1" = paced ] && pace=(-r "$RATE")
 		"$SUBMIT_BIN" -n "$N_JOBS" -p "$SUBMITTERS" -o "$2" -A acct_a \
-			-g gpu:1 -t 2 -s 20 || echo "# lib: some jobs not submitted" >&2
+			-g gpu:1 -t 2 -s 20 "${pace[@]}" ||
+			echo "# $1: some jobs not submitted" >&2
 	else
 		for s in $(seq "$SUBMITTERS"); do
 			(for _ in $(seq "$per"); do
@@ -157,6 +164,21 @@ PY
 rounds() { # LOG: agorad's rounds that had held jobs (the steps' times)
 	grep -h "round [0-9]*:" "$1" | grep -v ": 0 held" | head -"${2:-5}" | sed 's/^/#   /'
 }
+# RUN: c1's slurmctld RPCs since the run began (sdiag -r at its start):
+# count and slurmctld's time (its RPC handling, locks included) of the
+# submits, the job updates (agorad's pins) and the job table reads
+ctld_rpcs() {
+	sdiag 2>/dev/null | awk -v run="$1" '
+		/REQUEST_(SUBMIT_BATCH_JOB|UPDATE_JOB|JOB_INFO) / {
+			n = $1; sub(/^REQUEST_/, "", n)
+			for (i = 2; i <= NF; i++) {
+				if ($i ~ /^count:/) { c = substr($i, 7) }
+				if ($i ~ /^total_time:/) { t = substr($i, 12) }
+			}
+			s = s sprintf("  %s %d (%.2f s, %.2f ms each)", n, c, t / 1e6, c ? t / c / 1e3 : 0)
+		}
+		END { print "# c1 slurmctld RPCs in " run ":" s }'
+}
 on2() { SLURM_CONF=$W/c2/etc/slurm.conf "$@"; }
 clear_jobs() {
 	scancel -u root >/dev/null 2>&1
@@ -170,6 +192,7 @@ run() { # RUN WITH
 	from=$(($(wc -l <"$W/log/agorad.log") + 1))
 	cfrom=$(($(wc -l <"$W/log/c1/slurmctld.log") + 1))
 	loadavg "before $name"
+	sdiag -r >/dev/null 2>&1
 	[ "$1" = capacity ] && { kill -STOP "$apid" || die "cannot pause agorad"; }
 	t1=$(ms)
 	submit "$2" "$t/$name"
@@ -181,6 +204,7 @@ run() { # RUN WITH
 	fi
 	wait_pins "$t/$name" "$from"
 	loadavg "after $name"
+	ctld_rpcs "$name"
 	tail -n +"$from" "$W/log/agorad.log" >"$t/$name.log"
 	check "$name" "$(held_count "$t/$name" "$cfrom")" "$(wc -l <"$t/$name")" \
 		"jobs submitted held at the origin (slurmctld: 'Submitted held federated')"
