@@ -288,8 +288,9 @@ int pol_fed_hold_steps(pol_fed_hold_act_t act, pol_fed_step_t steps[3])
 		steps[n++] = POL_FED_STEP_PIN;
 		/* fall through */
 	case POL_FED_HOLD_RELEASE:
+		/* the release writes the decision too (pol_fed_hold.h) */
 		steps[n++] = POL_FED_STEP_RELEASE;
-		/* fall through */
+		break;
 	case POL_FED_HOLD_FINISH:
 		steps[n++] = POL_FED_STEP_FINISH;
 		break;

@@ -301,7 +301,7 @@ cancel_all
 
 # 4. SIGTERM / SIGKILL of agorad's whole process group (as systemd stops
 # the unit: every process of it) mid-round, 10 trials, then restarted.
-# AGORAD_TEST_PIN_DELAY_MS spaces a pin's three updates 150 ms apart, so
+# AGORAD_TEST_PIN_DELAY_MS spaces a pin's two updates 150 ms apart, so
 # that the kills land between them.
 $DC stop-agorad >/dev/null
 export AGORAD_TEST_PIN_DELAY_MS=150
