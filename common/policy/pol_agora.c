@@ -596,6 +596,20 @@ static int ops_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 	return pol_agora_policy_decide(state, snap, now, out);
 }
 
+/* the registry face of set_tenant_names() + set_tenant_accounts(): the
+ * same two calls site_factor/agora makes for AppDefinition=array/burst */
+static int ops_set_apps(void *state, const char *const *names,
+			const char *const *accounts, int n)
+{
+	pol_agora_policy_t *a = state;
+
+	if (pol_agora_policy_set_tenant_names(a, names, n) < 0)
+		return -1;
+	if (accounts)
+		return pol_agora_policy_set_tenant_accounts(a, accounts, n);
+	return pol_agora_policy_set_tenant_accounts(a, NULL, 0);
+}
+
 static void ops_destroy(void *state)
 {
 	pol_agora_policy_t *a = state;
@@ -608,6 +622,7 @@ const pol_policy_ops_t pol_agora_ops = {
 	.create = agora_create,
 	.decide = ops_decide,
 	.destroy = ops_destroy,
+	.set_apps = ops_set_apps,
 };
 
 const pol_policy_ops_t pol_agora_order_ops = {
@@ -615,4 +630,5 @@ const pol_policy_ops_t pol_agora_order_ops = {
 	.create = order_create,
 	.decide = ops_decide,
 	.destroy = ops_destroy,
+	.set_apps = ops_set_apps,
 };
