@@ -14,6 +14,7 @@
 #include "pol_agora.h"
 #include "pol_app.h"
 #include "pol_credit.h"
+#include "pol_policy.h"
 
 #define H (7 * 86400.0)
 
@@ -271,6 +272,101 @@ static void test_app_accounts(void **state)
 	pol_cluster_destroy(&c);
 }
 
+/* A pending job of tenant t asking for gpus GPUs, submitted at submit. */
+static void pending_job(pol_job_t *j, int64_t id, int t, int gpus,
+			int64_t submit)
+{
+	memset(j, 0, sizeof(*j));
+	j->id = id;
+	j->tenant = t;
+	j->total_gpus = j->min_gpus = j->max_gpus = gpus;
+	j->time_limit = 3600;
+	j->submit = submit;
+	j->requeueable = true;
+	j->state = POL_JOB_PENDING;
+}
+
+/*
+ * The one START of a pass of policy "agora-order" (credit order) through
+ * the registry, the simulator's path (pol_policy_set_apps()): 1 node x 8
+ * GPUs, quota 10 GPU-h.  Passes at t = 0 and 3600: app vc1#1 (tenant 0)
+ * runs 8 GPUs (charged 8 GPU-hours at the second).  Pass 3 (t = 3660): it
+ * ended; app vc1#2 (tenant 1, submitted at 100) and app vc2#3 (tenant 2,
+ * submitted at 200) each ask for the whole node.  With accounts {vc1, vc1, vc2}, vc1#2 carries vc1's 8 GPU-hours of
+ * use (a credit below 10) and vc2#3 has the full 10: job 3
+ * starts.  Without accounts every app is its own account: both have 10,
+ * the earlier submission wins, job 2 starts.  Returns the started id.
+ */
+static int64_t order_start(const char *const *accts)
+{
+	const char *names[3] = { "vc1#1", "vc1#2", "vc2#3" };
+	agora_err_t err = { { 0 } };
+	pol_policy_t *p = pol_policy_create("agora-order", "quota=10", NULL,
+					    &err);
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_alloc_part_t part = { 0, 0xff };
+	pol_job_t run, pend[2];
+	pol_snapshot_t s1 = { c, NULL, 0, &run, 1, 3 };
+	pol_snapshot_t s2 = { c, pend, 2, NULL, 0, 3 };
+	pol_actions_t out = { 0 };
+	int64_t id = -1;
+	int i;
+
+	if (!p)
+		fail_msg("policy not created: %s", err.text);
+	assert_int_equal(pol_policy_set_apps(p, names, accts, 3), 0);
+	running_job(&run, &part, 1, 0, 8);
+	c->nodes[0].free = 0;
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(pol_policy_decide(p, &s1, 3600 * i, &out), 0);
+		pol_actions_free(&out);
+	}
+	c->nodes[0].free = 0xff;
+	pending_job(&pend[0], 2, 1, 8, 100);
+	pending_job(&pend[1], 3, 2, 8, 200);
+	assert_int_equal(pol_policy_decide(p, &s2, 3660, &out), 0);
+	for (i = 0; i < out.n; i++)
+		if (out.v[i].type == POL_ACT_START) {
+			assert_int_equal(id, -1); /* one start: one node */
+			id = out.v[i].job_id;
+		}
+	pol_actions_free(&out);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+	return id;
+}
+
+/*
+ * pol_policy_set_apps(): the registry face of set_tenant_names() +
+ * set_tenant_accounts() (agora, agora-order); ENOTSUP for a policy
+ * without apps, EINVAL for bad arguments.
+ */
+static void test_app_registry(void **state)
+{
+	const char *accts[3] = { "vc1", "vc1", "vc2" };
+	const char *names[1] = { "a" };
+	agora_err_t err = { { 0 } };
+	pol_policy_t *p;
+
+	(void) state;
+	assert_int_equal(order_start(accts), 3);
+	assert_int_equal(order_start(NULL), 2);
+	p = pol_policy_create("backfill", NULL, NULL, &err);
+	assert_non_null(p);
+	errno = 0;
+	assert_int_equal(pol_policy_set_apps(p, names, NULL, 1), -1);
+	assert_int_equal(errno, ENOTSUP);
+	pol_policy_destroy(&p);
+	p = pol_policy_create("agora", NULL, NULL, &err);
+	assert_non_null(p);
+	assert_int_equal(pol_policy_set_apps(p, names, NULL, 1), 0);
+	errno = 0;
+	assert_int_equal(pol_policy_set_apps(p, NULL, NULL, 1), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(pol_policy_set_apps(NULL, names, NULL, 1), -1);
+	pol_policy_destroy(&p);
+}
+
 /*
  * AppDefinition=name_prefix: 300 passes, each with one new app (a user
  * renaming jobs) of account vc1.  The ledger has one entry (no app mints
@@ -335,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_app_long_account_quota),
 		cmocka_unit_test(test_app_accounts),
 		cmocka_unit_test(test_app_prune),
+		cmocka_unit_test(test_app_registry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
