@@ -496,10 +496,10 @@ static void *create_common(bool auctions, const char *params,
 		"options",   "solver",  "app",        "align",
 		"drain",     "victims", "est_k",      "est_prior",
 		"est_order", "ckpt",    "ckpt_lease", "budget",
-		"max_loss",  "max_run", NULL
+		"max_loss",  "max_run", "drain_rho",  NULL
 	};
 	ag_params_t p;
-	double v[22];
+	double v[23];
 	char rest[256];
 
 	params_default(&p);
@@ -540,6 +540,7 @@ static void *create_common(bool auctions, const char *params,
 		v[19] = p.budget;
 		v[20] = p.max_loss;
 		v[21] = (double) p.max_run;
+		v[22] = p.drain_rho;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -570,6 +571,7 @@ static void *create_common(bool auctions, const char *params,
 				   : -1;
 		p.max_loss = v[20];
 		p.max_run = (int64_t) v[21];
+		p.drain_rho = v[22] != 0;
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

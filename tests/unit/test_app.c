@@ -368,6 +368,71 @@ static void test_app_registry(void **state)
 }
 
 /*
+ * Whether job 4 (4 GPUs, 10 h) starts in a pass of "agora" (est=limit,
+ * f=0.9: the auction serves the one worst app; params extra) at t = 1000
+ * on 2 nodes x 8 GPUs, each half held until 3600 (node 0) and 7200 (node
+ * 1) by tenant 0.  Pending, in credit order (fresh credit everywhere: by
+ * submit, then id): job 2 (tenant 1, 8 GPUs on one node, 10 h, submitted
+ * at 0), job 3 (tenant 2, a gang of 2 x 8 GPUs, 1 min, submitted at 0:
+ * the worst rho, 6.9 against job 2's 0.52 and job 4's 1.02), job 4
+ * (tenant 3, submitted at 1000).  No lease is due: the auction offers the
+ * 8 free GPUs to job 3's app, which cannot use them.  The leftover pass
+ * reserves for one job that does not fit: by credit order job 2, on node 0
+ * (free at 3600, the soonest); job 4, ending after that, fits on node 1:
+ * it starts.  drain_rho=1: job 3, of the worst-rho app, on both nodes
+ * (shadow 7200): job 4 would hold node 1 past it and does not start.
+ */
+static bool drain_starts_job4(const char *extra)
+{
+	char params[128];
+	agora_err_t err = { { 0 } };
+	pol_policy_t *p;
+	pol_cluster_t *c = pol_cluster_uniform(2, 8, 0);
+	pol_alloc_part_t part[2] = { { 0, 0x0f }, { 1, 0x0f } };
+	pol_job_t run[2], pend[3];
+	pol_snapshot_t s = { c, pend, 3, run, 2, 4 };
+	pol_actions_t out = { 0 };
+	bool started = false;
+	int i;
+
+	snprintf(params, sizeof(params), "est=limit,f=0.9%s", extra);
+	p = pol_policy_create("agora", params, NULL, &err);
+	if (!p)
+		fail_msg("policy not created: %s", err.text);
+	for (i = 0; i < 2; i++) {
+		running_job(&run[i], &part[i], 10 + i, 0, 4);
+		run[i].time_limit = 3600 * (i + 1);
+		c->nodes[i].free = 0xf0;
+	}
+	pending_job(&pend[0], 2, 1, 8, 0);
+	pend[0].time_limit = 36000;
+	pending_job(&pend[1], 3, 2, 16, 0);
+	pend[1].nodes = 2;
+	pend[1].gpus_per_node = 8;
+	pend[1].time_limit = 60;
+	pending_job(&pend[2], 4, 3, 4, 1000);
+	pend[2].time_limit = 36000;
+	assert_int_equal(pol_policy_decide(p, &s, 1000, &out), 0);
+	for (i = 0; i < out.n; i++) {
+		assert_int_equal(out.v[i].type, POL_ACT_START);
+		assert_int_equal(out.v[i].job_id, 4);
+		started = true;
+	}
+	pol_actions_free(&out);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+	return started;
+}
+
+/* drain_rho: the leftover pass reserves for Themis' worst-off app. */
+static void test_app_drain_worst(void **state)
+{
+	(void) state;
+	assert_true(drain_starts_job4(""));
+	assert_false(drain_starts_job4(",drain_rho=1"));
+}
+
+/*
  * AppDefinition=name_prefix: 300 passes, each with one new app (a user
  * renaming jobs) of account vc1.  The ledger has one entry (no app mints
  * credit), idle apps are pruned (p0 is gone, the last two are known), and
@@ -432,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_app_accounts),
 		cmocka_unit_test(test_app_prune),
 		cmocka_unit_test(test_app_registry),
+		cmocka_unit_test(test_app_drain_worst),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
