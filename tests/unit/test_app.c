@@ -202,16 +202,25 @@ static void test_app_long_account_quota(void **state)
 	pol_cluster_destroy(&c);
 }
 
-/* A running job of tenant t on the GPUs of part (node 0). */
-static void running_job(pol_job_t *j, pol_alloc_part_t *part, int64_t id, int t,
-			int gpus)
+/* A pending job of tenant t asking for gpus GPUs, submitted at submit. */
+static void pending_job(pol_job_t *j, int64_t id, int t, int gpus,
+			int64_t submit)
 {
 	memset(j, 0, sizeof(*j));
 	j->id = id;
 	j->tenant = t;
 	j->total_gpus = j->min_gpus = j->max_gpus = gpus;
 	j->time_limit = 3600;
+	j->submit = submit;
 	j->requeueable = true;
+	j->state = POL_JOB_PENDING;
+}
+
+/* A running job of tenant t on the GPUs of part (node 0). */
+static void running_job(pol_job_t *j, pol_alloc_part_t *part, int64_t id, int t,
+			int gpus)
+{
+	pending_job(j, id, t, gpus, 0);
 	j->state = POL_JOB_RUNNING;
 	j->alloc.parts = part;
 	j->alloc.n_parts = 1;
@@ -270,20 +279,6 @@ static void test_app_accounts(void **state)
 	pol_agora_policy_destroy(&a);
 	agora_conf_free(&conf);
 	pol_cluster_destroy(&c);
-}
-
-/* A pending job of tenant t asking for gpus GPUs, submitted at submit. */
-static void pending_job(pol_job_t *j, int64_t id, int t, int gpus,
-			int64_t submit)
-{
-	memset(j, 0, sizeof(*j));
-	j->id = id;
-	j->tenant = t;
-	j->total_gpus = j->min_gpus = j->max_gpus = gpus;
-	j->time_limit = 3600;
-	j->submit = submit;
-	j->requeueable = true;
-	j->state = POL_JOB_PENDING;
 }
 
 /*
