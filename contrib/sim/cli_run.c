@@ -320,6 +320,7 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run)
 	}
 	p.frag_placer = &pl;
 	t0 = cli_now();
+	run->app_bids = app_jobs != NULL;
 	rc = sim_run(ctx->cluster, app_jobs ? app_jobs : ctx->trace.jobs,
 		     ctx->trace.n, pol, &p, &run->res, &err);
 	run->wall_s = cli_now() - t0;

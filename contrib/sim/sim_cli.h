@@ -21,7 +21,8 @@ typedef struct cli_run {
 	sim_result_t res;
 	sim_summary_t sum;
 	double wall_s;
-	bool livelock;   /* the run failed on the livelock guard */
+	bool livelock; /* the run failed on the livelock guard */
+	bool app_bids; /* the policy ran on the apps (pol_policy_set_apps()) */
 	char error[512]; /* why the run failed */
 } cli_run_t;
 
