@@ -45,6 +45,25 @@ double pol_fed_queue_s(double queue_per_gpu, int gpus, double hold_s,
 	return queue_per_gpu * (double) gpus * (hold_s + transfer_s);
 }
 
+double pol_fed_queue_per_gpu(const pol_fed_cluster_load_t *l)
+{
+	if (!l || l->gpus_total <= 0 || l->jobs_queued <= 0)
+		return 0.0;
+	return (double) l->jobs_queued / (double) l->gpus_total;
+}
+
+int64_t pol_fed_hold_of_limit(int64_t limit_s)
+{
+	int64_t hold;
+
+	if (limit_s <= 0)
+		return 0;
+	if (limit_s > POL_FED_HORIZON_S)
+		limit_s = POL_FED_HORIZON_S;
+	hold = llround(POL_FED_HOLD_OF_LIMIT * (double) limit_s);
+	return hold > 0 ? hold : 1;
+}
+
 static bool fed_bit(uint64_t mask, int c)
 {
 	return c >= 0 && c < 64 && (mask >> c) & 1;

@@ -151,6 +151,8 @@ typedef struct pol_fed_cluster_load {
 				POL_FED_HORIZON_S) */
 	int64_t max_limit_s; /* the longest time limit of any job on the
 				cluster, unlimited as POL_FED_HORIZON_S */
+	int jobs_queued;     /* pending GPU jobs that may run (the ones in
+			    gpus_queued): the queue term's queue length */
 } pol_fed_cluster_load_t;
 
 /*
@@ -242,6 +244,23 @@ void pol_fed_weights_default(pol_fed_weights_t *w);
  */
 double pol_fed_queue_s(double queue_per_gpu, int gpus, double hold_s,
 		       double transfer_s);
+
+/* The queue term's queue length of a cluster (pol_fed_plan_t.queue_per_gpu):
+ * its jobs_queued per GPU of gpus_total; 0 when it has no GPUs or no
+ * such job (or l is NULL). */
+double pol_fed_queue_per_gpu(const pol_fed_cluster_load_t *l);
+
+/* What agorad takes of a time limit for the hold (pol_fed_job_t.hold_s):
+ * limits overstate run times, and the simulator's f-model draws a limit
+ * as run time x U(1, 2), where run / limit averages ln 2 = 0.693; so the
+ * hold is that share of the limit, the limit capped at POL_FED_HORIZON_S
+ * first. */
+#define POL_FED_HOLD_OF_LIMIT 0.693
+/* The hold of a job whose time limit is limit_s seconds (<= 0: none, or
+ * unlimited): POL_FED_HOLD_OF_LIMIT x min(limit_s, POL_FED_HORIZON_S),
+ * rounded to the second and at least 1 s; 0 (unknown: no queue term) for a
+ * job without a limit, which says nothing of its hold. */
+int64_t pol_fed_hold_of_limit(int64_t limit_s);
 
 /*
  * The cost of plan p for job j on cluster c (see pol_fed_weights_t);

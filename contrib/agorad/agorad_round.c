@@ -116,6 +116,7 @@ static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 	h.gpus_queued = o.gpus_queued;
 	h.queued_gpu_s = o.queued_gpu_s;
 	h.max_limit_s = o.max_limit_s;
+	h.jobs_queued = o.jobs_queued;
 	h.jobs_update = o.jobs_update;
 	h.recheck_at = o.recheck_at;
 	h.jobs_same = 0;
@@ -222,6 +223,7 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 		.n_busy = r->clusters[c].busy ? h.n_busy : 0,
 		.queued_gpu_s = h.queued_gpu_s,
 		.max_limit_s = h.max_limit_s,
+		.jobs_queued = h.jobs_queued,
 	};
 	return true;
 }
@@ -404,6 +406,12 @@ static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 		}
 		pj[i].submit = r->jobs[i].submit;
 		pj[i].priority = 0;
+		/* the queue term's hold: a share of its time limit */
+		pj[i].hold_s = pol_fed_hold_of_limit(
+			r->jobs[i].time_limit == INFINITE ||
+					r->jobs[i].time_limit == NO_VAL
+				? 0
+				: 60 * (int64_t) r->jobs[i].time_limit);
 		/* only jobs waiting for the auction bid (a pinned job's
 		 * release or decision is left: it keeps its winner) */
 		for (int c = 0; c < r->n_clusters; c++)
@@ -422,9 +430,15 @@ static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 		 * run it on other nodes may, at a cost */
 		pj[i].hw_match = pj[i].eligible &
 				 (r->plan_hw ? r->plan_hw[i] : ~0ULL);
-		for (int c = 0; c < r->n_clusters; c++)
-			plans[(size_t) i * r->n_clusters + c].team_credit =
-				fed_credit(r, r->jobs[i].account);
+		for (int c = 0; c < r->n_clusters; c++) {
+			pol_fed_plan_t *p =
+				&plans[(size_t) i * r->n_clusters + c];
+
+			p->team_credit = fed_credit(r, r->jobs[i].account);
+			/* the queue term's queue: this round's survey */
+			p->queue_per_gpu = pol_fed_queue_per_gpu(
+				&r->clusters[c].load);
+		}
 	}
 	return pj;
 }

@@ -121,6 +121,7 @@ typedef struct {
 					ad_usage_t, n_busy pol_fed_busy_t */
 	double queued_gpu_s;
 	int64_t max_limit_s;
+	int jobs_queued;     /* the pending jobs in gpus_queued */
 	int64_t jobs_update; /* the job table's last_update */
 	int jobs_same;       /* the job table did not change since the
 				update time asked with: the job part (n_jobs,

@@ -308,6 +308,7 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 		     j->state_reason == WAIT_PRIORITY ||
 		     j->state_reason == WAIT_RESOURCES)) {
 			h->gpus_queued += g;
+			h->jobs_queued++;
 			h->queued_gpu_s += (double) g * limit_s(j->time_limit);
 			if (limit_s(j->time_limit) > h->max_limit_s)
 				h->max_limit_s = limit_s(j->time_limit);

@@ -214,6 +214,81 @@ static void test_queue_crossover(void **state)
 	assert_int_equal(a.cluster, 0);
 }
 
+/* agorad's inputs: the queue length per GPU of a cluster's survey */
+static void test_queue_per_gpu(void **state)
+{
+	pol_fed_cluster_load_t l;
+
+	(void) state;
+	memset(&l, 0, sizeof(l));
+	l.gpus_total = 16;
+	l.jobs_queued = 4; /* 4 / 16 */
+	assert_near(pol_fed_queue_per_gpu(&l), 0.25, 1e-12);
+	l.jobs_queued = 24; /* a queue longer than the cluster: 24 / 16 */
+	assert_near(pol_fed_queue_per_gpu(&l), 1.5, 1e-12);
+	l.jobs_queued = 0;
+	assert_near(pol_fed_queue_per_gpu(&l), 0, 0);
+	l.jobs_queued = -3;
+	assert_near(pol_fed_queue_per_gpu(&l), 0, 0);
+	l.jobs_queued = 4;
+	l.gpus_total = 0; /* no GPUs (nodes down): no term */
+	assert_near(pol_fed_queue_per_gpu(&l), 0, 0);
+	assert_near(pol_fed_queue_per_gpu(NULL), 0, 0);
+}
+
+/* agorad's inputs: the hold of a job from its time limit */
+static void test_hold_of_limit(void **state)
+{
+	(void) state;
+	/* 0.693 x 3,600 = 2,494.8 */
+	assert_int_equal(pol_fed_hold_of_limit(3600), 2495);
+	/* 0.693 x 60 = 41.58 */
+	assert_int_equal(pol_fed_hold_of_limit(60), 42);
+	/* 0.693 x 1 = 0.693: at least a second */
+	assert_int_equal(pol_fed_hold_of_limit(1), 1);
+	/* capped at a week first: 0.693 x 604,800 = 419,126.4 */
+	assert_int_equal(pol_fed_hold_of_limit(30 * 86400), 419126);
+	assert_int_equal(pol_fed_hold_of_limit(POL_FED_HORIZON_S), 419126);
+	/* no limit (or unlimited, which agorad passes as 0): no hold */
+	assert_int_equal(pol_fed_hold_of_limit(0), 0);
+	assert_int_equal(pol_fed_hold_of_limit(-60), 0);
+}
+
+/* The two together as agorad fills them, in the bid's why text: a 2-GPU
+ * job of a 2-hour limit (hold 0.693 x 7,200 = 4,989.6 -> 4,990 s) on a
+ * cluster of 16 GPUs with 4 jobs queued (0.25/GPU), no data: the term is
+ * 0.25 x 2 x 4,990 = 2,495 s on top of a 100 s wait. */
+static void test_agorad_inputs_why(void **state)
+{
+	pol_fed_catalog_t cat = cat2();
+	pol_fed_cluster_load_t l;
+	pol_fed_job_t j = job2(9);
+	pol_fed_plan_t p;
+	pol_fed_weights_t w;
+	char why[POL_FED_WHY_LEN];
+
+	(void) state;
+	pol_fed_weights_default(&w);
+	memset(&l, 0, sizeof(l));
+	l.gpus_total = 16;
+	l.jobs_queued = 4;
+	j.dataset = -1;
+	j.hold_s = pol_fed_hold_of_limit(7200);
+	assert_int_equal(j.hold_s, 4990);
+	p = plan(100, pol_fed_queue_per_gpu(&l));
+	/* wait 100 + 2,495 (locality 0, no preemption, credit 0) */
+	assert_near(pol_fed_cost(&w, &cat, &j, 1, &p, NOW, why, sizeof(why)),
+		    2595, 1e-9);
+	if (!strstr(why, "queue 0.250/GPU +2495s"))
+		fail_msg("why: %s", why);
+	/* an unlimited job: no hold, no term, nothing in why */
+	j.hold_s = pol_fed_hold_of_limit(0);
+	assert_near(pol_fed_cost(&w, &cat, &j, 1, &p, NOW, why, sizeof(why)),
+		    100, 1e-9);
+	if (strstr(why, "queue"))
+		fail_msg("why: %s", why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +296,9 @@ int main(void)
 		cmocka_unit_test(test_cost_queue_terms),
 		cmocka_unit_test(test_auction_levels_or_keeps_data),
 		cmocka_unit_test(test_queue_crossover),
+		cmocka_unit_test(test_queue_per_gpu),
+		cmocka_unit_test(test_hold_of_limit),
+		cmocka_unit_test(test_agorad_inputs_why),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
