@@ -50,6 +50,7 @@
 #include "agorad_relaunch.h"
 #include "pol_loan.h"
 #include "pol_loan_lease.h"
+#include "pol_loan_requeue.h"
 
 #define GR_MAX     256 /* grown jobs followed */
 #define GR_HISTORY 32  /* grows kept for agoractl loans */
@@ -69,6 +70,13 @@ static gr_job_t gmap[GR_MAX];
 static int n_gmap = 0;
 static gr_job_t ghist[GR_HISTORY];
 static int n_ghist = 0;
+/* grows whose job got its --signal: requeued after its grace */
+typedef struct {
+	gr_job_t g;
+	ln_rq_job_t rq;
+} gr_pending_t;
+static gr_pending_t gpend[GR_MAX];
+static int n_gpend = 0;
 
 static void gmap_drop(int i)
 {
@@ -308,6 +316,10 @@ static int gpus_per_node(const slurm_job_info_t *j)
 static bool can_grow(const agora_conf_t *conf, const slurm_job_info_t *j)
 {
 	return (j->job_state & JOB_STATE_BASE) == JOB_RUNNING &&
+	       /* a grow never spends the job's last allowed requeue */
+	       pol_requeue_grow_allowed(j->requeue && j->batch_flag,
+					(int) j->restart_cnt,
+					conf->max_requeues) &&
 	       !(j->job_state & JOB_COMPLETING) && j->batch_flag &&
 	       j->requeue && ln_elastic_comment(j->comment) >= 0 &&
 	       agora_conf_loan_partition(conf, j->partition, false) &&
@@ -316,6 +328,82 @@ static bool can_grow(const agora_conf_t *conf, const slurm_job_info_t *j)
 	       (!j->admin_comment || !*j->admin_comment ||
 		!strncmp(j->admin_comment, POL_ELASTIC_PREFIX,
 			 strlen(POL_ELASTIC_PREFIX)));
+}
+
+/* Carry out a grow: the mark first (a crash before the requeue leaves a
+ * running job with a grow mark, which the next round reads as restarted
+ * and restores at its next pending), the requeue, then its size while it
+ * pends. */
+static void grow_apply(gr_job_t *g, const ln_rq_job_t *rq)
+{
+	pol_elastic_mark_t mk = { .min = g->min,
+				  .max = g->max,
+				  .grown = true,
+				  .from = g->from,
+				  .to = g->to,
+				  .time = g->time };
+
+	if (put_mark(g->id, &mk))
+		return;
+	if (ln_requeue_run(rq)) {
+		mk.grown = false;
+		(void) put_mark(g->id, &mk);
+		return;
+	}
+	/* grown before and run since: this grow replaces it */
+	for (int k = 0; k < n_gmap; k++)
+		if (gmap[k].id == g->id)
+			gmap_drop(k--);
+	if (n_gmap == GR_MAX)
+		return;
+	gmap[n_gmap++] = *g;
+	/* pending now: set its size at once (else next round) */
+	if (!set_range(g->id, g->to, g->to))
+		gmap[n_gmap - 1].ranged = true;
+	ghist_put(&gmap[n_gmap - 1]);
+}
+
+/*
+ * The grows chosen in an earlier round whose job was sent its --signal:
+ * requeued at the new size once its grace is over (ln_requeue_step), if
+ * it still runs the same run and may still grow; dropped otherwise, or
+ * when a reclaim is under way (quiet).  Returns those still in their
+ * grace (no other grow starts meanwhile).
+ */
+static int grow_pending(const agora_conf_t *conf, const job_info_msg_t *jm,
+			int64_t now, bool quiet)
+{
+	int k = 0;
+
+	for (int i = 0; i < n_gpend; i++) {
+		gr_pending_t *p = &gpend[i];
+		const slurm_job_info_t *j = NULL;
+		pol_requeue_act_t act = POL_REQUEUE_NONE;
+
+		for (uint32_t m = 0; m < jm->record_count && !j; m++)
+			if (jm->job_array[m].job_id == p->g.id)
+				j = &jm->job_array[m];
+		if (j && (int64_t) j->start_time == p->rq.start &&
+		    can_grow(conf, j) && !quiet) {
+			ln_rq_from_job(conf, j, &p->rq);
+			act = ln_requeue_step(conf, &p->rq, now, "a grow");
+		}
+		if (act == POL_REQUEUE_NOW) {
+			p->g.time = now;
+			grow_apply(&p->g, &p->rq);
+			continue;
+		}
+		if (act == POL_REQUEUE_NONE) {
+			ad_info("loan: grow: job %u not grown after its --signal (%s)",
+				p->g.id,
+				quiet ? "a reclaim is under way"
+				      : "it no longer runs as it did, or may not grow");
+			continue;
+		}
+		gpend[k++] = *p;
+	}
+	n_gpend = k;
+	return n_gpend;
 }
 
 static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
@@ -370,7 +458,7 @@ static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
 	}
 	for (int i = 0; i < n; i++) {
 		const slurm_job_info_t *j = cand[i];
-		pol_elastic_mark_t mk;
+		ln_rq_job_t rq;
 		gr_job_t g;
 
 		if (!extra[i])
@@ -397,31 +485,21 @@ static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
 			g.id, g.from, g.to, gj[i].left_s,
 			gj[i].resize_s - conf->loan_grow_min_gain_s, g.gain_s,
 			exact ? "exact" : "greedy", idle);
-		/* the mark first: a crash before the requeue leaves a running
-		 * job with a grow mark, which the next round reads as
-		 * restarted (and restores at its next pending) */
-		mk = (pol_elastic_mark_t){ .min = g.min,
-					   .max = g.max,
-					   .grown = true,
-					   .from = g.from,
-					   .to = g.to,
-					   .time = g.time };
-		if (put_mark(g.id, &mk))
-			continue;
-		if (ln_requeue(g.id)) {
-			mk.grown = false;
-			(void) put_mark(g.id, &mk);
-			continue;
+		ln_rq_from_job(conf, j, &rq);
+		switch (ln_requeue_step(conf, &rq, now, "a grow")) {
+		case POL_REQUEUE_NOW:
+			grow_apply(&g, &rq);
+			break;
+		case POL_REQUEUE_SIGNAL:
+		case POL_REQUEUE_WAIT:
+			/* its --signal is sent: the requeue after its grace */
+			if (n_gpend < GR_MAX)
+				gpend[n_gpend++] = (gr_pending_t){ .g = g,
+								   .rq = rq };
+			break;
+		case POL_REQUEUE_NONE:
+			break;
 		}
-		/* grown before and run since: this grow replaces it */
-		for (int k = 0; k < n_gmap; k++)
-			if (gmap[k].id == g.id)
-				gmap_drop(k--);
-		gmap[n_gmap++] = g;
-		/* pending now: set its size at once (else next round) */
-		if (!set_range(g.id, g.to, g.to))
-			gmap[n_gmap - 1].ranged = true;
-		ghist_put(&gmap[n_gmap - 1]);
 	}
 out:
 	free(cand);
@@ -444,10 +522,12 @@ void ad_grow_round(const agora_conf_t *conf, int64_t now, bool quiet)
 	}
 	wait = cred_wait_s();
 	waiting = follow(conf, jm, now, wait);
+	waiting += grow_pending(conf, jm, now, quiet);
 	if (quiet || waiting) {
-		ad_debug("loan: grow: none now (%s)",
-			 quiet ? "reclaim under way or demand unknown"
-			       : "a grown job has not restarted yet");
+		ad_debug(
+			"loan: grow: none now (%s)",
+			quiet ? "reclaim under way or demand unknown"
+			      : "a grown job has not restarted yet, or is in its grace");
 		return;
 	}
 	/* the queue first: no grow while a training job waits for nodes */
@@ -557,5 +637,5 @@ void ad_grow_read(json_object *grows)
 
 void ad_grow_fini(void)
 {
-	n_gmap = n_ghist = 0;
+	n_gmap = n_ghist = n_gpend = 0;
 }
