@@ -167,11 +167,8 @@ static void free_victim_nodes(const agora_conf_t *conf, const ln_snap_t *s,
 		}
 		snprintf(why, sizeof(why), "the reclaim of %s",
 			 s->nodes[lj->nodes[k]].name);
-		if (!out->jobs[j].requeue) {
-			/* only to say so once: a job at its limit */
-			(void) ln_requeue_step(conf, &lj->rq, now, why);
+		if (!out->jobs[j].requeue)
 			continue;
-		}
 		if (ln_requeue_step(conf, &lj->rq, now, why) != POL_REQUEUE_NOW)
 			continue;
 		if (!ln_requeue_run(&lj->rq))

@@ -147,7 +147,8 @@ int ln_requeue(uint32_t job_id);
  * job's --signal, its grace and the requeue limit (pol_loan_requeue.h). */
 void ln_rq_from_job(const agora_conf_t *conf, const slurm_job_info_t *j,
 		    ln_rq_job_t *rj);
-/* Whether it may be a victim by requeue (MaxRequeuesPerJob). */
+/* Whether it may be a victim by requeue (MaxRequeuesPerJob); a job at
+ * its limit is logged once per run. */
 bool ln_rq_allowed(const agora_conf_t *conf, const ln_rq_job_t *rj);
 /* This round's step (pol_requeue_next), the signal sent when it says so
  * (why: "a reclaim of node X", "a grow", for the logs).  The --signal is

@@ -138,14 +138,6 @@ pol_requeue_act_t ln_requeue_step(const agora_conf_t *conf,
 
 	switch (act) {
 	case POL_REQUEUE_NONE:
-		if (j.requeue && !j.requeued &&
-		    !pol_requeue_allowed(j.requeue, j.restarts,
-					 c.max_requeues) &&
-		    !runs[k].limit_said) {
-			runs[k].limit_said = true;
-			ad_info("loan: job %u is not requeued (%s): at its requeue limit (Restarts=%d, MaxRequeuesPerJob=%d); it keeps its nodes until it ends",
-				rj->id, why, j.restarts, c.max_requeues);
-		}
 		break;
 	case POL_REQUEUE_SIGNAL:
 		runs[k].signaled_at = now;
@@ -196,8 +188,18 @@ void ln_rq_from_job(const agora_conf_t *conf, const slurm_job_info_t *j,
 
 bool ln_rq_allowed(const agora_conf_t *conf, const ln_rq_job_t *rj)
 {
-	return pol_requeue_allowed(rj->requeue, rj->restarts,
-				   conf->max_requeues);
+	bool ok = pol_requeue_allowed(rj->requeue, rj->restarts,
+				      conf->max_requeues);
+	int k;
+
+	/* said once per run: a job at its limit on an inference node */
+	if (!ok && rj->requeue && (k = run_find(rj, true)) >= 0 &&
+	    !runs[k].limit_said) {
+		runs[k].limit_said = true;
+		ad_info("loan: job %u is at its requeue limit (Restarts=%d, MaxRequeuesPerJob=%d): no reclaim takes its nodes until it ends",
+			rj->id, rj->restarts, conf->max_requeues);
+	}
+	return ok;
 }
 
 void ln_requeue_fini(void)
