@@ -40,7 +40,7 @@ pol_requeue_act_t pol_requeue_next(const pol_requeue_job_t *j,
 	pol_requeue_act_t act;
 	int64_t grace, end = now;
 
-	if (!j || !c || j->requeued ||
+	if (!j || !c ||
 	    !pol_requeue_allowed(j->requeue, j->restarts, c->max_requeues)) {
 		act = POL_REQUEUE_NONE;
 		goto out;

@@ -41,11 +41,10 @@ typedef struct pol_requeue_job {
 	int signal;          /* --signal's signal number (0: none) */
 	int signal_time_s;   /* its @N: the warning the job asked for */
 	int64_t signaled_at; /* when agorad signalled this run (0: not) */
-	bool requeued;       /* agorad requeued this run already */
 } pol_requeue_job_t;
 
 typedef enum pol_requeue_act {
-	POL_REQUEUE_NONE = 0, /* not requeued (not allowed, or done) */
+	POL_REQUEUE_NONE = 0, /* not requeued (not allowed) */
 	POL_REQUEUE_SIGNAL,   /* send its signal now; requeue at *at */
 	POL_REQUEUE_WAIT,     /* signalled: its grace runs until *at */
 	POL_REQUEUE_NOW,      /* requeue it now */
@@ -66,12 +65,15 @@ int64_t pol_requeue_grace(const pol_requeue_job_t *j,
 
 /*
  * The next step of a requeue agorad wants now (a victim, or a chosen
- * grow): NONE when the job may not be requeued (pol_requeue_allowed) or
- * this run was requeued already; NOW when its grace is 0; SIGNAL when it
+ * grow): NONE when the job may not be requeued (pol_requeue_allowed);
+ * NOW when its grace is 0; SIGNAL when it
  * was not signalled (or its signal is stale: older than stale_s, or set
  * after now, a clock that went back); WAIT while now < signaled_at +
  * grace; else NOW.  *at (may be NULL) gets when the grace ends (SIGNAL,
- * WAIT), else now.
+ * WAIT), else now.  A job seen again after NOW (its requeue lost with a
+ * slurmctld killed before it saved its state, or still completing) is
+ * NOW again, not signalled again while its signal is fresh: level-
+ * triggered, a requeue is repeated until Slurm shows it.
  */
 pol_requeue_act_t pol_requeue_next(const pol_requeue_job_t *j,
 				   const pol_requeue_conf_t *c, int64_t now,

@@ -158,7 +158,7 @@ bool ln_rq_allowed(const agora_conf_t *conf, const ln_rq_job_t *rj);
 pol_requeue_act_t ln_requeue_step(const agora_conf_t *conf,
 				  const ln_rq_job_t *rj, int64_t now,
 				  const char *why);
-/* ln_requeue, and this run noted as requeued.  0 or -1 (logged). */
+/* Requeue it now (ln_requeue).  0 or -1 (logged). */
 int ln_requeue_run(const ln_rq_job_t *rj);
 void ln_requeue_fini(void);
 /* When agorad last requeued the job (epoch s), 0 if it has not (since

@@ -9,9 +9,10 @@
  * requeue comes at the first round after its grace.
  *
  * What this agorad remembers: when it signalled each job's current run
- * (a job and its start time), and whether it requeued that run.  A
- * restarted agorad has forgotten both: it signals again and waits a new
- * grace (at most one extra signal per restart).
+ * (a job and its start time).  A restarted agorad has forgotten it: it
+ * signals again and waits a new grace (at most one extra signal per
+ * restart).  A requeue is repeated while the job is seen on a victim node
+ * (a requeue lost with a slurmctld kill -9 keeps the run's start time).
  */
 #include <signal.h>
 #include <errno.h>
@@ -33,7 +34,6 @@ static struct {
 	uint32_t id;
 	int64_t start;
 	int64_t signaled_at;
-	bool requeued;
 	bool limit_said;
 	bool script_read; /* sig, sig_time, batch below are known */
 	int sig, sig_time;
@@ -131,8 +131,7 @@ pol_requeue_act_t ln_requeue_step(const agora_conf_t *conf,
 				 .restarts = rj->restarts,
 				 .signal = runs[k].sig,
 				 .signal_time_s = runs[k].sig_time,
-				 .signaled_at = runs[k].signaled_at,
-				 .requeued = runs[k].requeued };
+				 .signaled_at = runs[k].signaled_at };
 	act = pol_requeue_next(&j, &c, now, &at);
 	flags = runs[k].batch ? KILL_JOB_BATCH : 0;
 
@@ -165,13 +164,7 @@ pol_requeue_act_t ln_requeue_step(const agora_conf_t *conf,
 
 int ln_requeue_run(const ln_rq_job_t *rj)
 {
-	int k;
-
-	if (ln_requeue(rj->id))
-		return -1;
-	if ((k = run_find(rj, true)) >= 0)
-		runs[k].requeued = true;
-	return 0;
+	return ln_requeue(rj->id);
 }
 
 void ln_rq_from_job(const agora_conf_t *conf, const slurm_job_info_t *j,

@@ -77,27 +77,11 @@ JOB
 # B: the same script without --signal
 grep -v -- '--signal' "$IN/job.sh" >"$IN/job-nosig.sh"
 
-cleanup() {
-	[ "${AGORA_IT_KEEP:-0}" = 1 ] || "$HARNESS" --workdir "$W" stop >/dev/null 2>&1
-}
-finish() {
-	cleanup
-	echo "# runtime $(($(date +%s) - t_start)) s"
-	tap_counts
-	exit $?
-}
-"$HARNESS" --workdir "$W" stop >/dev/null 2>&1
-trap cleanup EXIT
-if ! "$HARNESS" --workdir "$W" --fresh --clusters 1 --nodes 4 --gpus 8 \
-	--base-port "$BASE_PORT" --plugin-dir "$PLUGIN_DIR" \
-	--agora-conf "$IN/agora.conf" --conf-extra "$IN/extra.conf" \
-	--agorad --agorad-bin "$AGORAD_BIN" --accounts acct_a \
-	--cred-expire 10 start >"$IN/harness.out" 2>&1; then
-	notok "harness starts 2 inference + 2 training nodes with agorad"
-	tail -30 "$IN/harness.out" | diag
-	finish
-fi
-ok "harness starts 2 inference + 2 training nodes with agorad ($(($(date +%s) - t_start)) s)"
+harness_start "harness starts 2 inference + 2 training nodes with agorad" \
+	--fresh --clusters 1 --nodes 4 --gpus 8 --base-port "$BASE_PORT" \
+	--plugin-dir "$PLUGIN_DIR" --agora-conf "$IN/agora.conf" \
+	--conf-extra "$IN/extra.conf" --agorad --agorad-bin "$AGORAD_BIN" \
+	--accounts acct_a --cred-expire 10
 
 export SLURM_CONF=$W/c1/etc/slurm.conf
 ALOG=$W/log/agorad.log
@@ -109,7 +93,7 @@ running_with() { [ "$(state "$1")" = RUNNING ] && [ "$(restarts "$1")" = "$2" ];
 
 if ! wait_for 20 lent_is 2; then
 	notok "both inference nodes lent (lent $(lent))"
-	finish
+	it_finish
 fi
 a=$(AGORA_SIG_OUT=$IN/a.out sbatch --parsable --export=ALL -p train -w c1n1 \
 	-A acct_a --gres=gpu:8 --requeue -t 10 -o /dev/null "$IN/job.sh")
@@ -122,7 +106,7 @@ if wait_for 40 running_with "$b" 1 && running_with "$a" 0; then
 	ok "borrowers run on the lent nodes: $a (--signal=B:USR1@30) on c1n1, $b (Restarts=1, MaxRequeuesPerJob=1) on c1n2"
 else
 	notok "borrowers: $a $(state "$a") Restarts=$(restarts "$a"); $b $(state "$b") Restarts=$(restarts "$b")"
-	finish
+	it_finish
 fi
 
 # ---- the reclaim ---------------------------------------------------------------
@@ -157,4 +141,4 @@ else
 	grep -E "job $b|candidates" "$ALOG" | tail -5 | diag
 fi
 scancel "$a" "$b"
-finish
+it_finish

@@ -2,8 +2,9 @@
  * test_requeue.c - a reclaim's or grow's requeue (pol_loan_requeue.h):
  * the job's --signal first, then its grace, then the requeue; the per-job
  * requeue limit; table-driven over every step and the orders a crash or
- * a restarted agorad leaves (signal sent then forgotten, requeue sent,
- * a clock that went back, a signal from an earlier cancelled reclaim).
+ * a restarted agorad leaves (signal sent then forgotten, a requeue lost
+ * with slurmctld, a clock that went back, a signal from an earlier
+ * cancelled reclaim).
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -58,10 +59,11 @@ static const struct {
 	  { -1, 0, 0 },
 	  POL_REQUEUE_NOW,
 	  NOW },
-	{ "requeued already (this run): nothing more, no second signal",
-	  { SIGNALLED_JOB, .signaled_at = NOW - 90, .requeued = true },
+	{ "seen again after its requeue (lost with a slurmctld kill -9): "
+	  "requeued again, no second signal",
+	  { SIGNALLED_JOB, .signaled_at = NOW - 90 },
 	  { -1, 0, 0 },
-	  POL_REQUEUE_NONE,
+	  POL_REQUEUE_NOW,
 	  NOW },
 	{ "crash after the signal: a restarted agorad signals again",
 	  { SIGNALLED_JOB, .signaled_at = 0 },
@@ -141,7 +143,7 @@ static void test_requeue_steps_table(void **state)
 }
 
 /* The whole sequence, round by round every 10 s: signal once, wait, then
- * requeue once; then nothing (the requeued run). */
+ * requeue (the job then leaves the node: the rounds stop seeing it). */
 static void test_requeue_sequence_signal_once_then_requeue(void **state)
 {
 	pol_requeue_job_t j = { SIGNALLED_JOB };
@@ -160,9 +162,9 @@ static void test_requeue_sequence_signal_once_then_requeue(void **state)
 			break;
 		case POL_REQUEUE_NOW:
 			requeues++;
-			j.requeued = true;
 			if (!first_requeue)
 				first_requeue = t;
+			t = NOW + 200; /* requeued: gone from the node */
 			break;
 		case POL_REQUEUE_NONE:
 			break;
