@@ -699,8 +699,7 @@ int agora_conf_parse_string(const char *text, const char *name,
 	/* ReclaimGrace unset: 60 s, at most half of ReclaimDeadline */
 	if (!grace_line && tmp.reclaim_grace_s > tmp.reclaim_deadline_s / 2)
 		tmp.reclaim_grace_s = tmp.reclaim_deadline_s / 2;
-	if (conf_check_loan(&tmp, name, loan_line, lease_line, grace_line,
-			    err))
+	if (conf_check_loan(&tmp, name, loan_line, lease_line, grace_line, err))
 		goto out;
 	rc = 0;
 	agora_conf_free(conf);
