@@ -16,9 +16,9 @@
  *   3. the core's batched auction (pol_fed_auction): every held job of the
  *      federation is decided in one call
  *   4. pins, one process per origin, in parallel: Clusters=<winner> with
- *      the hold mark "pinned to <winner>", then the release, then the
- *      decision as the AdminComment (Slurm forwards updates to the active
- *      sibling copy, which now exists), so the SystemComment that
+ *      the hold mark "pinned to <winner>", then the release with the
+ *      decision as the AdminComment, one update (Slurm forwards it to the
+ *      sibling copy the release submits), so the SystemComment that
  *      site_factor/agora copies from it is shown on every cluster; on
  *      SIGTERM the child finishes the job in hand
  *
@@ -38,8 +38,8 @@
  * versioned mark on the job (pol_fed_hold.h), and the survey takes each
  * job up where its mark says it stopped: killed after step 4's first
  * update, the job is still held with the mark "pinned to <winner>" and
- * the next round releases it; killed after the release, the next round
- * writes the decision.  If no agorad comes back, site_factor/agora
+ * the next round releases it (the decision lands with the release; a job
+ * an older agorad released with the pinned mark on gets its decision).  If no agorad comes back, site_factor/agora
  * releases any job still held with an Agora mark after FedAuctionTimeout.
  * A pin is one Slurm update of one job, and Slurm's federation lets only
  * one sibling copy start: no job runs twice.
@@ -117,6 +117,7 @@ static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 	h.queued_gpu_s = o.queued_gpu_s;
 	h.max_limit_s = o.max_limit_s;
 	h.jobs_update = o.jobs_update;
+	h.recheck_at = o.recheck_at;
 	h.jobs_same = 0;
 	*mlen = sizeof(h) + jobs_b + use_b + busy_b;
 	if (!(m = malloc(*mlen)))
@@ -555,7 +556,7 @@ static int round_pins(ad_round_t *r, int *pin_rc, int *failed,
 					m.step == POL_FED_STEP_PIN
 						? "pinning (Clusters=)"
 					: m.step == POL_FED_STEP_RELEASE
-						? "the release"
+						? "the release (with the decision)"
 						: "writing the decision",
 					slurm_strerror(m.rc));
 			}
