@@ -76,13 +76,6 @@ harness_start() {
 	ok "$name ($(($(date +%s) - t_start)) s)"
 }
 
-# AGORA_DC_SLURM=24.11 (agora-dc --slurm): the tests' own Slurm commands are
-# those of that release's prefix, like the harness' daemons
-# (contrib/slurm-src/agora-slurm-src --release 24.11 built it).
-if [ -n "${AGORA_DC_SLURM:-}" ] && [ "$AGORA_DC_SLURM" != 22.05 ]; then
-	_agora_prefix=$("$(dirname "${BASH_SOURCE[0]}")/../../contrib/slurm-src/agora-slurm-src" -q \
-		--release "$AGORA_DC_SLURM" | tail -1)
-	_agora_prefix=${_agora_prefix##*SLURM_PREFIX=}
-	[ -x "$_agora_prefix/bin/sbatch" ] && PATH=$_agora_prefix/bin:$PATH && export PATH
-	unset _agora_prefix
-fi
+# AGORA_DC_SLURM=24.11: the tests' own Slurm commands are that release's
+# shellcheck source=tests/integration/slurm_path.sh
+. "$(dirname "${BASH_SOURCE[0]}")/slurm_path.sh"
