@@ -68,6 +68,12 @@ TRIALS=${AGORA_LOAN_TRIALS:-5}
 CTLD_TRIALS=${AGORA_LOAN_CTLD_TRIALS:-5}
 DAY_S=${AGORA_LOAN_DAY_S:-80}
 DEADLINE=15
+# A slurmctld killed just after agorad requeued a victim loses that job's
+# batch-complete message; slurmstepd resends it after Slurm's fixed
+# RETRY_DELAY (15 s, src/slurmd/slurmstepd/mgr.c, 22.05 and 24.11) and the job
+# holds its node until then, whatever Agora does.  Only the slurmctld kill
+# trials get this on top of ReclaimDeadline; every other reclaim keeps it.
+CTLD_RETRY=15
 INFER=8
 
 # shellcheck source=tests/integration/lib.sh
@@ -352,7 +358,8 @@ for ((t = 1; t <= CTLD_TRIALS; t++)); do
 	# is timed is Slurm's view of the inference nodes, polled meanwhile
 	"$HARNESS" --workdir "$W" restart-ctld 1 >>"$IN/ctld-kill.out" 2>&1 &
 	rpid=$!
-	s=$(wait_home $INFER "$DEADLINE" "$since")
+	s=$(wait_home $INFER "$((DEADLINE + CTLD_RETRY))" "$since")
+	echo "$((since / 1000)) $(($(date +%s) + 1))" >>"$IN/ctld-windows"
 	if ! wait "$rpid"; then
 		cbad=$((cbad + 1))
 		echo "# slurmctld trial $t: restart-ctld failed: $(tail -1 "$IN/ctld-kill.out")"
@@ -362,7 +369,7 @@ for ((t = 1; t <= CTLD_TRIALS; t++)); do
 	ctimes+=("$s")
 	if [ "$s" = -1 ]; then
 		cbad=$((cbad + 1))
-		echo "# slurmctld trial $t: not all $INFER home within $DEADLINE s: $(home_lent)"
+		echo "# slurmctld trial $t: not all $INFER home within $((DEADLINE + CTLD_RETRY)) s: $(home_lent)"
 		continue
 	fi
 	# none stranded: no inference node in a training partition, no loan
@@ -377,7 +384,7 @@ done
 relaunched=$(grep -cE "(failed at launch|FAILED by the SIGTERM of agorad's requeue) .* requeued" "$ALOG")
 leftfail=$(grep -c 'FAILED .* after the slurmctld start .* left as it is' "$ALOG")
 if [ "$cbad" = 0 ]; then
-	ok "slurmctld kill -9 mid-reclaim, $CTLD_TRIALS trials: all $INFER nodes home within ${DEADLINE} s, none stranded (s: ${ctimes[*]}); jobs failed by the crash race (launch, or a lost requeue) and requeued by agorad: $relaunched, other failures after a restart: $leftfail"
+	ok "slurmctld kill -9 mid-reclaim, $CTLD_TRIALS trials: all $INFER nodes home within ${DEADLINE} s + Slurm's ${CTLD_RETRY} s message retry, none stranded (s: ${ctimes[*]}); jobs failed by the crash race (launch, or a lost requeue) and requeued by agorad: $relaunched, other failures after a restart: $leftfail"
 else
 	notok "slurmctld kill -9: $cbad of $CTLD_TRIALS trials failed (s: ${ctimes[*]})"
 	tail -5 "$IN/ctld-kill.out" | diag
@@ -402,11 +409,22 @@ fi
 # ---- 5. deadlines, from the monitor and from agorad ------------------------
 : >"$IN/stop-monitor"
 sleep 1.5
-longest=$(awk '$4 < $3 { if (!s) s = $1; if ($1 - s + 1 > m) m = $1 - s + 1; next } { s = 0 } END { print m + 0 }' "$IN/monitor")
-if [ "$longest" -le "$DEADLINE" ]; then
-	ok "inference never short of nodes longer than ReclaimDeadline: longest shortfall $longest s (deadline $DEADLINE s, $(wc -l <"$IN/monitor") samples)"
+# a shortfall that starts inside a slurmctld kill trial's window is held
+# to DEADLINE + CTLD_RETRY (above), every other one to DEADLINE
+touch "$IN/ctld-windows"
+read -r longest longest_k < <(awk 'NR == FNR { w0[NR] = $1; w1[NR] = $2; nw = NR; next }
+	$4 < $3 {
+		if (!s) { s = $1; k = 0; for (i = 1; i <= nw; i++) if (s >= w0[i] && s <= w1[i]) k = 1 }
+		l = $1 - s + 1
+		if (k) { if (l > mk) mk = l } else if (l > m) m = l
+		next
+	}
+	{ s = 0 }
+	END { print m + 0, mk + 0 }' "$IN/ctld-windows" "$IN/monitor")
+if [ "$longest" -le "$DEADLINE" ] && [ "$longest_k" -le $((DEADLINE + CTLD_RETRY)) ]; then
+	ok "inference never short of nodes longer than ReclaimDeadline: longest shortfall $longest s (deadline $DEADLINE s; in the slurmctld kill trials $longest_k s, bound $((DEADLINE + CTLD_RETRY)) s; $(wc -l <"$IN/monitor") samples)"
 else
-	notok "inference short of nodes for $longest s > $DEADLINE s"
+	notok "inference short of nodes for $longest s (deadline $DEADLINE s), in the slurmctld kill trials $longest_k s (bound $((DEADLINE + CTLD_RETRY)) s)"
 	awk '$4 < $3' "$IN/monitor" | tail -5 | diag
 fi
 "$AGORACTL" loans >"$IN/loans.out" 2>&1
