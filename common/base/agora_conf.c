@@ -90,6 +90,8 @@ static const conf_key_t conf_keys[] = {
 	{ "LoanLendHold", CT_DURATION, OFF(loan_lend_hold_s), 0, 86400, false },
 	{ "ReclaimDeadline", CT_DURATION, OFF(reclaim_deadline_s), 5, 86400,
 	  false },
+	{ "ReclaimGrace", CT_DURATION, OFF(reclaim_grace_s), 0, 86400, false },
+	{ "MaxRequeuesPerJob", CT_INT, OFF(max_requeues), 0, 1000000, false },
 	{ "LoanLeaseTimeout", CT_DURATION, OFF(loan_lease_timeout_s), 0,
 	  7 * 86400, false },
 	{ "LoanDemandGrace", CT_DURATION, OFF(loan_demand_grace_s), 0, 3600,
@@ -141,6 +143,11 @@ void agora_conf_defaults(agora_conf_t *conf)
 	conf->loan_headroom = 1;
 	conf->loan_interval_s = 10;
 	conf->reclaim_deadline_s = 300;
+	/* a victim's --signal warning: a minute at most, and never more than
+	 * half the deadline (agora_conf_parse_string) */
+	conf->reclaim_grace_s = 60;
+	/* no limit: a limit keeps nodes from inference (doc/loaning.md) */
+	conf->max_requeues = 0;
 	/* a loan agorad has not renewed for ten minutes goes home (the
 	 * federation round agorad also runs can stall ~90 s) */
 	conf->loan_lease_timeout_s = 600;
@@ -561,10 +568,20 @@ static int conf_set(agora_conf_t *c, const conf_key_t *k, char *val,
  * both partition lists, and no partition may be in both.  line: the
  * Loaning line. */
 static int conf_check_loan(const agora_conf_t *c, const char *name, int line,
-			   int lease_line, agora_err_t *err)
+			   int lease_line, int grace_line, agora_err_t *err)
 {
 	if (!c->loaning)
 		return 0;
+	/* the grace is spent inside the reclaim's deadline */
+	if (grace_line && c->reclaim_grace_s >= c->reclaim_deadline_s) {
+		agora_err_set(
+			err,
+			"%s:%d: ReclaimGrace: %d s is not less than ReclaimDeadline (%d s)",
+			name, grace_line, c->reclaim_grace_s,
+			c->reclaim_deadline_s);
+		errno = EINVAL;
+		return -1;
+	}
 	if (!c->n_loan_infer_partitions || !c->n_loan_train_partitions) {
 		agora_err_set(
 			err,
@@ -603,7 +620,7 @@ int agora_conf_parse_string(const char *text, const char *name,
 {
 	agora_conf_t tmp;
 	char *copy, *line, *next;
-	int lineno = 0, rc = -1, loan_line = 0, lease_line = 0;
+	int lineno = 0, rc = -1, loan_line = 0, lease_line = 0, grace_line = 0;
 	unsigned char seen[N_KEYS] = { 0 };
 
 	if (!text || !conf) {
@@ -676,8 +693,13 @@ int agora_conf_parse_string(const char *text, const char *name,
 			loan_line = lineno;
 		if (k->offset == OFF(loan_lease_timeout_s))
 			lease_line = lineno;
+		if (k->offset == OFF(reclaim_grace_s))
+			grace_line = lineno;
 	}
-	if (conf_check_loan(&tmp, name, loan_line, lease_line, err))
+	/* ReclaimGrace unset: 60 s, at most half of ReclaimDeadline */
+	if (!grace_line && tmp.reclaim_grace_s > tmp.reclaim_deadline_s / 2)
+		tmp.reclaim_grace_s = tmp.reclaim_deadline_s / 2;
+	if (conf_check_loan(&tmp, name, loan_line, lease_line, grace_line, err))
 		goto out;
 	rc = 0;
 	agora_conf_free(conf);

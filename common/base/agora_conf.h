@@ -118,6 +118,13 @@ typedef struct agora_conf {
 	int loan_lend_hold_s;   /* LoanLendHold: lend against the peak
 				      demand of this last window */
 	int reclaim_deadline_s; /* ReclaimDeadline: nodes back by then */
+	/* ReclaimGrace: a victim that asked for --signal=[B:]SIG@N gets SIG
+	 * and min(N, this) seconds before its requeue (pol_loan_requeue.h);
+	 * unset: 60 s, at most ReclaimDeadline / 2; set: < ReclaimDeadline */
+	int reclaim_grace_s;
+	/* MaxRequeuesPerJob: a job Slurm shows restarted this often is no
+	 * reclaim's victim and is not grown (0: no limit) */
+	int max_requeues;
 	/* LoanLeaseTimeout: slurmctld returns a loan whose heartbeat is
 	 * older (0: never) */
 	int loan_lease_timeout_s;

@@ -30,6 +30,38 @@ void pol_fed_weights_default(pol_fed_weights_t *w)
 	/* GPUs given away earlier in the round come back when some running
 	 * job ends: assume a quarter of an hour. */
 	w->taken_wait_s = 900.0;
+	/* The queue term as estimated (pol_fed_queue_s); it is 0 for plans
+	 * without a queue length or jobs without a hold time. */
+	w->w_queue = 1.0;
+}
+
+double pol_fed_queue_s(double queue_per_gpu, int gpus, double hold_s,
+		       double transfer_s)
+{
+	if (!(queue_per_gpu > 0.0) || gpus <= 0 || !(hold_s > 0.0) ||
+	    !(transfer_s >= 0.0) || !isfinite(queue_per_gpu) ||
+	    !isfinite(hold_s) || !isfinite(transfer_s))
+		return 0.0;
+	return queue_per_gpu * (double) gpus * (hold_s + transfer_s);
+}
+
+double pol_fed_queue_per_gpu(const pol_fed_cluster_load_t *l)
+{
+	if (!l || l->gpus_total <= 0 || l->jobs_queued <= 0)
+		return 0.0;
+	return (double) l->jobs_queued / (double) l->gpus_total;
+}
+
+int64_t pol_fed_hold_of_limit(int64_t limit_s)
+{
+	int64_t hold;
+
+	if (limit_s <= 0)
+		return 0;
+	if (limit_s > POL_FED_HORIZON_S)
+		limit_s = POL_FED_HORIZON_S;
+	hold = llround(POL_FED_HOLD_OF_LIMIT * (double) limit_s);
+	return hold > 0 ? hold : 1;
 }
 
 static bool fed_bit(uint64_t mask, int c)
@@ -57,7 +89,7 @@ double pol_fed_transfer_s(const pol_fed_catalog_t *cat, int d, int c)
 
 /* The terms of one plan's cost, so that the score and its account agree. */
 typedef struct fed_terms {
-	double wait, transfer, preempt, locality, hw, credit;
+	double wait, transfer, queue, preempt, locality, hw, credit;
 	bool local; /* the data is on the cluster, or there is no data */
 } fed_terms_t;
 
@@ -82,14 +114,20 @@ static double fed_terms(const pol_fed_weights_t *w,
 		t->transfer = pol_fed_transfer_s(cat, j->dataset, c);
 		t->local = t->transfer == 0.0;
 	}
+	t->queue = w->w_queue > 0.0
+			   ? w->w_queue * pol_fed_queue_s(p->queue_per_gpu,
+							  j->gpus,
+							  (double) j->hold_s,
+							  t->transfer)
+			   : 0.0;
 	t->preempt = w->w_preempt * (p->n_preempt > 0 ? p->n_preempt : 0);
 	loc = p->locality < 0.0 || isnan(p->locality) ? FED_LOCALITY_UNKNOWN
 						      : p->locality;
 	t->locality = w->w_locality * fed_sanitize(loc, 0.0, 5.0, 0.0);
 	t->hw = fed_bit(j->hw_match, c) ? 0.0 : w->w_hw;
 	t->credit = w->w_credit * fed_sanitize(p->team_credit, -1.0, 1.0, 0.0);
-	return t->wait + t->transfer + t->preempt + t->locality + t->hw -
-	       t->credit;
+	return t->wait + t->transfer + t->queue + t->preempt + t->locality +
+	       t->hw - t->credit;
 }
 
 static bool fed_usable(const pol_fed_catalog_t *cat, const pol_fed_job_t *j,
@@ -128,6 +166,12 @@ static void fed_why(const pol_fed_catalog_t *cat, const pol_fed_job_t *j, int c,
 		snprintf(data, sizeof(data), "data local");
 	else
 		snprintf(data, sizeof(data), "data +%.0fs", t->transfer);
+	if (t->queue > 0.0) {
+		size_t l = strlen(data);
+
+		snprintf(data + l, sizeof(data) - l, ", queue %.3f/GPU +%.0fs",
+			 p->queue_per_gpu, t->queue);
+	}
 	snprintf(why, len,
 		 "%s: start +%.0fs%s, %s, %d preempted, locality %.1f%s, "
 		 "credit %.2f%s, cost %.0f",

@@ -100,19 +100,24 @@ typedef struct pol_fed_job {
 	int64_t submit;              /* s */
 	double priority;             /* Slurm priority band/value: higher
 					first in the batch order */
+	int64_t hold_s;              /* s it holds its GPUs once started
+					(its time limit; agora-sim: its run
+					time); 0 unknown: no queue term */
 } pol_fed_job_t;
 
 /* What a cluster answered (will-run) and what the helper knows of it. */
 typedef struct pol_fed_plan {
-	bool valid;         /* false: no answer (cluster down, refused) */
-	int64_t start;      /* earliest start, s (will-run) */
-	int n_preempt;      /* jobs it would preempt */
-	double locality;    /* mean locality level of the planned GPUs,
+	bool valid;           /* false: no answer (cluster down, refused) */
+	int64_t start;        /* earliest start, s (will-run) */
+	int n_preempt;        /* jobs it would preempt */
+	double locality;      /* mean locality level of the planned GPUs,
 			       0 (NVLink) .. 5 (cross-cluster); <0 unknown */
-	double team_credit; /* the team's credit fraction, credit/quota in
+	double team_credit;   /* the team's credit fraction, credit/quota in
 			       [-1, 1] (one federation-wide ledger) */
-	int start_src;      /* where start came from (pol_fed_start_src_t) */
-	int64_t will_run;   /* START_ESTIMATE: what will-run said, s */
+	int start_src;        /* where start came from (pol_fed_start_src_t) */
+	int64_t will_run;     /* START_ESTIMATE: what will-run said, s */
+	double queue_per_gpu; /* jobs waiting on the cluster for GPUs, per
+				 GPU of the cluster (0: none or unknown) */
 } pol_fed_plan_t;
 
 /* ---- start times that cannot be true -------------------------------- */
@@ -146,6 +151,8 @@ typedef struct pol_fed_cluster_load {
 				POL_FED_HORIZON_S) */
 	int64_t max_limit_s; /* the longest time limit of any job on the
 				cluster, unlimited as POL_FED_HORIZON_S */
+	int jobs_queued;     /* pending GPU jobs that may run (the ones in
+			    gpus_queued): the queue term's queue length */
 } pol_fed_cluster_load_t;
 
 /*
@@ -202,9 +209,12 @@ bool pol_fed_features_match(const char *want, const char *have);
 /* Weights of the score (agora.conf Fed* keys; defaults in
  * pol_fed_weights_default()).  A plan's cost, lower is better:
  *   wait + transfer (s, the data's transfer if the cluster lacks it)
+ *   + w_queue * queue_per_gpu * gpus * (hold_s + transfer)
  *   + w_preempt * n_preempt + w_locality * locality
  *   + w_hw * (cluster is not a hardware match)
- *   - w_credit * team_credit                                        */
+ *   - w_credit * team_credit
+ * The queue term is the wait the job adds to the jobs queued behind it
+ * (pol_fed_queue_s). */
 typedef struct pol_fed_weights {
 	double w_preempt;    /* s per preempted job */
 	double w_locality;   /* s per locality level */
@@ -213,9 +223,44 @@ typedef struct pol_fed_weights {
 	double taken_wait_s; /* s of waiting assumed for a plan that would
 				start now on GPUs an earlier job of the same
 				round has already won */
+	double w_queue;      /* weight of the queue term (1: the estimate
+				as it is; 0: off) */
 } pol_fed_weights_t;
 
 void pol_fed_weights_default(pol_fed_weights_t *w);
+
+/*
+ * The wait a job adds to the others on a cluster with a queue: while it
+ * holds gpus GPUs for hold_s + transfer_s seconds, that GPU-time is not
+ * there for the jobs behind it; spread over the cluster's GPUs it delays
+ * the queue's drain by gpus * (hold_s + transfer_s) / G, and about as many
+ * jobs as wait there now (queue_per_gpu * G) arrive into that backlog, so
+ * the delay summed over them is
+ *     queue_per_gpu * gpus * (hold_s + transfer_s)       (seconds).
+ * 0 when the cluster has no queue, the hold is unknown (<= 0) or an
+ * argument is negative or not a number.  With comparable queues per GPU
+ * the term differs between clusters only by the transfer (data locality
+ * wins); where one cluster's queue is longer its extra cost levels load.
+ */
+double pol_fed_queue_s(double queue_per_gpu, int gpus, double hold_s,
+		       double transfer_s);
+
+/* The queue term's queue length of a cluster (pol_fed_plan_t.queue_per_gpu):
+ * its jobs_queued per GPU of gpus_total; 0 when it has no GPUs or no
+ * such job (or l is NULL). */
+double pol_fed_queue_per_gpu(const pol_fed_cluster_load_t *l);
+
+/* What agorad takes of a time limit for the hold (pol_fed_job_t.hold_s):
+ * limits overstate run times, and the simulator's f-model draws a limit
+ * as run time x U(1, 2), where run / limit averages ln 2 = 0.693; so the
+ * hold is that share of the limit, the limit capped at POL_FED_HORIZON_S
+ * first. */
+#define POL_FED_HOLD_OF_LIMIT 0.693
+/* The hold of a job whose time limit is limit_s seconds (<= 0: none, or
+ * unlimited): POL_FED_HOLD_OF_LIMIT x min(limit_s, POL_FED_HORIZON_S),
+ * rounded to the second and at least 1 s; 0 (unknown: no queue term) for a
+ * job without a limit, which says nothing of its hold. */
+int64_t pol_fed_hold_of_limit(int64_t limit_s);
 
 /*
  * The cost of plan p for job j on cluster c (see pol_fed_weights_t);

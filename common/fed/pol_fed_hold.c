@@ -245,18 +245,26 @@ pol_fed_hold_act_t pol_fed_hold_next(const pol_fed_hold_obs_t *o,
 	}
 }
 
-pol_fed_hold_act_t pol_fed_pin_next(const pol_fed_hold_obs_t *o,
-				    const pol_fed_mark_t *m, const char *me,
-				    int timeout_s, int64_t now)
+int64_t pol_fed_pin_due(const pol_fed_hold_obs_t *o, const pol_fed_mark_t *m,
+			const char *me, int timeout_s)
 {
 	int64_t from;
 
 	if (timeout_s <= 0 || m->kind != POL_FED_MARK_WON || m->at <= 0 ||
 	    !o->pending || o->held || !me || strcmp(m->cluster, me))
-		return POL_FED_HOLD_NONE;
+		return 0;
 	from = m->start_by > m->at ? m->start_by : m->at;
-	return now - from >= timeout_s ? POL_FED_HOLD_REAUCTION
-				       : POL_FED_HOLD_NONE;
+	return from + timeout_s;
+}
+
+pol_fed_hold_act_t pol_fed_pin_next(const pol_fed_hold_obs_t *o,
+				    const pol_fed_mark_t *m, const char *me,
+				    int timeout_s, int64_t now)
+{
+	int64_t due = pol_fed_pin_due(o, m, me, timeout_s);
+
+	return due > 0 && now >= due ? POL_FED_HOLD_REAUCTION
+				     : POL_FED_HOLD_NONE;
 }
 
 bool pol_fed_reauction_confirm(const pol_fed_mark_t *at_origin,
@@ -280,8 +288,9 @@ int pol_fed_hold_steps(pol_fed_hold_act_t act, pol_fed_step_t steps[3])
 		steps[n++] = POL_FED_STEP_PIN;
 		/* fall through */
 	case POL_FED_HOLD_RELEASE:
+		/* the release writes the decision too (pol_fed_hold.h) */
 		steps[n++] = POL_FED_STEP_RELEASE;
-		/* fall through */
+		break;
 	case POL_FED_HOLD_FINISH:
 		steps[n++] = POL_FED_STEP_FINISH;
 		break;

@@ -20,11 +20,21 @@
  *   "Agora: fed hold: ..."             the unversioned hold of older
  *                                      releases (read as "waiting")
  *
- * A pin is three updates of the job at its origin: (1) Clusters=C with the
- * "pinned" mark, (2) the release (priority back), (3) the decision text.
- * The hold mark stays until the release has landed, so a crash or a lost
- * answer between any two steps leaves a job whose mark says what is left:
- * pol_fed_hold_next() gives it.  pol_fed_hold_expired() is the fail-open
+ * A pin is two updates of the job at its origin: (1) Clusters=C with the
+ * "pinned" mark, (2) the release (priority back) with the decision text
+ * as the AdminComment, in one update.  The hold mark stays until the
+ * release has landed (the two land together, atomically: slurmctld
+ * applies one update under its job write lock), so a crash or a lost
+ * answer between the steps leaves a job whose mark says what is left:
+ * pol_fed_hold_next() gives it.  Slurm forwards the release's update,
+ * decision included, to the winner's copy that the release submits
+ * (slurmctld's _update_job sets the AdminComment, then releases, then
+ * forwards the update to the active siblings, the new copy among them,
+ * on the same queue as the copy's submission).  A release that
+ * slurmctld refuses after writing the decision leaves a held job with
+ * the decision, which the fail-open releases (pol_fed_hold_expired).
+ * The decision as an update of its own (FINISH) is left for a job an
+ * older agorad released with the pinned mark still on.  pol_fed_hold_expired() is the fail-open
  * rule site_factor/agora applies in slurmctld: a priority-0 job carrying
  * one of Agora's hold marks (or a decision while still held: a release
  * lost by an older agorad) for longer than FedAuctionTimeout is released.
@@ -107,8 +117,9 @@ typedef struct pol_fed_hold_obs {
 
 typedef enum pol_fed_hold_act {
 	POL_FED_HOLD_NONE = 0,  /* not Agora's, or nothing left to do */
-	POL_FED_HOLD_AUCTION,   /* bid it out, then pin, release, finish */
-	POL_FED_HOLD_RELEASE,   /* pinned, still held: release, finish */
+	POL_FED_HOLD_AUCTION,   /* bid it out, then pin, release */
+	POL_FED_HOLD_RELEASE,   /* pinned, still held: release with the
+				   decision */
 	POL_FED_HOLD_FINISH,    /* pinned and released: the decision */
 	POL_FED_HOLD_REAUCTION, /* pinned and released, but its winner did
 				   not start it in time: bid it out again
@@ -144,6 +155,17 @@ pol_fed_hold_act_t pol_fed_pin_next(const pol_fed_hold_obs_t *o,
 				    int timeout_s, int64_t now);
 
 /*
+ * When pol_fed_pin_next() turns REAUCTION for what o and m show now: the
+ * later of the pin and the planned start, plus timeout_s; 0 if it never
+ * does (the same NONE cases).  agorad's survey reuses a cluster's job part
+ * while its job table does not change, so the clock alone must make it
+ * read again: it reads the table in full once the earliest due time of
+ * the last full read has come.
+ */
+int64_t pol_fed_pin_due(const pol_fed_hold_obs_t *o, const pol_fed_mark_t *m,
+			const char *me, int timeout_s);
+
+/*
  * The origin's check before it re-pins (level-triggered on the origin,
  * whose copy is the job's truth): the winner's copy can show the old
  * decision for a while after a re-pin (the revoke reaches it through
@@ -160,12 +182,15 @@ bool pol_fed_reauction_confirm(const pol_fed_mark_t *at_origin,
  * sequence (the next round sees where it stopped). */
 typedef enum pol_fed_step {
 	POL_FED_STEP_PIN = 1, /* Clusters=<winner>, the pinned mark */
-	POL_FED_STEP_RELEASE, /* priority back (INFINITE) */
-	POL_FED_STEP_FINISH,  /* AdminComment = the decision text */
+	POL_FED_STEP_RELEASE, /* priority back (INFINITE) and AdminComment =
+				 the decision text, one update */
+	POL_FED_STEP_FINISH,  /* AdminComment = the decision text alone (a
+				 job released with the pinned mark on) */
 } pol_fed_step_t;
 
 /* steps[3] gets the sequence of act; returns its length (0 for NONE).
- * REAUCTION: PIN, FINISH (the job is not held: nothing to release). */
+ * AUCTION: PIN, RELEASE; RELEASE: RELEASE; FINISH: FINISH; REAUCTION:
+ * PIN, FINISH (the job is not held: nothing to release). */
 int pol_fed_hold_steps(pol_fed_hold_act_t act, pol_fed_step_t steps[3]);
 
 /*

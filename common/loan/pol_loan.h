@@ -131,6 +131,36 @@ int pol_loan_reclaim(const pol_loan_reclaim_in_t *in,
 double pol_loan_preempt_cost(int gpus, int64_t run_s, int64_t ckpt_s,
 			     int64_t restart_s);
 
+/* A reclaim that may wait for checkpoints (pol_loan_wait.c): job j of
+ * the reclaim runs on gpus[j] GPUs and its current run has lasted run_s[j]
+ * now; waits of 0, step_s, 2 step_s, ... up to max_wait_s are tried. */
+typedef struct pol_loan_wait_in {
+	const int *gpus;
+	const int64_t *run_s;
+	int64_t ckpt_s, restart_s; /* as pol_loan_preempt_cost */
+	int64_t step_s;            /* > 0 (a poll) */
+	int64_t max_wait_s;        /* >= 0 */
+	/* the jobs cost 1 + 1e-4 x their GPU-hours (the fewest-victims
+	 * bound of agora-sim's --fewest-victims) */
+	bool unit_cost;
+} pol_loan_wait_in_t;
+
+/*
+ * When to reclaim and whom, chosen together: at each wait w every job is
+ * valued at what it loses if preempted w from now (pol_loan_preempt_cost
+ * on run_s + w; in->jobs' own costs are ignored) and pol_loan_reclaim(in)
+ * chooses; the choice with the fewest victims, then the least GPU-hours
+ * lost at its w, then the earliest w, is left in out (out->cost: its
+ * GPU-hours at w) and w in *wait_s.  *wait_s > 0: waiting that long loses
+ * less (the caller waits one step and asks again).  Valuing each victim at
+ * its own best time instead sums minima that no single time reaches (two
+ * jobs on one node checkpoint at different times).  Returns 0, or -1 with
+ * errno EINVAL / ENOMEM.
+ */
+int pol_loan_reclaim_wait(const pol_loan_reclaim_in_t *in,
+			  const pol_loan_wait_in_t *w,
+			  pol_loan_reclaim_out_t *out, int64_t *wait_s);
+
 /* ------------------------------------------------------------ allocation */
 
 /* A multiple-choice knapsack group: one option is taken per group; option

@@ -6,11 +6,20 @@
 
 #include "pol_loan_relaunch.h"
 
+/* Ended by SIGTERM: killed by it, or a batch shell that exited 128 +
+ * SIGTERM (143: its child was killed by it, or it trapped it and
+ * exited so). */
+static bool by_sigterm(const pol_relaunch_job_t *j)
+{
+	return (j->signaled && j->term_sig == SIGTERM) ||
+	       (j->exited && j->exit_status == 128 + SIGTERM);
+}
+
 static bool lost_requeue(const pol_relaunch_job_t *j, int64_t boot)
 {
 	return j->requeued_at > 0 && j->requeued_at <= boot &&
-	       boot - j->requeued_at <= POL_RELAUNCH_LOST_S && j->signaled &&
-	       j->term_sig == SIGTERM && j->end >= boot;
+	       boot - j->requeued_at <= POL_RELAUNCH_LOST_S && by_sigterm(j) &&
+	       j->end >= boot;
 }
 
 pol_relaunch_t pol_relaunch_decide(const pol_relaunch_job_t *j, int64_t boot,

@@ -11,7 +11,8 @@
  *    copy);
  *  - a lost requeue: agorad requeued it at most POL_RELAUNCH_LOST_S before
  *    the start (slurmctld saves its state at most every 5 s), the job got
- *    that requeue's SIGTERM and ended FAILED by it after the start.
+ *    that requeue's SIGTERM and ended FAILED by it after the start (killed
+ *    by SIGTERM, or its batch shell exited 143 = 128 + SIGTERM).
  *
  * Pure C (libc): no clock (the boot time and now are parameters), no I/O.
  */

@@ -27,6 +27,11 @@ typedef enum pol_loan_estimate {
 const char *pol_loan_estimate_name(pol_loan_estimate_t e);
 int pol_loan_estimate_parse(const char *str, pol_loan_estimate_t *e);
 
+/* the longest wait for checkpoints by default: half the checkpoint
+ * interval of the default model (doc/evaluation.md has 240, 900 and
+ * 1800 s on the three windows) */
+#define POL_LOAN_CKPT_WAIT_S 900
+
 /* Loan policies that apply to every loaning variant alike. */
 typedef struct pol_loan_sim_policy {
 	pol_loan_estimate_t grow_estimate;
@@ -53,6 +58,15 @@ typedef struct pol_loan_sim_policy {
 	/* least-cost without the checkpoint wait (ckpt_wait in
 	 * pol_loan_sim_steps.c): the victims go at once */
 	bool no_ckpt_wait;
+	/* the longest a least-cost reclaim may wait for checkpoints, s
+	 * (default POL_LOAN_CKPT_WAIT_S; 0: deadline - grace, so the node
+	 * is back within the deadline of the first shortfall); every poll
+	 * of the wait still needs a node of headroom to spare */
+	int64_t ckpt_wait_s;
+	/* the wait's older rule (ckpt_wait): each victim valued at its own
+	 * least cost within the wait; default: time and victims chosen
+	 * together (joint_wait in pol_loan_sim_steps.c) */
+	bool ckpt_wait_per_job;
 	/* the training scheduler: a policy of the registry (pol_policy.h:
 	 * backfill-fs, agora, ...) deciding over the training nodes and the
 	 * loaned ones, borrowed, fresh per run (its state is the run's);

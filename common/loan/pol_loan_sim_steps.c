@@ -202,6 +202,8 @@ static double wait_end(sim_t *s)
 		s->waiting = true;
 		s->wait_since = s->now;
 	}
+	if (s->pol.ckpt_wait_s > 0)
+		return s->wait_since + (double) s->pol.ckpt_wait_s;
 	return s->wait_since + (double) (s->p->deadline_s - s->p->grace_s);
 }
 
@@ -242,6 +244,43 @@ static bool ckpt_wait(sim_t *s, const int *jidx, int nb, const int *act,
 	return false;
 }
 
+/* the checkpoint wait on the poll and the victims together
+ * (pol_loan_reclaim_wait): the wait chosen, 0 to go now, -1 on ENOMEM */
+static double joint_wait(sim_t *s, const int *jidx, int nb,
+			 const pol_loan_reclaim_in_t *in,
+			 pol_loan_reclaim_out_t *out, double end)
+{
+	int *gpus = calloc((size_t) nb + 1, sizeof(int));
+	int64_t *run = calloc((size_t) nb + 1, sizeof(int64_t)), w = -1;
+	pol_loan_wait_in_t wi;
+	int k;
+
+	if (!gpus || !run)
+		goto out;
+	for (k = 0; k < nb; k++) {
+		const sj_t *j = &s->jobs[jidx[k]];
+
+		gpus[k] = gpus_held(j);
+		run[k] = (int64_t) (s->now - j->run_start);
+	}
+	memset(&wi, 0, sizeof(wi));
+	wi.gpus = gpus;
+	wi.run_s = run;
+	wi.ckpt_s = s->p->ckpt_s;
+	wi.restart_s = s->p->restart_s;
+	wi.step_s = s->p->poll_s;
+	wi.max_wait_s = (int64_t) (end - s->now + EPS);
+	if (wi.max_wait_s < 0)
+		wi.max_wait_s = 0;
+	wi.unit_cost = s->pol.fewest_victims;
+	if (pol_loan_reclaim_wait(in, &wi, out, &w))
+		w = -1;
+out:
+	free(gpus);
+	free(run);
+	return (double) w;
+}
+
 static int reclaim(sim_t *s, int need)
 {
 	int *lidx = NULL, *lnode = NULL, L = 0, i, k, nb = 0, rc = -1;
@@ -249,6 +288,7 @@ static int reclaim(sim_t *s, int need)
 	pol_loan_job_t *b = NULL;
 	unsigned char *back = NULL, *had = NULL;
 	double end;
+	bool waits;
 	pol_loan_reclaim_in_t in;
 	pol_loan_reclaim_out_t out;
 
@@ -296,7 +336,7 @@ static int reclaim(sim_t *s, int need)
 		x->requeue = j->in->requeue;
 		x->repeat = j->repeat;
 		jidx[nb] = s->run[i];
-		if (end >= 0)
+		if (end >= 0 && s->pol.ckpt_wait_per_job)
 			x->cost = best_cost(s, jidx, nb, end);
 		if (s->pol.fewest_victims &&
 		    order_of(s->v) == POL_LOAN_LEAST_COST)
@@ -322,9 +362,20 @@ static int reclaim(sim_t *s, int need)
 	out.node_back = back;
 	out.action = act;
 	out.shrink_by = sby;
-	if (pol_loan_reclaim(&in, &out))
-		goto out;
-	if (ckpt_wait(s, jidx, nb, act, end)) {
+	if (end >= 0 && !s->pol.ckpt_wait_per_job) {
+		double w = joint_wait(s, jidx, nb, &in, &out, end);
+
+		if (w < 0)
+			goto out;
+		waits = w > 0;
+		if (waits && in_win(s))
+			s->m.ckpt_waits++;
+	} else {
+		if (pol_loan_reclaim(&in, &out))
+			goto out;
+		waits = ckpt_wait(s, jidx, nb, act, end);
+	}
+	if (waits) {
 		rc = 0;
 		goto out;
 	}

@@ -259,6 +259,15 @@ typedef struct pol_policy_ops {
 	int (*decide)(void *state, const pol_snapshot_t *snap, int64_t now,
 		      pol_actions_t *out);
 	void (*destroy)(void *state);
+	/*
+	 * Optional (NULL: the policy keeps no per-app state): name the
+	 * snapshot's tenant indices, names[t] the app of tenant index t and
+	 * accounts[t] its credit-ledger account (NULL: the app's own name).
+	 * An app of several jobs (a job array, a burst) is then one tenant
+	 * index while its credit stays its account's.  0 or -1/errno.
+	 */
+	int (*set_apps)(void *state, const char *const *names,
+			const char *const *accounts, int n);
 } pol_policy_ops_t;
 
 #endif

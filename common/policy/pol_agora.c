@@ -496,10 +496,10 @@ static void *create_common(bool auctions, const char *params,
 		"options",   "solver",  "app",        "align",
 		"drain",     "victims", "est_k",      "est_prior",
 		"est_order", "ckpt",    "ckpt_lease", "budget",
-		"max_loss",  "max_run", NULL
+		"max_loss",  "max_run", "drain_rho",  NULL
 	};
 	ag_params_t p;
-	double v[22];
+	double v[23];
 	char rest[256];
 
 	params_default(&p);
@@ -540,6 +540,7 @@ static void *create_common(bool auctions, const char *params,
 		v[19] = p.budget;
 		v[20] = p.max_loss;
 		v[21] = (double) p.max_run;
+		v[22] = p.drain_rho;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -570,6 +571,7 @@ static void *create_common(bool auctions, const char *params,
 				   : -1;
 		p.max_loss = v[20];
 		p.max_run = (int64_t) v[21];
+		p.drain_rho = v[22] != 0;
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];
@@ -596,6 +598,20 @@ static int ops_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 	return pol_agora_policy_decide(state, snap, now, out);
 }
 
+/* the registry face of set_tenant_names() + set_tenant_accounts(): the
+ * same two calls site_factor/agora makes for AppDefinition=array/burst */
+static int ops_set_apps(void *state, const char *const *names,
+			const char *const *accounts, int n)
+{
+	pol_agora_policy_t *a = state;
+
+	if (pol_agora_policy_set_tenant_names(a, names, n) < 0)
+		return -1;
+	if (accounts)
+		return pol_agora_policy_set_tenant_accounts(a, accounts, n);
+	return pol_agora_policy_set_tenant_accounts(a, NULL, 0);
+}
+
 static void ops_destroy(void *state)
 {
 	pol_agora_policy_t *a = state;
@@ -608,6 +624,7 @@ const pol_policy_ops_t pol_agora_ops = {
 	.create = agora_create,
 	.decide = ops_decide,
 	.destroy = ops_destroy,
+	.set_apps = ops_set_apps,
 };
 
 const pol_policy_ops_t pol_agora_order_ops = {
@@ -615,4 +632,5 @@ const pol_policy_ops_t pol_agora_order_ops = {
 	.create = order_create,
 	.decide = ops_decide,
 	.destroy = ops_destroy,
+	.set_apps = ops_set_apps,
 };

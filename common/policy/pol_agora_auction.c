@@ -313,6 +313,60 @@ static int pick_drain(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	return 0;
 }
 
+/* The leftover pass's reservation for j: its nodes into a->dnodes[0..*nd),
+ * a->tent = the free map without them, *shadow when they are ready. */
+static int reserve_drain(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			 const pol_job_t *j, int64_t now, int *nd,
+			 int64_t *shadow)
+{
+	int k;
+
+	if (pick_drain(a, snap, j, now, a->dnodes, nd, shadow) < 0 ||
+	    (*nd > 0 && pol_freemap_assign(a->tent, a->w.fm) < 0))
+		return -1;
+	for (k = 0; k < *nd; k++)
+		pol_freemap_take_mask(a->tent, a->dnodes[k],
+				      pol_freemap_node(a->tent, a->dnodes[k]));
+	return 0;
+}
+
+/*
+ * drain_rho=1: the pending job to reserve for, the one of the worst-rho
+ * app (Themis' worst-off) among the drainable jobs that the auction did
+ * not start and that do not fit now; ties to the earlier in credit order.
+ * Its pending index, -1 if none, -2 on error (errno).
+ */
+static int worst_drainable(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			   int64_t now, int cgpus)
+{
+	double best = -INFINITY, r;
+	int i, w = -1;
+
+	for (i = 0; i < snap->n_pending; i++) {
+		int p = a->keys[i].index, fit;
+		const pol_job_t *j = &snap->pending[p];
+		pol_alloc_t al;
+
+		if (a->pflag[p] || !drainable(a, a->w.fm, j))
+			continue;
+		if (pol_ag_app_rho_now(a, AG_TEN(a, j->tenant), cgpus, now,
+				       &r) < 0)
+			return -2;
+		if (!(r > best))
+			continue;
+		fit = pol_ag_try_place(a, a->w.fm, j, &al);
+		if (fit < 0)
+			return -2;
+		if (fit) {
+			pol_alloc_free(&al);
+			continue;
+		}
+		best = r;
+		w = p;
+	}
+	return w;
+}
+
 int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			  int64_t now, pol_actions_t *out)
 {
@@ -351,6 +405,16 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		if (pol_ag_auction_pool(a, snap, now, (pol_pool_t) pool, cgpus,
 					out) < 0)
 			return -1;
+	if (a->p.drain && a->p.drain_rho) {
+		int w = worst_drainable(a, snap, now, cgpus);
+
+		if (w < -1)
+			return -1;
+		dtried = w >= 0;
+		if (w >= 0 && reserve_drain(a, snap, &snap->pending[w], now,
+					    &nd, &dshadow) < 0)
+			return -1;
+	}
 	/*
 	 * leftovers, work-conserving, in credit order; the first one-node
 	 * gang that does not fit (drain=2: or gang of whole nodes) reserves
@@ -375,16 +439,9 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			if (a->p.drain && nd == 0 && !dtried &&
 			    drainable(a, a->w.fm, j)) {
 				dtried = true;
-				if (pick_drain(a, snap, j, now, a->dnodes, &nd,
-					       &dshadow) < 0 ||
-				    (nd > 0 &&
-				     pol_freemap_assign(a->tent, a->w.fm) < 0))
+				if (reserve_drain(a, snap, j, now, &nd,
+						  &dshadow) < 0)
 					return -1;
-				for (k = 0; k < nd; k++)
-					pol_freemap_take_mask(
-						a->tent, a->dnodes[k],
-						pol_freemap_node(a->tent,
-								 a->dnodes[k]));
 			}
 			continue;
 		}

@@ -87,6 +87,8 @@ typedef struct ag_params {
 	bool align; /* full leases end on a grid of lease_s */
 	int drain;  /* leftover pass keeps one EASY reservation: 0 none, 1 for a
 		    * one-node job, 2 also for a gang of whole nodes */
+	bool drain_rho; /* ... for the job of the worst-rho app that does not
+			 * fit (else the first in credit order) */
 	bool small_victims; /* losers in GPU order (fewest first), then credit */
 	ag_est_mode_t est_mode;
 	int est_k;           /* recent samples averaged */
@@ -268,6 +270,9 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 /* pol_agora_pool.c ---------------------------------------------------- */
 /* APP_MEAN: every app's sum of job rho as things stand (rho_sum, n_jobs;
  * zeroed for APP_POOL).  0 or -1. */
+/* The rho of app t as things stand (after pol_ag_tenant_rho_base()). */
+int pol_ag_app_rho_now(const pol_agora_policy_t *a, const ag_tenant_t *t,
+		       int cgpus, int64_t now, double *rho);
 int pol_ag_tenant_rho_base(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			   int64_t now, int cgpus);
 /* One pool's auction: incumbents and free GPUs to the worst-off apps;

@@ -165,7 +165,7 @@ int pol_ag_tenant_rho_base(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 }
 
 /* The app's rho as things stand (who is worst). */
-static int app_rho_now(const pol_agora_policy_t *a, const ag_tenant_t *t,
+int pol_ag_app_rho_now(const pol_agora_policy_t *a, const ag_tenant_t *t,
 		       int cgpus, int64_t now, double *rho)
 {
 	if (a->p.app_model == AG_APP_MEAN) {
@@ -431,7 +431,7 @@ static int interested_apps(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			in = wants(a, snap, a->tpend[t->first + k], pool);
 		if (!in)
 			continue;
-		if (app_rho_now(a, t, cgpus, now, &x->rho[n_app]) < 0)
+		if (pol_ag_app_rho_now(a, t, cgpus, now, &x->rho[n_app]) < 0)
 			return -1;
 		x->apps[n_app++] = a->papp[i];
 	}

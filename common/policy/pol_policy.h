@@ -55,6 +55,14 @@ pol_policy_t *pol_policy_create_ops(const pol_policy_ops_t *ops,
 /* Run one decision pass; see pol_policy_ops_t.decide. */
 int pol_policy_decide(pol_policy_t *p, const pol_snapshot_t *snap, int64_t now,
 		      pol_actions_t *out);
+/*
+ * Name the snapshot's tenant indices as apps with their credit accounts
+ * (pol_policy_ops_t.set_apps; accounts NULL: every app is its own
+ * account).  0, or -1 with errno ENOTSUP (the policy has no apps: it
+ * sees tenants only), EINVAL or ENOMEM.
+ */
+int pol_policy_set_apps(pol_policy_t *p, const char *const *names,
+			const char *const *accounts, int n);
 const char *pol_policy_name(const pol_policy_t *p);
 void pol_policy_destroy(pol_policy_t **pp);
 

@@ -101,6 +101,20 @@ int pol_policy_decide(pol_policy_t *p, const pol_snapshot_t *snap, int64_t now,
 	return p->ops->decide(p->state, snap, now, out);
 }
 
+int pol_policy_set_apps(pol_policy_t *p, const char *const *names,
+			const char *const *accounts, int n)
+{
+	if (!p || n < 0 || (n > 0 && !names)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!p->ops->set_apps) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	return p->ops->set_apps(p->state, names, accounts, n);
+}
+
 const char *pol_policy_name(const pol_policy_t *p)
 {
 	return p ? p->ops->name : "";

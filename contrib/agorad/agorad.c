@@ -166,10 +166,10 @@ static int conf_load(const char *path, agora_conf_t *conf, bool first)
 		conf->fed_auction_timeout_s,
 		conf->fed_catalog ? conf->fed_catalog : "(none)");
 	if (conf->loaning)
-		ad_info("%s: Loaning=yes LoanInterval=%d s LoanHeadroomNodes=%d ReclaimDeadline=%d s LoanElasticGrow=%s LoanGrowMinGain=%d s",
+		ad_info("%s: Loaning=yes LoanInterval=%d s LoanHeadroomNodes=%d ReclaimDeadline=%d s ReclaimGrace=%d s MaxRequeuesPerJob=%d LoanElasticGrow=%s LoanGrowMinGain=%d s",
 			path, conf->loan_interval_s, conf->loan_headroom,
-			conf->reclaim_deadline_s,
-			conf->loan_grow ? "yes" : "no",
+			conf->reclaim_deadline_s, conf->reclaim_grace_s,
+			conf->max_requeues, conf->loan_grow ? "yes" : "no",
 			conf->loan_grow_min_gain_s);
 	return 0;
 }

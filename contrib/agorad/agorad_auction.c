@@ -6,10 +6,11 @@
  *      cluster, each team's credit over the federation, and the decision
  *      text written into the AdminComment of each job
  *   4. pins, the child of one origin: Clusters=<winner> with the hold
- *      mark "pinned to <winner>" (the decision inside), then the release,
- *      then the decision as the AdminComment (Slurm forwards updates to
- *      the active sibling copy, which now exists), so the SystemComment
- *      that site_factor/agora copies from it is shown on every cluster.
+ *      mark "pinned to <winner>" (the decision inside), then the release
+ *      with the decision as the AdminComment in one update (Slurm
+ *      forwards it to the sibling copy the release submits), so the
+ *      SystemComment that site_factor/agora copies from it is shown on
+ *      every cluster.
  *      The steps and what each crash order leaves: pol_fed_hold.h; a job
  *      an earlier round left half done is re-read and finished here.
  *
@@ -164,11 +165,16 @@ static void pin_steps(const ad_job_t *j, pol_fed_hold_act_t act,
 			d.admin_comment = mark;
 			break;
 		case POL_FED_STEP_RELEASE:
-			/* 2: the origin submits to the winner only */
+			/* 2: the origin submits to the winner only; the
+			 * decision in the same update replaces the hold mark
+			 * as the release lands, and is forwarded to the
+			 * winner's copy (pol_fed_hold.h) */
 			d.priority = INFINITE;
+			d.admin_comment = (char *) text;
 			break;
 		case POL_FED_STEP_FINISH:
-			/* 3: the decision, forwarded to the winner's copy */
+			/* the decision alone: a job released with the pinned
+			 * mark on (an older agorad), forwarded to its copy */
 			d.admin_comment = (char *) text;
 			break;
 		}

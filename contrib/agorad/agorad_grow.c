@@ -26,13 +26,21 @@
  * requeue), its count goes back to the range it was submitted with, and
  * Slurm then starts it on that range's minimum.  No other grow starts
  * while a grown job has not restarted, so two grows never count the same
- * idle nodes.
+ * idle nodes.  A job with #SBATCH --signal gets its signal first and is
+ * requeued after its grace (gpend meanwhile; no other grow starts).
  *
  * What a grow promises is written on the job, not only in agorad's state
  * file: its AdminComment (pol_loan_lease.h) "Agora elastic v1: range
  * MIN-MAX; grow A->B at T[, restarted on N]", written before the requeue;
  * follow() derives each round's step from that mark and Slurm's view alone
  * (pol_grow_follow), so an agorad started with no state finishes it.
+ *
+ * The decisions are the core's, snapshot in, grows out: the gate (quiet,
+ * a grow not restarted or in its grace, the queue first: pol_grow_gate),
+ * who may grow, the estimates and the knapsack (pol_grow_choose), the
+ * follow rule (pol_grow_follow) and each requeue's --signal, grace and
+ * limit (pol_requeue_next, via ln_requeue_step).  This file reads Slurm
+ * into pol_grow_job_t and carries out what they return.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,7 +57,9 @@
 #include "agorad_loan.h"
 #include "agorad_relaunch.h"
 #include "pol_loan.h"
+#include "pol_loan_grow.h"
 #include "pol_loan_lease.h"
+#include "pol_loan_requeue.h"
 
 #define GR_MAX     256 /* grown jobs followed */
 #define GR_HISTORY 32  /* grows kept for agoractl loans */
@@ -69,6 +79,13 @@ static gr_job_t gmap[GR_MAX];
 static int n_gmap = 0;
 static gr_job_t ghist[GR_HISTORY];
 static int n_ghist = 0;
+/* grows whose job got its --signal: requeued after its grace */
+typedef struct {
+	gr_job_t g;
+	ln_rq_job_t rq;
+} gr_pending_t;
+static gr_pending_t gpend[GR_MAX];
+static int n_gpend = 0;
 
 static void gmap_drop(int i)
 {
@@ -158,14 +175,12 @@ static int idle_train_nodes(const agora_conf_t *conf)
 	return n;
 }
 
-/* A pending job that waits for nodes: not held, not for a dependency or
- * a begin time (a job agorad grew pends with BeginTime until its
+/* A pending job's reason is a wait for nodes (not a dependency or a
+ * begin time: a job agorad grew pends with BeginTime until its
  * credential wait is over). */
-static bool waits_for_nodes(const slurm_job_info_t *j)
+static bool waits_reason(uint32_t reason)
 {
-	if (j->priority == 0)
-		return false;
-	switch (j->state_reason) {
+	switch (reason) {
 	case WAIT_NO_REASON:
 	case WAIT_PRIORITY:
 	case WAIT_RESOURCES:
@@ -206,10 +221,8 @@ static gr_job_t gr_of_mark(uint32_t id, const pol_elastic_mark_t *m)
  * what an earlier one began; the decision is the core's rule
  * (pol_grow_follow).  Returns the grown jobs that have not restarted.
  */
-static int follow(const agora_conf_t *conf, const job_info_msg_t *jm,
-		  int64_t now, int wait)
+static int follow(const job_info_msg_t *jm, int64_t now, int64_t give_up)
 {
-	int64_t give_up = wait + 5 * (int64_t) conf->loan_interval_s + 60;
 	int waiting = 0;
 
 	n_gmap = 0;
@@ -270,27 +283,6 @@ static int follow(const agora_conf_t *conf, const job_info_msg_t *jm,
 	return waiting;
 }
 
-/* Time left at the current size: the core's attained rule (the time run
- * so far, capped by what the time limit leaves). */
-static double left_estimate(const slurm_job_info_t *j, int64_t now)
-{
-	double lim = 0;
-
-	if (j->time_limit != INFINITE && j->time_limit != NO_VAL)
-		lim = 60.0 * j->time_limit;
-	return pol_loan_left_attained((double) (now - (int64_t) j->start_time),
-				      lim);
-}
-
-static double since_ckpt(const agora_conf_t *conf, double ran)
-{
-	if (conf->loan_ckpt_s > 0)
-		return ran -
-		       conf->loan_ckpt_s *
-			       (double) (int64_t) (ran / conf->loan_ckpt_s);
-	return ran;
-}
-
 static int gpus_per_node(const slurm_job_info_t *j)
 {
 	const char *p = j->tres_alloc_str
@@ -302,78 +294,142 @@ static int gpus_per_node(const slurm_job_info_t *j)
 	return g > 0 ? g : 1;
 }
 
-/* Decide and apply this round's grows among the candidates. */
-/* A running elastic job of a training partition, below its MAX, that a
- * requeue can restart. */
-static bool can_grow(const agora_conf_t *conf, const slurm_job_info_t *j)
+/* The core's view of a job (pol_loan_grow.h). */
+static void grow_job(const agora_conf_t *conf, const slurm_job_info_t *j,
+		     pol_grow_job_t *g)
 {
-	return (j->job_state & JOB_STATE_BASE) == JOB_RUNNING &&
-	       !(j->job_state & JOB_COMPLETING) && j->batch_flag &&
-	       j->requeue && ln_elastic_comment(j->comment) >= 0 &&
-	       agora_conf_loan_partition(conf, j->partition, false) &&
-	       j->num_nodes >= 1 &&
-	       ln_elastic_max(j->job_id) > (int) j->num_nodes &&
-	       (!j->admin_comment || !*j->admin_comment ||
-		!strncmp(j->admin_comment, POL_ELASTIC_PREFIX,
-			 strlen(POL_ELASTIC_PREFIX)));
+	uint32_t st = j->job_state & JOB_STATE_BASE;
+	bool elastic = ln_elastic_comment(j->comment) >= 0;
+	bool running = st == JOB_RUNNING && !(j->job_state & JOB_COMPLETING);
+
+	*g = (pol_grow_job_t){
+		.running = running,
+		.pending = st == JOB_PENDING,
+		.held = j->priority == 0,
+		.waits_for_nodes_reason = waits_reason(j->state_reason),
+		.train = agora_conf_loan_partition(conf, j->partition, false),
+		.elastic = elastic,
+		.requeue = j->requeue && j->batch_flag,
+		.restarts = (int) j->restart_cnt,
+		.mark_free = !j->admin_comment || !*j->admin_comment ||
+			     !strncmp(j->admin_comment, POL_ELASTIC_PREFIX,
+				      strlen(POL_ELASTIC_PREFIX)),
+		.num_nodes = (int) j->num_nodes,
+		.max_nodes = elastic ? ln_elastic_max(j->job_id) : 0,
+		.start = (int64_t) j->start_time,
+		.limit_s = j->time_limit != INFINITE && j->time_limit != NO_VAL
+				   ? 60 * (int64_t) j->time_limit
+				   : 0,
+		.gpus_per_node = running && elastic ? gpus_per_node(j) : 1,
+	};
 }
 
-static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
-		     int idle, int64_t now, int wait)
+/* Carry out a grow: the mark first (a crash before the requeue leaves a
+ * running job with a grow mark, which the next round reads as restarted
+ * and restores at its next pending), the requeue, then its size while it
+ * pends. */
+static void grow_apply(gr_job_t *g, const ln_rq_job_t *rq)
 {
-	const slurm_job_info_t **cand = NULL;
-	pol_loan_grow_job_t *gj = NULL;
-	int *extra = NULL, n = 0, nc = 0;
-	double gain = 0, bound = 0;
-	bool exact = true;
+	pol_elastic_mark_t mk = { .min = g->min,
+				  .max = g->max,
+				  .grown = true,
+				  .from = g->from,
+				  .to = g->to,
+				  .time = g->time };
 
-	for (uint32_t k = 0; k < jm->record_count; k++)
-		nc += can_grow(conf, &jm->job_array[k]);
-	if (!nc)
+	if (put_mark(g->id, &mk))
 		return;
-	cand = calloc((size_t) nc, sizeof(*cand));
-	gj = calloc((size_t) nc, sizeof(*gj));
-	extra = calloc((size_t) nc, sizeof(*extra));
-	if (!cand || !gj || !extra) {
-		ad_error("loan: grow: out of memory");
-		goto out;
+	if (ln_requeue_run(rq)) {
+		mk.grown = false;
+		(void) put_mark(g->id, &mk);
+		return;
 	}
-	for (uint32_t k = 0; k < jm->record_count && n < nc; k++) {
-		const slurm_job_info_t *j = &jm->job_array[k];
-		int ran;
+	/* grown before and run since: this grow replaces it */
+	for (int k = 0; k < n_gmap; k++)
+		if (gmap[k].id == g->id)
+			gmap_drop(k--);
+	if (n_gmap == GR_MAX)
+		return;
+	gmap[n_gmap++] = *g;
+	/* pending now: set its size at once (else next round) */
+	if (!set_range(g->id, g->to, g->to))
+		gmap[n_gmap - 1].ranged = true;
+	ghist_put(&gmap[n_gmap - 1]);
+}
 
-		if (!can_grow(conf, j))
+/*
+ * The grows chosen in an earlier round whose job was sent its --signal:
+ * requeued at the new size once its grace is over (ln_requeue_step), if
+ * it still runs the same run and may still grow; dropped otherwise, or
+ * when a reclaim is under way (quiet).  Returns those still in their
+ * grace (no other grow starts meanwhile).
+ */
+static int grow_pending(const agora_conf_t *conf, const job_info_msg_t *jm,
+			const pol_grow_job_t *gjobs, int64_t now, bool quiet)
+{
+	int k = 0;
+
+	for (int i = 0; i < n_gpend; i++) {
+		gr_pending_t *p = &gpend[i];
+		const slurm_job_info_t *j = NULL;
+		pol_requeue_act_t act = POL_REQUEUE_NONE;
+		uint32_t m;
+
+		for (m = 0; m < jm->record_count && !j; m++)
+			if (jm->job_array[m].job_id == p->g.id)
+				j = &jm->job_array[m];
+		if (j && (int64_t) j->start_time == p->rq.start &&
+		    pol_grow_candidate(&gjobs[m - 1], conf->max_requeues) &&
+		    !quiet) {
+			ln_rq_from_job(conf, j, &p->rq);
+			act = ln_requeue_step(conf, &p->rq, now, "a grow");
+		}
+		if (act == POL_REQUEUE_NOW) {
+			p->g.time = now;
+			grow_apply(&p->g, &p->rq);
 			continue;
-		ran = (int) (now - (int64_t) j->start_time);
-		cand[n] = j;
-		gj[n] = (pol_loan_grow_job_t){
-			.cur = (int) j->num_nodes,
-			.max = ln_elastic_max(j->job_id),
-			.left_s = left_estimate(j, now),
-			.resize_s = since_ckpt(conf, ran < 0 ? 0 : ran) +
-				    conf->loan_restart_s + wait +
-				    conf->loan_grow_min_gain_s,
-			.gpn = gpus_per_node(j),
-		};
-		n++;
+		}
+		if (act == POL_REQUEUE_NONE) {
+			ad_info("loan: grow: job %u not grown after its --signal (%s)",
+				p->g.id,
+				quiet ? "a reclaim is under way"
+				      : "it no longer runs as it did, or may not grow");
+			continue;
+		}
+		gpend[k++] = *p;
 	}
-	for (int i = 0; i < n; i++)
-		ad_debug(
-			"loan: grow: job %u on %d of %d node(s): %.0f s left estimated, resize %.0f s",
-			cand[i]->job_id, gj[i].cur, gj[i].max, gj[i].left_s,
-			gj[i].resize_s);
-	if (pol_loan_grow(gj, n, idle, conf->loan_serial, extra, &gain, &exact,
-			  &bound)) {
-		ad_error("loan: grow: the knapsack failed: %s",
+	n_gpend = k;
+	return n_gpend;
+}
+
+/* Decide (the core's pol_grow_choose) and carry out this round's grows:
+ * each chosen job's requeue goes through its --signal and grace
+ * (ln_requeue_step); those in their grace wait in gpend. */
+static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
+		     const pol_grow_in_t *in, int64_t now)
+{
+	pol_grow_out_t out = { 0 };
+
+	out.jobs = calloc((size_t) in->n_jobs + 1, sizeof(*out.jobs));
+	if (!out.jobs || pol_grow_choose(in, &out)) {
+		ad_error("loan: grow: the decision failed: %s",
 			 strerror(errno));
-		goto out;
+		free(out.jobs);
+		return;
 	}
-	for (int i = 0; i < n; i++) {
-		const slurm_job_info_t *j = cand[i];
-		pol_elastic_mark_t mk;
+	for (int i = 0; i < in->n_jobs; i++) {
+		const slurm_job_info_t *j = &jm->job_array[i];
+		const pol_grow_job_t *gj = &in->jobs[i];
+		const pol_grow_job_out_t *o = &out.jobs[i];
+		ln_rq_job_t rq;
 		gr_job_t g;
 
-		if (!extra[i])
+		if (o->candidate)
+			ad_debug(
+				"loan: grow: job %u on %d of %d node(s): %.0f s left estimated, resize %.0f s",
+				j->job_id, gj->num_nodes, gj->max_nodes,
+				o->left_s, o->resize_s);
+		if (!o->extra)
 			continue;
 		if (n_gmap == GR_MAX) {
 			ad_error(
@@ -382,57 +438,43 @@ static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
 			continue;
 		}
 		g = (gr_job_t){ .id = j->job_id,
-				.from = gj[i].cur,
-				.to = gj[i].cur + extra[i],
+				.from = gj->num_nodes,
+				.to = gj->num_nodes + o->extra,
 				.time = now,
 				.min = ln_elastic_min(j->job_id),
-				.max = gj[i].max };
+				.max = gj->max_nodes,
+				.gain_s = o->gain_s };
 		if (g.min <= 0)
 			g.min = 1;
-		/* the reduction, without LoanGrowMinGain (held in resize_s) */
-		g.gain_s = pol_loan_grow_gain(&gj[i], extra[i],
-					      conf->loan_serial) +
-			   conf->loan_grow_min_gain_s;
 		ad_info("loan: grow: job %u %d -> %d node(s) by requeue at the new size: %.0f s left estimated, resize costs %.0f s, JCT -%.0f s (knapsack %s, %d idle node(s))",
-			g.id, g.from, g.to, gj[i].left_s,
-			gj[i].resize_s - conf->loan_grow_min_gain_s, g.gain_s,
-			exact ? "exact" : "greedy", idle);
-		/* the mark first: a crash before the requeue leaves a running
-		 * job with a grow mark, which the next round reads as
-		 * restarted (and restores at its next pending) */
-		mk = (pol_elastic_mark_t){ .min = g.min,
-					   .max = g.max,
-					   .grown = true,
-					   .from = g.from,
-					   .to = g.to,
-					   .time = g.time };
-		if (put_mark(g.id, &mk))
-			continue;
-		if (ln_requeue(g.id)) {
-			mk.grown = false;
-			(void) put_mark(g.id, &mk);
-			continue;
+			g.id, g.from, g.to, o->left_s,
+			o->resize_s - (double) in->min_gain_s, g.gain_s,
+			out.exact ? "exact" : "greedy", in->idle_nodes);
+		ln_rq_from_job(conf, j, &rq);
+		switch (ln_requeue_step(conf, &rq, now, "a grow")) {
+		case POL_REQUEUE_NOW:
+			grow_apply(&g, &rq);
+			break;
+		case POL_REQUEUE_SIGNAL:
+		case POL_REQUEUE_WAIT:
+			/* its --signal is sent: the requeue after its grace */
+			if (n_gpend < GR_MAX)
+				gpend[n_gpend++] = (gr_pending_t){ .g = g,
+								   .rq = rq };
+			break;
+		case POL_REQUEUE_NONE:
+			break;
 		}
-		/* grown before and run since: this grow replaces it */
-		for (int k = 0; k < n_gmap; k++)
-			if (gmap[k].id == g.id)
-				gmap_drop(k--);
-		gmap[n_gmap++] = g;
-		/* pending now: set its size at once (else next round) */
-		if (!set_range(g.id, g.to, g.to))
-			gmap[n_gmap - 1].ranged = true;
-		ghist_put(&gmap[n_gmap - 1]);
 	}
-out:
-	free(cand);
-	free(gj);
-	free(extra);
+	free(out.jobs);
 }
 
 void ad_grow_round(const agora_conf_t *conf, int64_t now, bool quiet)
 {
 	const job_info_msg_t *jm;
-	int waiting, idle, wait;
+	pol_grow_job_t *gjobs;
+	pol_grow_in_t in;
+	int blocking = -1;
 
 	if (!conf->loan_grow)
 		return;
@@ -442,31 +484,48 @@ void ad_grow_round(const agora_conf_t *conf, int64_t now, bool quiet)
 			 slurm_strerror(slurm_get_errno()));
 		return;
 	}
-	wait = cred_wait_s();
-	waiting = follow(conf, jm, now, wait);
-	if (quiet || waiting) {
-		ad_debug("loan: grow: none now (%s)",
-			 quiet ? "reclaim under way or demand unknown"
-			       : "a grown job has not restarted yet");
+	if (!(gjobs = calloc((size_t) jm->record_count + 1, sizeof(*gjobs)))) {
+		ad_error("loan: grow: out of memory");
 		return;
 	}
-	/* the queue first: no grow while a training job waits for nodes */
-	for (uint32_t k = 0; k < jm->record_count; k++) {
-		const slurm_job_info_t *j = &jm->job_array[k];
-
-		if ((j->job_state & JOB_STATE_BASE) == JOB_PENDING &&
-		    agora_conf_loan_partition(conf, j->partition, false) &&
-		    waits_for_nodes(j)) {
-			ad_debug(
-				"loan: grow: none now (job %u waits for nodes)",
-				j->job_id);
-			return;
-		}
+	for (uint32_t k = 0; k < jm->record_count; k++)
+		grow_job(conf, &jm->job_array[k], &gjobs[k]);
+	in = (pol_grow_in_t){ .jobs = gjobs,
+			      .n_jobs = (int) jm->record_count,
+			      .now = now,
+			      .quiet = quiet,
+			      .ckpt_s = conf->loan_ckpt_s,
+			      .restart_s = conf->loan_restart_s,
+			      .cred_wait_s = cred_wait_s(),
+			      .min_gain_s = conf->loan_grow_min_gain_s,
+			      .serial = conf->loan_serial,
+			      .max_requeues = conf->max_requeues };
+	in.waiting = follow(
+		jm, now,
+		pol_grow_give_up_s(in.cred_wait_s, conf->loan_interval_s));
+	in.waiting += grow_pending(conf, jm, gjobs, now, quiet);
+	switch (pol_grow_gate(&in, &blocking)) {
+	case POL_GROW_QUIET:
+		ad_debug(
+			"loan: grow: none now (reclaim under way or demand unknown)");
+		break;
+	case POL_GROW_WAITING:
+		ad_debug(
+			"loan: grow: none now (a grown job has not restarted yet, or is in its grace)");
+		break;
+	case POL_GROW_QUEUE:
+		/* the queue first: no grow while a training job waits */
+		ad_debug("loan: grow: none now (job %u waits for nodes)",
+			 jm->job_array[blocking].job_id);
+		break;
+	case POL_GROW_GO:
+		in.idle_nodes = idle_train_nodes(conf);
+		ad_debug("loan: grow: %d idle training node(s)", in.idle_nodes);
+		if (in.idle_nodes > 0)
+			grow_now(conf, jm, &in, now);
+		break;
 	}
-	idle = idle_train_nodes(conf);
-	ad_debug("loan: grow: %d idle training node(s)", idle);
-	if (idle > 0)
-		grow_now(conf, jm, idle, now, wait);
+	free(gjobs);
 }
 
 /* One followed or past grow, as the state file keeps it. */
@@ -557,5 +616,5 @@ void ad_grow_read(json_object *grows)
 
 void ad_grow_fini(void)
 {
-	n_gmap = n_ghist = 0;
+	n_gmap = n_ghist = n_gpend = 0;
 }

@@ -141,14 +141,15 @@ static char *shrunk_list(const ln_snap_t *s, const ln_job_t *lj,
 
 /* Every training job on a victim node gives it up as the core said: an
  * elastic job that can shrink off those nodes shrinks (nothing is lost),
- * any other is requeued (once per job). */
-static void free_victim_nodes(const ln_snap_t *s,
+ * any other is requeued (once per run), after its --signal and grace
+ * (ln_requeue_step); one at its requeue limit keeps running. */
+static void free_victim_nodes(const agora_conf_t *conf, const ln_snap_t *s,
 			      const pol_loan_round_out_t *out,
-			      const bool *victim_node)
+			      const bool *victim_node, int64_t now)
 {
 	for (int j = 0; j < s->n_jobs; j++) {
 		const ln_job_t *lj = &s->jobs[j];
-		char *keep;
+		char *keep, why[LN_NAME + 32];
 		int k = 0;
 
 		while (k < lj->n_nodes && !victim_node[lj->nodes[k]])
@@ -164,9 +165,13 @@ static void free_victim_nodes(const ln_snap_t *s,
 			free(keep);
 			continue;
 		}
+		snprintf(why, sizeof(why), "the reclaim of %s",
+			 s->nodes[lj->nodes[k]].name);
 		if (!out->jobs[j].requeue)
 			continue;
-		if (!ln_requeue(lj->id))
+		if (ln_requeue_step(conf, &lj->rq, now, why) != POL_REQUEUE_NOW)
+			continue;
+		if (!ln_requeue_run(&lj->rq))
 			ad_info("loan: job %u requeued (node %s goes back to inference)",
 				lj->id, s->nodes[lj->nodes[k]].name);
 	}
@@ -417,7 +422,7 @@ static void round_apply(const agora_conf_t *conf, ln_snap_t *s,
 	/* out of the training partitions first: no new job lands there */
 	if (changed && ln_set_train_nodes(conf, s, lend))
 		return;
-	free_victim_nodes(s, out, victim);
+	free_victim_nodes(conf, s, out, victim, now);
 }
 
 /* One round on a snapshot: returns the nodes inference wants; *busy: a
@@ -545,6 +550,7 @@ int ad_loan_return(const agora_conf_t *conf)
 void ad_loan_fini(void)
 {
 	ad_grow_fini();
+	ln_requeue_fini();
 	n_hist = 0;
 	hist_loaded = false;
 	lease_checked = false;

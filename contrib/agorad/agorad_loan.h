@@ -30,6 +30,7 @@
 
 #include "agora_conf.h"
 #include "pol_loan_lease.h"
+#include "pol_loan_requeue.h"
 
 /* ---- what agorad.c calls ---- */
 
@@ -54,6 +55,14 @@ char *ad_loan_path(const char *state_path);
 #define LN_NAME        64
 #define LN_MAX_HISTORY 64
 #define LN_CANCELLED   (-2.0)
+
+/* a requeue agorad wants (agorad_requeue.c) */
+typedef struct {
+	uint32_t id;
+	int64_t start; /* its current run (the signal is per run) */
+	bool requeue;  /* batch job, --requeue */
+	int restarts;  /* Slurm's Restarts= */
+} ln_rq_job_t;
 
 typedef enum {
 	LN_HOME = 0,  /* serves inference: not in training, no borrower */
@@ -87,8 +96,9 @@ typedef struct {
 	 * unknown: never shrunk) by giving up nodes but its batch host */
 	bool elastic;
 	int min_nodes, total_nodes;
-	int batch; /* index of its batch host in the snapshot, or -1 */
-	char *all; /* all its nodes (Slurm's list) */
+	int batch;      /* index of its batch host in the snapshot, or -1 */
+	char *all;      /* all its nodes (Slurm's list) */
+	ln_rq_job_t rq; /* its requeue: --signal, restarts */
 } ln_job_t;
 
 typedef struct {
@@ -133,6 +143,24 @@ int ln_set_comment(const char *node, const char *text);
 int ln_set_lent_mark(ln_node_t *n, int64_t now);
 /* Requeue one job (Slurm's own requeue: SIGTERM, KillWait, requeued). */
 int ln_requeue(uint32_t job_id);
+/* agorad_requeue.c: a requeue agorad wants (a victim, a grow), with the
+ * job's --signal, its grace and the requeue limit (pol_loan_requeue.h). */
+void ln_rq_from_job(const agora_conf_t *conf, const slurm_job_info_t *j,
+		    ln_rq_job_t *rj);
+/* Whether it may be a victim by requeue (MaxRequeuesPerJob); a job at
+ * its limit is logged once per run. */
+bool ln_rq_allowed(const agora_conf_t *conf, const ln_rq_job_t *rj);
+/* This round's step (pol_requeue_next), the signal sent when it says so
+ * (why: "a reclaim of node X", "a grow", for the logs).  The --signal is
+ * read from the job's batch script once per run (its #SBATCH lines:
+ * Slurm's job information does not carry it).  NOW: the caller
+ * requeues it with ln_requeue_run. */
+pol_requeue_act_t ln_requeue_step(const agora_conf_t *conf,
+				  const ln_rq_job_t *rj, int64_t now,
+				  const char *why);
+/* Requeue it now (ln_requeue).  0 or -1 (logged). */
+int ln_requeue_run(const ln_rq_job_t *rj);
+void ln_requeue_fini(void);
 /* When agorad last requeued the job (epoch s), 0 if it has not (since
  * this agorad started). */
 int64_t ln_requeued_at(uint32_t job_id);

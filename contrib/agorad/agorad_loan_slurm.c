@@ -146,6 +146,10 @@ static int snap_running(const agora_conf_t *conf, ln_snap_t *s,
 	ln_job_t *lj = &s->jobs[s->n_jobs];
 	char *h;
 
+	/* a job at MaxRequeuesPerJob is, to the reclaim, one that cannot be
+	 * requeued: its node is pinned until it ends */
+	ln_rq_from_job(conf, j, &lj->rq);
+	lj->requeue = ln_rq_allowed(conf, &lj->rq);
 	lj->nodes = calloc(slurm_hostlist_count(hl) + 1, sizeof(int));
 	if (!lj->nodes) {
 		slurm_hostlist_destroy(hl);
@@ -163,7 +167,7 @@ static int snap_running(const agora_conf_t *conf, ln_snap_t *s,
 		}
 		lj->nodes[lj->n_nodes++] = k;
 		s->nodes[k].n_borrowers++;
-		if (!(j->requeue && j->batch_flag))
+		if (!lj->requeue)
 			s->nodes[k].pinned = true;
 	}
 	slurm_hostlist_destroy(hl);
@@ -182,7 +186,6 @@ static int snap_running(const agora_conf_t *conf, ln_snap_t *s,
 	lj->all = strdup(j->nodes);
 	lj->gpus = job_gpus(j);
 	lj->start = j->start_time;
-	lj->requeue = j->requeue && j->batch_flag;
 	s->n_jobs++;
 	return 0;
 }

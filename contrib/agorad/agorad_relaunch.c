@@ -44,7 +44,7 @@
  * SIGTERM, the restarted controller still has it running and ends it
  * FAILED by that signal.  agorad requeues such a job again when it
  * requeued it at most POL_RELAUNCH_LOST_S seconds before the start and it
- * ended FAILED by SIGTERM after it.
+ * ended FAILED by SIGTERM after it (killed by it, or its shell exited 143).
  *
  * The rule itself is the core's (pol_loan_relaunch.h, unit tested): this
  * file keeps the looks (which jobs were queued before a start) and the

@@ -16,9 +16,9 @@
  *   3. the core's batched auction (pol_fed_auction): every held job of the
  *      federation is decided in one call
  *   4. pins, one process per origin, in parallel: Clusters=<winner> with
- *      the hold mark "pinned to <winner>", then the release, then the
- *      decision as the AdminComment (Slurm forwards updates to the active
- *      sibling copy, which now exists), so the SystemComment that
+ *      the hold mark "pinned to <winner>", then the release with the
+ *      decision as the AdminComment, one update (Slurm forwards it to the
+ *      sibling copy the release submits), so the SystemComment that
  *      site_factor/agora copies from it is shown on every cluster; on
  *      SIGTERM the child finishes the job in hand
  *
@@ -38,8 +38,8 @@
  * versioned mark on the job (pol_fed_hold.h), and the survey takes each
  * job up where its mark says it stopped: killed after step 4's first
  * update, the job is still held with the mark "pinned to <winner>" and
- * the next round releases it; killed after the release, the next round
- * writes the decision.  If no agorad comes back, site_factor/agora
+ * the next round releases it (the decision lands with the release; a job
+ * an older agorad released with the pinned mark on gets its decision).  If no agorad comes back, site_factor/agora
  * releases any job still held with an Agora mark after FedAuctionTimeout.
  * A pin is one Slurm update of one job, and Slurm's federation lets only
  * one sibling copy start: no job runs twice.
@@ -116,7 +116,9 @@ static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 	h.gpus_queued = o.gpus_queued;
 	h.queued_gpu_s = o.queued_gpu_s;
 	h.max_limit_s = o.max_limit_s;
+	h.jobs_queued = o.jobs_queued;
 	h.jobs_update = o.jobs_update;
+	h.recheck_at = o.recheck_at;
 	h.jobs_same = 0;
 	*mlen = sizeof(h) + jobs_b + use_b + busy_b;
 	if (!(m = malloc(*mlen)))
@@ -221,6 +223,7 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 		.n_busy = r->clusters[c].busy ? h.n_busy : 0,
 		.queued_gpu_s = h.queued_gpu_s,
 		.max_limit_s = h.max_limit_s,
+		.jobs_queued = h.jobs_queued,
 	};
 	return true;
 }
@@ -403,6 +406,12 @@ static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 		}
 		pj[i].submit = r->jobs[i].submit;
 		pj[i].priority = 0;
+		/* the queue term's hold: a share of its time limit */
+		pj[i].hold_s = pol_fed_hold_of_limit(
+			r->jobs[i].time_limit == INFINITE ||
+					r->jobs[i].time_limit == NO_VAL
+				? 0
+				: 60 * (int64_t) r->jobs[i].time_limit);
 		/* only jobs waiting for the auction bid (a pinned job's
 		 * release or decision is left: it keeps its winner) */
 		for (int c = 0; c < r->n_clusters; c++)
@@ -421,9 +430,15 @@ static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 		 * run it on other nodes may, at a cost */
 		pj[i].hw_match = pj[i].eligible &
 				 (r->plan_hw ? r->plan_hw[i] : ~0ULL);
-		for (int c = 0; c < r->n_clusters; c++)
-			plans[(size_t) i * r->n_clusters + c].team_credit =
-				fed_credit(r, r->jobs[i].account);
+		for (int c = 0; c < r->n_clusters; c++) {
+			pol_fed_plan_t *p =
+				&plans[(size_t) i * r->n_clusters + c];
+
+			p->team_credit = fed_credit(r, r->jobs[i].account);
+			/* the queue term's queue: this round's survey */
+			p->queue_per_gpu = pol_fed_queue_per_gpu(
+				&r->clusters[c].load);
+		}
 	}
 	return pj;
 }
@@ -555,7 +570,7 @@ static int round_pins(ad_round_t *r, int *pin_rc, int *failed,
 					m.step == POL_FED_STEP_PIN
 						? "pinning (Clusters=)"
 					: m.step == POL_FED_STEP_RELEASE
-						? "the release"
+						? "the release (with the decision)"
 						: "writing the decision",
 					slurm_strerror(m.rc));
 			}

@@ -121,12 +121,18 @@ typedef struct {
 					ad_usage_t, n_busy pol_fed_busy_t */
 	double queued_gpu_s;
 	int64_t max_limit_s;
+	int jobs_queued;     /* the pending jobs in gpus_queued */
 	int64_t jobs_update; /* the job table's last_update */
 	int jobs_same;       /* the job table did not change since the
 				update time asked with: the job part (n_jobs,
 				n_busy and the queue fields) is empty, the
 				last answer's holds */
-	int timed_out;       /* !ok: slurmctld did not answer in time */
+	/* the earliest time a decision on the job part turns by the clock
+	 * alone (pol_fed_pin_due, the failover of a pin); 0 none.  Once it
+	 * has come the next survey reads the job table in full even if it
+	 * did not change */
+	int64_t recheck_at;
+	int timed_out; /* !ok: slurmctld did not answer in time */
 	char err[128];
 	char usage_src[256]; /* agorad_usage.c: the file, or "none: why" */
 } ad_survey_hdr_t;
@@ -243,6 +249,9 @@ void write_state(const ad_round_t *r, const char *path, time_t now, double secs,
  * reporting on fd */
 void survey_child(const ad_round_t *r, int c, int fd);
 void plans_child(const ad_round_t *r, int c, int fd);
+/* agorad_topo.c: the leaf switch of each node record of nm (malloc'ed),
+ * NULL when the cluster has no switch tree (one leaf) */
+int *leaf_map(const node_info_msg_t *nm);
 /* What the federation hold's state machine sees of job j. */
 pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j);
 /* The shape of a request: jobs of one shape share one will-run

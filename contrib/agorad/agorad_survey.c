@@ -273,7 +273,13 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 			 * (pol_fed_pin_next): bid out again by its origin */
 			pol_fed_hold_obs_t o = hold_obs(j);
 
+			int64_t due = pol_fed_pin_due(&o, &m, me,
+						      pin_timeout_s);
+
 			act = pol_fed_pin_next(&o, &m, me, pin_timeout_s, now);
+			if (act == POL_FED_HOLD_NONE && due > now &&
+			    (!h->recheck_at || due < h->recheck_at))
+				h->recheck_at = due;
 		}
 		if (act != POL_FED_HOLD_NONE) {
 			ad_job_t *a = &mine[h->n_jobs++];
@@ -302,6 +308,7 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 		     j->state_reason == WAIT_PRIORITY ||
 		     j->state_reason == WAIT_RESOURCES)) {
 			h->gpus_queued += g;
+			h->jobs_queued++;
 			h->queued_gpu_s += (double) g * limit_s(j->time_limit);
 			if (limit_s(j->time_limit) > h->max_limit_s)
 				h->max_limit_s = limit_s(j->time_limit);
@@ -325,6 +332,14 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	 * no job changed, slurmctld packs none (20,000 queued jobs are a
 	 * long read lock) and the round reuses the last job part */
 	time_t since = r->clusters[c].survey ? r->clusters[c].jobs_update : 0;
+	ad_survey_hdr_t last;
+
+	/* ... unless a decision on it is due by the clock (recheck_at) */
+	if (since && r->clusters[c].survey_len >= sizeof(last)) {
+		memcpy(&last, r->clusters[c].survey, sizeof(last));
+		if (last.recheck_at > 0 && time(NULL) >= last.recheck_at)
+			since = 0;
+	}
 
 	if (slurm_load_jobs(since, &jm, SHOW_ALL | SHOW_LOCAL)) {
 		int e = slurm_get_errno();
@@ -581,41 +596,6 @@ static pol_gpumask_t gres_used_mask(const char *s)
 		s = next ? next + 2 : NULL;
 	}
 	return used;
-}
-
-/* The leaf switch of each node record of nm, from the cluster's switch
- * tree (topology/tree: the level-0 switches, numbered in order); NULL
- * when the cluster has no tree (every node then counts as one leaf). */
-static int *leaf_map(const node_info_msg_t *nm)
-{
-	topo_info_response_msg_t *tm = NULL;
-	int *leaf = NULL, n_leaf = 0;
-
-	if (!nm || !nm->record_count || slurm_load_topo(&tm) || !tm)
-		return NULL;
-	if (tm->record_count)
-		leaf = calloc(nm->record_count, sizeof(int));
-	for (uint32_t k = 0; leaf && k < tm->record_count; k++) {
-		const topo_info_t *t = &tm->topo_array[k];
-		agora_hostlist_t hl;
-		char *host;
-
-		if (t->level != 0 || !t->nodes || !*t->nodes)
-			continue;
-		hl = slurm_hostlist_create(t->nodes);
-		while (hl && (host = slurm_hostlist_shift(hl))) {
-			for (uint32_t i = 0; i < nm->record_count; i++)
-				if (nm->node_array[i].name &&
-				    !strcmp(nm->node_array[i].name, host))
-					leaf[i] = n_leaf;
-			free(host);
-		}
-		if (hl)
-			slurm_hostlist_destroy(hl);
-		n_leaf++;
-	}
-	slurm_free_topo_info_msg(tm);
-	return leaf;
 }
 
 /* The locality level the select wrapper's placer reaches for job j on

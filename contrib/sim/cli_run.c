@@ -228,6 +228,59 @@ int cli_window(cli_ctx_t *ctx)
 	return 0;
 }
 
+/*
+ * Apps that are not tenants (--app burst/array/sweep) for a policy that
+ * keeps per-app state (agora): name each app (its tenant index in the
+ * snapshot) and its account (the tenant of its jobs), the two calls
+ * site_factor/agora makes under AppDefinition=array/burst, and hand back
+ * the trace's jobs with the app as the tenant index (*jobs_out, freed by
+ * the caller).  *jobs_out stays NULL where the policy sees tenants (apps
+ * are tenants, --auction-apps account, or a policy without apps).
+ * 0, or -1 with a message.
+ */
+static int policy_apps(const cli_ctx_t *ctx, pol_policy_t *pol,
+		       sim_job_t **jobs_out)
+{
+	const trace_t *t = &ctx->trace;
+	const char **names = NULL, **accts = NULL;
+	sim_job_t *jobs = NULL;
+	int i, rc = -1;
+
+	*jobs_out = NULL;
+	if (!ctx->app || ctx->auction_accounts)
+		return 0;
+	names = calloc((size_t) (ctx->n_apps ? ctx->n_apps : 1),
+		       sizeof(*names));
+	accts = calloc((size_t) (ctx->n_apps ? ctx->n_apps : 1),
+		       sizeof(*accts));
+	jobs = malloc((size_t) (t->n ? t->n : 1) * sizeof(*jobs));
+	if (!names || !accts || !jobs)
+		goto out;
+	for (i = 0; i < ctx->n_apps; i++)
+		names[i] = ctx->app_names[i];
+	for (i = 0; i < t->n; i++) {
+		jobs[i] = t->jobs[i];
+		jobs[i].tenant = ctx->app[i];
+		accts[ctx->app[i]] = t->tenants[t->jobs[i].tenant];
+	}
+	if (pol_policy_set_apps(pol, names, accts, ctx->n_apps) < 0) {
+		if (errno == ENOTSUP)
+			rc = 0;
+		goto out;
+	}
+	*jobs_out = jobs;
+	jobs = NULL;
+	rc = 0;
+out:
+	if (rc)
+		fprintf(stderr, "agora-sim: %s: apps: %s\n",
+			pol_policy_name(pol), strerror(errno));
+	free(names);
+	free(accts);
+	free(jobs);
+	return rc;
+}
+
 /* Run one labelled policy over the context's trace. */
 int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run)
 {
@@ -235,6 +288,7 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run)
 	const struct placement *pm = find_placement(ctx->placement);
 	pol_placer_t pl;
 	pol_policy_t *pol;
+	sim_job_t *app_jobs = NULL;
 	sim_params_t p = ctx->params;
 	double t0, c0;
 	int rc;
@@ -262,6 +316,12 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run)
 			pm->unmake(pl.arg);
 		return -1;
 	}
+	if (policy_apps(ctx, pol, &app_jobs)) {
+		pol_policy_destroy(&pol);
+		if (pm->unmake)
+			pm->unmake(pl.arg);
+		return -1;
+	}
 	if (ctx->progress && run->label[0]) {
 		p.progress = progress_cb;
 		p.progress_arg = run->label;
@@ -269,10 +329,12 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run)
 	p.frag_placer = &pl;
 	t0 = cli_now();
 	c0 = cli_thread_cpu();
-	rc = sim_run(ctx->cluster, ctx->trace.jobs, ctx->trace.n, pol, &p,
-		     &run->res, &err);
+	run->app_bids = app_jobs != NULL;
+	rc = sim_run(ctx->cluster, app_jobs ? app_jobs : ctx->trace.jobs,
+		     ctx->trace.n, pol, &p, &run->res, &err);
 	run->cpu_s = cli_thread_cpu() - c0;
 	run->wall_s = cli_now() - t0;
+	free(app_jobs);
 	if (p.progress)
 		fputc('\n', stderr);
 	pol_policy_destroy(&pol);
@@ -483,6 +545,11 @@ int cli_model_opt(int ch, const char *arg, cli_ctx_t *ctx)
 		ctx->app_mode = arg;
 		return 0;
 	}
+	case CLI_OPT_AUCTION:
+		if (strcmp(arg, "app") && strcmp(arg, "account"))
+			break;
+		ctx->auction_accounts = !strcmp(arg, "account");
+		return 0;
 	case CLI_OPT_LIVELOCK:
 		if (!strcmp(arg, "off")) {
 			p->livelock_s = -1;
@@ -594,6 +661,7 @@ void cli_model_opt_error(int ch, const char *arg)
 	} m[] = {
 		{ 'A', "app",
 		  "tenant, sweep, burst[:GAP] or array[:GAP] (GAP <= 7d)" },
+		{ CLI_OPT_AUCTION, "auction-apps", "app or account" },
 		{ CLI_OPT_LIVELOCK, "livelock",
 		  "a duration (30d, 864000), auto or off" },
 		{ 's', "seed", "a non-negative integer" },

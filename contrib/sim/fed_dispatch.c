@@ -152,40 +152,44 @@ typedef struct fed_state {
 	double load[FED_MAX_SITES]; /* GPUs of assigned jobs not ended */
 	fed_end_t *heap;            /* assigned jobs by end, a min-heap */
 	int n_heap;
-	pol_fed_catalog_t cat; /* replicas usable now (sites shared) */
+	fed_end_t *wait; /* jobs not started, by start */
+	int n_wait;
+	int queued[FED_MAX_SITES]; /* jobs assigned, not started yet */
+	pol_fed_catalog_t cat;     /* replicas usable now (sites shared) */
 	uint64_t rng;
 	int64_t next_place;
 } fed_state_t;
 
-static void fed_heap_push(fed_state_t *st, fed_end_t e)
+/* a min-heap of fed_end_t by .end */
+static void fed_heap_push(fed_end_t *heap, int *n, fed_end_t e)
 {
-	int k = st->n_heap++;
+	int k = (*n)++;
 
-	while (k > 0 && st->heap[(k - 1) / 2].end > e.end) {
-		st->heap[k] = st->heap[(k - 1) / 2];
+	while (k > 0 && heap[(k - 1) / 2].end > e.end) {
+		heap[k] = heap[(k - 1) / 2];
 		k = (k - 1) / 2;
 	}
-	st->heap[k] = e;
+	heap[k] = e;
 }
 
-static fed_end_t fed_heap_pop(fed_state_t *st)
+static fed_end_t fed_heap_pop(fed_end_t *heap, int *n)
 {
-	fed_end_t top = st->heap[0], last = st->heap[--st->n_heap];
+	fed_end_t top = heap[0], last = heap[--*n];
 	int k = 0, c;
 
 	for (;;) {
 		c = 2 * k + 1;
-		if (c >= st->n_heap)
+		if (c >= *n)
 			break;
-		if (c + 1 < st->n_heap && st->heap[c + 1].end < st->heap[c].end)
+		if (c + 1 < *n && heap[c + 1].end < heap[c].end)
 			c++;
-		if (st->heap[c].end >= last.end)
+		if (heap[c].end >= last.end)
 			break;
-		st->heap[k] = st->heap[c];
+		heap[k] = heap[c];
 		k = c;
 	}
-	if (st->n_heap)
-		st->heap[k] = last;
+	if (*n)
+		heap[k] = last;
 	return top;
 }
 
@@ -251,7 +255,13 @@ static int fed_commit(fed_state_t *st, int i, int c, int64_t now)
 	r->xfer[i] = x;
 	r->end[i] = s + x + j->dur;
 	st->load[c] += j->gpus;
-	fed_heap_push(st, (fed_end_t){ r->end[i], j->gpus, c });
+	fed_heap_push(st->heap, &st->n_heap,
+		      (fed_end_t){ r->end[i], j->gpus, c });
+	if (s > now) {
+		st->queued[c]++;
+		fed_heap_push(st->wait, &st->n_wait,
+			      (fed_end_t){ s, j->gpus, c });
+	}
 	return 0;
 }
 
@@ -261,10 +271,12 @@ static void fed_advance(fed_state_t *st, int64_t now)
 	int c;
 
 	while (st->n_heap && st->heap[0].end <= now) {
-		fed_end_t e = fed_heap_pop(st);
+		fed_end_t e = fed_heap_pop(st->heap, &st->n_heap);
 
 		st->load[e.c] -= e.gpus;
 	}
+	while (st->n_wait && st->wait[0].end <= now)
+		st->queued[fed_heap_pop(st->wait, &st->n_wait).c]--;
 	for (c = 0; c < st->sc->n_sites; c++)
 		fed_prof_trim(&st->prof[c], now);
 }
@@ -319,6 +331,7 @@ static int fed_round(fed_state_t *st, int i0, int i1, int64_t now)
 	pol_fed_plan_t *plans = calloc((size_t) n * (size_t) S, sizeof(*plans));
 	pol_fed_award_t *aw = calloc((size_t) n, sizeof(*aw));
 	int free_gpus[FED_MAX_SITES];
+	pol_fed_weights_t w;
 
 	if (!jobs || !plans || !aw)
 		goto out;
@@ -333,6 +346,7 @@ static int fed_round(fed_state_t *st, int i0, int i1, int64_t now)
 		jobs[i].dataset = j->dataset;
 		jobs[i].eligible = jobs[i].hw_match = j->eligible;
 		jobs[i].submit = j->submit;
+		jobs[i].hold_s = j->dur; /* exact run times, as will-run's */
 		for (c = 0; c < S; c++) {
 			pol_fed_plan_t *p = &plans[(size_t) i * S + c];
 
@@ -340,9 +354,14 @@ static int fed_round(fed_state_t *st, int i0, int i1, int64_t now)
 			if (p->valid)
 				p->start = fed_plan_start(st, j, c, now);
 			p->locality = 0.0; /* not modelled: equal everywhere */
+			/* the queue before this round's jobs join it */
+			p->queue_per_gpu = (double) st->queued[c] /
+					   st->sc->site[c].gpus;
 		}
 	}
-	if (pol_fed_auction(NULL, &st->cat, jobs, n, plans, S, free_gpus, now,
+	pol_fed_weights_default(&w);
+	w.w_queue = st->o->w_queue;
+	if (pol_fed_auction(&w, &st->cat, jobs, n, plans, S, free_gpus, now,
 			    aw))
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -527,10 +546,11 @@ static int fed_state_init(fed_state_t *st, const fed_scen_t *sc,
 	st->next_place = r->disp == FED_AGORA_DATA ? sc->t0 + o->place_s
 						   : FED_NEVER;
 	st->heap = calloc((size_t) sc->n + 1, sizeof(*st->heap));
+	st->wait = calloc((size_t) sc->n + 1, sizeof(*st->wait));
 	st->cat = sc->cat;
 	st->cat.datasets = calloc((size_t) sc->cat.n_datasets + 1,
 				  sizeof(*st->cat.datasets));
-	if (!st->heap || !st->cat.datasets)
+	if (!st->heap || !st->wait || !st->cat.datasets)
 		return -1;
 	memcpy(st->cat.datasets, sc->cat.datasets,
 	       (size_t) sc->cat.n_datasets * sizeof(*st->cat.datasets));
@@ -547,6 +567,7 @@ static void fed_state_free(fed_state_t *st)
 	for (c = 0; c < FED_MAX_SITES; c++)
 		fed_prof_free(&st->prof[c]);
 	free(st->heap);
+	free(st->wait);
 	free(st->cat.datasets);
 }
 

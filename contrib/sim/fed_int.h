@@ -38,6 +38,7 @@ typedef struct fed_opts {
 	int per_tenant;
 	double size_min, size_max, link;
 	int64_t round_s, place_s, bin_s;
+	double w_queue; /* the core's queue weight (pol_fed_weights_t) */
 	double window_from, window_days; /* --window (days 0: all) */
 	const char *placement; /* --data-placement: home, random, skewed */
 	/* home: GPU-seconds per tenant in the week before the window (the

@@ -383,6 +383,7 @@ static json_object *fed_json_scen(const fed_scen_t *sc, const fed_opts_t *o,
 	FED_D(x, "data_size_max", o->size_max);
 	FED_D(x, "link_bytes_per_s", o->link);
 	FED_I(x, "round_s", o->round_s);
+	FED_D(x, "queue_weight", o->w_queue);
 	FED_I(x, "place_every_s", o->place_s);
 	FED_I(x, "bin_s", o->bin_s);
 	FED_I(x, "t0", sc->t0);

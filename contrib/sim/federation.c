@@ -48,6 +48,9 @@ static void fed_usage(FILE *f)
 	      "  --link B               transfer rate into every cluster, bytes/s\n"
 	      "                         (default 1.25e9, 10 Gb/s)\n"
 	      "  --round S              auction period (default 2 s)\n"
+	      "  --queue-weight W       agora, agora+data: the core's weight of the wait\n"
+	      "                         a job adds to a cluster's queue (default 1;\n"
+	      "                         0: wait + transfer only)\n"
 	      "  --place-every S        agora+data: replica placement period, on the\n"
 	      "                         mean demand of the period before (default 4h,\n"
 	      "                         chosen on days 0-6 of the Philly window)\n"
@@ -180,6 +183,7 @@ static const struct option fed_lopts[] = {
 	{ "data-size", required_argument, NULL, 'Z' },
 	{ "link", required_argument, NULL, 'L' },
 	{ "round", required_argument, NULL, 'r' },
+	{ "queue-weight", required_argument, NULL, 'Q' },
 	{ "place-every", required_argument, NULL, 'P' },
 	{ "bin", required_argument, NULL, 'B' },
 	{ "window", required_argument, NULL, 'W' },
@@ -256,6 +260,11 @@ static int fed_value_opt(int ch, const char *arg, fed_opts_t *o)
 		return 0;
 	case 'r':
 		return fed_dur("round", arg, 1, &o->round_s);
+	case 'Q':
+		if (cli_parse_double(arg, 0, 1000, &o->w_queue))
+			return fed_bad("queue-weight", arg,
+				       "expected a number 0-1000");
+		return 0;
 	case 'P':
 		return fed_dur("place-every", arg, 60, &o->place_s);
 	case 'B':
@@ -292,6 +301,7 @@ static void fed_opts_default(fed_opts_t *o)
 	o->size_max = 1e13;
 	o->link = 1.25e9;
 	o->round_s = 2;
+	o->w_queue = 1.0;
 	o->place_s = 4 * 3600;
 	o->bin_s = 3600;
 	o->placement = "skewed";

@@ -64,8 +64,13 @@ static void loaning_usage(FILE *f)
 	      "                         count (the old rule; default: the least cost among\n"
 	      "                         the choices with the fewest victims)\n"
 	      "  --no-ckpt-wait         least-cost preempts at once (default: a reclaim\n"
-	      "                         waits, up to deadline - grace, for a victim's next\n"
-	      "                         checkpoint while demand is met with a node to spare)\n"
+	      "                         waits for its victims' checkpoints while demand is\n"
+	      "                         met with a node to spare)\n"
+	      "  --ckpt-wait S          the longest such wait (default 15m; 0: deadline -\n"
+	      "                         grace)\n"
+	      "  --ckpt-wait-per-job    value each victim at its own best cost within the\n"
+	      "                         wait (the older rule; default: the poll and the\n"
+	      "                         victims are chosen together)\n"
 	      "  --from-day D --days N  metrics over jobs submitted in days [D, D+N) of the\n"
 	      "                         trace (day 0 starts at the first submit's midnight);\n"
 	      "                         default: the whole arrival window\n"
@@ -134,6 +139,8 @@ static const struct option loaning_opts[] = {
 	{ "train-scheduler", required_argument, NULL, 1025 },
 	{ "least-cost-any-count", no_argument, NULL, 1026 },
 	{ "no-ckpt-wait", no_argument, NULL, 1027 },
+	{ "ckpt-wait", required_argument, NULL, 1028 },
+	{ "ckpt-wait-per-job", no_argument, NULL, 1029 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -239,6 +246,11 @@ static int loan_opt(int ch, const char *arg, lopts_t *o)
 		return 0;
 	case 1027:
 		o->pol.no_ckpt_wait = true;
+		return 0;
+	case 1028:
+		return dur_arg("ckpt-wait", arg, &o->pol.ckpt_wait_s);
+	case 1029:
+		o->pol.ckpt_wait_per_job = true;
 		return 0;
 	case 1025:
 		if (strcmp(arg, "fifo-hold") && strcmp(arg, "backfill-fs") &&
@@ -373,6 +385,11 @@ static void summary_json(json_object *o, const lopts_t *lo, const lrun_t *x,
 			       json_object_new_boolean(!lo->pol.any_count));
 	json_object_object_add(o, "ckpt_wait",
 			       json_object_new_boolean(!lo->pol.no_ckpt_wait));
+	I("ckpt_wait_s", lo->pol.ckpt_wait_s > 0 ? lo->pol.ckpt_wait_s
+						 : p->deadline_s - p->grace_s);
+	json_object_object_add(
+		o, "ckpt_wait_per_job",
+		json_object_new_boolean(lo->pol.ckpt_wait_per_job));
 	I("deadline_s", p->deadline_s);
 	I("ckpt_s", p->ckpt_s);
 	I("restart_overhead_s", p->restart_s);

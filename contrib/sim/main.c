@@ -73,6 +73,8 @@ static void usage(FILE *f)
 	      "                          tenants (default), job-name prefixes within a\n"
 	      "                          tenant, a tenant's submissions within GAP\n"
 	      "                          (default 1h), or AppDefinition=array on names\n"
+	      "  --auction-apps app|account  agora bids and its rho per app (default;\n"
+	      "                          the credit per tenant), or per tenant\n"
 	      "  --livelock D|auto|off   fail a run in which no job completes for D\n"
 	      "                          while jobs pend (auto: 7d + 2 x longest job)\n"
 	      "  --slowdown a,b,c,d,e,f  relative run time by locality level\n"

@@ -279,6 +279,11 @@ void report_json_summary(json_object *o, const cli_ctx_t *ctx,
 			       num(s->max_rho_app_10gpuh));
 	json_object_object_add(o, "max_rho_tenant", num(s->max_rho_tenant));
 	json_object_object_add(o, "app_definition", app_json(ctx));
+	/* did the policy itself schedule on those apps (agora), or on
+	 * tenants (--auction-apps account, or a policy without apps)? */
+	json_object_object_add(
+		o, "policy_apps",
+		json_object_new_string(run->app_bids ? "app" : "tenant"));
 	if (ctx->have_bounds) {
 		json_object_object_add(o, "bounds", bounds_json(ctx));
 		json_object_object_add(

@@ -21,8 +21,9 @@ typedef struct cli_run {
 	sim_result_t res;
 	sim_summary_t sum;
 	double wall_s;
-	double cpu_s;    /* the run's thread CPU time */
-	bool livelock;   /* the run failed on the livelock guard */
+	double cpu_s;  /* the run's thread CPU time */
+	bool livelock; /* the run failed on the livelock guard */
+	bool app_bids; /* the policy ran on the apps (pol_policy_set_apps()) */
 	char error[512]; /* why the run failed */
 } cli_run_t;
 
@@ -36,6 +37,10 @@ typedef struct cli_ctx {
 	 * "sweep" (job-name prefix within a tenant), "burst[:GAP]" or
 	 * "array[:GAP]" (pol_apps.h, the tenant as the account; cli_apps()) */
 	const char *app_mode;
+	/* --auction-apps account: a policy with apps (agora) still sees
+	 * tenants; default (false): it runs its auction and rho on the
+	 * apps above, the credit per tenant (pol_policy_set_apps()) */
+	bool auction_accounts;
 	double window_from, window_days; /* --window FROM:DAYS (days 0: all) */
 	int *app;
 	int n_apps;
@@ -66,6 +71,7 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run);
 /* long-only model options (no short letter to collide with) */
 #define CLI_OPT_LAUNCH   0x300
 #define CLI_OPT_LIVELOCK 0x301
+#define CLI_OPT_AUCTION  0x302
 
 #define CLI_MODEL_OPTIONS                                                      \
 	{ "trace", required_argument, NULL, 't' },                             \
@@ -88,6 +94,7 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run);
 		{ "elastic-serial", required_argument, NULL, 'E' },            \
 		{ "window", required_argument, NULL, 'W' },                    \
 		{ "livelock", required_argument, NULL, CLI_OPT_LIVELOCK },     \
+		{ "auction-apps", required_argument, NULL, CLI_OPT_AUCTION },  \
 	{                                                                      \
 		"bin", required_argument, NULL, 'B'                            \
 	}

@@ -537,6 +537,27 @@ assert r["backfill-fs"]["gap_closed_jct"] in (0, None)
 PY
 	ok "compare --bounds, app metrics and definition in the JSON" ||
 	ko "compare --bounds: $(cat "$TMP/out" "$TMP/err")"
+# --app burst: agora schedules on the apps (credit per tenant), the
+# baselines and --auction-apps account on tenants
+"$SIM" compare --trace "$TMP/five.csv" --cluster 2x4 --app burst:30 --limit-kill none \
+	--policies agora,acct=agora,tiresias --baseline agora \
+	--json "$TMP/pa.json" >/dev/null 2>"$TMP/err" &&
+	"$SIM" compare --trace "$TMP/five.csv" --cluster 2x4 --app burst:30 \
+		--limit-kill none --auction-apps account --policies acct=agora \
+		--baseline acct --json "$TMP/pa2.json" >/dev/null 2>>"$TMP/err" &&
+	! "$SIM" compare --trace "$TMP/five.csv" --cluster 2x4 --auction-apps x \
+		--policies agora --baseline agora --json "$TMP/pa3.json" \
+		>/dev/null 2>>"$TMP/err" &&
+	python3 - "$TMP/pa.json" "$TMP/pa2.json" <<'PY' &&
+import json, sys
+r = json.load(open(sys.argv[1]))
+a = json.load(open(sys.argv[2]))["acct"]
+assert r["agora"]["policy_apps"] == "app", r["agora"]["policy_apps"]
+assert r["tiresias"]["policy_apps"] == "tenant"
+assert a["policy_apps"] == "tenant"
+PY
+	ok "--app burst: agora bids per app, --auction-apps account per tenant" ||
+	ko "--auction-apps: $(cat "$TMP/err")"
 # the guard on a short real slice: days 0-2 of the Philly window at 32x8
 # livelock the reference tiresias (promote 0.5); hold and budget finish it
 if [ -f "$PHILLY" ]; then

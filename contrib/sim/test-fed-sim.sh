@@ -2,7 +2,8 @@
 # End-to-end checks of agora-sim federation (run by make check, TAP): the
 # JSON has the five dispatchers and their keys, a two-job case computed by
 # hand, the Philly scenario starts imbalanced (worst demand/supply >= 2.5)
-# and replica placement lowers it, results are deterministic, and a bad
+# and replica placement lowers it, results are deterministic, the queue term
+# of the score moves a job off its data by hand, and a bad
 # --federation spec or dispatcher is refused naming the field.
 set -u
 SIM=${SIM:-./agora-sim}
@@ -151,5 +152,39 @@ PY
 else
 	skip "federation --data-placement" "no $PHILLY"
 fi
+# The queue term (pol_fed_queue_s), by hand: a:1x8 and b:1x8, the data on
+# a, 100 s from b.  j1 (8 GPUs) runs on a over [0, 50); j2 (4 GPUs, 500 s,
+# round 2) waits 48 s for a (48 < 100 of transfer to b): [50, 550), queued
+# on a.  j3 (4 GPUs, 500 s, round 4) could start on a at 50 too (46 s of
+# wait) but would add 1 queued job / 8 GPUs x 4 GPUs x 500 s = 250 s to
+# a's queue: cost 296 against b's 100 of transfer, so it goes to b:
+# [4, 604), JCT 600 (546 on a with --queue-weight 0, gpu_hours_moved 0).
+cat > "$TMP/three.csv" <<'CSV'
+id,submit,duration,gpus,tenant
+1,0,50,8,a
+2,2,500,4,a
+3,4,500,4,a
+CSV
+for wq in 0 1; do
+	"$SIM" federation --trace "$TMP/three.csv" --federation a:1x8,b:1x8 \
+		--datasets-per-tenant 1 --data-size 1e9:1e9 --link 1e7 \
+		--dispatchers agora --queue-weight $wq \
+		--json "$TMP/q$wq.json" >/dev/null 2>"$TMP/err" ||
+		ko "federation --queue-weight $wq: $(cat "$TMP/err")"
+done
+python3 - "$TMP/q0.json" "$TMP/q1.json" <<'PY' && ok "queue term: a job leaves its data for a shorter queue, by hand" || ko "queue term by hand"
+import json, sys
+r0, r1 = (json.load(open(p)) for p in sys.argv[1:])
+near = lambda a, b: abs(a - b) < 1e-6
+assert r0["scenario"]["queue_weight"] == 0 and r1["scenario"]["queue_weight"] == 1
+a0, a1 = r0["agora"], r1["agora"]
+assert near(a0["mean_jct_s"], (50 + 548 + 546) / 3), a0
+assert near(a0["gpu_hours_moved"], 0), a0
+assert near(a1["mean_jct_s"], (50 + 548 + 600) / 3), a1
+assert near(a1["gpu_hours_moved"], 4 * 500 / 3600), a1
+assert near(a1["mean_transfer_s"], 100 / 3), a1
+PY
+bad "bad --queue-weight named" "--queue-weight: '-1': expected a number 0-1000" \
+	--federation a:1x8,b:1x8 --queue-weight -1
 echo "1..$n"
 exit $fail

@@ -8,8 +8,10 @@
 #include <stdbool.h>
 
 #include "src/common/bitstring.h"
+#include "src/common/list.h"
 #include "src/common/node_conf.h"
 #include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
 #include AGORA_INC_TOPOLOGY
 
 #include "agora_ctld_weak.h"
@@ -51,17 +53,45 @@ typedef struct {
 #pragma weak topology_g_topology_free
 #pragma weak node_name2bitmap
 
-/* maps[n] = the nodes of one leaf; RET 1 if added */
-static int leaf_add(bitstr_t **maps, int n, const char *nodes)
-{
-	bitstr_t *b = NULL;
+typedef void (*leaf_fn_t)(void *arg, const char *name, const char *nodes);
 
-	if (!nodes || !nodes[0])
+/*
+ * fn(arg, name, nodes) for each leaf: topology/tree's level-0 switches, or
+ * topology/block's base blocks (not aggregated); RET the number of leaves.
+ */
+static int leaf_each(leaf_fn_t fn, void *arg)
+{
+	dynamic_plugin_data_t *dyn = NULL;
+	agora_topoinfo_tree_t *tree;
+	agora_topoinfo_block_t *block;
+	int n = 0;
+	uint32_t i;
+
+	if (!topology_g_get || topology_g_get(TOPO_DATA_TOPOLOGY_PTR, &dyn) ||
+	    !dyn)
 		return 0;
-	if (node_name2bitmap((char *) nodes, true, &b, NULL) && !b)
-		return 0;
-	maps[n] = b;
-	return 1;
+	if (dyn->plugin_id == TOPOLOGY_PLUGIN_TREE && (tree = dyn->data)) {
+		for (i = 0; i < tree->record_count; i++) {
+			topo_info_t *sw = &tree->topo_array[i];
+
+			if (!sw->level && sw->nodes && sw->nodes[0]) {
+				fn(arg, sw->name, sw->nodes);
+				n++;
+			}
+		}
+	} else if (dyn->plugin_id == TOPOLOGY_PLUGIN_BLOCK &&
+		   (block = dyn->data)) {
+		for (i = 0; i < block->record_count; i++) {
+			agora_topoinfo_bblock_t *bb = &block->topo_array[i];
+
+			if (!bb->aggregated && bb->nodes && bb->nodes[0]) {
+				fn(arg, bb->name, bb->nodes);
+				n++;
+			}
+		}
+	}
+	topology_g_topology_free(dyn);
+	return n;
 }
 
 extern int agora_switch_count(void)
@@ -73,38 +103,52 @@ extern int agora_switch_count(void)
 	return cnt;
 }
 
+typedef struct {
+	bitstr_t **maps;
+	int n, size;
+} leaf_maps_t;
+
+/* one node bitmap per leaf, as agora_leaf_switches() gives them */
+static void leaf_map_add(void *arg, const char *name, const char *nodes)
+{
+	leaf_maps_t *lm = arg;
+	bitstr_t *b = NULL;
+
+	(void) name;
+	if (node_name2bitmap((char *) nodes, true, &b, NULL) && !b)
+		return;
+	if (lm->n + 1 >= lm->size) {
+		lm->size = lm->size ? 2 * lm->size : 16;
+		xrecalloc(lm->maps, lm->size, sizeof(bitstr_t *));
+	}
+	lm->maps[lm->n++] = b;
+}
+
 extern int agora_leaf_switches(bitstr_t ***maps)
 {
-	dynamic_plugin_data_t *dyn = NULL;
-	agora_topoinfo_tree_t *tree;
-	agora_topoinfo_block_t *block;
-	int n = 0;
-	uint32_t i;
+	leaf_maps_t lm = { NULL, 0, 0 };
 
 	*maps = NULL;
-	if (!topology_g_get || !node_name2bitmap ||
-	    topology_g_get(TOPO_DATA_TOPOLOGY_PTR, &dyn) || !dyn)
+	if (!node_name2bitmap)
 		return 0;
-	if (dyn->plugin_id == TOPOLOGY_PLUGIN_TREE && (tree = dyn->data)) {
-		*maps = xcalloc(tree->record_count + 1, sizeof(bitstr_t *));
-		for (i = 0; i < tree->record_count; i++) {
-			topo_info_t *sw = &tree->topo_array[i];
+	(void) leaf_each(leaf_map_add, &lm);
+	*maps = lm.maps;
+	return lm.n;
+}
 
-			if (!sw->level)
-				n += leaf_add(*maps, n, sw->nodes);
-		}
-	} else if (dyn->plugin_id == TOPOLOGY_PLUGIN_BLOCK &&
-		   (block = dyn->data)) {
-		*maps = xcalloc(block->record_count + 1, sizeof(bitstr_t *));
-		for (i = 0; i < block->record_count; i++) {
-			agora_topoinfo_bblock_t *bb = &block->topo_array[i];
+/* Leaf[<name>]=<nodes>, one config_key_pair_t */
+static void leaf_pair_add(void *arg, const char *name, const char *nodes)
+{
+	config_key_pair_t *kp = xmalloc(sizeof(*kp));
 
-			if (!bb->aggregated)
-				n += leaf_add(*maps, n, bb->nodes);
-		}
-	}
-	topology_g_topology_free(dyn);
-	return n;
+	kp->name = xstrdup_printf("Leaf[%s]", name ? name : "");
+	kp->value = xstrdup(nodes);
+	list_append((List) arg, kp);
+}
+
+extern int agora_leaf_pairs_append(List key_pairs)
+{
+	return leaf_each(leaf_pair_add, key_pairs);
 }
 #else
 extern int agora_switch_count(void)

@@ -71,6 +71,16 @@ extern int agora_leaf_switches(bitstr_t ***maps);
 extern int agora_switch_count(void);
 extern void agora_leaf_switches_free(bitstr_t **maps, int n);
 
+#if AGORA_SLURM_AT_LEAST(23, 11)
+/*
+ * 23.11+: the leaves as config_key_pair_t "Leaf[<switch or block>]=<nodes>"
+ * appended to key_pairs (the select wrapper's SELECT_CONFIG_INFO answer):
+ * how agorad, on public libslurm, learns a cluster's switch tree there
+ * (agora_compat_pub.h AGORA_TOPO_IN_SELECT_CONF).  RET the number added.
+ */
+extern int agora_leaf_pairs_append(List key_pairs);
+#endif
+
 /*
  * job_submit's job_modify() gained the err_msg of job_submit() in 23.02:
  *   extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,

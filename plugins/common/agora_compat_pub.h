@@ -70,4 +70,25 @@ typedef hostlist_t agora_hostlist_t;
  */
 #define AGORA_HAVE_CTLD_PLUGSTACK (!AGORA_SLURM_AT_LEAST(23, 2))
 
+/*
+ * The switch tree: slurm_load_topo() gives topo_info_t records up to 22.05.
+ * From 23.11 the answer is the topology plugin's own data, which libslurm
+ * decodes only by loading that plugin (topology_tree.so) into the caller,
+ * and in a program linked with the public libslurm that load fails
+ * ("undefined symbol: topo_conf", a libslurmfull global): record_count is
+ * 0.  There the select/cons_tres wrapper publishes the leaves as
+ * "Leaf[<switch>]=<nodes>" pairs in the select section of "scontrol show
+ * config" (slurm_conf_t.select_conf_key_pairs, agora_compat.h
+ * agora_leaf_pairs_append()), which agorad reads instead.
+ */
+#define AGORA_TOPO_IN_SELECT_CONF AGORA_SLURM_AT_LEAST(23, 11)
+
+/* The items of slurm_conf_t's key-pair lists: Slurm's config_key_pair_t
+ * (src/common/read_config.h, the same on 22.05 and 24.11), not in the
+ * public headers. */
+typedef struct {
+	char *name;
+	char *value;
+} agora_key_pair_t;
+
 #endif /* AGORA_COMPAT_PUB_H */

@@ -12,8 +12,9 @@
  *      AGORA_FED_PLAN, which also tells job_submit/agora that agorad is
  *      alive), the auction, then Clusters=<winner> with AdminComment
  *      "Agora: fed hold v1: pinned to C ..." (the hold mark stays), then
- *      the release (priority INFINITE), then the decision AGORA_FED_WON...
- *      (the steps and their crash orders: common/fed/pol_fed_hold.h)
+ *      the release (priority INFINITE) with the decision AGORA_FED_WON...
+ *      in the same update (the steps and their crash orders:
+ *      common/fed/pol_fed_hold.h)
  *   3. site_factor/agora (every cluster): copies an Agora federation text
  *      into the SystemComment; on the origin releases a held job whose
  *      Agora hold began FedAuctionTimeout ago (AdminComment

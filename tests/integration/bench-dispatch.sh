@@ -10,14 +10,31 @@
 #             heartbeat keeps the holds on), then resumed: pins/s from
 #             agorad's first to its last pin (what agorad can dispatch
 #             when submission is not the limit)
-# Submit time: the submitter's clock just before its sbatch (an upper
+# Each run is made with each submitter, side by side, the ratios printed:
+#   sbatch    S loops of `sbatch -A acct_a --gres=gpu:1 -t 2 --wrap ...`
+#             (a process per job)
+#   lib       agora-bench-submit (contrib/harness): S processes calling
+#             libslurm's slurm_submit_batch_job with the job description
+#             sbatch builds for those options, as fast as they can
+#   paced     the same at RATE jobs/s over all of them (the goal's
+#             arrival rate rather than a burst; not run by default)
+# Submit time: the submitter's clock just before its submit (an upper
 # bound on the latency: sbatch's own time counts); pinned time: agorad's
 # own timestamp of the pin's last step ("pinned to C at S.ms" in its log).
-# Not a test: it prints the numbers.  Needs root.
+# Asserted (exit 1 otherwise), so that both submitters' jobs are treated
+# alike: every job is held at its origin by job_submit/agora (slurmctld's
+# "Submitted held federated JobId=..." for each; in the capacity run,
+# Priority=0 and the "fed hold v1: waiting" mark on each while agorad is
+# paused) and pinned by agorad.  The numbers are printed, not asserted.
+# The load average is printed before and after each run (a shared host).
+# Needs root.
 #
 # Env: AGORA_DISPATCH_BASE_PORT [23000], AGORA_DISPATCH_WORKDIR
 # [/tmp/agora-dc-dispatch], AGORA_DISPATCH_JOBS [1000],
-# AGORA_DISPATCH_SUBMITTERS [8], AGORAD_BIN, AGORA_PLUGIN_DIR, AGORA_BUILD.
+# AGORA_DISPATCH_SUBMITTERS [8], AGORA_DISPATCH_WITH ["sbatch lib"]: the
+# submitters, AGORA_DISPATCH_RUNS ["burst capacity"],
+# AGORA_DISPATCH_RATE [150]: the paced submitter's jobs/s, AGORAD_BIN,
+# AGORA_SUBMIT_BIN, AGORA_PLUGIN_DIR, AGORA_BUILD.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${AGORA_BUILD:-$repo/_build}
@@ -27,11 +44,18 @@ W=${AGORA_DISPATCH_WORKDIR:-/tmp/agora-dc-dispatch}
 BASE_PORT=${AGORA_DISPATCH_BASE_PORT:-23000}
 N_JOBS=${AGORA_DISPATCH_JOBS:-1000}
 SUBMITTERS=${AGORA_DISPATCH_SUBMITTERS:-8}
+WITH=${AGORA_DISPATCH_WITH:-sbatch lib}
+RUNS=${AGORA_DISPATCH_RUNS:-burst capacity}
+RATE=${AGORA_DISPATCH_RATE:-150}
+SUBMIT_BIN=${AGORA_SUBMIT_BIN:-$BUILD/contrib/harness/agora-bench-submit}
 DC="$repo/contrib/harness/agora-dc --workdir $W"
 
 die() { echo "bench-dispatch: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (agora-dc)"
 [ -x "$AGORAD_BIN" ] || die "$AGORAD_BIN: build agorad first"
+case " $WITH " in *" lib "* | *" paced "*)
+	[ -x "$SUBMIT_BIN" ] || die "$SUBMIT_BIN: build it first (make, with Slurm)" ;;
+esac
 t=$(mktemp -d /tmp/agora-dispatch.XXXXXX)
 trap 'kill -CONT "$(cat "$W/run/agorad.pid" 2>/dev/null)" 2>/dev/null; $DC stop >/dev/null 2>&1; rm -rf "$t"' EXIT
 
@@ -57,17 +81,27 @@ ms() { date +%s%3N; }
 # agorad's heartbeat (its first will-run) must have reached c1
 sleep 4
 
-submit() { # OUT: N_JOBS jobs from SUBMITTERS loops, "jobid ms" lines
+loadavg() { echo "# load average $(cut -d' ' -f1-3 /proc/loadavg) ($1)" >&2; }
+submit() { # WITH OUT: N_JOBS jobs from SUBMITTERS at once, "jobid ms" lines
 	local per=$(((N_JOBS + SUBMITTERS - 1) / SUBMITTERS)) s
-	for s in $(seq "$SUBMITTERS"); do
-		(for _ in $(seq "$per"); do
-			t0=$(ms)
-			j=$(sbatch --parsable -A acct_a --gres=gpu:1 -t 2 -o /dev/null --wrap 'sleep 20' 2>/dev/null | cut -d';' -f1)
-			[ -n "$j" ] && echo "$j $t0"
-		done >"$1.$s") &
-	done
-	wait
-	cat "$1".* | head -n "$N_JOBS" >"$1"
+	rm -f "$2".*
+	if [ "$1" = lib ] || [ "$1" = paced ]; then
+		local pace=()
+		[ "$1" = paced ] && pace=(-r "$RATE")
+		"$SUBMIT_BIN" -n "$N_JOBS" -p "$SUBMITTERS" -o "$2" -A acct_a \
+			-g gpu:1 -t 2 -s 20 "${pace[@]}" ||
+			echo "# $1: some jobs not submitted" >&2
+	else
+		for s in $(seq "$SUBMITTERS"); do
+			(for _ in $(seq "$per"); do
+				t0=$(ms)
+				j=$(sbatch --parsable -A acct_a --gres=gpu:1 -t 2 -o /dev/null --wrap 'sleep 20' 2>/dev/null | cut -d';' -f1)
+				[ -n "$j" ] && echo "$j $t0"
+			done >"$2.$s") &
+		done
+		wait
+	fi
+	cat "$2".* | head -n "$N_JOBS" >"$2"
 }
 wait_pins() { # SUBMITS FROM_LINE: until every job is pinned (or 300 s)
 	local n want deadline=$(($(ms) + 300000))
@@ -79,7 +113,29 @@ wait_pins() { # SUBMITS FROM_LINE: until every job is pinned (or 300 s)
 		sleep 1
 	done
 }
-report() { # NAME SUBMITS LOG
+fail=0
+check() { # NAME OK_COUNT WANT WHAT
+	if [ "$2" -eq "$3" ]; then
+		echo "# ok: $1: $2/$3 $4"
+	else
+		echo "# FAIL: $1: $2/$3 $4"
+		fail=1
+	fi
+}
+# HELD SUBMITS CTLD_FROM: the jobs slurmctld (c1) logged as submitted held
+held_count() {
+	tail -n +"$2" "$W/log/c1/slurmctld.log" |
+		sed -n 's/.*Submitted held federated JobId=\([0-9]*\) .*/\1/p' |
+		sort -u | join - <(cut -d' ' -f1 "$1" | sort -u) | wc -l
+}
+# WAITING SUBMITS: the jobs pending at c1 with priority 0 and the waiting mark
+waiting_count() {
+	scontrol --local -o show job 2>/dev/null |
+		grep ' Priority=0 .*AdminComment=Agora: fed hold v1: waiting' |
+		sed -n 's/^JobId=\([0-9]*\) .*/\1/p' | sort -u |
+		join - <(cut -d' ' -f1 "$1" | sort -u) | wc -l
+}
+report() { # NAME SUBMITS LOG: one line of numbers, and NAME.num for ratios
 	python3 - "$@" <<'PY'
 import re, sys
 name, subs, log = sys.argv[1:4]
@@ -91,38 +147,95 @@ for l in open(log):
         pin[m.group(1)] = int(m.group(2)) * 1000 + int(m.group(3))
 lat = sorted(pin[j] - sub[j] for j in pin)
 if not lat:
-    print("%-9s no job pinned (of %d submitted)" % (name, len(sub)))
+    print("%-16s no job pinned (of %d submitted)" % (name, len(sub)))
     sys.exit(0)
 def q(p):
     return lat[min(len(lat) - 1, int(round(p * (len(lat) - 1))))] / 1000
+sspan = (max(sub.values()) - min(sub.values())) / 1000
 span = (max(pin.values()) - min(sub.values())) / 1000
 pspan = (max(pin.values()) - min(pin.values())) / 1000
-print("%-9s %4d/%4d pinned  %6.1f jobs/s (first submit to last pin %.1f s)  %6.1f pins/s (first to last pin %.1f s)  submit->pinned p50 %.2f s p99 %.2f s max %.2f s"
-      % (name, len(pin), len(sub), len(pin) / span, span, len(pin) / max(pspan, 0.001), pspan, q(0.5), q(0.99), lat[-1] / 1000))
+v = (len(pin) / span, len(pin) / max(pspan, 0.001), q(0.5), q(0.99), lat[-1] / 1000,
+     len(sub) / max(sspan, 0.001))
+print("%-16s %4d/%4d pinned  %6.1f jobs/s (first submit to last pin %.1f s)  %6.1f pins/s (first to last pin %.1f s)  submit->pinned p50 %.2f s p99 %.2f s max %.2f s  (submitted at %.1f jobs/s)"
+      % (name, len(pin), len(sub), v[0], span, v[1], pspan, v[2], v[3], v[4], v[5]))
+open(subs + ".num", "w").write(" ".join("%.4f" % x for x in v) + "\n")
 PY
 }
-
-# burst: agorad running
-t1=$(ms)
-submit "$t/burst"
-echo "# burst: $(wc -l <"$t/burst") jobs submitted by $SUBMITTERS submitters in $((($(ms) - t1) / 1000)) s ($((N_JOBS * 1000 / ($(ms) - t1 + 1))) jobs/s by sbatch)" >&2
-wait_pins "$t/burst" 1
-cp "$W/log/agorad.log" "$t/burst.log"
-report burst "$t/burst" "$t/burst.log"
-scancel -u root >/dev/null 2>&1
+rounds() { # LOG: agorad's rounds that had held jobs (the steps' times)
+	grep -h "round [0-9]*:" "$1" | grep -v ": 0 held" | head -"${2:-5}" | sed 's/^/#   /'
+}
+# RUN: c1's slurmctld RPCs since the run began (sdiag -r at its start):
+# count and slurmctld's time (its RPC handling, locks included) of the
+# submits, the job updates (agorad's pins) and the job table reads
+ctld_rpcs() {
+	sdiag 2>/dev/null | awk -v run="$1" '
+		/REQUEST_(SUBMIT_BATCH_JOB|UPDATE_JOB|JOB_INFO) / {
+			n = $1; sub(/^REQUEST_/, "", n)
+			for (i = 2; i <= NF; i++) {
+				if ($i ~ /^count:/) { c = substr($i, 7) }
+				if ($i ~ /^total_time:/) { t = substr($i, 12) }
+			}
+			s = s sprintf("  %s %d (%.2f s, %.2f ms each)", n, c, t / 1e6, c ? t / c / 1e3 : 0)
+		}
+		END { print "# c1 slurmctld RPCs in " run ":" s }'
+}
 on2() { SLURM_CONF=$W/c2/etc/slurm.conf "$@"; }
-on2 scancel -u root >/dev/null 2>&1
-sleep 5
-
-# capacity: agorad paused while the jobs arrive
-from=$(($(wc -l <"$W/log/agorad.log") + 1))
+clear_jobs() {
+	scancel -u root >/dev/null 2>&1
+	on2 scancel -u root >/dev/null 2>&1
+	sleep 5
+}
 apid=$(cat "$W/run/agorad.pid")
-kill -STOP "$apid" || die "cannot pause agorad"
-t1=$(ms)
-submit "$t/cap"
-echo "# capacity: $(wc -l <"$t/cap") jobs submitted in $((($(ms) - t1) / 1000)) s while agorad was paused" >&2
-kill -CONT "$apid"
-wait_pins "$t/cap" "$from"
-tail -n +"$from" "$W/log/agorad.log" >"$t/cap.log"
-report capacity "$t/cap" "$t/cap.log"
-grep -h "round [0-9]*:" "$t/cap.log" | grep -v ": 0 held" | head -5 | sed 's/^/# /'
+
+run() { # RUN WITH
+	local name="$1-$2" from cfrom
+	from=$(($(wc -l <"$W/log/agorad.log") + 1))
+	cfrom=$(($(wc -l <"$W/log/c1/slurmctld.log") + 1))
+	loadavg "before $name"
+	sdiag -r >/dev/null 2>&1
+	[ "$1" = capacity ] && { kill -STOP "$apid" || die "cannot pause agorad"; }
+	t1=$(ms)
+	submit "$2" "$t/$name"
+	echo "# $name: $(wc -l <"$t/$name") jobs submitted by $SUBMITTERS $2 submitters in $((($(ms) - t1) / 1000)) s$([ "$1" = capacity ] && echo " while agorad was paused")" >&2
+	if [ "$1" = capacity ]; then
+		check "$name" "$(waiting_count "$t/$name")" "$(wc -l <"$t/$name")" \
+			"jobs pending at the origin with Priority=0 and the 'fed hold v1: waiting' mark"
+		kill -CONT "$apid"
+	fi
+	wait_pins "$t/$name" "$from"
+	loadavg "after $name"
+	ctld_rpcs "$name"
+	tail -n +"$from" "$W/log/agorad.log" >"$t/$name.log"
+	check "$name" "$(held_count "$t/$name" "$cfrom")" "$(wc -l <"$t/$name")" \
+		"jobs submitted held at the origin (slurmctld: 'Submitted held federated')"
+	check "$name" "$(grep -c ' pinned to .* at ' "$t/$name.log")" "$(wc -l <"$t/$name")" \
+		"jobs pinned by agorad"
+	report "$name" "$t/$name" "$t/$name.log" | tee -a "$t/summary"
+	rounds "$t/$name.log" 3
+	clear_jobs
+}
+
+for r in $RUNS; do
+	for s in $WITH; do
+		run "$r" "$s"
+	done
+done
+
+echo "# summary ($N_JOBS jobs, $SUBMITTERS submitters, $(nproc) CPUs)"
+cat "$t/summary"
+set -- $WITH
+if [ $# -ge 2 ]; then
+	for r in $RUNS; do
+		[ -s "$t/$r-$1.num" ] && [ -s "$t/$r-$2.num" ] || continue
+		python3 - "$r" "$1" "$2" "$t/$r-$1.num" "$t/$r-$2.num" <<'PY'
+import sys
+r, a, b, fa, fb = sys.argv[1:6]
+va = [float(x) for x in open(fa).read().split()]
+vb = [float(x) for x in open(fb).read().split()]
+names = ["jobs/s", "pins/s", "p50", "p99", "max", "submit rate"]
+print("# %s, %s / %s: " % (r, b, a) + "  ".join(
+    "%s %.2fx" % (n, y / x if x else float("nan")) for n, x, y in zip(names, va, vb)))
+PY
+	done
+fi
+exit "$fail"

@@ -13,12 +13,17 @@
 # (held jobs are never held for the auction and never start, so the job
 # table keeps N records through the three windows; an array would be one
 # record).  Not a test: it prints the three side by side.  Needs root.
+# AGORA_RPCLOAD_LOAN=1 (issue 19, the loan loop's share): loaning is
+# configured too (infer = c1n[1-2], train = c1n[3-4], demand 0 from a
+# file: agorad lends and renews every LoanInterval), and a fourth window
+# runs this tree's agorad with Loaning=no, so that "after" minus
+# "after, no loans" is the loan loop's load.
 #
 # Env: AGORA_RPCLOAD_BASE_PORT [22000], AGORA_RPCLOAD_WORKDIR
 # [/tmp/agora-dc-rpcload], AGORA_RPCLOAD_JOBS [20000],
 # AGORA_RPCLOAD_SUBMITTERS [8], AGORA_RPCLOAD_WINDOW_S [60],
 # AGORA_RPCLOAD_BASE_REF [main], AGORAD_BEFORE_BIN, AGORAD_BIN,
-# AGORA_PLUGIN_DIR, AGORA_BUILD.
+# AGORA_PLUGIN_DIR, AGORA_BUILD, AGORA_RPCLOAD_LOAN [0].
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${AGORA_BUILD:-$repo/_build}
@@ -31,6 +36,7 @@ SUBMITTERS=${AGORA_RPCLOAD_SUBMITTERS:-8}
 WINDOW=${AGORA_RPCLOAD_WINDOW_S:-60}
 BASE_REF=${AGORA_RPCLOAD_BASE_REF:-main}
 BEFORE_BIN=${AGORAD_BEFORE_BIN:-}
+LOAN=${AGORA_RPCLOAD_LOAN:-0}
 DC="$repo/contrib/harness/agora-dc --workdir $W"
 
 die() { echo "bench-rpc-load: $*" >&2; exit 1; }
@@ -63,6 +69,22 @@ FedAuction=yes
 FedAuctionInterval=2
 FedAuctionTimeout=30
 EOT
+# ---- loaning configured (AGORA_RPCLOAD_LOAN=1, issue 19's loan loop) ----
+if [ "$LOAN" = 1 ]; then
+	cat >>"$t/extra.conf" <<EOT
+PartitionName=infer Nodes=c@C@n[1-2] MaxTime=INFINITE State=UP
+PartitionName=train Nodes=c@C@n[3-4] MaxTime=INFINITE State=UP
+EOT
+	echo 0 >"$t/demand"
+	chmod 0644 "$t/demand"
+	cat >>"$t/agora.conf" <<EOT
+Loaning=yes
+LoanInferencePartitions=infer
+LoanTrainPartitions=train
+LoanDemandSource=file:$t/demand
+EOT
+fi
+# ---- end of the loaning part ----
 mkdir -p "$t/bin"
 cp "$AGORAD_BIN" "$t/bin/agorad"
 $DC --base-port "$BASE_PORT" --clusters 2 --nodes 4 --plugin-dir "$PLUGINS" \
@@ -105,8 +127,16 @@ window() { # NAME: reset, wait WINDOW s, read sdiag
 echo "# window 1/3: agorad stopped (${WINDOW}s)" >&2
 sleep 5
 window none
-for v in before after; do
+versions="before after"
+[ "$LOAN" = 1 ] && versions="before after noloan"
+for v in $versions; do
 	if [ $v = before ]; then cp "$BEFORE_BIN" "$t/bin/agorad"; else cp "$AGORAD_BIN" "$t/bin/agorad"; fi
+	# the loan loop's share: the same agorad with Loaning=no
+	if [ $v = noloan ]; then
+		for c in "$W"/c*/etc/agora.conf; do
+			sed -i 's/^Loaning=yes/Loaning=no/' "$c"
+		done
+	fi
 	$DC start-agorad >/dev/null 2>&1 || die "start-agorad ($v) failed"
 	sleep 6 # agorad's first rounds (the full reads) before the window
 	echo "# window: agorad $v (${WINDOW}s)" >&2
@@ -116,23 +146,32 @@ for v in before after; do
 done
 
 # side by side: RPCs per minute and ms of slurmctld time per minute
-awk -v win="$WINDOW" '
+files=("$t/none.rpc" "$t/before.rpc" "$t/after.rpc")
+heads="no agorad|agorad before|agorad after"
+if [ "$LOAN" = 1 ]; then
+	files+=("$t/noloan.rpc")
+	heads="no agorad|before, loans|after, loans|after, no loans"
+fi
+awk -v win="$WINDOW" -v heads="$heads" '
 	FNR == 1 {f++}
 	{ key = $1; seen[key] = 1; c[f, key] = $2; tt[f, key] = $3; C[f] += $2; T[f] += $3 }
 	END {
-		printf "%-34s %27s %27s %27s\n", "RPCs/min (ms/min in slurmctld)", "no agorad", "agorad before", "agorad after"
+		nh = split(heads, h, "|")
+		printf "%-34s", "RPCs/min (ms/min in slurmctld)"
+		for (g = 1; g <= nh; g++) printf " %27s", h[g]
+		printf "\n"
 		n = 0
 		for (k in seen) keys[++n] = k
 		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (keys[j] < keys[i]) {x = keys[i]; keys[i] = keys[j]; keys[j] = x}
 		for (i = 1; i <= n; i++) {
 			k = keys[i]
 			printf "%-34s", k
-			for (g = 1; g <= 3; g++)
+			for (g = 1; g <= nh; g++)
 				printf " %14.1f (%9.1f)", c[g, k] * 60 / win, tt[g, k] * 60 / win / 1000
 			printf "\n"
 		}
 		printf "%-34s", "ALL"
-		for (g = 1; g <= 3; g++) printf " %14.1f (%9.1f)", C[g] * 60 / win, T[g] * 60 / win / 1000
+		for (g = 1; g <= nh; g++) printf " %14.1f (%9.1f)", C[g] * 60 / win, T[g] * 60 / win / 1000
 		printf "\n"
-	}' "$t/none.rpc" "$t/before.rpc" "$t/after.rpc"
-echo "# $queued held jobs on c1 (2 clusters x 4 nodes x 8 GPUs), windows of $WINDOW s; sdiag of c1"
+	}' "${files[@]}"
+echo "# $queued held jobs on c1 (2 clusters x 4 nodes x 8 GPUs), windows of $WINDOW s; sdiag of c1${LOAN:+; AGORA_RPCLOAD_LOAN=$LOAN}"

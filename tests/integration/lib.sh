@@ -46,13 +46,36 @@ wait_for() {
 	done
 }
 
-# AGORA_DC_SLURM=24.11 (agora-dc --slurm): the tests' own Slurm commands are
-# those of that release's prefix, like the harness' daemons
-# (contrib/slurm-src/agora-slurm-src --release 24.11 built it).
-if [ -n "${AGORA_DC_SLURM:-}" ] && [ "$AGORA_DC_SLURM" != 22.05 ]; then
-	_agora_prefix=$("$(dirname "${BASH_SOURCE[0]}")/../../contrib/slurm-src/agora-slurm-src" -q \
-		--release "$AGORA_DC_SLURM" | tail -1)
-	_agora_prefix=${_agora_prefix##*SLURM_PREFIX=}
-	[ -x "$_agora_prefix/bin/sbatch" ] && PATH=$_agora_prefix/bin:$PATH && export PATH
-	unset _agora_prefix
-fi
+# One agora-dc instance per script (HARNESS, W, IN, t_start set by it):
+# harness_start NAME ARGS... stops what ran at W, starts agora-dc with
+# --workdir W ARGS... start (output in IN/harness.out), prints ok/notok
+# NAME and, if it failed, finishes; it_cleanup stops it (AGORA_IT_KEEP=1
+# leaves it running) and runs at EXIT; it_finish prints the runtime and
+# the counts and exits with tap_counts' status.
+# shellcheck disable=SC2154 # HARNESS, W, IN, t_start: the script's
+it_cleanup() {
+	[ "${AGORA_IT_KEEP:-0}" = 1 ] || "$HARNESS" --workdir "$W" stop >/dev/null 2>&1
+}
+# shellcheck disable=SC2154
+it_finish() {
+	it_cleanup
+	echo "# runtime $(($(date +%s) - t_start)) s"
+	tap_counts
+	exit $?
+}
+harness_start() {
+	local name=$1
+	shift
+	"$HARNESS" --workdir "$W" stop >/dev/null 2>&1
+	trap it_cleanup EXIT
+	if ! "$HARNESS" --workdir "$W" "$@" start >"$IN/harness.out" 2>&1; then
+		notok "$name"
+		tail -30 "$IN/harness.out" | diag
+		it_finish
+	fi
+	ok "$name ($(($(date +%s) - t_start)) s)"
+}
+
+# AGORA_DC_SLURM=24.11: the tests' own Slurm commands are that release's
+# shellcheck source=tests/integration/slurm_path.sh
+. "$(dirname "${BASH_SOURCE[0]}")/slurm_path.sh"

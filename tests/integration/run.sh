@@ -19,6 +19,9 @@ set -uo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 HARNESS=$repo/contrib/harness/agora-dc
+# AGORA_DC_SLURM=24.11: that release's Slurm commands, like the daemons
+# shellcheck source=tests/integration/slurm_path.sh
+. "$here/slurm_path.sh"
 W=${AGORA_IT_WORKDIR:-/tmp/agora-it${AGORA_TEST_TAG:-}}
 BASE_PORT=${AGORA_IT_BASE_PORT:-$((27000 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 read -r -a HARGS <<<"${AGORA_IT_HARNESS_ARGS:-}"

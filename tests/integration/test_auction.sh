@@ -131,6 +131,12 @@ wait_for() { # wait_for SECONDS CMD... : poll every second
 	return 1
 }
 is_state() { [ "$(state "$1")" = "$2" ]; }
+# Every check waits for the state it checks (wait_for), never reads it at
+# a fixed time: on a loaded 2-core host (CI's lanes, 24.11 beside 22.05) a
+# scheduler pass, a slurmctld restart or a job's own writes take seconds
+# longer.  The bounds are generous (T_OK); what is timed (acct_b's start
+# after a lease + grace) is printed, and its bound is the lease grid's.
+T_OK=${AGORA_AUCTION_WAIT_S:-60}
 # completed jobs leave slurmctld after MinJobAge: ask the accounting
 completed() { [ "$(sacct -n -X -P -j "$1" -o State 2>/dev/null | tail -1)" = COMPLETED ]; }
 
@@ -140,7 +146,7 @@ cpu=$(sbatch --parsable -p batch -t 5 -o "$OUT/out.%j" --wrap 'sleep 2' | cut -d
 # 0b. a job array (a sweep): one app, ACCOUNT/array:ID (AppDefinition=array)
 arr=$(sbatch --parsable -A acct_a -p batch --array=0-1 --gres=gpu:1 -t 2 \
 	-o "$OUT/out.%A_%a" --wrap 'sleep 6' | cut -d';' -f1)
-check "a CPU-only job in the auction partition completes" wait_for 30 completed "$cpu"
+check "a CPU-only job in the auction partition completes" wait_for "$T_OK" completed "$cpu"
 AGORACTL=${AGORACTL:-$(cd "$PLUGIN_DIR/../.." && pwd)/contrib/agoractl/agoractl}
 app_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*SystemComment=Agora:.*(app \([^)]*\)).*/\1/p' | head -1; }
 array_rows() { "$AGORACTL" credits 2>/dev/null | awk -v a="acct_a/array:$arr" '$1 == a && $5 != "-"' | wc -l; }
@@ -149,7 +155,7 @@ array_one_app() {
 		[ "$(app_of "${arr}_1")" = "acct_a/array:$arr" ] &&
 		[ "$(array_rows)" = 1 ]
 }
-if wait_for 20 array_one_app; then
+if wait_for "$T_OK" array_one_app; then
 	ok "a job array is one app: both tasks in app acct_a/array:$arr, one agoractl row with one rho ($("$AGORACTL" credits | awk -v a="acct_a/array:$arr" '$1 == a' | tr -s ' '))"
 else
 	notok "a job array is one app (task 0 '$(app_of "${arr}_0")', task 1 '$(app_of "${arr}_1")', agoractl rows $(array_rows))"
@@ -165,14 +171,14 @@ running_a() {
 	for j in "${A[@]}"; do is_state "$j" RUNNING && c=$((c + 1)); done
 	[ "$c" = 2 ]
 }
-check "Slurm starts two of acct_a's jobs on the empty cluster (after a CPU-only job)" wait_for 20 running_a
+check "Slurm starts two of acct_a's jobs on the empty cluster (after a CPU-only job)" wait_for "$T_OK" running_a
 
 first_run=""
 for j in "${A[@]}"; do is_state "$j" RUNNING && { first_run=$j; break; }; done
 has_lease_note() {
 	[[ $(scontrol show job "$first_run" | sed -n 's/.*SystemComment=//p') == "Agora: lease of 8 GPUs until "* ]]
 }
-if wait_for 10 has_lease_note; then
+if wait_for "$T_OK" has_lease_note; then
 	ok "a started job records its lease: $(scontrol show job "$first_run" | sed -n 's/.*SystemComment=//p')"
 else
 	notok "a started job records its lease (SystemComment: '$(scontrol show job "$first_run" | sed -n 's/.*SystemComment=//p')')"
@@ -180,7 +186,10 @@ else
 fi
 
 node_of_first=$(field "$first_run" NodeList)
-ncomment=$(scontrol show node "$node_of_first" | sed -n 's/.*Comment=//p' | head -1)
+ncomment_of() { scontrol show node "$node_of_first" | sed -n 's/.*Comment=//p' | head -1; }
+node_noted() { [[ $(ncomment_of) == "Agora: auction pool; lease job $first_run "* ]]; }
+wait_for "$T_OK" node_noted
+ncomment=$(ncomment_of)
 if [[ $ncomment == "Agora: auction pool; lease job $first_run "* ]]; then
 	ok "scontrol show node says what Agora decided there: $ncomment"
 else
@@ -195,7 +204,7 @@ dep=$(sbatch --parsable -A acct_a -p batch --gres=gpu:1 -t 5 -o "$OUT/out.%j" \
 t_b=$(date +%s)
 B=("$(submit acct_b 20)" "$(submit acct_b 20)")
 b_noted() { [[ $(scontrol show job "${B[0]}" | sed -n 's/.*SystemComment=//p') == Agora:* ]]; }
-wait_for 10 b_noted
+wait_for "$T_OK" b_noted
 note=$(scontrol show job "${B[0]}" | sed -n 's/.*SystemComment=//p')
 # the decision and the app, never rho or credit (they move at every pass;
 # the comment changes only when the decision does)
@@ -205,6 +214,8 @@ if [[ $note == Agora:* && $note == *"app acct_b"* && ($note == *"won GPUs"* || $
 else
 	notok "a waiting job says what Agora decided (SystemComment '$note')"
 fi
+dep_waits() { [ "$(squeue -h -j "$dep" -o '%r')" = Dependency ] && is_state "$dep" PENDING; }
+wait_for "$T_OK" dep_waits
 reason=$(squeue -h -j "$dep" -o '%r')
 if [ "$reason" = Dependency ] && is_state "$dep" PENDING; then
 	ok "the afterok job waits with Slurm's own reason (Dependency)"
@@ -215,8 +226,12 @@ fi
 # 3. restart slurmctld mid-lease
 lease_of() { scontrol show job "$1" | sed -n 's/.*lease of [0-9]* GPUs until \([^ ;]*\).*/\1/p' | head -1; }
 lease_known() { [ -n "$(lease_of "$first_run")" ]; }
-wait_for 10 lease_known
-sleep 2 # one more pass (SchedulerInterval=2) writes the lease to the view
+wait_for "$T_OK" lease_known
+# the lease is restored from the view file in StateSaveLocation: wait
+# until a pass has written it there
+SSL=$(scontrol show config | awk '$1 == "StateSaveLocation" {print $3}')
+lease_saved() { grep -q "\"leases\":\[[^]]*{\"job\":$first_run," "$SSL/agora_view.json" 2>/dev/null; }
+wait_for "$T_OK" lease_saved || echo "# job $first_run's lease not in $SSL/agora_view.json after $T_OK s"
 lease_before=$(lease_of "$first_run")
 before=$(squeue -h -t R -o '%i' | sort | tr '\n' ' ')
 if "$HARNESS" --workdir "$W" restart-ctld 1 >"$IN/restart.out" 2>&1; then
@@ -233,7 +248,7 @@ if "$HARNESS" --workdir "$W" restart-ctld 1 >"$IN/restart.out" 2>&1; then
 		grep "site_factor/agora" "$LOG" | tail -5 | diag
 	fi
 	same_lease() { [ "$(lease_of "$first_run")" = "$lease_before" ]; }
-	wait_for 10 same_lease
+	wait_for "$T_OK" same_lease
 	lease_after=$(lease_of "$first_run")
 	if grep -q "site_factor/agora: [0-9]* leases restored" "$LOG" &&
 		[ -n "$lease_before" ] && [ "$lease_before" = "$lease_after" ]; then
@@ -257,7 +272,7 @@ b_won() {
 b_started() { is_state "${B[0]}" RUNNING || completed "${B[0]}" ||
 	is_state "${B[1]}" RUNNING || completed "${B[1]}"; }
 won_or_started() { b_won || b_started; }
-if wait_for 70 won_or_started; then
+if wait_for $((T_OK + 70)) won_or_started; then
 	if b_started; then
 		ok "acct_b's job ranks first after winning the auction (it already started)"
 	else
@@ -270,7 +285,7 @@ fi
 # within a lease + grace of its auction win: with AppDefinition=array it
 # started 68 s after submitting once and 101-102 s (the next lease end)
 # twice on a loaded 2-core host; 69 s with apps = accounts
-if wait_for 150 b_started; then
+if wait_for $((T_OK + 150)) b_started; then
 	waited=$(($(date +%s) - t_b))
 	a_pending=0
 	for j in "${A[@]}"; do is_state "$j" PENDING && a_pending=$((a_pending + 1)); done
@@ -287,18 +302,26 @@ fi
 
 # 5. the loser: signalled by Slurm's preemption, requeued, later completes
 loser=""
-for j in "${A[@]}"; do
-	[ -s "$OUT/sig.$j" ] && { loser=$j; break; }
-done
+find_loser() {
+	local j
+	for j in "${A[@]}"; do
+		[ -s "$OUT/sig.$j" ] && { loser=$j; return 0; }
+	done
+	return 1
+}
+wait_for "$T_OK" find_loser
 if [ -n "$loser" ]; then
 	ok "job $loser lost its lease and got its --signal USR1 at the preemption"
 else
 	notok "a job that lost its lease got its --signal USR1 at the preemption"
 	grep -E "preempt|requeue" "$LOG" | tail -5 | diag
 fi
-restarts=$( [ -n "$loser" ] && field "$loser" Restarts)
-if [ -n "$loser" ] && grep -q "preempted JobId=$loser has been requeued" "$LOG" &&
-	[ "${restarts:-0}" -ge 1 ]; then
+loser_requeued() {
+	restarts=$(field "$loser" Restarts)
+	grep -q "preempted JobId=$loser has been requeued" "$LOG" && [ "${restarts:-0}" -ge 1 ]
+}
+restarts=""
+if [ -n "$loser" ] && wait_for "$T_OK" loser_requeued; then
 	ok "job $loser was requeued by Slurm's preemption (preempt/agora; Restarts=$restarts)"
 else
 	notok "the job that lost its lease was requeued by Slurm's preemption"
@@ -330,7 +353,7 @@ credit_seen() {
 	site=$(a_site) || return 1
 	[ -n "$site" ] && [ "${site%.*}" -lt 10000 ]
 }
-if wait_for 75 credit_seen; then
+if wait_for $((T_OK + 75)) credit_seen; then
 	ok "sprio SITE shows acct_a's spent credit: SITE=$(a_site) < 10000 (full quota)"
 else
 	notok "sprio SITE shows acct_a's spent credit"
@@ -377,7 +400,7 @@ else
 	squeue -o '%i %a %t %M %r' | diag
 fi
 b_done() { completed "${B[0]}" && completed "${B[1]}"; }
-check "acct_b's jobs complete" wait_for 60 b_done
+check "acct_b's jobs complete" wait_for $((T_OK + 60)) b_done
 first_done() { completed "$first_run"; }
 # The dependent (1 GPU) may become eligible just as acct_a's queued 8-GPU
 # jobs take both nodes: it then waits for one of them (~100 s), which is
@@ -397,7 +420,7 @@ fi
 ck=$(sbatch --parsable -A acct_b -p batch --gres=gpu:1 -t 5 -o "$OUT/out.%j" \
 	--wrap 'sleep 10' | cut -d';' -f1)
 ck_lease() { [ -n "$(lease_of "$ck")" ] && [ -n "$(field "$ck" StartTime)" ]; }
-if wait_for 30 ck_lease; then
+if wait_for "$T_OK" ck_lease; then
 	ck_until=$(lease_of "$ck")
 	ck_start=$(field "$ck" StartTime)
 	ck_len=$(($(date -d "$ck_until" +%s) - $(date -d "$ck_start" +%s)))
@@ -413,8 +436,9 @@ fi
 # 8. the run-time history: learnt from the jobs that completed, saved
 # beside the ledger; seeded from slurmdbd by agoractl, merged at a
 # reconfigure
-SSL=$(scontrol show config | awk '$1 == "StateSaveLocation" {print $3}')
-learnt=$(grep -c '^job ' "$SSL/agora_estimates.txt" 2>/dev/null || true)
+learnt_any() { learnt=$(grep -c '^job ' "$SSL/agora_estimates.txt" 2>/dev/null) && [ "${learnt:-0}" -ge 1 ]; }
+learnt=""
+wait_for "$T_OK" learnt_any
 if [ "${learnt:-0}" -ge 1 ]; then
 	ok "site_factor/agora saved the run times of $learnt completed jobs ($SSL/agora_estimates.txt)"
 else
@@ -426,7 +450,7 @@ if [ -x "$AGORACTL" ] && seeded=$("$AGORACTL" estimates seed --days 1 2>&1) &&
 	scontrol reconfigure
 	merged() { grep -q 'run-time history seeded from .*agora_estimates.seed: [1-9][0-9]* completed jobs in it' "$LOG" &&
 		ls "$SSL"/agora_estimates.seed.merged.* >/dev/null 2>&1; }
-	if wait_for 20 merged; then
+	if wait_for "$T_OK" merged; then
 		ok "reconfigure merged the seed: $(grep -o 'run-time history seeded from .*' "$LOG" | tail -1)"
 	else
 		notok "reconfigure merged the seed (no log line, or the seed file is still there)"

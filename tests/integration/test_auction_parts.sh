@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 HARNESS=$repo/contrib/harness/agora-dc
 W=${AGORA_AUCTION_PARTS_WORKDIR:-/tmp/agora-auction-parts-test${AGORA_TEST_TAG:-}}
-BASE_PORT=${AGORA_AUCTION_PARTS_BASE_PORT:-$((30500 + ${AGORA_TEST_PORT_SHIFT:-0}))}
+BASE_PORT=${AGORA_AUCTION_PARTS_BASE_PORT:-$((26500 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$repo/_build/stage/plugins}
 
 # shellcheck source=tests/integration/lib.sh

@@ -20,7 +20,8 @@
 #      --time behind one that waits for its begin time) give way to
 #      agorad's estimate, and the bid says so
 #   2c. the will-run sees the whole request: an --exclusive job does not
-#      go to a cluster with free GPUs but no whole free node
+#      go to a cluster with free GPUs but no whole free node; that
+#      cluster's bid shows the queue term of the job queued there
 #   4. SIGTERM and SIGKILL of agorad's whole process group mid-round, 10
 #      trials: no job lost, none on two clusters, none left held, none
 #      left half-pinned; a pin whose release slurmctld refuses is
@@ -97,7 +98,12 @@ cd "$t" || exit 1
 sub() { # sub ARGS... -> job id
 	sbatch --parsable -A acct_a -N1 --gres=gpu:8 -t 10 "$@" --wrap 'sleep 120' | cut -d';' -f1
 }
-admin() { on 1 scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p'; }
+# scontrol -a (SHOW_ALL): a job pinned while held has only its origin
+# copy, REVOKED (Clusters= leaves the origin out, the sibling waits for the
+# release), and 24.11's slurmctld hides REVOKED records from every caller
+# without SHOW_ALL (22.05 from non-operators only), as agorad and agoractl
+# read them (doc/federation.md)
+admin() { on 1 scontrol -a show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p'; }
 # the cluster a job was pinned to, "" while undecided
 winner() { admin "$1" | sed -n 's/^Agora: fed auction: won by \([^ ]*\) .*/\1/p'; }
 wait_pinned() { # JOBID... : up to 20 s
@@ -117,7 +123,7 @@ copies() {
 }
 # held at the origin (priority 0); a pinned origin copy is REVOKED (its
 # sibling is elsewhere) and squeue shows no "Held" for it
-held() { on 1 scontrol -o show job "$1" 2>/dev/null | grep -Eq ' Priority=0 .*JobState=(PENDING|REVOKED) '; }
+held() { on 1 scontrol -a -o show job "$1" 2>/dev/null | grep -Eq ' Priority=0 .*JobState=(PENDING|REVOKED) '; }
 not_held() { ! held "$1"; }
 cancel_all() { for c in 1 2 3; do on $c scancel -u root 2>/dev/null; done; sleep 3; }
 
@@ -286,17 +292,24 @@ cancel_all
 for i in $(seq 8); do on 2 sbatch -M c2 -A acct_a -N1 -w "c2n$i" --gres=gpu:4 -t 10 --wrap 'sleep 600' >/dev/null; done
 busy8_c2() { [ "$(on 2 squeue --local -h -t R -o %i | wc -l)" -eq 8 ]; }
 wait_for 20 busy8_c2
+# and one 8-GPU job queued behind them (Resources): c2's bid carries the
+# queue term (1 job / 64 GPUs x 4 GPUs x 0.693 x 600 s = 26 s)
+on 2 sbatch -M c2 -A acct_a -N1 --gres=gpu:8 -t 10 --wrap 'sleep 600' >/dev/null
 sleep 2
 x=$(sub --exclusive --gres=gpu:4)
 wait_pinned "$x"
 wx=$(winner "$x")
 [ -n "$wx" ] && [ "$wx" != c2 ] && pass "--exclusive: job $x on $wx, not on c2 (no whole node free)" ||
 	fail "--exclusive: job $x on '$wx' ($(admin "$x" | cut -c1-300))"
+"$AGORACTL" explain "$x" >"$t/explain3" 2>&1
+grep -Eq 'c2: start \+[0-9]+s[^;]*queue 0\.[0-9]+/GPU \+[0-9]+s' "$t/explain3" &&
+	pass "agoractl explain $x: c2's bid shows its queue term ($(grep -oE 'queue 0\.[0-9]+/GPU \+[0-9]+s' "$t/explain3" | head -1))" ||
+	fail "agoractl explain $x: no queue term in c2's bid: $(cat "$t/explain3")"
 cancel_all
 
 # 4. SIGTERM / SIGKILL of agorad's whole process group (as systemd stops
 # the unit: every process of it) mid-round, 10 trials, then restarted.
-# AGORAD_TEST_PIN_DELAY_MS spaces a pin's three updates 150 ms apart, so
+# AGORAD_TEST_PIN_DELAY_MS spaces a pin's two updates 150 ms apart, so
 # that the kills land between them.
 $DC stop-agorad >/dev/null
 export AGORAD_TEST_PIN_DELAY_MS=150

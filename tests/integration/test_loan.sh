@@ -61,10 +61,19 @@ BASE_PORT=${AGORA_LOAN_BASE_PORT:-$((26000 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$BUILD/stage/plugins}
 AGORAD_BIN=${AGORAD_BIN:-$BUILD/contrib/agorad/agorad}
 AGORACTL=${AGORACTL:-$BUILD/contrib/agoractl/agoractl}
-TRIALS=${AGORA_LOAN_TRIALS:-10}
-CTLD_TRIALS=${AGORA_LOAN_CTLD_TRIALS:-10}
+# 5 trials each (CI's longest test; 10 each took 401 s on 22.05): the
+# agorad kills fall at 0.19-0.82 s of the 1 s round, the slurmctld kills at
+# 0.1, 0.3, ..., 0.9 s after the demand rises (spread over CTLD_TRIALS)
+TRIALS=${AGORA_LOAN_TRIALS:-5}
+CTLD_TRIALS=${AGORA_LOAN_CTLD_TRIALS:-5}
 DAY_S=${AGORA_LOAN_DAY_S:-80}
 DEADLINE=15
+# A slurmctld killed just after agorad requeued a victim loses that job's
+# batch-complete message; slurmstepd resends it after Slurm's fixed
+# RETRY_DELAY (15 s, src/slurmd/slurmstepd/mgr.c, 22.05 and 24.11) and the job
+# holds its node until then, whatever Agora does.  Only the slurmctld kill
+# trials get this on top of ReclaimDeadline; every other reclaim keeps it.
+CTLD_RETRY=15
 INFER=8
 
 # shellcheck source=tests/integration/lib.sh
@@ -265,9 +274,10 @@ echo 7 >"$DEMAND"
 wait_home $INFER 20 >/dev/null
 scontrol update nodename=c1n8 comment="Agora loan: lent since $(date +%s)"
 "$HARNESS" --workdir "$W" start-agorad >/dev/null 2>&1
-sleep 3
-c8=$(scontrol show node c1n8 | sed -n 's/^ *Comment=//p')
-[ "$c8" = "(null)" ] || [ -z "$c8" ] || { bad=$((bad + 1)); echo "# half lend: c1n8 still has Comment '$c8'"; }
+c8_of() { scontrol show node c1n8 | sed -n 's/^ *Comment=//p'; }
+c8_clear() { c8=$(c8_of) && { [ "$c8" = "(null)" ] || [ -z "$c8" ]; }; }
+# the agorad just started clears it in its first rounds (1 s each)
+wait_for 15 c8_clear || { bad=$((bad + 1)); echo "# half lend: c1n8 still has Comment '$c8' after 15 s"; }
 lend_phase || { bad=$((bad + 1)); echo "# no borrowers before the half reclaim"; }
 "$HARNESS" --workdir "$W" stop-agorad >/dev/null 2>&1
 scontrol update partitionname=train nodes="c1n[$((INFER + 1))-16]"
@@ -289,7 +299,9 @@ borrowers=$(squeue -h -p train -t R -o '%i %N' | while read -r j l; do
 	scontrol show hostnames "$l" | grep -qE "^c1n[1-$INFER]$" && echo "$j"; done)
 rs_before=$(for j in $borrowers; do scontrol show job "$j" | grep -o 'Restarts=[0-9]*'; done | tr '\n' ' ')
 "$HARNESS" --workdir "$W" restart-ctld 1 >"$IN/restart.out" 2>&1
-sleep 4
+# the partition list is slurm.conf's again; agorad lends within its rounds
+lent_again() { lent_after=$(home_lent | cut -d' ' -f2) && [ "${lent_after:-0}" -ge 2 ]; }
+wait_for 20 lent_again
 lent_after=$(home_lent | cut -d' ' -f2)
 rs_after=$(for j in $borrowers; do scontrol show job "$j" | grep -o 'Restarts=[0-9]*'; done | tr '\n' ' ')
 still=$(for j in $borrowers; do squeue -h -j "$j" -t R -o %i; done | wc -w)
@@ -339,16 +351,25 @@ for ((t = 1; t <= CTLD_TRIALS; t++)); do
 	sleep 6
 	echo 7 >"$DEMAND"
 	since=$(date +%s%3N)
-	sleep "0.$(((t * 37) % 9 + 1))"
+	sleep "0.$(((t - 1) * 8 / (CTLD_TRIALS > 1 ? CTLD_TRIALS - 1 : 1) + 1))"
 	kill -9 "$(ctld_pid)" 2>/dev/null
-	"$HARNESS" --workdir "$W" restart-ctld 1 >>"$IN/ctld-kill.out" 2>&1
+	# the harness restarts it and returns once every slurmd has
+	# registered again (its readiness, seconds more under load): what
+	# is timed is Slurm's view of the inference nodes, polled meanwhile
+	"$HARNESS" --workdir "$W" restart-ctld 1 >>"$IN/ctld-kill.out" 2>&1 &
+	rpid=$!
+	s=$(wait_home $INFER "$((DEADLINE + CTLD_RETRY))" "$since")
+	echo "$((since / 1000)) $(($(date +%s) + 1))" >>"$IN/ctld-windows"
+	if ! wait "$rpid"; then
+		cbad=$((cbad + 1))
+		echo "# slurmctld trial $t: restart-ctld failed: $(tail -1 "$IN/ctld-kill.out")"
+	fi
 	ctld_up=$(date +%s)
 	rm -f "$IN/pause-feeder"
-	s=$(wait_home $INFER "$DEADLINE" "$since")
 	ctimes+=("$s")
 	if [ "$s" = -1 ]; then
 		cbad=$((cbad + 1))
-		echo "# slurmctld trial $t: not all $INFER home within $DEADLINE s: $(home_lent)"
+		echo "# slurmctld trial $t: not all $INFER home within $((DEADLINE + CTLD_RETRY)) s: $(home_lent)"
 		continue
 	fi
 	# none stranded: no inference node in a training partition, no loan
@@ -363,7 +384,7 @@ done
 relaunched=$(grep -cE "(failed at launch|FAILED by the SIGTERM of agorad's requeue) .* requeued" "$ALOG")
 leftfail=$(grep -c 'FAILED .* after the slurmctld start .* left as it is' "$ALOG")
 if [ "$cbad" = 0 ]; then
-	ok "slurmctld kill -9 mid-reclaim, $CTLD_TRIALS trials: all $INFER nodes home within ${DEADLINE} s, none stranded (s: ${ctimes[*]}); jobs failed by the crash race (launch, or a lost requeue) and requeued by agorad: $relaunched, other failures after a restart: $leftfail"
+	ok "slurmctld kill -9 mid-reclaim, $CTLD_TRIALS trials: all $INFER nodes home within ${DEADLINE} s + Slurm's ${CTLD_RETRY} s message retry, none stranded (s: ${ctimes[*]}); jobs failed by the crash race (launch, or a lost requeue) and requeued by agorad: $relaunched, other failures after a restart: $leftfail"
 else
 	notok "slurmctld kill -9: $cbad of $CTLD_TRIALS trials failed (s: ${ctimes[*]})"
 	tail -5 "$IN/ctld-kill.out" | diag
@@ -388,11 +409,22 @@ fi
 # ---- 5. deadlines, from the monitor and from agorad ------------------------
 : >"$IN/stop-monitor"
 sleep 1.5
-longest=$(awk '$4 < $3 { if (!s) s = $1; if ($1 - s + 1 > m) m = $1 - s + 1; next } { s = 0 } END { print m + 0 }' "$IN/monitor")
-if [ "$longest" -le "$DEADLINE" ]; then
-	ok "inference never short of nodes longer than ReclaimDeadline: longest shortfall $longest s (deadline $DEADLINE s, $(wc -l <"$IN/monitor") samples)"
+# a shortfall that starts inside a slurmctld kill trial's window is held
+# to DEADLINE + CTLD_RETRY (above), every other one to DEADLINE
+touch "$IN/ctld-windows"
+read -r longest longest_k < <(awk 'NR == FNR { w0[NR] = $1; w1[NR] = $2; nw = NR; next }
+	$4 < $3 {
+		if (!s) { s = $1; k = 0; for (i = 1; i <= nw; i++) if (s >= w0[i] && s <= w1[i]) k = 1 }
+		l = $1 - s + 1
+		if (k) { if (l > mk) mk = l } else if (l > m) m = l
+		next
+	}
+	{ s = 0 }
+	END { print m + 0, mk + 0 }' "$IN/ctld-windows" "$IN/monitor")
+if [ "$longest" -le "$DEADLINE" ] && [ "$longest_k" -le $((DEADLINE + CTLD_RETRY)) ]; then
+	ok "inference never short of nodes longer than ReclaimDeadline: longest shortfall $longest s (deadline $DEADLINE s; in the slurmctld kill trials $longest_k s, bound $((DEADLINE + CTLD_RETRY)) s; $(wc -l <"$IN/monitor") samples)"
 else
-	notok "inference short of nodes for $longest s > $DEADLINE s"
+	notok "inference short of nodes for $longest s (deadline $DEADLINE s), in the slurmctld kill trials $longest_k s (bound $((DEADLINE + CTLD_RETRY)) s)"
 	awk '$4 < $3' "$IN/monitor" | tail -5 | diag
 fi
 "$AGORACTL" loans >"$IN/loans.out" 2>&1
@@ -502,10 +534,13 @@ echo 0 >"$DEMAND"
 # as running though no slurmd runs it; Slurm finds it at a node's
 # registration at least BatchStartTimeout + MessageTimeout (20 s) after
 # the start and requeues it (--requeue): it runs again.  Nodes register
-# every 20 pings (about 400 s here); scontrol reconfigure asks for it now.
+# every 20 pings (about 400 s here); a SIGHUP to each slurmd (reconfigure,
+# then register) asks for it now.  Not scontrol reconfigure: on 24.11 it
+# restarts slurmctld, which recovers those jobs again with a fresh
+# last-active time (they then ran to their time limit, TIMEOUT).
 rest=$((ctld_up + 22 - $(date +%s)))
 [ "$rest" -le 0 ] || sleep "$rest"
-scontrol reconfigure
+for f in "$W"/run/c1-n*-slurmd.pid; do kill -HUP "$(cat "$f")" 2>/dev/null; done
 victims=$(grep -oE 'loan: job [0-9]+ requeued' "$ALOG" | awk '{ print $3 }' | sort -u)
 all=$(sort -u "$JOBS")
 d=$(($(date +%s) + 150))
@@ -544,7 +579,9 @@ d=$(($(date +%s) + 15))
 while [ "$(home_lent | cut -d' ' -f2)" != 7 ] && [ "$(date +%s)" -lt $d ]; do sleep 0.5; done
 ej=$(sbatch --parsable -H -p train -A acct_a -N 2-16 --gres=gpu:8 --comment=elastic \
 	-t 5 -o /dev/null --wrap 'sleep 300')
-sleep 2.5
+# agorad records its range the first time it sees it pending (loan state)
+range_seen() { grep -q "\"elastic\":\[[^]]*{\"job\":$ej,\"min_nodes\":2,\"max_nodes\":16}" "$W/agorad.loans.json" 2>/dev/null; }
+wait_for 20 range_seen || echo "# agorad did not record job $ej's range 2-16 within 20 s"
 scontrol release "$ej"
 d=$(($(date +%s) + 15))
 while ! squeue -h -j "$ej" -t R | grep -q . && [ "$(date +%s)" -lt $d ]; do sleep 0.5; done

@@ -25,7 +25,7 @@ here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 HARNESS=$repo/contrib/harness/agora-dc
 W=${AGORA_METRICS_WORKDIR:-/tmp/agora-dc-metrics${AGORA_TEST_TAG:-}}
-BASE_PORT=${AGORA_METRICS_BASE_PORT:-$((31000 + ${AGORA_TEST_PORT_SHIFT:-0}))}
+BASE_PORT=${AGORA_METRICS_BASE_PORT:-$((27500 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$repo/_build/stage/plugins}
 BUILD=$(dirname "$(dirname "$PLUGIN_DIR")")
 AGORACTL=${AGORACTL:-$BUILD/contrib/agoractl/agoractl}
@@ -46,7 +46,7 @@ finish() {
 	exit $?
 }
 
-if [ ! -f "$PLUGIN_DIR/slurmctld_agora.so" ] || [ ! -x "$AGORACTL" ] || [ ! -x "$AGORAD_BIN" ]; then
+if [ ! -f "$PLUGIN_DIR/site_factor_agora.so" ] || [ ! -x "$AGORACTL" ] || [ ! -x "$AGORAD_BIN" ]; then
 	echo "ok 1 - metrics tests # SKIP plugins, agoractl or agorad not built ($PLUGIN_DIR)"
 	echo "1 passed, 0 failed"
 	exit 0

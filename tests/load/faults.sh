@@ -212,6 +212,17 @@ restart_fail=0
 for ((i = 1; i <= TRIALS; i++)); do
 	submit_next 3
 	sleep $((1 + RANDOM % 8)).$((RANDOM % 10))
+	# slurmctld's accounting records wait in its DBD agent queue (memory
+	# only: a kill -9 loses them, Slurm saves the queue at a clean
+	# shutdown) until slurmdbd takes them; after the slurmdbd restart the
+	# agent retries its connection only every 10 s, and a kill then lost
+	# the records of jobs that ran and completed (sacct never had them;
+	# seen on 24.11).  That is Slurm's accounting window, not the state
+	# save's: the kill waits for an empty queue (30 s at most)
+	for _ in $(seq 60); do
+		[ "$(sdiag 2>/dev/null | sed -n 's/^DBD Agent queue size: *//p')" = 0 ] && break
+		sleep 0.5
+	done
 	pid=$(ctld_pid)
 	running=$(squeue -h -t R 2>/dev/null | wc -l)
 	if [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmctld ]; then

@@ -13,6 +13,10 @@ repo=$(cd "$here/../.." && pwd)
 HARNESS=$repo/contrib/harness/agora-dc
 ALL_CONF=$repo/contrib/harness/agora-all.conf
 TRACE=$repo/contrib/traces/philly_pollux_jobs_2017-10-02_2wk.csv
+# AGORA_DC_SLURM=24.11: that release's sbatch, squeue, ... (agora-dc reads
+# the same variable for its daemons)
+# shellcheck source=tests/integration/slurm_path.sh
+. "$repo/tests/integration/slurm_path.sh"
 
 say() { echo "# $(date +%H:%M:%S) $*"; }
 die() { echo "Bail out! $*"; exit 2; }

@@ -14,6 +14,7 @@
 #include "pol_agora.h"
 #include "pol_app.h"
 #include "pol_credit.h"
+#include "pol_policy.h"
 
 #define H (7 * 86400.0)
 
@@ -201,16 +202,25 @@ static void test_app_long_account_quota(void **state)
 	pol_cluster_destroy(&c);
 }
 
-/* A running job of tenant t on the GPUs of part (node 0). */
-static void running_job(pol_job_t *j, pol_alloc_part_t *part, int64_t id, int t,
-			int gpus)
+/* A pending job of tenant t asking for gpus GPUs, submitted at submit. */
+static void pending_job(pol_job_t *j, int64_t id, int t, int gpus,
+			int64_t submit)
 {
 	memset(j, 0, sizeof(*j));
 	j->id = id;
 	j->tenant = t;
 	j->total_gpus = j->min_gpus = j->max_gpus = gpus;
 	j->time_limit = 3600;
+	j->submit = submit;
 	j->requeueable = true;
+	j->state = POL_JOB_PENDING;
+}
+
+/* A running job of tenant t on the GPUs of part (node 0). */
+static void running_job(pol_job_t *j, pol_alloc_part_t *part, int64_t id, int t,
+			int gpus)
+{
+	pending_job(j, id, t, gpus, 0);
 	j->state = POL_JOB_RUNNING;
 	j->alloc.parts = part;
 	j->alloc.n_parts = 1;
@@ -269,6 +279,152 @@ static void test_app_accounts(void **state)
 	pol_agora_policy_destroy(&a);
 	agora_conf_free(&conf);
 	pol_cluster_destroy(&c);
+}
+
+/*
+ * The one START of a pass of policy "agora-order" (credit order) through
+ * the registry, the simulator's path (pol_policy_set_apps()): 1 node x 8
+ * GPUs, quota 10 GPU-h.  Passes at t = 0 and 3600: app vc1#1 (tenant 0)
+ * runs 8 GPUs (charged 8 GPU-hours at the second).  Pass 3 (t = 3660): it
+ * ended; app vc1#2 (tenant 1, submitted at 100) and app vc2#3 (tenant 2,
+ * submitted at 200) each ask for the whole node.  With accounts {vc1, vc1, vc2}, vc1#2 carries vc1's 8 GPU-hours of
+ * use (a credit below 10) and vc2#3 has the full 10: job 3
+ * starts.  Without accounts every app is its own account: both have 10,
+ * the earlier submission wins, job 2 starts.  Returns the started id.
+ */
+static int64_t order_start(const char *const *accts)
+{
+	const char *names[3] = { "vc1#1", "vc1#2", "vc2#3" };
+	agora_err_t err = { { 0 } };
+	pol_policy_t *p = pol_policy_create("agora-order", "quota=10", NULL,
+					    &err);
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_alloc_part_t part = { 0, 0xff };
+	pol_job_t run, pend[2];
+	pol_snapshot_t s1 = { c, NULL, 0, &run, 1, 3 };
+	pol_snapshot_t s2 = { c, pend, 2, NULL, 0, 3 };
+	pol_actions_t out = { 0 };
+	int64_t id = -1;
+	int i;
+
+	if (!p)
+		fail_msg("policy not created: %s", err.text);
+	assert_int_equal(pol_policy_set_apps(p, names, accts, 3), 0);
+	running_job(&run, &part, 1, 0, 8);
+	c->nodes[0].free = 0;
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(pol_policy_decide(p, &s1, 3600 * i, &out), 0);
+		pol_actions_free(&out);
+	}
+	c->nodes[0].free = 0xff;
+	pending_job(&pend[0], 2, 1, 8, 100);
+	pending_job(&pend[1], 3, 2, 8, 200);
+	assert_int_equal(pol_policy_decide(p, &s2, 3660, &out), 0);
+	for (i = 0; i < out.n; i++)
+		if (out.v[i].type == POL_ACT_START) {
+			assert_int_equal(id, -1); /* one start: one node */
+			id = out.v[i].job_id;
+		}
+	pol_actions_free(&out);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+	return id;
+}
+
+/*
+ * pol_policy_set_apps(): the registry face of set_tenant_names() +
+ * set_tenant_accounts() (agora, agora-order); ENOTSUP for a policy
+ * without apps, EINVAL for bad arguments.
+ */
+static void test_app_registry(void **state)
+{
+	const char *accts[3] = { "vc1", "vc1", "vc2" };
+	const char *names[1] = { "a" };
+	agora_err_t err = { { 0 } };
+	pol_policy_t *p;
+
+	(void) state;
+	assert_int_equal(order_start(accts), 3);
+	assert_int_equal(order_start(NULL), 2);
+	p = pol_policy_create("backfill", NULL, NULL, &err);
+	assert_non_null(p);
+	errno = 0;
+	assert_int_equal(pol_policy_set_apps(p, names, NULL, 1), -1);
+	assert_int_equal(errno, ENOTSUP);
+	pol_policy_destroy(&p);
+	p = pol_policy_create("agora", NULL, NULL, &err);
+	assert_non_null(p);
+	assert_int_equal(pol_policy_set_apps(p, names, NULL, 1), 0);
+	errno = 0;
+	assert_int_equal(pol_policy_set_apps(p, NULL, NULL, 1), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(pol_policy_set_apps(NULL, names, NULL, 1), -1);
+	pol_policy_destroy(&p);
+}
+
+/*
+ * Whether job 4 (4 GPUs, 10 h) starts in a pass of "agora" (est=limit,
+ * f=0.9: the auction serves the one worst app; params extra) at t = 1000
+ * on 2 nodes x 8 GPUs, each half held until 3600 (node 0) and 7200 (node
+ * 1) by tenant 0.  Pending, in credit order (fresh credit everywhere: by
+ * submit, then id): job 2 (tenant 1, 8 GPUs on one node, 10 h, submitted
+ * at 0), job 3 (tenant 2, a gang of 2 x 8 GPUs, 1 min, submitted at 0:
+ * the worst rho, 6.9 against job 2's 0.52 and job 4's 1.02), job 4
+ * (tenant 3, submitted at 1000).  No lease is due: the auction offers the
+ * 8 free GPUs to job 3's app, which cannot use them.  The leftover pass
+ * reserves for one job that does not fit: by credit order job 2, on node 0
+ * (free at 3600, the soonest); job 4, ending after that, fits on node 1:
+ * it starts.  drain_rho=1: job 3, of the worst-rho app, on both nodes
+ * (shadow 7200): job 4 would hold node 1 past it and does not start.
+ */
+static bool drain_starts_job4(const char *extra)
+{
+	char params[128];
+	agora_err_t err = { { 0 } };
+	pol_policy_t *p;
+	pol_cluster_t *c = pol_cluster_uniform(2, 8, 0);
+	pol_alloc_part_t part[2] = { { 0, 0x0f }, { 1, 0x0f } };
+	pol_job_t run[2], pend[3];
+	pol_snapshot_t s = { c, pend, 3, run, 2, 4 };
+	pol_actions_t out = { 0 };
+	bool started = false;
+	int i;
+
+	snprintf(params, sizeof(params), "est=limit,f=0.9%s", extra);
+	p = pol_policy_create("agora", params, NULL, &err);
+	if (!p)
+		fail_msg("policy not created: %s", err.text);
+	for (i = 0; i < 2; i++) {
+		running_job(&run[i], &part[i], 10 + i, 0, 4);
+		run[i].time_limit = 3600 * (i + 1);
+		c->nodes[i].free = 0xf0;
+	}
+	pending_job(&pend[0], 2, 1, 8, 0);
+	pend[0].time_limit = 36000;
+	pending_job(&pend[1], 3, 2, 16, 0);
+	pend[1].nodes = 2;
+	pend[1].gpus_per_node = 8;
+	pend[1].time_limit = 60;
+	pending_job(&pend[2], 4, 3, 4, 1000);
+	pend[2].time_limit = 36000;
+	assert_int_equal(pol_policy_decide(p, &s, 1000, &out), 0);
+	for (i = 0; i < out.n; i++) {
+		assert_int_equal(out.v[i].type, POL_ACT_START);
+		assert_int_equal(out.v[i].job_id, 4);
+		started = true;
+	}
+	pol_actions_free(&out);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+	return started;
+}
+
+/* drain_rho: the leftover pass reserves for Themis' worst-off app. */
+static void test_app_drain_worst(void **state)
+{
+	(void) state;
+	assert_true(drain_starts_job4(""));
+	assert_false(drain_starts_job4(",drain_rho=1"));
 }
 
 /*
@@ -335,6 +491,8 @@ int main(void)
 		cmocka_unit_test(test_app_long_account_quota),
 		cmocka_unit_test(test_app_accounts),
 		cmocka_unit_test(test_app_prune),
+		cmocka_unit_test(test_app_registry),
+		cmocka_unit_test(test_app_drain_worst),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -384,6 +384,40 @@ static void test_conf_loan_keys(void **state)
 						 "t.conf", &c, &err),
 			 -1);
 	assert_non_null(strstr(err.text, "t.conf:1: ReclaimDeadline:"));
+	/* a reclaim's grace: 60 s by default, at most half the deadline
+	 * when unset, below the deadline when set; no requeue limit by
+	 * default */
+	assert_int_equal(agora_conf_parse_string("ReclaimDeadline=300\n",
+						 "t.conf", &c, &err),
+			 0);
+	assert_int_equal(c.reclaim_grace_s, 60);
+	assert_int_equal(c.max_requeues, 0);
+	assert_int_equal(agora_conf_parse_string("ReclaimDeadline=30\n"
+						 "MaxRequeuesPerJob=2\n",
+						 "t.conf", &c, &err),
+			 0);
+	assert_int_equal(c.reclaim_grace_s, 15);
+	assert_int_equal(c.max_requeues, 2);
+	assert_int_equal(agora_conf_parse_string(
+				 "Loaning=yes\nLoanInferencePartitions=i\n"
+				 "LoanTrainPartitions=t\nReclaimDeadline=30\n"
+				 "ReclaimGrace=25\n",
+				 "t.conf", &c, &err),
+			 0);
+	assert_int_equal(c.reclaim_grace_s, 25);
+	assert_int_equal(agora_conf_parse_string(
+				 "Loaning=yes\nLoanInferencePartitions=i\n"
+				 "LoanTrainPartitions=t\nReclaimDeadline=30\n"
+				 "ReclaimGrace=30\n",
+				 "t.conf", &c, &err),
+			 -1);
+	assert_non_null(strstr(
+		err.text,
+		"t.conf:5: ReclaimGrace: 30 s is not less than ReclaimDeadline (30 s)"));
+	assert_int_equal(agora_conf_parse_string("MaxRequeuesPerJob=-1\n",
+						 "t.conf", &c, &err),
+			 -1);
+	assert_non_null(strstr(err.text, "t.conf:1: MaxRequeuesPerJob"));
 	/* the loan lease: 10 minutes by default, 0 disables it, never
 	 * shorter than three loan rounds */
 	assert_int_equal(c.loan_lease_timeout_s, 600);

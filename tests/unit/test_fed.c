@@ -418,7 +418,7 @@ static pol_fed_job_t job(int64_t id, int gpus, int dataset)
 
 static pol_fed_plan_t plan(int64_t start)
 {
-	pol_fed_plan_t p = { true, start, 0, 1.0, 0.0, 0, 0 };
+	pol_fed_plan_t p = { true, start, 0, 1.0, 0.0, 0, 0, 0.0 };
 
 	return p;
 }
@@ -426,7 +426,7 @@ static pol_fed_plan_t plan(int64_t start)
 static void test_cost_terms(void **state)
 {
 	pol_fed_catalog_t cat;
-	pol_fed_weights_t w = { 300, 60, 3600, 600, 900 };
+	pol_fed_weights_t w = { 300, 60, 3600, 600, 900, 1.0 };
 	pol_fed_job_t j = job(1, 8, 0);
 	pol_fed_plan_t p = plan(NOW + 40);
 	char why[POL_FED_WHY_LEN];

@@ -225,16 +225,19 @@ static void test_sim_agora_no_thrash(void **state)
 }
 
 /* least-cost waits for checkpoints: with a node of headroom to spare a
- * reclaim waits (up to deadline - grace) when its victims lose less after
- * one of them checkpoints; without the wait none is counted.  The waits
- * never cost an SLO miss, and the harvest bound holds the harvest. */
+ * reclaim waits when its victims lose less after one of them checkpoints;
+ * without the wait none is counted.  The older rule (each victim valued
+ * at its own best cost within deadline - grace) waits less and loses more
+ * than the default (time and victims chosen together, up to
+ * POL_LOAN_CKPT_WAIT_S).  The waits never cost an SLO miss, and the
+ * harvest bound holds the harvest. */
 static void test_sim_ckpt_wait(void **state)
 {
 	pol_loan_sim_job_t *j = sim_jobs(300, 5);
 	pol_loan_sim_params_t p;
 	pol_loan_sim_policy_t pol;
-	pol_loan_sim_result_t r[2];
-	pol_loan_sim_more_t m[2];
+	pol_loan_sim_result_t r[3];
+	pol_loan_sim_more_t m[3];
 	int k;
 
 	(void) state;
@@ -243,9 +246,13 @@ static void test_sim_ckpt_wait(void **state)
 	p.infer_nodes = 6;
 	pol_loan_demand_default(&p.demand, 6);
 	p.headroom = 2;
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < 3; k++) {
 		pol_loan_sim_policy_default(&pol);
 		pol.no_ckpt_wait = k == 1;
+		if (k == 2) {
+			pol.ckpt_wait_s = 0;
+			pol.ckpt_wait_per_job = true;
+		}
 		assert_int_equal(
 			pol_loan_sim_run_policy(j, 300, POL_LOAN_V_LEAST_COST,
 						&p, &pol, &r[k], &m[k]),
@@ -260,7 +267,11 @@ static void test_sim_ckpt_wait(void **state)
 	assert_true(m[0].ckpt_waits > 0);
 	assert_int_equal(m[1].ckpt_waits, 0);
 	assert_true(r[0].gpu_hours_lost < r[1].gpu_hours_lost);
-	for (k = 0; k < 2; k++)
+	assert_true(m[2].ckpt_waits > 0);
+	assert_true(m[0].ckpt_waits > m[2].ckpt_waits);
+	assert_true(r[0].gpu_hours_lost < r[2].gpu_hours_lost);
+	assert_true(r[2].gpu_hours_lost < r[1].gpu_hours_lost);
+	for (k = 0; k < 3; k++)
 		pol_loan_sim_result_free(&r[k]);
 	free(j);
 }

@@ -72,8 +72,10 @@ static void bad_destroy(void *state)
 	free(state);
 }
 
-static const pol_policy_ops_t bad_ops = { "bad", bad_create, bad_decide,
-					  bad_destroy };
+static const pol_policy_ops_t bad_ops = { .name = "bad",
+					  .create = bad_create,
+					  .decide = bad_decide,
+					  .destroy = bad_destroy };
 
 static const sim_job_t two[] = {
 	{ .id = 7, .submit = 0, .duration = 100, .gpus = 2, .dataset = -1 },

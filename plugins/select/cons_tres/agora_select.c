@@ -487,7 +487,10 @@ extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
 	/*
 	 * No SlurmctldPlugstack after 22.05: Agora's view pairs go in the
 	 * select section of "scontrol show config" (agora_view_pairs.h),
-	 * after stock's (none for cons_tres).
+	 * after stock's (none for cons_tres), then the switch tree's leaves
+	 * (Leaf[<switch>]=<nodes>): 24.11's slurm_load_topo() cannot decode
+	 * the tree in a public-libslurm program such as agorad
+	 * (agora_compat_pub.h AGORA_TOPO_IN_SELECT_CONF).
 	 */
 	if ((dinfo == SELECT_CONFIG_INFO) && in_ctld && (rc == SLURM_SUCCESS)) {
 		List *l = data;
@@ -495,6 +498,7 @@ extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
 		if (!*l)
 			*l = list_create(destroy_config_key_pair);
 		agora_view_pairs_append(plugin_type, *l);
+		(void) agora_leaf_pairs_append(*l);
 	}
 #endif
 	return rc;
