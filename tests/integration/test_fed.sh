@@ -309,16 +309,26 @@ cancel_all
 
 # 4. SIGTERM / SIGKILL of agorad's whole process group (as systemd stops
 # the unit: every process of it) mid-round, 10 trials, then restarted.
-# AGORAD_TEST_PIN_DELAY_MS spaces a pin's two updates 150 ms apart, so
-# that the kills land between them.
+# AGORAD_TEST_PIN_DELAY_MS spaces a pin's two updates 300 ms apart, and
+# each kill waits (up to 4 s) until one of the trial's jobs carries the
+# pin's first update ("pinned to C", still held), so that the kills land
+# between a pin's two updates, not at random.
 $DC stop-agorad >/dev/null
-export AGORAD_TEST_PIN_DELAY_MS=150
+export AGORAD_TEST_PIN_DELAY_MS=300
 $DC start-agorad >/dev/null
 sleep 2
 all=()
+mid_pin() { # JOBID...: one of them has its pin's first update only
+	local j
+	for j; do admin "$j" | grep -q '^Agora: fed hold v1: pinned to' && return 0; done
+	return 1
+}
 for trial in $(seq 10); do
-	for i in 1 2 3 4; do all+=("$(sub)"); done
-	sleep "0.$((RANDOM % 9 + 1))"
+	new=()
+	for i in 1 2 3 4; do new+=("$(sub)"); done
+	all+=("${new[@]}")
+	d=$(($(ms) + 4000))
+	until mid_pin "${new[@]}" || [ "$(ms)" -gt $d ]; do sleep 0.05; done
 	sig=KILL
 	[ $((trial % 2)) = 0 ] && sig=TERM
 	kill -s $sig -- "-$(cat "$W/run/agorad.pid")" 2>/dev/null
@@ -336,6 +346,17 @@ while :; do
 	sleep 2
 done
 echo "MEASURE: after the kill trials every job had a live copy after $((($(ms) - t0) / 1000)) s ($missing missing)"
+# The last restarted agorad may still be pinning the trials' backlog (each
+# pin 300 ms here): what must not happen is a job held for good, so wait
+# (up to 60 s, far below anything "forever") for the holds to end.
+t0=$(ms)
+while :; do
+	pend=0
+	for j in "${all[@]}"; do held "$j" && pend=$((pend + 1)); done
+	[ $pend -gt 0 ] && [ $(($(ms) - t0)) -lt 60000 ] || break
+	sleep 1
+done
+echo "MEASURE: after the kill trials the last hold ended after $((($(ms) - t0) / 1000)) s ($pend still held)"
 lost=0 double=0 stuck=0 half=0
 for j in "${all[@]}"; do
 	n=$(copies "$j")
