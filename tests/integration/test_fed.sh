@@ -125,7 +125,18 @@ copies() {
 # sibling is elsewhere) and squeue shows no "Held" for it
 held() { on 1 scontrol -a -o show job "$1" 2>/dev/null | grep -Eq ' Priority=0 .*JobState=(PENDING|REVOKED) '; }
 not_held() { ! held "$1"; }
-cancel_all() { for c in 1 2 3; do on $c scancel -u root 2>/dev/null; done; sleep 3; }
+# cancel every job and wait (up to 30 s) until no cluster runs or queues
+# one: under load a cancelled job can hold its GPUs for seconds, and the
+# next section counts free GPUs
+no_jobs() {
+	local c
+	for c in 1 2 3; do [ -z "$(on $c squeue --local -h -o %i 2>/dev/null)" ] || return 1; done
+}
+cancel_all() {
+	for c in 1 2 3; do on $c scancel -u root 2>/dev/null; done
+	sleep 1
+	wait_for 30 no_jobs || echo "# cancel_all: jobs left after 30 s: $(on 2 squeue --local -h -o '%i:%T' | tr '\n' ' ')"
+}
 
 sleep 3 # agorad's first round: job_submit/agora learns it is alive
 
