@@ -132,10 +132,36 @@ no_jobs() {
 	local c
 	for c in 1 2 3; do [ -z "$(on $c squeue --local -h -o %i 2>/dev/null)" ] || return 1; done
 }
+left_jobs() { # JOBID:STATE@cLUSTER of every job left, one line
+	local c
+	for c in 1 2 3; do on $c squeue --local -h -o "%i:%T@c$c" 2>/dev/null; done | tr '\n' ' '
+}
+# cancel_all: no job left on any cluster.  One scancel can cross a
+# federation update in flight (CI once saw a job RUNNING on c2 30 s after
+# it): what is left is cancelled again by id on every cluster every 5 s,
+# for up to 40 s, and the log says which jobs needed it.
 cancel_all() {
+	local c k left ids again=""
 	for c in 1 2 3; do on $c scancel -u root 2>/dev/null; done
-	sleep 1
-	wait_for 30 no_jobs || echo "# cancel_all: jobs left after 30 s: $(on 2 squeue --local -h -o '%i:%T' | tr '\n' ' ')"
+	for ((k = 0; k < 8; k++)); do
+		wait_for 5 no_jobs && break
+		left=$(left_jobs)
+		again="$again $left"
+		ids=$(echo "$left" | tr ' ' '\n' | sed -n 's/:.*//p' | sort -u)
+		[ -n "$ids" ] || continue
+		# shellcheck disable=SC2086 # one word per id
+		for c in 1 2 3; do on $c scancel $ids 2>/dev/null; done
+	done
+	if ! no_jobs; then
+		echo "# cancel_all: jobs left after 40 s and $k rounds of scancel: $(left_jobs)"
+		for ids in $(left_jobs); do
+			c=${ids##*@c}
+			on "$c" scontrol show job "${ids%%:*}" 2>&1 | grep -Eo '(JobState|Reason|FedOrigin|FedViableSiblings|FedActiveSiblings)=[^ ]*' | tr '\n' ' ' | sed 's/^/#   /'
+			echo
+		done
+	elif [ -n "$again" ]; then
+		echo "# cancel_all: needed scancel again for:$again"
+	fi
 }
 
 sleep 3 # agorad's first round: job_submit/agora learns it is alive
