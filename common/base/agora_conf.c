@@ -62,6 +62,7 @@ static const conf_key_t conf_keys[] = {
 	{ "GraceTime", CT_DURATION, OFF(grace_s), 0, 86400, false },
 	{ "CheckpointInterval", CT_CKPT, OFF(ckpts), 60, 30 * 86400, true },
 	{ "PreemptBudget", CT_INT, OFF(preempt_budget), 0, 1000000, false },
+	{ "ReserveForWorstApp", CT_BOOL, OFF(reserve_worst_app), 0, 0, false },
 	{ "CreditHalfLife", CT_DOUBLE, OFF(credit_half_life_h), 0.01, 1e6,
 	  false },
 	{ "CreditPeriod", CT_DOUBLE, OFF(credit_period_h), 0.01, 1e6, false },

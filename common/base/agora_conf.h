@@ -82,6 +82,9 @@ typedef struct agora_conf {
 	agora_ckpt_t *ckpts;     /* CheckpointInterval (repeatable) */
 	size_t n_ckpts;
 	int preempt_budget; /* PreemptBudget: preemptions per job */
+	/* ReserveForWorstApp: the leftover pass reserves for the worst-rho
+	 * app's job (the policy's drain_rho) */
+	bool reserve_worst_app;
 
 	/* MAST-style credit */
 	double credit_half_life_h; /* CreditHalfLife */

@@ -164,6 +164,7 @@ pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
 	p.lease_s = conf->lease_s;
 	p.grace_s = conf->grace_s;
 	p.budget = conf->preempt_budget;
+	p.drain_rho = conf->reserve_worst_app;
 	if (p.min_lease_s > p.lease_s)
 		p.min_lease_s = p.lease_s;
 	if (!(a = ag_new(auctions, &p, cluster, placer, err)))

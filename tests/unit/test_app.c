@@ -377,11 +377,8 @@ static void test_app_registry(void **state)
  * it starts.  drain_rho=1: job 3, of the worst-rho app, on both nodes
  * (shadow 7200): job 4 would hold node 1 past it and does not start.
  */
-static bool drain_starts_job4(const char *extra)
+static bool drain_starts_job4_with(pol_policy_t *p, pol_agora_policy_t *a)
 {
-	char params[128];
-	agora_err_t err = { { 0 } };
-	pol_policy_t *p;
 	pol_cluster_t *c = pol_cluster_uniform(2, 8, 0);
 	pol_alloc_part_t part[2] = { { 0, 0x0f }, { 1, 0x0f } };
 	pol_job_t run[2], pend[3];
@@ -390,10 +387,6 @@ static bool drain_starts_job4(const char *extra)
 	bool started = false;
 	int i;
 
-	snprintf(params, sizeof(params), "est=limit,f=0.9%s", extra);
-	p = pol_policy_create("agora", params, NULL, &err);
-	if (!p)
-		fail_msg("policy not created: %s", err.text);
 	for (i = 0; i < 2; i++) {
 		running_job(&run[i], &part[i], 10 + i, 0, 4);
 		run[i].time_limit = 3600 * (i + 1);
@@ -407,15 +400,54 @@ static bool drain_starts_job4(const char *extra)
 	pend[1].time_limit = 60;
 	pending_job(&pend[2], 4, 3, 4, 1000);
 	pend[2].time_limit = 36000;
-	assert_int_equal(pol_policy_decide(p, &s, 1000, &out), 0);
+	assert_int_equal(p ? pol_policy_decide(p, &s, 1000, &out)
+			   : pol_agora_policy_decide(a, &s, 1000, &out),
+			 0);
 	for (i = 0; i < out.n; i++) {
 		assert_int_equal(out.v[i].type, POL_ACT_START);
 		assert_int_equal(out.v[i].job_id, 4);
 		started = true;
 	}
 	pol_actions_free(&out);
-	pol_policy_destroy(&p);
 	pol_cluster_destroy(&c);
+	return started;
+}
+
+static bool drain_starts_job4(const char *extra)
+{
+	char params[128];
+	agora_err_t err = { { 0 } };
+	pol_policy_t *p;
+	bool started;
+
+	snprintf(params, sizeof(params), "est=limit,f=0.9%s", extra);
+	p = pol_policy_create("agora", params, NULL, &err);
+	if (!p)
+		fail_msg("policy not created: %s", err.text);
+	started = drain_starts_job4_with(p, NULL);
+	pol_policy_destroy(&p);
+	return started;
+}
+
+/* The same through agora.conf (site_factor/agora's path):
+ * ReserveForWorstApp is the policy's drain_rho. */
+static bool drain_starts_job4_conf(const char *conf_text)
+{
+	agora_conf_t conf;
+	agora_err_t err = { { 0 } };
+	pol_agora_policy_t *a;
+	bool started;
+
+	agora_conf_defaults(&conf);
+	assert_int_equal(agora_conf_parse_string(conf_text, "t.conf", &conf,
+						 &err),
+			 0);
+	a = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
+	if (!a)
+		fail_msg("policy not created: %s", err.text);
+	started = drain_starts_job4_with(NULL, a);
+	pol_agora_policy_destroy(&a);
+	agora_conf_free(&conf);
 	return started;
 }
 
@@ -425,6 +457,9 @@ static void test_app_drain_worst(void **state)
 	(void) state;
 	assert_true(drain_starts_job4(""));
 	assert_false(drain_starts_job4(",drain_rho=1"));
+	assert_true(drain_starts_job4_conf("FairnessKnob=0.9\n"));
+	assert_false(drain_starts_job4_conf("FairnessKnob=0.9\n"
+					    "ReserveForWorstApp=yes\n"));
 }
 
 /*

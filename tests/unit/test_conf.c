@@ -194,15 +194,18 @@ static void test_conf_ckpt_keys(void **state)
 	(void) state;
 	agora_conf_defaults(&c);
 	assert_int_equal(c.preempt_budget, 1);
+	assert_false(c.reserve_worst_app);
 	assert_int_equal(agora_conf_ckpt(&c, "gpu", "normal"), 0);
 	assert_int_equal(
 		agora_conf_parse_string("CheckpointInterval=30m\n"
 					"CheckpointInterval=partition:gpu:1h\n"
 					"CheckpointInterval=qos:long:2h\n"
-					"PreemptBudget=0\n",
+					"PreemptBudget=0\n"
+					"ReserveForWorstApp=yes\n",
 					"t.conf", &c, &err),
 		0);
 	assert_int_equal(c.preempt_budget, 0);
+	assert_true(c.reserve_worst_app);
 	assert_int_equal(agora_conf_ckpt(&c, "gpu", "long"), 7200);
 	assert_int_equal(agora_conf_ckpt(&c, "gpu", "normal"), 3600);
 	assert_int_equal(agora_conf_ckpt(&c, "cpu", NULL), 1800);
