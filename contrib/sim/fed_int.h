@@ -93,8 +93,9 @@ typedef struct fed_run {
 	/* the hourly bound: per bin the demand over the supply of the whole
 	 * federation (jobs moved freely, split as a fluid), its time mean;
 	 * the share of the time the worst assigned cluster is within 5% of
-	 * it */
-	double opt_worst, within_5pct;
+	 * it; the share within 5% of it or with no cluster assigned more
+	 * GPUs than it has (no queue that levelling could shorten) */
+	double opt_worst, within_5pct, within_5pct_or_unsat;
 	double moved_h, remote_h, xfer_h, job_bytes;
 	double site_ds[FED_MAX_SITES], site_asg[FED_MAX_SITES];
 	double site_gpu_h[FED_MAX_SITES];

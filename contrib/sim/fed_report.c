@@ -151,10 +151,13 @@ static double fed_worst_mean(const fed_win_t *w, const double *s, int S)
 	return len > 0 ? sum / len : 0;
 }
 
-/* the hourly optimum and the share of time within 5% of it */
+/* the hourly optimum and the share of time within 5% of it; the share
+ * within 5% of it or unsaturated (the worst cluster's assigned demand at
+ * most its supply, so that no job waits for GPUs that levelling would
+ * give it) */
 static void fed_optimum(const fed_scen_t *sc, const fed_win_t *w, fed_run_t *r)
 {
-	double tot = 0, sum = 0, in = 0, len = 0;
+	double tot = 0, sum = 0, in = 0, in_u = 0, len = 0;
 	int b, c, S = sc->n_sites;
 
 	for (c = 0; c < S; c++)
@@ -172,10 +175,12 @@ static void fed_optimum(const fed_scen_t *sc, const fed_win_t *w, fed_run_t *r)
 		opt = tot > 0 ? dem / tot : 0;
 		sum += opt * l;
 		in += worst <= 1.05 * opt + 1e-9 ? l : 0;
+		in_u += worst <= 1.05 * opt + 1e-9 || worst <= 1 + 1e-9 ? l : 0;
 		len += l;
 	}
 	r->opt_worst = len > 0 ? sum / len : 0;
 	r->within_5pct = len > 0 ? in / len : 0;
+	r->within_5pct_or_unsat = len > 0 ? in_u / len : 0;
 }
 
 int fed_summarize(const fed_scen_t *sc, const fed_opts_t *o, fed_run_t *r)
@@ -330,6 +335,7 @@ static json_object *fed_json_run(const fed_scen_t *sc, const fed_run_t *r,
 	FED_D(o, "worst_assigned_supply", r->worst_assigned);
 	FED_D(o, "optimum_worst_demand_supply", r->opt_worst);
 	FED_D(o, "hours_within_5pct", r->within_5pct);
+	FED_D(o, "hours_within_5pct_or_unsaturated", r->within_5pct_or_unsat);
 	FED_D(o, "gpu_hours_moved", r->moved_h);
 	FED_D(o, "gpu_hours_remote", r->remote_h);
 	FED_D(o, "transfer_gpu_hours", r->xfer_h);

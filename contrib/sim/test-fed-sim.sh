@@ -119,7 +119,8 @@ else
 	skip "demand/supply and JCT PNGs" "gnuplot not installed"
 fi
 # issue 18: where the data starts is named in the JSON; every dispatcher
-# has hours_within_5pct and the hourly optimum, which no dispatcher beats
+# has hours_within_5pct (and the share within 5% or unsaturated) and the
+# hourly optimum, which no dispatcher beats
 if [ -r "$PHILLY" ]; then
 	for pl in home random skewed; do
 		"$SIM" federation --trace "$PHILLY" --window 7:1 \
@@ -136,6 +137,9 @@ for r in rs:
     for d in ("first-start", "least-loaded", "agora", "agora+data"):
         x = r[d]
         assert 0 <= x["hours_within_5pct"] <= 1, (d, x["hours_within_5pct"])
+        # within 5% or with no cluster over its supply: never fewer hours
+        u = x["hours_within_5pct_or_unsaturated"]
+        assert x["hours_within_5pct"] <= u <= 1, (d, u)
         assert x["optimum_worst_demand_supply"] <= x["worst_assigned_supply"] + 1e-9
 # the skewed start is the most imbalanced of the three
 ini = [r["worst_demand_supply_initial"] for r in rs]
