@@ -195,7 +195,8 @@ static int tenant_index(agora_snapshot_t *snap, char *name, char *acct)
  * it has).  Keyed like the auction's lookups: app key, uid, GPUs; under
  * AppDefinition=name_prefix, array and burst the app is the job's group
  * (app_key, from build_apps(): the tenant name the policy looks its
- * history up by), as in the simulator, not its credit account.
+ * history up by), as in the simulator, and the sample is also kept as the
+ * credit account's (est_acct, pol_estimate.h).
  */
 static void learn_end(job_record_t *job_ptr, const agora_conf_t *conf,
 		      time_t since, const char *app_key)
@@ -222,6 +223,7 @@ static void learn_end(job_record_t *job_ptr, const agora_conf_t *conf,
 	xfree(app);
 	snprintf(uid, sizeof(uid), "%d", (int) job_ptr->user_id);
 	key.app = app_key ? app_key : key_app;
+	key.account = key_app; /* kept as the account's too (pol_estimate.h) */
 	key.user = uid;
 	key.name = NULL;
 	if (pol_est_record(est, &key, run, (int64_t) job_ptr->end_time) < 0)
