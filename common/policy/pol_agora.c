@@ -58,10 +58,11 @@ static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
 	    p->est_prior_s >= ((int64_t) 1 << 53) ||
 	    p->ckpt_s < POL_CKPT_NEVER || p->ckpt_s >= ((int64_t) 1 << 40) ||
 	    p->budget < 0 || !(p->max_loss >= 0 && p->max_loss <= 1) ||
-	    p->drain < 0 || p->drain > 2 || p->max_run < 0) {
+	    p->drain < 0 || p->drain > 2 || p->max_run < 0 || p->est_acct < 0 ||
+	    p->est_acct > 2) {
 		agora_err_set(
 			err,
-			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16, ckpt >= -2, budget an integer >= 0, max_loss in [0,1], drain 0..2",
+			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16, ckpt >= -2, budget an integer >= 0, max_loss in [0,1], drain 0..2, est_acct 0..2",
 			name);
 		errno = EINVAL;
 		return NULL;
@@ -497,10 +498,11 @@ static void *create_common(bool auctions, const char *params,
 		"options",   "solver",  "app",        "align",
 		"drain",     "victims", "est_k",      "est_prior",
 		"est_order", "ckpt",    "ckpt_lease", "budget",
-		"max_loss",  "max_run", "drain_rho",  NULL
+		"max_loss",  "max_run", "drain_rho",  "est_acct",
+		NULL
 	};
 	ag_params_t p;
-	double v[23];
+	double v[24];
 	char rest[256];
 
 	params_default(&p);
@@ -542,6 +544,7 @@ static void *create_common(bool auctions, const char *params,
 		v[20] = p.max_loss;
 		v[21] = (double) p.max_run;
 		v[22] = p.drain_rho;
+		v[23] = p.est_acct;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -573,6 +576,9 @@ static void *create_common(bool auctions, const char *params,
 		p.max_loss = v[20];
 		p.max_run = (int64_t) v[21];
 		p.drain_rho = v[22] != 0;
+		p.est_acct = v[23] == floor(v[23]) && v[23] >= 0 && v[23] <= 2
+				     ? (int) v[23]
+				     : -1;
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

@@ -53,7 +53,11 @@
  *           user and GPU count, capped by the job's time limit, without
  *           history max(attained, est_prior=4h) capped by the limit;
  *           service = that fallback only; limit = the time limit, the
- *           behaviour before estimates; pol_estimate.h).  est_order=0
+ *           behaviour before estimates; pol_estimate.h).  est_acct=0
+ *           (1: an app without history of its own, a burst or array of
+ *           an account, takes its account's where it is shorter than
+ *           est_prior; 2: always; simulator only, measured in
+ *           doc/evaluation.md, "Three windows").  est_order=0
  *           (1: an app's pending jobs in shortest-estimate order instead
  *           of submit order, in its bids and the leftover pass).  The plugin's
  *           policy (pol_agora_policy_create_conf()) uses est=hist but

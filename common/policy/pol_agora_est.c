@@ -12,9 +12,12 @@
  *
  * est=limit (the old behaviour) uses the time limit (default_limit
  * without one) and learns nothing.  est=hist: the recent-k mean of the
- * job's group (app, user, GPUs), capped by its limit, with the
- * attained-service fallback.  est=service: the fallback alone, capped by
- * the limit (no history).
+ * job's group (app, user, GPUs), with est_acct=1 else of its app's credit
+ * account where shorter than the prior (2: always; an app that is a burst
+ * or array of an account starts with the account's history; every sample
+ * is kept as its account's too), capped by its limit, with the
+ * attained-service fallback.
+ * est=service: the fallback alone, capped by the limit (no history).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -158,9 +161,18 @@ static int hist_add(pol_agora_policy_t *a, int app, int user, int gpus)
 	if (2 * (x->used_h + 1) > x->n_h)
 		return -1; /* sized by hist_reset(): cannot happen */
 	snprintf(ubuf, sizeof(ubuf), "%d", user);
-	key = (pol_est_key_t){ a->app[app].name, ubuf, NULL, gpus };
+	key = (pol_est_key_t){ a->app[app].name, ubuf, NULL, gpus,
+			       a->p.est_acct ? a->app[app].account : NULL };
 	x->h[s] = (ag_hist_t){ app, user, gpus, 0, 0 };
-	pol_est_history(a->est, &key, &x->h[s].mean, &x->h[s].n);
+	/* est_acct=1: the account's only where shorter than the prior.  The
+	 * account's jobs are another app's: a job priced too long starves (its
+	 * rho grows as its wait over its estimate), one priced too short is
+	 * taken at its attained service once it outruns the estimate. */
+	if (pol_est_history(a->est, &key, &x->h[s].mean, &x->h[s].n) >= 3 &&
+	    a->p.est_acct == 1 && x->h[s].mean >= (double) a->p.est_prior_s) {
+		x->h[s].mean = 0;
+		x->h[s].n = 0;
+	}
 	x->used_h++;
 	return 0;
 }
@@ -216,8 +228,8 @@ static int learn(pol_agora_policy_t *a, const pol_snapshot_t *snap, int64_t now)
 		t = &x->prev[x->gone[k]];
 		run = t->att_s + (now > t->seen ? now - t->seen : 0);
 		snprintf(ubuf, sizeof(ubuf), "%d", t->user);
-		key = (pol_est_key_t){ a->app[t->app].name, ubuf, NULL,
-				       t->gpus };
+		key = (pol_est_key_t){ a->app[t->app].name, ubuf, NULL, t->gpus,
+				       a->app[t->app].account };
 		if (pol_est_record(a->est, &key, run, now) < 0)
 			return -1;
 	}

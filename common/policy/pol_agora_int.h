@@ -94,6 +94,10 @@ typedef struct ag_params {
 	int est_k;           /* recent samples averaged */
 	int64_t est_prior_s; /* remaining time without history or service */
 	bool est_order; /* within an app, shortest estimate first (else FIFO) */
+	/* an app without history of its own takes its credit account's: 0 no,
+	 * 1 where shorter than the prior, 2 always (pol_estimate.h; issue 17,
+	 * not the default) */
+	int est_acct;
 	bool est_learn; /* learn from the running set (else the caller
 			      * records completions, pol_est_record()) */
 	/* preemption under checkpoints (pol_ckpt.h) */

@@ -137,6 +137,18 @@ static void make_keys(const pol_est_key_t *key, char k[3][KEY_LEN])
 	snprintf(k[2], KEY_LEN, "%s %s * *", app, user);
 }
 
+/* the account of key (as an app key: no name), or NULL when it has none
+ * or is the app itself */
+static int account_key(const pol_est_key_t *key, pol_est_key_t *acct)
+{
+	if (!key->account || !key->account[0] ||
+	    (key->app && !strcmp(key->account, key->app)))
+		return 0;
+	*acct = (pol_est_key_t){ key->account, key->user, key->name, key->gpus,
+				 NULL };
+	return 1;
+}
+
 static uint64_t hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -302,6 +314,8 @@ int pol_est_record(pol_est_t *e, const pol_est_key_t *key, int64_t run_s,
 		   int64_t end)
 {
 	char k[3][KEY_LEN];
+	pol_est_key_t acct;
+	int r, ra = 0;
 
 	if (!e || !key || run_s < 0 || run_s >= T53 || key->gpus < 0 ||
 	    end <= -T53 || end >= T53) {
@@ -309,21 +323,33 @@ int pol_est_record(pol_est_t *e, const pol_est_key_t *key, int64_t run_s,
 		return -1;
 	}
 	make_keys(key, k);
-	return record_keys(e, k, run_s, end);
+	if ((r = record_keys(e, k, run_s, end)) < 0)
+		return -1;
+	if (account_key(key, &acct)) {
+		make_keys(&acct, k);
+		if ((ra = record_keys(e, k, run_s, end)) < 0)
+			return -1;
+	}
+	return r || ra;
 }
 
 int pol_est_history(const pol_est_t *e, const pol_est_key_t *key, double *mean,
 		    int *n)
 {
-	char k[3][KEY_LEN];
-	int l, i, s;
+	char k[6][KEY_LEN];
+	pol_est_key_t acct;
+	int l, i, s, levels = 3;
 
 	*mean = 0;
 	*n = 0;
 	if (!e || !key || !e->n)
 		return -1;
 	make_keys(key, k);
-	for (l = 0; l < 3; l++) {
+	if (account_key(key, &acct)) {
+		make_keys(&acct, k + 3);
+		levels = 6;
+	}
+	for (l = 0; l < levels; l++) {
 		const est_group_t *g;
 		double sum = 0;
 

@@ -8,9 +8,16 @@
  * History (Tsafrir, Etsion and Feitelson, TPDS 2007): the mean run time of
  * the k most recent completed jobs (k = 2 by default) of the most
  * specific group that has any:
- *   level 0  same app (account), user, job name and GPU count
+ *   level 0  same app, user, job name and GPU count
  *   level 1  same app, user and job name
  *   level 2  same app and user
+ * then, when the key names the app's credit account and it is not the app
+ * itself (apps that are bursts, arrays or name prefixes of an account,
+ * AppDefinition != account), the same three of the account, levels 3-5:
+ * an app without history of its own (a new burst) is priced by its
+ * account's recent jobs, as with apps = accounts.  A sample of such a key
+ * is kept both as its app's and as its account's (a job of app =
+ * account), so the state needs no other field.
  * Estimate of the remaining run time of a job with limit L (0: none) and
  * attained service a (seconds of run time at its size):
  *   history h, a < h:        h - a
@@ -56,6 +63,9 @@ typedef struct pol_est_key {
 	const char *user;
 	const char *name;
 	int gpus;
+	/* the app's credit account; NULL, empty or equal to app: none (the
+	 * app is the account) */
+	const char *account;
 } pol_est_key_t;
 
 /* Where an estimate came from. */
@@ -75,9 +85,10 @@ void pol_est_destroy(pol_est_t **ep); /* *ep = NULL; NULL is fine */
 const pol_est_params_t *pol_est_params(const pol_est_t *e);
 
 /*
- * A completed job of group key ran run_s seconds and ended at end.
- * 1 recorded, 0 ignored (the same sample is already there, or it is older
- * than the k kept for its group), -1 with errno EINVAL (NULL e or key,
+ * A completed job of group key ran run_s seconds and ended at end (kept
+ * under its app and, with an account, under the account too).  1
+ * recorded, 0 ignored (the same sample is already there, or it is older
+ * than the k kept for its group, in the app and in the account), -1 with errno EINVAL (NULL e or key,
  * run_s < 0, gpus < 0, |end| >= 2^53) or ENOMEM.
  */
 int pol_est_record(pol_est_t *e, const pol_est_key_t *key, int64_t run_s,
@@ -85,8 +96,8 @@ int pol_est_record(pol_est_t *e, const pol_est_key_t *key, int64_t run_s,
 
 /*
  * The recent-k mean run time of the most specific group of key with
- * samples into *mean and their count into *n: the level used (0..2), or
- * -1 if none has any (*mean = 0, *n = 0).
+ * samples into *mean and their count into *n: the level used (0..2 the
+ * app's, 3..5 its account's), or -1 if none has any (*mean = 0, *n = 0).
  */
 int pol_est_history(const pol_est_t *e, const pol_est_key_t *key, double *mean,
 		    int *n);

@@ -116,6 +116,10 @@ static int record_jobs(List l, uint32_t gpu_id, const agora_conf_t *conf,
 		key.app = app;
 		key.user = uid;
 		key.name = NULL; /* the plugin keys without names */
+		/* under AppDefinition=burst, array and name_prefix app is the
+		 * account: the account's samples, which the plugin also keeps
+		 * beside each app's (pol_estimate.h) */
+		key.account = NULL;
 		if (pol_est_record(est, &key, run, (int64_t) j->end) > 0)
 			n++;
 	}

@@ -9,7 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_cstring(data, size), *out = NULL, *out2 = NULL;
 	pol_est_t *e = pol_est_create(NULL), *f = pol_est_create(NULL);
-	pol_est_key_t k = { "a", "0", NULL, 8 };
+	pol_est_key_t k = { "a", "0", NULL, 8, NULL };
 	agora_err_t err;
 
 	if (s && e && f && !pol_est_load(e, s, "fuzz.txt", &err)) {

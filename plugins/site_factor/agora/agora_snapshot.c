@@ -192,10 +192,14 @@ static int tenant_index(agora_snapshot_t *snap, char *name, char *acct)
  * ended by themselves (COMPLETED) or at their limit (TIMEOUT): a
  * cancelled or failed run says little about the next one.  A job seen
  * again at a later pass is recorded once (the history ignores a sample
- * it has).  Keyed like the auction's lookups: app key, uid, GPUs.
+ * it has).  Keyed like the auction's lookups: app key, uid, GPUs; under
+ * AppDefinition=name_prefix, array and burst the app is the job's group
+ * (app_key, from build_apps(): the tenant name the policy looks its
+ * history up by), as in the simulator, and the sample is also kept as the
+ * credit account's (est_acct, pol_estimate.h).
  */
 static void learn_end(job_record_t *job_ptr, const agora_conf_t *conf,
-		      time_t since)
+		      time_t since, const char *app_key)
 {
 	pol_est_t *est = agora_policy ? pol_agora_policy_estimates(agora_policy)
 				      : NULL;
@@ -218,7 +222,8 @@ static void learn_end(job_record_t *job_ptr, const agora_conf_t *conf,
 	pol_app_key(app, key_app);
 	xfree(app);
 	snprintf(uid, sizeof(uid), "%d", (int) job_ptr->user_id);
-	key.app = key_app;
+	key.app = app_key ? app_key : key_app;
+	key.account = key_app; /* kept as the account's too (pol_estimate.h) */
 	key.user = uid;
 	key.name = NULL;
 	if (pol_est_record(est, &key, run, (int64_t) job_ptr->end_time) < 0)
@@ -546,7 +551,9 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 					  !job_ptr->het_job_id;
 		} else if (IS_JOB_COMPLETE(job_ptr) ||
 			   IS_JOB_TIMEOUT(job_ptr)) {
-			learn_end(job_ptr, conf, since);
+			learn_end(job_ptr, conf, since,
+				  k < snap->n_job_app ? snap->job_app[k]
+						      : NULL);
 		}
 	}
 	list_iterator_destroy(it);
