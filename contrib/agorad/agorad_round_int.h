@@ -28,7 +28,7 @@
 #include "agorad.h"
 #include "pol_fed.h"
 #include "pol_fed_backoff.h"
-#include "pol_fed_hold.h"
+#include "pol_fed_pin.h"
 #include "pol_fed_willrun.h"
 #include "topo_model.h"
 

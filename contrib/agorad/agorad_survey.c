@@ -3,8 +3,10 @@
  * their cluster (agorad_round.c runs one per cluster, with libslurm's
  * target cluster set to it).
  *
- *   1. survey: the jobs at this origin with a step of the federation
- *      hold left (pol_fed_hold_next: to auction, to release, to finish),
+ *   1. survey: the jobs with a step of the federation hold left
+ *      (pol_fed_seen_act: at this origin to auction, to release, to
+ *      finish; a sibling copy pinned here and not started in time: to
+ *      auction again),
  *      free/total GPUs (the nodes' GRES in use), pending GPU demand, the
  *      running GPU jobs' limits and the queue (the start estimate), and
  *      the usage per app that slurmctld/agora publishes
@@ -229,20 +231,6 @@ pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j)
 	return o;
 }
 
-/* What is left to do for job j at origin me (pol_fed_hold_next), with
- * the mark read into *m. */
-static pol_fed_hold_act_t hold_act(const slurm_job_info_t *j, const char *me,
-				   pol_fed_mark_t *m)
-{
-	pol_fed_hold_obs_t o = hold_obs(j);
-
-	pol_fed_mark_parse(j->admin_comment, m);
-	if (m->kind == POL_FED_MARK_NONE ||
-	    (j->fed_origin_str && strcmp(j->fed_origin_str, me)))
-		return POL_FED_HOLD_NONE;
-	return pol_fed_hold_next(&o, m);
-}
-
 /* The jobs of jm into h and mine (the ones with a step of the hold left)
  * and busy (running GPU jobs: their GPUs and the end of their limits). */
 static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
@@ -254,6 +242,7 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 		uint32_t base = j->job_state & JOB_STATE_BASE;
 		pol_fed_hold_act_t act;
 		pol_fed_mark_t m;
+		pol_fed_seen_t seen;
 		int g;
 
 		if (base == JOB_RUNNING && !(j->job_state & JOB_REVOKED) &&
@@ -265,22 +254,14 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 			if (limit_s(j->time_limit) > h->max_limit_s)
 				h->max_limit_s = limit_s(j->time_limit);
 		}
-		act = hold_act(j, me, &m);
-		if (act == POL_FED_HOLD_NONE && j->fed_origin_str &&
-		    strcmp(j->fed_origin_str, me) &&
-		    !(j->job_state & JOB_REVOKED)) {
-			/* a sibling copy pinned here and not started in time
-			 * (pol_fed_pin_next): bid out again by its origin */
-			pol_fed_hold_obs_t o = hold_obs(j);
-
-			int64_t due = pol_fed_pin_due(&o, &m, me,
-						      pin_timeout_s);
-
-			act = pol_fed_pin_next(&o, &m, me, pin_timeout_s, now);
-			if (act == POL_FED_HOLD_NONE && due > now &&
-			    (!h->recheck_at || due < h->recheck_at))
-				h->recheck_at = due;
-		}
+		/* at its origin: what is left of the hold; a sibling copy
+		 * pinned here: its failover (pol_fed_seen_act) */
+		seen.obs = hold_obs(j);
+		seen.origin = j->fed_origin_str;
+		seen.revoked = (j->job_state & JOB_REVOKED) != 0;
+		pol_fed_mark_parse(j->admin_comment, &m);
+		act = pol_fed_seen_act(&seen, &m, me, pin_timeout_s, now,
+				       &h->recheck_at);
 		if (act != POL_FED_HOLD_NONE) {
 			ad_job_t *a = &mine[h->n_jobs++];
 
