@@ -235,7 +235,7 @@ pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j)
  * and busy (running GPU jobs: their GPUs and the end of their limits). */
 static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 			int pin_timeout_s, ad_survey_hdr_t *h, ad_job_t *mine,
-			pol_fed_busy_t *busy)
+			pol_fed_busy_t *busy, uint32_t *copies)
 {
 	for (uint32_t i = 0; i < jm->record_count; i++) {
 		slurm_job_info_t *j = &jm->job_array[i];
@@ -245,6 +245,13 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 		pol_fed_seen_t seen;
 		int g;
 
+		/* a copy of a job from another origin: a pin that arrived
+		 * (pol_fed_inflight.h) */
+		if (j->fed_origin_str && strcmp(j->fed_origin_str, me) &&
+		    !(j->job_state & JOB_REVOKED) &&
+		    (base == JOB_PENDING || base == JOB_RUNNING ||
+		     base == JOB_SUSPENDED))
+			copies[h->n_copies++] = j->job_id;
 		if (base == JOB_RUNNING && !(j->job_state & JOB_REVOKED) &&
 		    (g = tres_gpus(j->tres_alloc_str)) > 0) {
 			int64_t end = j->start_time + limit_s(j->time_limit);
@@ -305,6 +312,7 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	slurm_conf_t *cf = NULL;
 	ad_job_t *mine = NULL;
 	pol_fed_busy_t *busy = NULL;
+	uint32_t *copies = NULL;
 	ad_usage_t *us = NULL;
 	const char *me = r->clusters[c].name;
 	char view_why[160];
@@ -350,18 +358,20 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	}
 	mine = calloc(jm ? jm->record_count + 1 : 1, sizeof(*mine));
 	busy = calloc(jm ? jm->record_count + 1 : 1, sizeof(*busy));
-	if (!mine || !busy) {
+	copies = calloc(jm ? jm->record_count + 1 : 1, sizeof(*copies));
+	if (!mine || !busy || !copies) {
 		snprintf(h.err, sizeof(h.err), "out of memory");
 		(void) write_all(fd, &h, sizeof(h));
 		free(mine);
 		free(busy);
+		free(copies);
 		return;
 	}
 	h.ok = 1;
 	if (jm) {
 		h.jobs_update = jm->last_update;
 		survey_jobs(jm, me, time(NULL), r->pin_start_timeout_s, &h,
-			    mine, busy);
+			    mine, busy, copies);
 	}
 	for (uint32_t i = 0; i < nm->record_count; i++) {
 		node_info_t *n = &nm->node_array[i];
@@ -427,8 +437,11 @@ void survey_child(const ad_round_t *r, int c, int fd)
 		(void) write_all(fd, us, h.n_usage * sizeof(*us));
 	if (h.n_busy)
 		(void) write_all(fd, busy, h.n_busy * sizeof(*busy));
+	if (h.n_copies)
+		(void) write_all(fd, copies, h.n_copies * sizeof(*copies));
 	free(mine);
 	free(busy);
+	free(copies);
 	free(us);
 }
 
