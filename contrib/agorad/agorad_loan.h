@@ -41,12 +41,16 @@
 
 /* ---- what agorad.c calls ---- */
 
-/* Run one loan round if LoanInterval has passed since the last one.
+/* Run one loan round if LoanInterval has passed since the last one
+ * (mono: CLOCK_MONOTONIC seconds, for the interval; now: the wall clock,
+ * for what is compared with Slurm's times and written down).
  * state_path: agorad's -s file; the loans go beside it (ad_loan_path).
  * Returns 0, or -1 when Slurm could not be read (logged). */
-int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now);
-/* Seconds until the next loan round is due (0: now). */
-double ad_loan_due_in(const agora_conf_t *conf, double now);
+int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double mono,
+		 double now);
+/* Seconds until the next loan round is due (0: now), at mono
+ * (CLOCK_MONOTONIC seconds). */
+double ad_loan_due_in(const agora_conf_t *conf, double mono);
 /* agorad stops (SIGTERM): every lent node leaves the training partitions
  * (no new borrower lands there); borrowers keep running on their marks'
  * lease.  0, or -1 (logged). */
