@@ -102,7 +102,8 @@ static int fed_number(fed_ctx_t *c, json_object *o, const char *path,
 }
 
 /* Names end up in SystemComment, agoractl output and transfer plans:
- * letters, digits, '.', '_', '-', '/' and ':' only. */
+ * letters, digits, '.', '_', '-', '/' and ':' only, and no part between
+ * '/' that is empty, "." or "..". */
 static int fed_name(fed_ctx_t *c, json_object *o, const char *path, char *out)
 {
 	json_object *v;
@@ -134,6 +135,23 @@ static int fed_name(fed_ctx_t *c, json_object *o, const char *path, char *out)
 			      "(or starts with '-')",
 			      c->file, path, s);
 		return -1;
+	}
+	/* agoractl place prints transfer commands with the name as a path
+	 * under datasets/: every '/'-separated part is a plain name (no
+	 * "." or "..", none empty), so no plan points outside datasets/ */
+	for (const char *p = s; *p;) {
+		size_t k = strcspn(p, "/");
+
+		if (k == 0 || (k == 1 && p[0] == '.') ||
+		    (k == 2 && p[0] == '.' && p[1] == '.') ||
+		    (p[k] == '/' && !p[k + 1])) {
+			agora_err_set(c->err,
+				      "%s: %s.name: '%.64s' has an empty, '.' "
+				      "or '..' part between '/'",
+				      c->file, path, s);
+			return -1;
+		}
+		p += k + (p[k] == '/');
 	}
 	memcpy(out, s, n + 1);
 	return 0;

@@ -356,3 +356,25 @@ int pol_credit_key_cmp(const void *a, const void *b)
 		return x->id < y->id ? -1 : 1;
 	return 0;
 }
+
+int64_t pol_credit_charge_since(int64_t last_pass, int64_t now, int interval_s,
+				int64_t *capped)
+{
+	int64_t cap = (int64_t) POL_CREDIT_CHARGE_PASSES *
+		      (interval_s > 1 ? interval_s : 1);
+
+	if (cap < 60)
+		cap = 60;
+	if (capped)
+		*capped = 0;
+	if (!last_pass)
+		return 0;
+	if (last_pass >= now)
+		return now;
+	if (now - last_pass > cap) {
+		if (capped)
+			*capped = now - last_pass;
+		return now - cap;
+	}
+	return last_pass;
+}

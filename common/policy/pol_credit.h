@@ -102,6 +102,20 @@ int pol_credit_charge(pol_credit_t *l, const char *account, double gpu_seconds,
 		      int64_t t, pol_credit_record_t *rec);
 
 /*
+ * From when a pass at now charges the GPUs in use (site_factor/agora's
+ * pass; the snapshot charges running jobs for [since, now]): the previous
+ * pass's time last_pass, but never more than POL_CREDIT_CHARGE_PASSES
+ * passes of interval_s back, and at least 60 s (a controller that stalled,
+ * a wall clock stepped forward: *capped, may be NULL, gets the gap then,
+ * else 0); now when the clock stepped back (nothing is charged); 0 on a
+ * first pass (last_pass 0: nothing to charge, also after a failover, when
+ * the other controller charged the time between).
+ */
+#define POL_CREDIT_CHARGE_PASSES 10
+int64_t pol_credit_charge_since(int64_t last_pass, int64_t now, int interval_s,
+				int64_t *capped);
+
+/*
  * Apply a record from another ledger once.  Returns 1 if applied, 0 if it
  * was a duplicate (rec->seq <= the high-water mark of rec->cluster, or the
  * record is our own), -1 with errno EINVAL/ENOMEM (ledger unchanged).

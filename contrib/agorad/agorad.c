@@ -182,6 +182,19 @@ static double now_s(void)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
+/* Seconds on CLOCK_MONOTONIC: what the loop schedules and times with, so
+ * that a step of the wall clock (an NTP step, an admin's date) neither
+ * stalls the rounds until the clock catches up nor runs them back to
+ * back.  The wall clock (now_s) is for what is compared with Slurm's
+ * times and written down. */
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* The two jobs of agorad, each in its own process (issue 19 medium 9):
  * the federation's auction, whose round waits on every cluster (up to
  * AD_CHILD_LIMIT_S and a grace per step for one that does not answer),
@@ -193,7 +206,7 @@ enum { AD_ROLE_FED = 1, AD_ROLE_LOAN = 2 };
 static double wait_left(const agora_conf_t *conf, unsigned roles,
 			double next_fed)
 {
-	double now = now_s(), left = 1e9;
+	double now = mono_s(), left = 1e9;
 
 	if (roles & AD_ROLE_FED)
 		left = next_fed - now;
@@ -221,14 +234,14 @@ static pid_t loan_start(ad_loop_t *lp);
  * then SIGKILL after AD_LOAN_STOP_S). */
 static void loan_stop(ad_loop_t *lp)
 {
-	double until = now_s() + AD_LOAN_STOP_S;
+	double until = mono_s() + AD_LOAN_STOP_S;
 	int st;
 
 	if (lp->loan_pid <= 0)
 		return;
 	kill(lp->loan_pid, SIGTERM);
 	while (waitpid(lp->loan_pid, &st, WNOHANG) == 0) {
-		if (now_s() > until) {
+		if (mono_s() > until) {
 			ad_error(
 				"the loan process did not end within %d s: killed",
 				AD_LOAN_STOP_S);
@@ -264,7 +277,7 @@ static int run_loop(ad_loop_t *lp, unsigned roles)
 	int rc = 0;
 
 	while (!stop_flag) {
-		double t0 = now_s(), left;
+		double t0 = mono_s(), left;
 		int n;
 
 		if (roles & AD_ROLE_FED)
@@ -306,17 +319,18 @@ static int run_loop(ad_loop_t *lp, unsigned roles)
 			next_fed = t0 + conf->fed_interval_s;
 			idle_logged = false;
 			n = ad_round(conf, lp->state_path, lp->st, &stop_flag);
-			lp->st->last_round_s = now_s() - t0;
+			lp->st->last_round_s = mono_s() - t0;
 			rc = n < 0 ? 1 : 0;
 		}
 		/* the second job: loaning inference nodes (agorad_loan.c) */
 		if ((roles & AD_ROLE_LOAN) && conf->loaning) {
-			double t_loan = now_s();
+			double t_loan = mono_s();
 
-			if (ad_loan_tick(conf, lp->state_path, now_s()))
+			if (ad_loan_tick(conf, lp->state_path, mono_s(),
+					 now_s()))
 				rc = 1;
 			ad_loan_relaunch(conf, now_s());
-			loan_pass_s = now_s() - t_loan;
+			loan_pass_s = mono_s() - t_loan;
 		}
 		/* metrics (agorad_metrics.c): the fed process serves them; the
 		 * loans are read from the loan process' state file */

@@ -85,105 +85,64 @@ static void test_pin_delay(void)
 	}
 }
 
-/* Re-read job j at its origin (the pins child's cluster) before the steps
- * an earlier round left: what is left to do now, the winner and the
- * decision from its mark (*text: the AdminComment, malloc'ed). */
-static pol_fed_hold_act_t reread(const ad_job_t *j, pol_fed_mark_t *m,
-				 char **text)
+/* Re-read job j at its origin (the pins child's cluster): what it shows
+ * into *o, its mark into *m (*text: the AdminComment the mark borrows
+ * from, malloc'ed).  false if it cannot be read. */
+static bool reread(const ad_job_t *j, pol_fed_hold_obs_t *o, pol_fed_mark_t *m,
+		   char **text)
 {
 	job_info_msg_t *jm = NULL;
-	pol_fed_hold_act_t act = POL_FED_HOLD_NONE;
+	bool found = false;
 
 	*text = NULL;
-	memset(m, 0, sizeof(*m));
-	if (slurm_load_job(&jm, j->job_id, SHOW_ALL | SHOW_LOCAL) || !jm)
-		return POL_FED_HOLD_NONE;
-	for (uint32_t k = 0; k < jm->record_count; k++) {
-		const slurm_job_info_t *ji = &jm->job_array[k];
-		pol_fed_hold_obs_t o = hold_obs(ji);
-
-		if (ji->job_id != j->job_id || !ji->admin_comment)
-			continue;
-		*text = strdup(ji->admin_comment);
-		if (!*text)
-			break;
-		pol_fed_mark_parse(*text, m);
-		act = pol_fed_hold_next(&o, m);
-		break;
-	}
-	slurm_free_job_info_msg(jm);
-	return act;
-}
-
-/* A re-auction seen on job j's old winner: whether the origin's copy
- * still carries that decision (pol_fed_reauction_confirm). */
-static bool reauction_confirmed(const ad_job_t *j)
-{
-	job_info_msg_t *jm = NULL;
-	bool ok = false;
-
 	if (slurm_load_job(&jm, j->job_id, SHOW_ALL | SHOW_LOCAL) || !jm)
 		return false;
 	for (uint32_t k = 0; k < jm->record_count; k++) {
-		pol_fed_mark_t m;
+		const slurm_job_info_t *ji = &jm->job_array[k];
 
-		if (jm->job_array[k].job_id != j->job_id)
+		if (ji->job_id != j->job_id)
 			continue;
-		pol_fed_mark_parse(jm->job_array[k].admin_comment, &m);
-		ok = pol_fed_reauction_confirm(&m, j->pin_cluster, j->stamp_at);
+		*o = hold_obs(ji);
+		if (ji->admin_comment && !(*text = strdup(ji->admin_comment)))
+			break;
+		pol_fed_mark_parse(*text, m);
+		found = true;
 		break;
 	}
 	slurm_free_job_info_msg(jm);
-	return ok;
+	return found;
 }
 
-/* The steps of act for job j (winner: the cluster's name; text: the
- * decision, the AdminComment once released); *m gets the last step tried and its rc. */
-static void pin_steps(const ad_job_t *j, pol_fed_hold_act_t act,
-		      const char *winner, const char *text, ad_pin_msg_t *m)
+/* The steps of work w on job j (pol_fed_hold_steps, each update from
+ * pol_fed_update_build); *m gets the last step tried and its rc. */
+static void pin_steps(const ad_job_t *j, const pol_fed_pin_work_t *w,
+		      ad_pin_msg_t *m)
 {
 	pol_fed_step_t steps[3];
-	int n = pol_fed_hold_steps(act, steps);
-	char *mark = NULL;
-	job_desc_msg_t d;
+	int n = pol_fed_hold_steps(w->act, steps);
 
 	for (int k = 0; k < n; k++) {
+		pol_fed_update_t u;
+		job_desc_msg_t d;
+
+		m->step = steps[k];
+		if (pol_fed_update_build(steps[k], w, time(NULL), j->hold_since,
+					 &u)) {
+			m->rc = errno ? errno : EINVAL;
+			return;
+		}
 		slurm_init_job_desc_msg(&d);
 		d.job_id = j->job_id;
-		m->step = steps[k];
-		switch (steps[k]) {
-		case POL_FED_STEP_PIN:
-			/* 1: pinned while held (no sibling copy is submitted);
-			 * the hold mark stays until the release lands */
-			mark = pol_fed_mark_pinned(winner, time(NULL),
-						   j->hold_since, text);
-			if (!mark) {
-				m->rc = ENOMEM;
-				return;
-			}
-			d.clusters = (char *) winner;
-			d.admin_comment = mark;
-			break;
-		case POL_FED_STEP_RELEASE:
-			/* 2: the origin submits to the winner only; the
-			 * decision in the same update replaces the hold mark
-			 * as the release lands, and is forwarded to the
-			 * winner's copy (pol_fed_hold.h) */
+		if (u.clusters)
+			d.clusters = (char *) u.clusters;
+		if (u.release)
 			d.priority = INFINITE;
-			d.admin_comment = (char *) text;
-			break;
-		case POL_FED_STEP_FINISH:
-			/* the decision alone: a job released with the pinned
-			 * mark on (an older agorad), forwarded to its copy */
-			d.admin_comment = (char *) text;
-			break;
-		}
+		d.admin_comment = u.admin_comment;
 		if (steps[k] == POL_FED_STEP_RELEASE && refuse_release())
 			m->rc = ESLURM_ACCESS_DENIED;
 		else
 			m->rc = update(&d);
-		free(mark);
-		mark = NULL;
+		pol_fed_update_free(&u);
 		if (m->rc)
 			return;
 		test_pin_delay();
@@ -192,9 +151,7 @@ static void pin_steps(const ad_job_t *j, pol_fed_hold_act_t act,
 
 bool pin_wanted(const ad_round_t *r, int i)
 {
-	return pol_fed_hold_bids(r->jobs[i].act)
-		       ? r->winner_cluster[i] >= 0
-		       : r->jobs[i].act != POL_FED_HOLD_NONE;
+	return pol_fed_pin_wanted(r->jobs[i].act, r->winner_cluster[i] >= 0);
 }
 
 /* Whether job i is the pins child of cluster c's to do. */
@@ -212,35 +169,36 @@ static void pins_slice(const ad_round_t *r, int c, int fd, int s, int k)
 	for (int i = 0; i < r->n_jobs && !pins_stop; i++) {
 		ad_pin_msg_t m = { .idx = (uint32_t) i };
 		int w = r->winner_cluster[i];
+		pol_fed_pin_in_t in;
+		pol_fed_pin_work_t work;
+		pol_fed_hold_obs_t o;
+		pol_fed_mark_t mk;
+		char *text = NULL;
 
 		if (!pin_mine(r, c, i) || nth++ % k != s)
 			continue;
-		if (pol_fed_hold_bids(r->jobs[i].act)) {
-			if (w < 0)
-				continue;
-			if (r->jobs[i].act == POL_FED_HOLD_REAUCTION &&
-			    !reauction_confirmed(&r->jobs[i]))
-				continue; /* re-pinned already (its old winner's
-					     copy lags) */
-			pin_steps(&r->jobs[i], r->jobs[i].act,
-				  r->clusters[w].name, r->decision[i], &m);
-		} else {
-			/* an earlier round's pin: level-triggered, what the
-			 * job shows now decides */
-			pol_fed_mark_t mk;
-			char *text;
-			pol_fed_hold_act_t act = reread(&r->jobs[i], &mk,
-							&text);
-
-			if (act == POL_FED_HOLD_RELEASE ||
-			    act == POL_FED_HOLD_FINISH)
-				pin_steps(&r->jobs[i], act, mk.cluster,
-					  mk.decision[0] ? mk.decision
-							 : AGORA_FED_WON
-						  "decided in an earlier round",
-					  &m);
-			free(text);
+		in.act = r->jobs[i].act;
+		in.winner = w >= 0 ? r->clusters[w].name : NULL;
+		in.decision = r->decision[i];
+		in.stale_winner = r->jobs[i].pin_cluster;
+		in.stamp_at = r->jobs[i].stamp_at;
+		in.obs_now = NULL;
+		in.mark_now = NULL;
+		/* a re-auction, or a step an earlier round left: what the
+		 * origin's copy shows now decides (level-triggered) */
+		if (pol_fed_pin_rereads(in.act) &&
+		    reread(&r->jobs[i], &o, &mk, &text)) {
+			in.obs_now = &o;
+			in.mark_now = &mk;
 		}
+		work = pol_fed_pin_work(&in);
+		/* a re-auction the origin does not confirm: re-pinned
+		 * already (its old winner's copy lags) */
+		if (!pol_fed_hold_bids(in.act) || work.act != POL_FED_HOLD_NONE)
+			pin_steps(&r->jobs[i], &work, &m);
+		free(text); /* work.decision may point into it */
+		if (pol_fed_hold_bids(in.act) && work.act == POL_FED_HOLD_NONE)
+			continue;
 		m.done_ms = (int64_t) (ad_now_s() * 1000);
 		/* one record, under PIPE_BUF: helpers' writes do not mix */
 		(void) write_all(fd, &m, sizeof(m));

@@ -54,7 +54,7 @@ _Static_assert((int) LN_HOME == (int) POL_LOAN_NODE_HOME &&
 		       (int) LN_RETURNING == (int) POL_LOAN_NODE_RETURNING,
 	       "ln_state_t follows pol_loan_node_state_t");
 
-static double last_round = -1e18;
+static double last_round = -1e18; /* CLOCK_MONOTONIC s */
 static ln_reclaim_t hist[LN_MAX_HISTORY];
 static int n_hist = 0;
 static bool hist_loaded = false, demand_failed = false, lease_checked = false;
@@ -84,13 +84,13 @@ char *ad_loan_path(const char *state_path)
 	return p;
 }
 
-double ad_loan_due_in(const agora_conf_t *conf, double now)
+double ad_loan_due_in(const agora_conf_t *conf, double mono)
 {
 	double d;
 
 	if (!conf->loaning)
 		return 1e9;
-	d = last_round + conf->loan_interval_s - now;
+	d = last_round + conf->loan_interval_s - mono;
 	return d > 0 ? d : 0;
 }
 
@@ -475,7 +475,8 @@ static void lease_check(const agora_conf_t *conf)
 			c->site_factor_plugin ? c->site_factor_plugin : "none");
 }
 
-int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now)
+int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double mono,
+		 double now)
 {
 	char *path;
 	ln_snap_t s;
@@ -483,9 +484,9 @@ int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now)
 	int want;
 	bool busy = false;
 
-	if (!conf->loaning || now < last_round + conf->loan_interval_s)
+	if (!conf->loaning || mono < last_round + conf->loan_interval_s)
 		return 0;
-	last_round = now;
+	last_round = mono;
 	path = ad_loan_path(state_path);
 	if (!hist_loaded) {
 		n_hist = ln_read_history(path, hist, LN_MAX_HISTORY);

@@ -4,10 +4,17 @@
  *
  * agorad_loan.c        the loan round: the core's decision (pol_loan_round)
  *                      on a snapshot, applied; logs and history
- * agorad_loan_slurm.c  what it reads from and writes to Slurm (snapshot,
- *                      partition node lists, node Comments, requeues),
- *                      the demand source and the state file
+ * agorad_loan_state.c  the state file agoractl loans reads, read back at
+ *                      start
  * agorad_grow.c        elastic jobs grow onto idle training nodes
+ * agorad_loan_slurm.c  what it reads from and writes to Slurm (snapshot,
+ *                      partition node lists, node Comments, shrinks)
+ * agorad_loan_demand.c the demand source
+ * agorad_elastic.c     elastic jobs' opt-in, ranges and AdminComment
+ * agorad_requeue.c     requeues: --signal, grace, limit, Slurm's requeue
+ * Each file calls only files below it in this list (agorad_relaunch.c
+ * and agorad_jobs.c sit below agorad_grow.c); check-layers.sh (make
+ * check) fails on a loop.
  *
  * The loan is Slurm's state, not agorad's: an inference node is on loan
  * while it is in a training partition's node list, and its Comment is a
@@ -34,12 +41,16 @@
 
 /* ---- what agorad.c calls ---- */
 
-/* Run one loan round if LoanInterval has passed since the last one.
+/* Run one loan round if LoanInterval has passed since the last one
+ * (mono: CLOCK_MONOTONIC seconds, for the interval; now: the wall clock,
+ * for what is compared with Slurm's times and written down).
  * state_path: agorad's -s file; the loans go beside it (ad_loan_path).
  * Returns 0, or -1 when Slurm could not be read (logged). */
-int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double now);
-/* Seconds until the next loan round is due (0: now). */
-double ad_loan_due_in(const agora_conf_t *conf, double now);
+int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double mono,
+		 double now);
+/* Seconds until the next loan round is due (0: now), at mono
+ * (CLOCK_MONOTONIC seconds). */
+double ad_loan_due_in(const agora_conf_t *conf, double mono);
 /* agorad stops (SIGTERM): every lent node leaves the training partitions
  * (no new borrower lands there); borrowers keep running on their marks'
  * lease.  0, or -1 (logged). */
@@ -141,10 +152,10 @@ int ln_set_train_nodes(const agora_conf_t *conf, const ln_snap_t *s,
 int ln_set_comment(const char *node, const char *text);
 /* Write a node's v1 loan mark: lent since `since`, heartbeat now. */
 int ln_set_lent_mark(ln_node_t *n, int64_t now);
-/* Requeue one job (Slurm's own requeue: SIGTERM, KillWait, requeued). */
-int ln_requeue(uint32_t job_id);
 /* agorad_requeue.c: a requeue agorad wants (a victim, a grow), with the
  * job's --signal, its grace and the requeue limit (pol_loan_requeue.h). */
+/* Requeue one job (Slurm's own requeue: SIGTERM, KillWait, requeued). */
+int ln_requeue(uint32_t job_id);
 void ln_rq_from_job(const agora_conf_t *conf, const slurm_job_info_t *j,
 		    ln_rq_job_t *rj);
 /* Whether it may be a victim by requeue (MaxRequeuesPerJob); a job at
@@ -164,10 +175,10 @@ void ln_requeue_fini(void);
 /* When agorad last requeued the job (epoch s), 0 if it has not (since
  * this agorad started). */
 int64_t ln_requeued_at(uint32_t job_id);
-/* Shrink a running job to the nodes of keep (scontrol update job
- * NodeList=). */
+/* agorad_loan_slurm.c: shrink a running job to the nodes of keep
+ * (scontrol update job NodeList=). */
 int ln_shrink(uint32_t job_id, const char *keep);
-/* The elastic opt-in, the job's comment: "elastic" (the minimum is the
+/* agorad_elastic.c: the elastic opt-in, the job's comment: "elastic" (the minimum is the
  * MIN of sbatch -N MIN-MAX, seen while the job pends) or "elastic:MIN".
  * Returns MIN, 0 for "elastic", -1 when the job did not opt in. */
 int ln_elastic_comment(const char *comment);
@@ -182,8 +193,13 @@ void ln_elastic_set(uint32_t job_id, int min_nodes, int max_nodes);
 int ln_set_admin_comment(uint32_t job_id, const char *text);
 /* Its maximum, 0 when unknown. */
 int ln_elastic_max(uint32_t job_id);
-/* The inference demand in nodes; -1 when the source fails (logged). */
+/* The ranges' part of the loan state file, and reading it back. */
+json_object *ln_elastic_json(void);
+void ln_elastic_read(json_object *elastic);
+/* agorad_loan_demand.c: the inference demand in nodes; -1 when the
+ * source fails (logged). */
 double ln_demand(const agora_conf_t *conf, const ln_snap_t *s);
+/* agorad_loan_state.c: the state file agoractl loans reads. */
 void ln_write_state(const char *path, const ln_snap_t *s, int64_t now,
 		    double demand, int want, const ln_reclaim_t *hist,
 		    int n_hist);

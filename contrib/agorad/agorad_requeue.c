@@ -16,6 +16,7 @@
  */
 #include <signal.h>
 #include <errno.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,4 +199,39 @@ bool ln_rq_allowed(const agora_conf_t *conf, const ln_rq_job_t *rj)
 void ln_requeue_fini(void)
 {
 	n_runs = 0;
+}
+
+/* ---- Slurm's requeue -------------------------------------------- */
+
+/* agorad's last requeues (job, time), for ln_requeued_at */
+#define LN_REQUEUED 1024
+static struct {
+	uint32_t id;
+	int64_t t;
+} requeued[LN_REQUEUED];
+static int n_requeued = 0;
+
+int ln_requeue(uint32_t job_id)
+{
+	if (slurm_requeue(job_id, 0)) {
+		int e = slurm_get_errno();
+
+		ad_error("loan: requeue of job %u: %s", job_id,
+			 slurm_strerror(e));
+		return -1;
+	}
+	requeued[n_requeued % LN_REQUEUED].id = job_id;
+	requeued[n_requeued % LN_REQUEUED].t = (int64_t) time(NULL);
+	n_requeued++;
+	return 0;
+}
+
+int64_t ln_requeued_at(uint32_t job_id)
+{
+	int64_t t = 0;
+
+	for (int i = 0; i < n_requeued && i < LN_REQUEUED; i++)
+		if (requeued[i].id == job_id && requeued[i].t > t)
+			t = requeued[i].t;
+	return t;
 }

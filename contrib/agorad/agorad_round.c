@@ -96,7 +96,7 @@ static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 			  size_t *mlen, time_t now)
 {
 	ad_survey_hdr_t h, o;
-	size_t jobs_b, busy_b, use_b;
+	size_t jobs_b, busy_b, use_b, copies_b;
 	char *m, *p;
 
 	if (!cl->survey || cl->survey_len < sizeof(o) || len < sizeof(h))
@@ -105,13 +105,16 @@ static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 	memcpy(&o, cl->survey, sizeof(o));
 	jobs_b = o.n_jobs * sizeof(ad_job_t);
 	busy_b = o.n_busy * sizeof(pol_fed_busy_t);
+	copies_b = o.n_copies * sizeof(uint32_t);
 	use_b = h.n_usage > 0 ? h.n_usage * sizeof(ad_usage_t) : 0;
 	if (len != sizeof(h) + use_b ||
 	    cl->survey_len != sizeof(o) + jobs_b +
-				      o.n_usage * sizeof(ad_usage_t) + busy_b)
+				      o.n_usage * sizeof(ad_usage_t) + busy_b +
+				      copies_b)
 		return NULL;
 	h.n_jobs = o.n_jobs;
 	h.n_busy = o.n_busy;
+	h.n_copies = o.n_copies;
 	h.gpus_pending = o.gpus_pending;
 	h.gpus_queued = o.gpus_queued;
 	h.queued_gpu_s = o.queued_gpu_s;
@@ -120,7 +123,7 @@ static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 	h.jobs_update = o.jobs_update;
 	h.recheck_at = o.recheck_at;
 	h.jobs_same = 0;
-	*mlen = sizeof(h) + jobs_b + use_b + busy_b;
+	*mlen = sizeof(h) + jobs_b + use_b + busy_b + copies_b;
 	if (!(m = malloc(*mlen)))
 		return NULL;
 	p = m;
@@ -130,7 +133,8 @@ static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 	p += jobs_b;
 	memcpy(p, out + sizeof(h), use_b);
 	p += use_b;
-	memcpy(p, cl->survey + cl->survey_len - busy_b, busy_b);
+	memcpy(p + busy_b, cl->survey + cl->survey_len - copies_b, copies_b);
+	memcpy(p, cl->survey + cl->survey_len - copies_b - busy_b, busy_b);
 	for (int k = 0; k < o.n_busy; k++) {
 		pol_fed_busy_t b;
 
@@ -159,9 +163,11 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 	}
 	memcpy(&h, out, sizeof(h));
 	if (!h.ok || h.n_jobs < 0 || h.n_usage < 0 || h.n_busy < 0 ||
+	    h.n_copies < 0 ||
 	    len != sizeof(h) + h.n_jobs * sizeof(ad_job_t) +
 			    h.n_usage * sizeof(ad_usage_t) +
-			    h.n_busy * sizeof(pol_fed_busy_t)) {
+			    h.n_busy * sizeof(pol_fed_busy_t) +
+			    h.n_copies * sizeof(uint32_t)) {
 		if (was_up || st->rounds == 1)
 			ad_error(
 				"%s: cannot reach slurmctld (%s): its bids are skipped",
@@ -215,10 +221,27 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 		       out + sizeof(h) + h.n_jobs * sizeof(ad_job_t) +
 			       h.n_usage * sizeof(ad_usage_t),
 		       h.n_busy * sizeof(pol_fed_busy_t));
+	/* the pins to c whose copy it shows have arrived: Slurm's queue
+	 * there counts them now (pol_fed_inflight.h) */
+	if (h.n_copies) {
+		uint32_t *ids = malloc(h.n_copies * sizeof(*ids));
+
+		if (ids) {
+			memcpy(ids, out + len - h.n_copies * sizeof(*ids),
+			       h.n_copies * sizeof(*ids));
+			(void) pol_fed_inflight_seen(&r->inflight,
+						     r->clusters[c].name, ids,
+						     h.n_copies);
+			free(ids);
+		}
+	}
 	r->clusters[c].load = (pol_fed_cluster_load_t){
 		.gpus_total = h.gpus_total,
 		.gpus_free = h.gpus_free,
-		.gpus_queued = h.gpus_queued,
+		/* plus the pins still on their way to c */
+		.gpus_queued = h.gpus_queued +
+			       pol_fed_inflight_gpus(&r->inflight,
+						     r->clusters[c].name),
 		.busy = r->clusters[c].busy,
 		.n_busy = r->clusters[c].busy ? h.n_busy : 0,
 		.queued_gpu_s = h.queued_gpu_s,
@@ -580,6 +603,27 @@ static int round_pins(ad_round_t *r, int *pin_rc, int *failed,
 	return pinned;
 }
 
+/* The jobs pinned this round to a cluster other than their origin: their
+ * copies are on their way there (pol_fed_inflight.h). */
+static void inflight_note(ad_round_t *r, const int *pin_rc)
+{
+	time_t now = time(NULL);
+
+	for (int i = 0; i < r->n_jobs; i++) {
+		int w = r->winner_cluster[i];
+
+		if (pin_rc[i] || w < 0 || !pol_fed_hold_bids(r->jobs[i].act) ||
+		    !strcmp(r->clusters[w].name, r->jobs[i].origin))
+			continue;
+		if (pol_fed_inflight_add(&r->inflight, r->jobs[i].job_id,
+					 r->clusters[w].name, r->jobs[i].gpus,
+					 now))
+			ad_error(
+				"JobId=%u: out of memory: its pin to %s does not count there until its copy arrives",
+				r->jobs[i].job_id, r->clusters[w].name);
+	}
+}
+
 int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	     volatile int *stop)
 {
@@ -596,6 +640,9 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 		return -1;
 	st->rounds++;
 
+	/* a pin's copy that never reached its winner counts no longer */
+	(void) pol_fed_inflight_expire(&r->inflight, now,
+				       POL_FED_INFLIGHT_MAX_S);
 	n_up = round_survey(r, st, stop);
 	t_survey = ad_now_s();
 	if (!n_up) {
@@ -630,6 +677,7 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	for (int i = 0; i < r->n_jobs; i++)
 		pin_rc[i] = -1;
 	pinned = round_pins(r, pin_rc, &failed, stop);
+	inflight_note(r, pin_rc);
 	st->pinned += pinned;
 	st->failed += failed;
 	st->no_plan += no_plan;
@@ -649,6 +697,7 @@ void ad_round_fini(void)
 
 	round_reset(r);
 	willrun_fini(r);
+	pol_fed_inflight_free(&r->inflight);
 	for (int c = 0; c < AD_MAX_CLUSTERS; c++) {
 		free(r->usage_text[c]);
 		r->usage_text[c] = NULL;

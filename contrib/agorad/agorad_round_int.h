@@ -28,7 +28,8 @@
 #include "agorad.h"
 #include "pol_fed.h"
 #include "pol_fed_backoff.h"
-#include "pol_fed_hold.h"
+#include "pol_fed_inflight.h"
+#include "pol_fed_pin.h"
 #include "pol_fed_willrun.h"
 #include "topo_model.h"
 
@@ -132,6 +133,9 @@ typedef struct {
 	 * has come the next survey reads the job table in full even if it
 	 * did not change */
 	int64_t recheck_at;
+	int n_copies;  /* then n_copies uint32_t: the ids of the active
+			 copies here of jobs from other origins (the pins
+			 that have arrived; part of the job part) */
 	int timed_out; /* !ok: slurmctld did not answer in time */
 	char err[128];
 	char usage_src[256]; /* agorad_usage.c: the file, or "none: why" */
@@ -208,6 +212,9 @@ typedef struct ad_round {
 	/* kept between rounds */
 	ad_willrun_t *wr;
 	int n_wr;
+	/* pins whose copy has not reached the winner yet: their GPUs count
+	 * as queued there (pol_fed_inflight.h) */
+	pol_fed_inflight_list_t inflight;
 } ad_round_t;
 
 /* agorad_round_util.c */

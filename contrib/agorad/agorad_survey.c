@@ -3,8 +3,10 @@
  * their cluster (agorad_round.c runs one per cluster, with libslurm's
  * target cluster set to it).
  *
- *   1. survey: the jobs at this origin with a step of the federation
- *      hold left (pol_fed_hold_next: to auction, to release, to finish),
+ *   1. survey: the jobs with a step of the federation hold left
+ *      (pol_fed_seen_act: at this origin to auction, to release, to
+ *      finish; a sibling copy pinned here and not started in time: to
+ *      auction again),
  *      free/total GPUs (the nodes' GRES in use), pending GPU demand, the
  *      running GPU jobs' limits and the queue (the start estimate), and
  *      the usage per app that slurmctld/agora publishes
@@ -229,33 +231,27 @@ pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j)
 	return o;
 }
 
-/* What is left to do for job j at origin me (pol_fed_hold_next), with
- * the mark read into *m. */
-static pol_fed_hold_act_t hold_act(const slurm_job_info_t *j, const char *me,
-				   pol_fed_mark_t *m)
-{
-	pol_fed_hold_obs_t o = hold_obs(j);
-
-	pol_fed_mark_parse(j->admin_comment, m);
-	if (m->kind == POL_FED_MARK_NONE ||
-	    (j->fed_origin_str && strcmp(j->fed_origin_str, me)))
-		return POL_FED_HOLD_NONE;
-	return pol_fed_hold_next(&o, m);
-}
-
 /* The jobs of jm into h and mine (the ones with a step of the hold left)
  * and busy (running GPU jobs: their GPUs and the end of their limits). */
 static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 			int pin_timeout_s, ad_survey_hdr_t *h, ad_job_t *mine,
-			pol_fed_busy_t *busy)
+			pol_fed_busy_t *busy, uint32_t *copies)
 {
 	for (uint32_t i = 0; i < jm->record_count; i++) {
 		slurm_job_info_t *j = &jm->job_array[i];
 		uint32_t base = j->job_state & JOB_STATE_BASE;
 		pol_fed_hold_act_t act;
 		pol_fed_mark_t m;
+		pol_fed_seen_t seen;
 		int g;
 
+		/* a copy of a job from another origin: a pin that arrived
+		 * (pol_fed_inflight.h) */
+		if (j->fed_origin_str && strcmp(j->fed_origin_str, me) &&
+		    !(j->job_state & JOB_REVOKED) &&
+		    (base == JOB_PENDING || base == JOB_RUNNING ||
+		     base == JOB_SUSPENDED))
+			copies[h->n_copies++] = j->job_id;
 		if (base == JOB_RUNNING && !(j->job_state & JOB_REVOKED) &&
 		    (g = tres_gpus(j->tres_alloc_str)) > 0) {
 			int64_t end = j->start_time + limit_s(j->time_limit);
@@ -265,22 +261,14 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 			if (limit_s(j->time_limit) > h->max_limit_s)
 				h->max_limit_s = limit_s(j->time_limit);
 		}
-		act = hold_act(j, me, &m);
-		if (act == POL_FED_HOLD_NONE && j->fed_origin_str &&
-		    strcmp(j->fed_origin_str, me) &&
-		    !(j->job_state & JOB_REVOKED)) {
-			/* a sibling copy pinned here and not started in time
-			 * (pol_fed_pin_next): bid out again by its origin */
-			pol_fed_hold_obs_t o = hold_obs(j);
-
-			int64_t due = pol_fed_pin_due(&o, &m, me,
-						      pin_timeout_s);
-
-			act = pol_fed_pin_next(&o, &m, me, pin_timeout_s, now);
-			if (act == POL_FED_HOLD_NONE && due > now &&
-			    (!h->recheck_at || due < h->recheck_at))
-				h->recheck_at = due;
-		}
+		/* at its origin: what is left of the hold; a sibling copy
+		 * pinned here: its failover (pol_fed_seen_act) */
+		seen.obs = hold_obs(j);
+		seen.origin = j->fed_origin_str;
+		seen.revoked = (j->job_state & JOB_REVOKED) != 0;
+		pol_fed_mark_parse(j->admin_comment, &m);
+		act = pol_fed_seen_act(&seen, &m, me, pin_timeout_s, now,
+				       &h->recheck_at);
 		if (act != POL_FED_HOLD_NONE) {
 			ad_job_t *a = &mine[h->n_jobs++];
 
@@ -324,6 +312,7 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	slurm_conf_t *cf = NULL;
 	ad_job_t *mine = NULL;
 	pol_fed_busy_t *busy = NULL;
+	uint32_t *copies = NULL;
 	ad_usage_t *us = NULL;
 	const char *me = r->clusters[c].name;
 	char view_why[160];
@@ -369,18 +358,20 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	}
 	mine = calloc(jm ? jm->record_count + 1 : 1, sizeof(*mine));
 	busy = calloc(jm ? jm->record_count + 1 : 1, sizeof(*busy));
-	if (!mine || !busy) {
+	copies = calloc(jm ? jm->record_count + 1 : 1, sizeof(*copies));
+	if (!mine || !busy || !copies) {
 		snprintf(h.err, sizeof(h.err), "out of memory");
 		(void) write_all(fd, &h, sizeof(h));
 		free(mine);
 		free(busy);
+		free(copies);
 		return;
 	}
 	h.ok = 1;
 	if (jm) {
 		h.jobs_update = jm->last_update;
 		survey_jobs(jm, me, time(NULL), r->pin_start_timeout_s, &h,
-			    mine, busy);
+			    mine, busy, copies);
 	}
 	for (uint32_t i = 0; i < nm->record_count; i++) {
 		node_info_t *n = &nm->node_array[i];
@@ -446,8 +437,11 @@ void survey_child(const ad_round_t *r, int c, int fd)
 		(void) write_all(fd, us, h.n_usage * sizeof(*us));
 	if (h.n_busy)
 		(void) write_all(fd, busy, h.n_busy * sizeof(*busy));
+	if (h.n_copies)
+		(void) write_all(fd, copies, h.n_copies * sizeof(*copies));
 	free(mine);
 	free(busy);
+	free(copies);
 	free(us);
 }
 

@@ -23,8 +23,9 @@
 #   - pending jobs say what Agora decided (SystemComment: the decision and the app)
 #   - slurmctld restarted mid-lease: running jobs keep running, the credit
 #     ledger and the lease are recovered
-#   - acct_b wins the auction at the lease end: its jobs rank first (sprio
-#     SITE above the award boost) and start within one lease + grace of
+#   - acct_b wins the auction at the lease end: its jobs rank first (seen
+#     while pending: sprio SITE with the award boost, priority above
+#     acct_a's pending jobs) and start within one lease + grace of
 #     submission although acct_a still has jobs queued (fair share)
 #   - acct_a's job that lost its lease got its --signal (B:USR1) at the
 #     preemption (SlurmctldParameters=preempt_send_user_signal), was
@@ -50,6 +51,7 @@ PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$repo/_build/stage/plugins}
 . "$here/lib.sh"
 
 finish() {
+	[ -n "${ranks_pid:-}" ] && kill "$ranks_pid" 2>/dev/null
 	if [ "${AGORA_IT_KEEP:-0}" != 1 ]; then
 		"$HARNESS" --workdir "$W" stop >/dev/null 2>&1
 	fi
@@ -203,6 +205,30 @@ dep=$(sbatch --parsable -A acct_a -p batch --gres=gpu:1 -t 5 -o "$OUT/out.%j" \
 # 2. acct_b arrives
 t_b=$(date +%s)
 B=("$(submit acct_b 20)" "$(submit acct_b 20)")
+# the rank acct_b's jobs get, sampled every 0.5 s from now until one
+# starts (the checks below, a slurmctld restart among them, take longer
+# than the way to a win): a line "JOB SITE PRIORITY HIGHEST_A" for each
+# pending acct_b job, HIGHEST_A the highest priority of acct_a's pending
+# jobs of the flood.  Slurm needs GraceTime (10 s) between a win and the
+# start it buys (the loser's preemption), so a win is sampled ~20 times.
+RANKS=$IN/b_ranks.log
+: >"$RANKS"
+sample_ranks() {
+	local end=$(($(date +%s) + T_OK + 300))
+	while [ "$(date +%s)" -lt $end ]; do
+		# all of sprio, filtered here (24.11's sprio -j refuses a list)
+		sprio -h -o '%i %S %Y' 2>/dev/null |
+			awk -v a="${A[*]}" -v b="${B[*]}" '
+				BEGIN { split(a, x, " "); for (k in x) in_a[x[k]] = 1
+					split(b, y, " "); for (k in y) in_b[y[k]] = 1 }
+				($1 in in_a) && (top == "" || $3 + 0 > top + 0) { top = $3 }
+				($1 in in_b) { site[$1] = $2; prio[$1] = $3 }
+				END { for (j in site) print j, site[j], prio[j], (top == "" ? "none" : top) }' >>"$RANKS"
+		sleep 0.5
+	done
+}
+sample_ranks &
+ranks_pid=$!
 b_noted() { [[ $(scontrol show job "${B[0]}" | sed -n 's/.*SystemComment=//p') == Agora:* ]]; }
 wait_for "$T_OK" b_noted
 note=$(scontrol show job "${B[0]}" | sed -n 's/.*SystemComment=//p')
@@ -263,23 +289,25 @@ else
 fi
 
 # 4. fair share: acct_b wins at the lease end (ranks first), and starts
-#    within a lease + grace while acct_a waits
-b_won() {
-	local s
-	s=$(sprio -h -j "${B[0]}" -o '%S' 2>/dev/null | head -1)
-	[ -n "$s" ] && [ "${s%.*}" -ge 1000000000 ]
-}
+#    within a lease + grace while acct_a waits.  The rank is what the
+#    sampler saw while the job pended: the award boost in its SITE and a
+#    priority above every pending job of acct_a's flood (a job that
+#    started without being seen there fails this check)
 b_started() { is_state "${B[0]}" RUNNING || completed "${B[0]}" ||
 	is_state "${B[1]}" RUNNING || completed "${B[1]}"; }
-won_or_started() { b_won || b_started; }
-if wait_for $((T_OK + 70)) won_or_started; then
-	if b_started; then
-		ok "acct_b's job ranks first after winning the auction (it already started)"
-	else
-		ok "acct_b's job ranks first after winning the auction: sprio SITE $(sprio -h -j "${B[0]}" -o '%S')"
-	fi
+ranked_first() { # the first sample of a won acct_b job ranking first
+	awk '$2 + 0 >= 1000000000 && ($4 == "none" || $3 + 0 > $4 + 0)' "$RANKS" | head -1
+}
+b_ranked() { [ -n "$(ranked_first)" ]; }
+ranked_or_started() { b_ranked || b_started; }
+wait_for $((T_OK + 70)) ranked_or_started
+sleep 1 # the sampler's last line
+if b_ranked; then
+	read -r rj rsite rprio rtop <<<"$(ranked_first)"
+	ok "acct_b's job ranks first after winning the auction: job $rj pending with SITE $rsite (award boost) and priority $rprio above acct_a's highest pending $rtop"
 else
-	notok "acct_b's job ranks first after winning the auction (sprio SITE above the award boost)"
+	notok "acct_b's job ranks first after winning the auction (no sample of a pending acct_b job with SITE >= 1000000000 above acct_a's pending jobs; $(wc -l <"$RANKS") samples; started: $(b_started && echo yes || echo no))"
+	tail -5 "$RANKS" | diag
 	sprio -o '%i %a %Y %S' | diag
 fi
 # within a lease + grace of its auction win: with AppDefinition=array it
@@ -299,6 +327,8 @@ else
 	squeue -o '%i %a %t %M %r' | diag
 	grep "site_factor/agora" "$LOG" | tail -10 | diag
 fi
+kill "$ranks_pid" 2>/dev/null
+ranks_pid=
 
 # 5. the loser: signalled by Slurm's preemption, requeued, later completes
 loser=""

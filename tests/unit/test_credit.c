@@ -523,6 +523,41 @@ static void test_credit_order(void **state)
 		assert_int_equal(k[i].index, want[i]);
 }
 
+/* The interval a pass charges (pol_credit_charge_since), as a table:
+ * SchedulerInterval 5 s caps at 60 s, 30 s at 300 s. */
+static void test_charge_since(void **state)
+{
+	static const struct {
+		const char *name;
+		int64_t last, now;
+		int interval;
+		int64_t want, capped;
+	} cases[] = {
+		{ "first pass (or after a failover)", 0, 1000, 5, 0, 0 },
+		{ "the previous pass", 990, 1000, 5, 990, 0 },
+		{ "a gap of 60 s, the cap", 940, 1000, 5, 940, 0 },
+		{ "a stalled controller: 60 s at most", 100, 1000, 5, 940,
+		  900 },
+		{ "10 passes of 30 s", 100, 1000, 30, 700, 900 },
+		{ "interval 0 counts as 1 s: 60 s", 100, 1000, 0, 940, 900 },
+		{ "wall clock stepped back: nothing", 2000, 1000, 5, 1000, 0 },
+		{ "the same second: nothing", 1000, 1000, 5, 1000, 0 },
+	};
+
+	(void) state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		int64_t capped = -1;
+		int64_t got = pol_credit_charge_since(
+			cases[k].last, cases[k].now, cases[k].interval,
+			&capped);
+
+		if (got != cases[k].want || capped != cases[k].capped)
+			fail_msg("%s: since %lld capped %lld", cases[k].name,
+				 (long long) got, (long long) capped);
+	}
+	assert_int_equal(pol_credit_charge_since(100, 1000, 5, NULL), 940);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_credit_clamp_future),
 		cmocka_unit_test(test_credit_prune),
 		cmocka_unit_test(test_credit_order),
+		cmocka_unit_test(test_charge_since),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

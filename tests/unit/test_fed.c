@@ -291,6 +291,30 @@ static void test_catalog_errors(void **state)
 	expect_error("{" SITES2
 		     ",\"datasets\":[{\"name\":\"a b\",\"bytes\":1}]}",
 		     "fed.json: datasets[0].name: 'a b' has a character");
+	/* agoractl place prints datasets/NAME/ paths: none may leave
+	 * datasets/ or name it whole */
+	{
+		static const char *const bad[] = { "..",   "../etc", "a/../b",
+						   "a/..", "/a",     "a//b",
+						   "a/",   ".",      "./a" };
+
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			char json[256], want[160];
+
+			snprintf(json, sizeof(json),
+				 "{" SITES2 ",\"datasets\":[{\"name\":\"%s\","
+				 "\"bytes\":1}]}",
+				 bad[k]);
+			snprintf(want, sizeof(want),
+				 "fed.json: datasets[0].name: '%s' has an "
+				 "empty, '.' or '..' part",
+				 bad[k]);
+			expect_error(json, want);
+		}
+		expect_error("{\"sites\":[{\"name\":\"..\","
+			     "\"link_bytes_per_s\":1}]}",
+			     "fed.json: sites[0].name: '..' has an empty");
+	}
 	expect_error("{" SITES2 ",\"datasets\":{}}",
 		     "fed.json: datasets: not an array");
 	expect_error("{\"sites\":[{\"name\":\"c1\"}]}",

@@ -2,9 +2,9 @@
  * Unit tests of the federation hold (common/fed/pol_fed_hold.c): the
  * marks, agorad's next action, and every crash order of a pin (after the
  * pin, after the release, an update applied whose answer was lost, a
- * release refused), run against a model of the job at its origin until
- * the job is released by agorad or by the fail-open timeout: never held
- * for ever.
+ * release refused), run with agorad's application of it (pol_fed_pin.h)
+ * against a model of the job at its origin until the job is released by
+ * agorad or by the fail-open timeout: never held for ever.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pol_fed_hold.h"
+#include "pol_fed_pin.h"
 
 #define T0      1000000
 #define TIMEOUT 60
@@ -139,34 +139,16 @@ static pol_fed_hold_obs_t observe(const job_t *j)
 	return o;
 }
 
-static void apply(job_t *j, pol_fed_step_t s, int64_t now)
+/* Slurm applies one update of the job at its origin. */
+static void apply(job_t *j, const pol_fed_update_t *u)
 {
-	pol_fed_mark_t m;
-	char *p;
-
-	switch (s) {
-	case POL_FED_STEP_PIN:
-		p = pol_fed_mark_pinned(WINNER, now, T0, DECISION);
-		assert_non_null(p);
-		snprintf(j->comment, sizeof(j->comment), "%s", p);
-		snprintf(j->clusters, sizeof(j->clusters), "%s", WINNER);
-		free(p);
-		break;
-	case POL_FED_STEP_RELEASE:
-		/* one update: the release and the decision (agorad writes
-		 * the decision it pinned, from the mark when re-read) */
-		pol_fed_mark_parse(j->comment, &m);
+	if (u->clusters)
+		snprintf(j->clusters, sizeof(j->clusters), "%s", u->clusters);
+	if (u->release)
 		j->held = false;
+	if (u->admin_comment)
 		snprintf(j->comment, sizeof(j->comment), "%s",
-			 m.kind == POL_FED_MARK_PINNED ? m.decision : DECISION);
-		break;
-	case POL_FED_STEP_FINISH:
-		pol_fed_mark_parse(j->comment, &m);
-		/* the decision of the mark; a fresh auction's otherwise */
-		snprintf(j->comment, sizeof(j->comment), "%s",
-			 m.kind == POL_FED_MARK_PINNED ? m.decision : DECISION);
-		break;
-	}
+			 u->admin_comment);
 }
 
 /* One agorad round; returns false if agorad died in it.  fault[k]
@@ -178,19 +160,37 @@ static bool agorad_round(job_t *j, int64_t now, const fault_t *fault,
 	pol_fed_mark_t m;
 	pol_fed_hold_obs_t o = observe(j);
 	pol_fed_step_t steps[3];
+	pol_fed_pin_in_t in = { 0 };
+	pol_fed_pin_work_t w;
 	int n;
 
 	pol_fed_mark_parse(j->comment, &m);
-	n = pol_fed_hold_steps(pol_fed_hold_next(&o, &m), steps);
+	/* the survey, then the pins child as agorad runs them
+	 * (pol_fed_pin.h): a step left by an earlier round is re-read */
+	in.act = pol_fed_hold_next(&o, &m);
+	in.winner = WINNER;
+	in.decision = DECISION;
+	if (pol_fed_pin_rereads(in.act)) {
+		in.obs_now = &o;
+		in.mark_now = &m;
+	}
+	w = pol_fed_pin_work(&in);
+	n = pol_fed_hold_steps(w.act, steps);
 	for (int k = 0; k < n; k++) {
 		fault_t f = *sent < n_fault ? fault[*sent] : F_OK;
+		pol_fed_update_t u;
 
 		(*sent)++;
 		if (steps[k] == refused)
 			return true; /* an error answer; the job unchanged */
 		if (f == F_LOST)
 			return true;
-		apply(j, steps[k], now);
+		assert_int_equal(
+			pol_fed_update_build(steps[k], &w, now,
+					     m.since > 0 ? m.since : T0, &u),
+			0);
+		apply(j, &u);
+		pol_fed_update_free(&u);
 		if (f == F_CRASH_AFTER)
 			return false;
 		if (f == F_LATE)

@@ -71,8 +71,7 @@ static char *estimates_file(void)
 }
 
 /* Save the run-time history beside the ledger (same atomic write: mode
- * 0600, fsynced, .prev kept).  Caller holds agora_state_lock and the
- * state-file lock. */
+ * 0600, fsynced, .prev kept).  Caller holds agora_state_lock. */
 static void estimates_save(void)
 {
 	pol_est_t *est = pol_agora_policy_estimates(agora_policy);
@@ -186,13 +185,15 @@ extern void agora_ledger_save(void)
 	if (!agora_policy)
 		return;
 	path = state_file();
-	lock_state_files();
+	/* not under slurmctld's state-save lock (lock_state_files): these
+	 * files are Agora's own, each written to a temporary file, fsynced
+	 * and renamed, and agora_state_lock orders Agora's writers, so
+	 * slurmctld's own state saves never wait for Agora's fsyncs */
 	if (pol_credit_save_file(pol_agora_policy_ledger(agora_policy), path,
 				 &err))
 		error("site_factor/agora: cannot save credit state: %s",
 		      err.text);
 	estimates_save();
-	unlock_state_files();
 	xfree(path);
 }
 
@@ -286,10 +287,9 @@ extern void agora_view_write(const agora_snapshot_t *snap, time_t now,
 		o->requeue_at = o->grace ? ls->requeue_at : 0;
 	}
 	xstrfmtcat(path, "%s/%s", agora_state_dir, AGORA_VIEW_FILE);
-	lock_state_files();
+	/* outside slurmctld's state-save lock, as agora_ledger_save */
 	if (agora_view_save(path, &v, &err))
 		error("site_factor/agora: cannot write the view: %s", err.text);
-	unlock_state_files();
 	xfree(path);
 	xfree(v.apps);
 	xfree(v.leases);

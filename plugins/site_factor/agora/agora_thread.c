@@ -472,28 +472,21 @@ static void pass_failed(int cause, const char *what)
 }
 
 /*
- * The start of the interval this pass charges outside the auction: the
- * previous pass, but never more than CHARGE_MAX_X passes (at least 60 s)
- * back (a stalled controller, a wall-clock step forward), and nothing
- * when the wall clock stepped back.  agora_state_lock held.
+ * The start of the interval this pass charges outside the auction
+ * (pol_credit_charge_since: the previous pass, at most 10 passes or 60 s
+ * back, nothing after a step back of the wall clock or on a first pass),
+ * logged when capped.  agora_state_lock held.
  */
-#define CHARGE_MAX_X 10
 static time_t charge_since(time_t now)
 {
-	time_t cap = MAX(60,
-			 CHARGE_MAX_X *
-				 (time_t) MAX(agora_conf.sched_interval_s, 1));
+	int64_t gap;
+	time_t since = (time_t) pol_credit_charge_since(
+		last_pass, now, agora_conf.sched_interval_s, &gap);
 
-	if (!last_pass)
-		return 0;
-	if (last_pass >= now)
-		return now;
-	if (now - last_pass > cap) {
+	if (gap)
 		info("%s: %ld s since the previous pass; charging only the last %ld s outside the auction",
-		     LOG_PREFIX, (long) (now - last_pass), (long) cap);
-		return now - cap;
-	}
-	return last_pass;
+		     LOG_PREFIX, (long) gap, (long) (now - since));
+	return since;
 }
 
 static void agora_pass(void)
