@@ -71,6 +71,10 @@ bool pol_requeue_grow_allowed(bool requeue, int restarts, int max_requeues);
  */
 bool pol_requeue_live(bool running, bool completing, bool has_nodes);
 
+/* The second case above: Slurm shows the job running on no node, its run
+ * over on its nodes (their epilog reported), its end not yet reported. */
+bool pol_requeue_run_over(bool running, bool completing, bool has_nodes);
+
 /* The grace of a job: min(signal_time_s, grace_s) when it asked for a
  * signal, else 0; never negative. */
 int64_t pol_requeue_grace(const pol_requeue_job_t *j,

@@ -39,6 +39,7 @@ static struct {
 	int64_t signaled_at;
 	bool limit_said;
 	bool not_live_said;
+	bool end_sent;
 	bool script_read; /* sig, sig_time, batch below are known */
 	int sig, sig_time;
 	bool batch;
@@ -134,6 +135,27 @@ pol_requeue_act_t ln_requeue_step(const agora_conf_t *conf,
 	 * a requeue now would at best count once more in Restarts=, at worst
 	 * leave it pending forever */
 	if (!rj->live) {
+		/* agorad's requeue of this run was lost with a slurmctld
+		 * kill, its node ran the requeue's epilog and the new
+		 * slurmctld took the node off the job: nothing ends the run
+		 * but its batch-complete message (lost too, or retried 15 s
+		 * later) or a registration minutes later.  agorad reports the
+		 * end as slurmstepd would (killed by SIGTERM): the job ends
+		 * FAILED, not requeued, and the relaunch rule (a lost
+		 * requeue) requeues it. */
+		if (rj->run_over && ln_requeued_at(rj->id) > 0 &&
+		    !runs[k].end_sent) {
+			runs[k].end_sent = true;
+			if (slurm_complete_job(rj->id, SIGTERM))
+				ad_error(
+					"loan: job %u runs on no node after agorad's requeue; reporting its end failed: %s",
+					rj->id,
+					slurm_strerror(slurm_get_errno()));
+			else
+				ad_info("loan: job %u runs on no node after agorad's requeue (a slurmctld kill lost the requeue, its node ran the epilog): its end reported as its batch-complete would (SIGTERM), for the relaunch rule",
+					rj->id);
+			return POL_REQUEUE_NONE;
+		}
 		if (!runs[k].not_live_said) {
 			runs[k].not_live_said = true;
 			ad_info("loan: job %u not requeued for %s: Slurm shows it completing or on no node (a requeue or its end under way); its nodes come back when it ends",
@@ -200,6 +222,9 @@ void ln_rq_from_job(const agora_conf_t *conf, const slurm_job_info_t *j,
 						 st == JOB_SUSPENDED,
 					 j->job_state & JOB_COMPLETING,
 					 !j->node_inx || j->node_inx[0] >= 0),
+		.run_over = pol_requeue_run_over(
+			st == JOB_RUNNING, j->job_state & JOB_COMPLETING,
+			!j->node_inx || j->node_inx[0] >= 0),
 	};
 }
 

@@ -197,10 +197,16 @@ static void test_requeue_live_table(void **state)
 	};
 
 	(void) state;
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		assert_int_equal(pol_requeue_live(t[i].running, t[i].completing,
 						  t[i].has_nodes),
 				 t[i].live);
+		/* only the running job on no node is a run over */
+		assert_int_equal(pol_requeue_run_over(t[i].running,
+						      t[i].completing,
+						      t[i].has_nodes),
+				 i == 1);
+	}
 }
 
 static void test_requeue_limit_victim_and_grow(void **state)
