@@ -561,7 +561,26 @@ while [ "$(date +%s)" -lt $stall ] && [ "$(date +%s)" -lt $cap ]; do
 	sleep 2
 done
 ids=$(printf '%s\n' "$all" "$norq" "${ijobs[@]}" | grep . | paste -sd,)
-sacct -X -n -P -j "$ids" -o JobID,State >"$IN/sacct" 2>&1
+# Every record of each job (-D): a slurmctld killed after a requeue had
+# sent the next run's record to slurmdbd but before it saved its state
+# leaves that record PENDING for good while the job runs on under its
+# previous record (seen: a job COMPLETED in slurmctld.log, its newest
+# record PENDING).  A job counts as completed when a COMPLETED record ends
+# no earlier than every other record was submitted; otherwise its newest
+# record's state is what it shows.
+sacct -X -D -n -P -j "$ids" -o JobID,State,Submit,End >"$IN/sacct.all" 2>&1
+awk -F'|' '{
+	j = $1; st = $2; sub(/ .*/, "", st)
+	if (!(j in seen)) { seen[j] = 1; order[++n] = j }
+	if (st == "COMPLETED") { if ($4 > ce[j]) ce[j] = $4 }
+	else if ($3 > os[j]) os[j] = $3
+	if ($3 >= ls[j]) { ls[j] = $3; last[j] = st }
+} END {
+	for (i = 1; i <= n; i++) {
+		j = order[i]
+		print j "|" ((j in ce) && ce[j] >= os[j] ? "COMPLETED" : last[j])
+	}
+}' "$IN/sacct.all" >"$IN/sacct"
 ncomp=$(grep -c '|COMPLETED$' "$IN/sacct")
 nall=$(printf '%s\n' "$all" "$norq" "${ijobs[@]}" | grep -c .)
 nvict=$(wc -w <<<"$victims")
