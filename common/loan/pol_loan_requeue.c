@@ -16,6 +16,16 @@ bool pol_requeue_allowed(bool requeue, int restarts, int max_requeues)
 	return requeue && (max_requeues <= 0 || restarts < max_requeues);
 }
 
+bool pol_requeue_live(bool running, bool completing, bool has_nodes)
+{
+	return running && !completing && has_nodes;
+}
+
+bool pol_requeue_run_over(bool running, bool completing, bool has_nodes)
+{
+	return running && !completing && !has_nodes;
+}
+
 bool pol_requeue_grow_allowed(bool requeue, int restarts, int max_requeues)
 {
 	return pol_requeue_allowed(requeue, restarts, max_requeues) &&

@@ -58,6 +58,23 @@ bool pol_requeue_allowed(bool requeue, int restarts, int max_requeues);
  * requeue (a grow never spends the last one). */
 bool pol_requeue_grow_allowed(bool requeue, int restarts, int max_requeues);
 
+/*
+ * Whether Slurm can take a requeue of the job now: it runs (or is
+ * suspended) on its nodes.  Not a job already completing (a requeue in
+ * progress, or its end): a requeue changes nothing there but its
+ * Restarts= count.  Not a running job whose node set Slurm shows empty
+ * (its nodes reported the end of a run that an earlier requeue killed
+ * before a slurmctld restart, and its batch-complete message is still to
+ * come): Slurm (24.11, federated jobs) would leave it pending and
+ * completing on no node, never to run again.  Either way the job frees
+ * its nodes by itself.
+ */
+bool pol_requeue_live(bool running, bool completing, bool has_nodes);
+
+/* The second case above: Slurm shows the job running on no node, its run
+ * over on its nodes (their epilog reported), its end not yet reported. */
+bool pol_requeue_run_over(bool running, bool completing, bool has_nodes);
+
 /* The grace of a job: min(signal_time_s, grace_s) when it asked for a
  * signal, else 0; never negative. */
 int64_t pol_requeue_grace(const pol_requeue_job_t *j,

@@ -73,6 +73,8 @@ typedef struct {
 	int64_t start; /* its current run (the signal is per run) */
 	bool requeue;  /* batch job, --requeue */
 	int restarts;  /* Slurm's Restarts= */
+	bool live;     /* Slurm can take its requeue (pol_requeue_live) */
+	bool run_over; /* running on no node (pol_requeue_run_over) */
 } ln_rq_job_t;
 
 typedef enum {

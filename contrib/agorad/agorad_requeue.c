@@ -11,8 +11,11 @@
  * What this agorad remembers: when it signalled each job's current run
  * (a job and its start time).  A restarted agorad has forgotten it: it
  * signals again and waits a new grace (at most one extra signal per
- * restart).  A requeue is repeated while the job is seen on a victim node
- * (a requeue lost with a slurmctld kill -9 keeps the run's start time).
+ * restart).  Only a job that Slurm shows running on its nodes is
+ * requeued (pol_requeue_live: doc/loaning.md, "slurmctld kill -9
+ * mid-reclaim").  A requeue is repeated while the job is seen running on
+ * a victim node (a requeue lost with a slurmctld kill -9 keeps the run's
+ * start time).
  */
 #include <signal.h>
 #include <errno.h>
@@ -36,6 +39,8 @@ static struct {
 	int64_t start;
 	int64_t signaled_at;
 	bool limit_said;
+	bool not_live_said;
+	bool end_sent;
 	bool script_read; /* sig, sig_time, batch below are known */
 	int sig, sig_time;
 	bool batch;
@@ -126,6 +131,39 @@ pol_requeue_act_t ln_requeue_step(const agora_conf_t *conf,
 	pol_requeue_act_t act;
 	uint16_t flags;
 
+	/* a requeue in progress, an end, or a run whose nodes Slurm already
+	 * saw finish (pol_requeue_live): the job frees its nodes by itself;
+	 * a requeue now would at best count once more in Restarts=, at worst
+	 * leave it pending forever */
+	if (!rj->live) {
+		/* agorad's requeue of this run was lost with a slurmctld
+		 * kill, its node ran the requeue's epilog and the new
+		 * slurmctld took the node off the job: nothing ends the run
+		 * but its batch-complete message (lost too, or retried 15 s
+		 * later) or a registration minutes later.  agorad reports the
+		 * end as slurmstepd would (killed by SIGTERM): the job ends
+		 * FAILED, not requeued, and the relaunch rule (a lost
+		 * requeue) requeues it. */
+		if (rj->run_over && ln_requeued_at(rj->id) > 0 &&
+		    !runs[k].end_sent) {
+			runs[k].end_sent = true;
+			if (slurm_complete_job(rj->id, SIGTERM))
+				ad_error(
+					"loan: job %u runs on no node after agorad's requeue; reporting its end failed: %s",
+					rj->id,
+					slurm_strerror(slurm_get_errno()));
+			else
+				ad_info("loan: job %u runs on no node after agorad's requeue (a slurmctld kill lost the requeue, its node ran the epilog): its end reported as its batch-complete would (SIGTERM), for the relaunch rule",
+					rj->id);
+			return POL_REQUEUE_NONE;
+		}
+		if (!runs[k].not_live_said) {
+			runs[k].not_live_said = true;
+			ad_info("loan: job %u not requeued for %s: Slurm shows it completing or on no node (a requeue or its end under way); its nodes come back when it ends",
+				rj->id, why);
+		}
+		return POL_REQUEUE_NONE;
+	}
 	if (!runs[k].script_read && c.grace_s > 0 && ln_rq_allowed(conf, rj))
 		read_signal(k);
 	j = (pol_requeue_job_t){ .requeue = rj->requeue,
@@ -171,12 +209,23 @@ int ln_requeue_run(const ln_rq_job_t *rj)
 void ln_rq_from_job(const agora_conf_t *conf, const slurm_job_info_t *j,
 		    ln_rq_job_t *rj)
 {
+	uint32_t st = j->job_state & JOB_STATE_BASE;
+
 	(void) conf;
 	*rj = (ln_rq_job_t){
 		.id = j->job_id,
 		.start = (int64_t) j->start_time,
 		.requeue = j->requeue && j->batch_flag,
 		.restarts = (int) j->restart_cnt,
+		/* node_inx: Slurm's node bitmap of the job, in ranges ended
+		 * by -1 (none sent: taken as intact) */
+		.live = pol_requeue_live(st == JOB_RUNNING ||
+						 st == JOB_SUSPENDED,
+					 j->job_state & JOB_COMPLETING,
+					 !j->node_inx || j->node_inx[0] >= 0),
+		.run_over = pol_requeue_run_over(
+			st == JOB_RUNNING, j->job_state & JOB_COMPLETING,
+			!j->node_inx || j->node_inx[0] >= 0),
 	};
 }
 

@@ -543,15 +543,44 @@ rest=$((ctld_up + 22 - $(date +%s)))
 for f in "$W"/run/c1-n*-slurmd.pid; do kill -HUP "$(cat "$f")" 2>/dev/null; done
 victims=$(grep -oE 'loan: job [0-9]+ requeued' "$ALOG" | awk '{ print $3 }' | sort -u)
 all=$(sort -u "$JOBS")
-d=$(($(date +%s) + 150))
+# Wait while the queue moves: a job that starts, ends or changes state
+# restarts the clock; the queue must empty, and a queue unchanged for
+# STALL_S (a run is at most 35 s, a requeued job waits cred_expire + 1 =
+# 11 s, a ghost is found 20 s after a start) means a job is stuck.
+STALL_S=120
 left=1
-while [ "$(date +%s)" -lt $d ]; do
-	left=$(squeue -h -p train | wc -l)
+qprev=
+stall=$(($(date +%s) + STALL_S))
+cap=$(($(date +%s) + 900))
+while [ "$(date +%s)" -lt $stall ] && [ "$(date +%s)" -lt $cap ]; do
+	q=$(squeue -h -p train -o '%i %T %N' 2>/dev/null) || { sleep 2; continue; }
+	left=$(grep -c . <<<"$q")
 	[ "$left" = 0 ] && break
+	[ "$q" = "$qprev" ] || stall=$(($(date +%s) + STALL_S))
+	qprev=$q
 	sleep 2
 done
 ids=$(printf '%s\n' "$all" "$norq" "${ijobs[@]}" | grep . | paste -sd,)
-sacct -X -n -P -j "$ids" -o JobID,State >"$IN/sacct" 2>&1
+# Every record of each job (-D): a slurmctld killed after a requeue had
+# sent the next run's record to slurmdbd but before it saved its state
+# leaves that record PENDING for good while the job runs on under its
+# previous record (seen: a job COMPLETED in slurmctld.log, its newest
+# record PENDING).  A job counts as completed when a COMPLETED record ends
+# no earlier than every other record was submitted; otherwise its newest
+# record's state is what it shows.
+sacct -X -D -n -P -j "$ids" -o JobID,State,Submit,End >"$IN/sacct.all" 2>&1
+awk -F'|' '{
+	j = $1; st = $2; sub(/ .*/, "", st)
+	if (!(j in seen)) { seen[j] = 1; order[++n] = j }
+	if (st == "COMPLETED") { if ($4 > ce[j]) ce[j] = $4 }
+	else if ($3 > os[j]) os[j] = $3
+	if ($3 >= ls[j]) { ls[j] = $3; last[j] = st }
+} END {
+	for (i = 1; i <= n; i++) {
+		j = order[i]
+		print j "|" ((j in ce) && ce[j] >= os[j] ? "COMPLETED" : last[j])
+	}
+}' "$IN/sacct.all" >"$IN/sacct"
 ncomp=$(grep -c '|COMPLETED$' "$IN/sacct")
 nall=$(printf '%s\n' "$all" "$norq" "${ijobs[@]}" | grep -c .)
 nvict=$(wc -w <<<"$victims")
@@ -562,6 +591,13 @@ if [ "$left" = 0 ] && [ "$ncomp" = "$nall" ] && [ "$vcomp" = "$nvict" ] && [ "$n
 else
 	notok "jobs: $ncomp of $nall completed, $vcomp of $nvict victims, $left still queued"
 	grep -v '|COMPLETED$' "$IN/sacct" | head | diag
+	# what Slurm and agorad say of each job left in the queue
+	for j in $(squeue -h -p train -o %i | head -5); do
+		scontrol show job "$j" | grep -oE '(JobState|Reason|Priority|Restarts|BatchFlag|BeginTime|NodeList)=[^ ]*' |
+			paste -sd' ' | sed "s/^/job $j: /" | diag
+		grep -E "job ${j}[^0-9]" "$ALOG" | tail -4 | cut -c1-220 | diag
+		grep -E "JobId=${j}[^0-9]" "$W/log/c1/slurmctld.log" | tail -8 | cut -c1-220 | diag
+	done
 fi
 nnode=$(sacct -X -n -P -j "$norq" -o NodeList | tail -1)
 if grep -q "^$norq|COMPLETED$" "$IN/sacct" && ! grep -qw "$norq" <<<"$victims" &&

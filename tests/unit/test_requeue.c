@@ -178,6 +178,37 @@ static void test_requeue_sequence_signal_once_then_requeue(void **state)
 	assert_true(first_requeue < NOW + conf.grace_s + 10 + 1);
 }
 
+/* Only a job that runs on its nodes takes a requeue: one already
+ * requeued (pending, completing), one ending, and one running whose nodes
+ * Slurm already saw finish (test_loan on 24.11: a second requeue of such a
+ * federated job left it pending and completing on no node for good). */
+static void test_requeue_live_table(void **state)
+{
+	static const struct {
+		bool running, completing, has_nodes, live;
+	} t[] = {
+		{ true, false, true, true },   /* RUNNING on its node */
+		{ true, false, false, false }, /* RUNNING, node set emptied */
+		{ true, true, true, false },   /* RUNNING|COMPLETING */
+		{ false, true, true, false }, /* PENDING|COMPLETING: requeued */
+		{ false, true, false, false },  /* ... on no node */
+		{ false, false, false, false }, /* PENDING */
+		{ false, false, true, false },  /* FAILED, still listed */
+	};
+
+	(void) state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		assert_int_equal(pol_requeue_live(t[i].running, t[i].completing,
+						  t[i].has_nodes),
+				 t[i].live);
+		/* only the running job on no node is a run over */
+		assert_int_equal(pol_requeue_run_over(t[i].running,
+						      t[i].completing,
+						      t[i].has_nodes),
+				 i == 1);
+	}
+}
+
 static void test_requeue_limit_victim_and_grow(void **state)
 {
 	(void) state;
@@ -266,6 +297,7 @@ int main(void)
 		cmocka_unit_test(
 			test_requeue_sequence_signal_once_then_requeue),
 		cmocka_unit_test(test_requeue_limit_victim_and_grow),
+		cmocka_unit_test(test_requeue_live_table),
 		cmocka_unit_test(test_requeue_grace_bounds),
 		cmocka_unit_test(test_requeue_signal_from_script_table),
 	};
