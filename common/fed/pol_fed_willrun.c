@@ -4,6 +4,9 @@
  */
 #include "pol_fed_willrun.h"
 
+#include <stdio.h>
+#include <string.h>
+
 bool pol_fed_willrun_fresh(const pol_fed_willrun_kept_t *k, int64_t now,
 			   int free_now, int max_age_s)
 {
@@ -44,4 +47,30 @@ int pol_fed_pin_workers(int n, int max_workers, int per_worker)
 		return 1;
 	k = (n + per_worker - 1) / per_worker;
 	return k < 1 ? 1 : k > max_workers ? max_workers : k;
+}
+
+bool pol_fed_willrun_copy(char *dst, size_t size, const char *src,
+			  const char *field, char *too_long,
+			  size_t too_long_size)
+{
+	size_t len = src ? strlen(src) : 0;
+
+	if (len < size) {
+		if (len)
+			memcpy(dst, src, len);
+		dst[len] = '\0';
+		return true;
+	}
+	if (size)
+		dst[0] = '\0';
+	if (too_long && too_long_size && !too_long[0])
+		snprintf(too_long, too_long_size, "%s", field ? field : "?");
+	return false;
+}
+
+void pol_fed_willrun_refusal(const char *too_long, char *buf, size_t n)
+{
+	if (n)
+		snprintf(buf, n, "%s too long to copy into a will-run request",
+			 too_long ? too_long : "?");
 }

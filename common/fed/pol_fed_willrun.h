@@ -12,6 +12,7 @@
 #define POL_FED_WILLRUN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* an answer stands this long at most */
@@ -43,6 +44,22 @@ bool pol_fed_willrun_fresh(const pol_fed_willrun_kept_t *k, int64_t now,
 int pol_fed_willrun_pick(const pol_fed_willrun_kept_t *kept, int n, int64_t now,
 			 int free_now, int max_age_s, int max_asks,
 			 pol_fed_willrun_act_t *act);
+
+/* One field of a held job's request into agorad's copy of it (issue 19,
+ * medium 7: refuse rather than truncate): src (NULL: "") into dst[size]
+ * whole, or not at all, since a truncated request would be a different
+ * job.  On a refusal dst is left "" (unless size is 0) and, if *too_long
+ * is still "", field's name goes into too_long[too_long_size], so that it
+ * names the first field that did not fit; the will-run is then refused
+ * with that name (pol_fed_willrun_refusal).  Returns true if src was
+ * copied whole. */
+bool pol_fed_willrun_copy(char *dst, size_t size, const char *src,
+			  const char *field, char *too_long,
+			  size_t too_long_size);
+
+/* The bid's error for a job whose field too_long did not fit:
+ * "<field> too long to copy into a will-run request" into buf[n]. */
+void pol_fed_willrun_refusal(const char *too_long, char *buf, size_t n);
 
 /* Whether agorad's heartbeat will-run is due on a cluster whose last
  * will-run was sent at last (0: never).  job_submit/agora holds new jobs

@@ -36,6 +36,7 @@
 #include "agora_fed_marks.h"
 #include "agora_file.h"
 #include "agorad_round_int.h"
+#include "pol_fed_willrun.h"
 
 /* ---- 4. pins -------------------------------------------------------- */
 
@@ -493,7 +494,17 @@ char *decision_text(const ad_round_t *r, int i, const pol_fed_award_t *a,
 
 	if (!t)
 		return NULL;
-	if (a->cluster < 0) {
+	if (a->cluster < 0 && r->jobs[i].too_long[0]) {
+		/* no will-run was asked: a truncated request would be a
+		 * different job (medium 7); the fail-open releases it */
+		char why[128];
+
+		pol_fed_willrun_refusal(r->jobs[i].too_long, why, sizeof(why));
+		l = snprintf(
+			t, cap,
+			"%sheld: %s (refused, never truncated) until the fail-open",
+			AGORA_FED_WON, why);
+	} else if (a->cluster < 0) {
 		l = snprintf(t, cap, "%sno cluster can run it now; held",
 			     AGORA_FED_WON);
 	} else {

@@ -27,6 +27,7 @@
 #include "agora_fed_marks.h"
 #include "agorad_round_int.h"
 #include "pol_fed_locality.h"
+#include "pol_fed_willrun.h"
 
 /* exported by libslurm, not declared in its public headers */
 extern void slurm_free_will_run_response_msg(will_run_response_msg_t *msg);
@@ -70,21 +71,11 @@ static int tres_gpus(const char *s)
 	return p ? atoi(p + strlen("gres/gpu=")) : 0;
 }
 
-/* src into dst[size] if it fits; else a->too_long names the field (the
- * first that did not fit) and dst is left empty. */
-static void copy_field(ad_job_t *a, char *dst, const char *src, size_t size,
-		       const char *name)
-{
-	if (src && strlen(src) >= size) {
-		dst[0] = '\0';
-		if (!a->too_long[0])
-			scopy(a->too_long, name, sizeof(a->too_long));
-		return;
-	}
-	scopy(dst, src, size);
-}
-
-#define COPY(field, src) copy_field(a, a->field, src, sizeof(a->field), #field)
+/* whole or refused (pol_fed_willrun_copy): a->too_long names the first
+ * field that did not fit */
+#define COPY(field, src)                                                       \
+	(void) pol_fed_willrun_copy(a->field, sizeof(a->field), src, #field,   \
+				    a->too_long, sizeof(a->too_long))
 
 /* The held job j of origin me, as the round carries it: the whole
  * request the will-run must see, every string whole or refused. */
@@ -688,9 +679,8 @@ void plans_child(const ad_round_t *r, int c, int fd)
 			continue;
 		}
 		if (r->jobs[i].too_long[0]) { /* refused, never truncated */
-			snprintf(m.err, sizeof(m.err),
-				 "%s too long to copy into a will-run request",
-				 r->jobs[i].too_long);
+			pol_fed_willrun_refusal(r->jobs[i].too_long, m.err,
+						sizeof(m.err));
 			(void) write_all(fd, &m, sizeof(m));
 			continue;
 		}

@@ -22,6 +22,9 @@
 #   2c. the will-run sees the whole request: an --exclusive job does not
 #      go to a cluster with free GPUs but no whole free node; that
 #      cluster's bid shows the queue term of the job queued there
+#   2d. refuse rather than truncate: a job whose working directory does
+#      not fit agorad's copy is refused (agorad.json names work_dir), never
+#      pinned, and runs after the fail-open releases it
 #   4. SIGTERM and SIGKILL of agorad's whole process group mid-round, 10
 #      trials: no job lost, none on two clusters, none left held, none
 #      left half-pinned; a pin whose release slurmctld refuses is
@@ -350,6 +353,39 @@ wx=$(winner "$x")
 grep -Eq 'c2: start \+[0-9]+s[^;]*queue 0\.[0-9]+/GPU \+[0-9]+s' "$t/explain3" &&
 	pass "agoractl explain $x: c2's bid shows its queue term ($(grep -oE 'queue 0\.[0-9]+/GPU \+[0-9]+s' "$t/explain3" | head -1))" ||
 	fail "agoractl explain $x: no queue term in c2's bid: $(cat "$t/explain3")"
+cancel_all
+
+# 2d. refuse rather than truncate (issue 19 medium 7): a job whose working
+# directory (1,100 bytes) is longer than agorad's copy of it (1,024) gets
+# no will-run on a cut request, so no cluster wins it: agorad's round says
+# which field (agorad.json's decision), the job stays held, unpinned, and
+# the fail-open releases it after FedAuctionTimeout; then it runs.
+long=$t
+while [ ${#long} -lt 1100 ]; do long=$long/$(head -c 200 /dev/zero | tr '\0' d); done
+mkdir -p "$long"
+y=$(sub --chdir="$long")
+decision_of() { # JOBID: its decision in agorad's last round, "" if none
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(next((j["decision"] or "" for j in d["jobs"] if j["job_id"] == int(sys.argv[2])), ""))' \
+		"$W/agorad.json" "$1" 2>/dev/null
+}
+refused_y() { decision_of "$y" | grep -q 'work_dir too long to copy into a will-run request'; }
+running_y() {
+	local c
+	for c in 1 2 3; do on $c squeue --local -h -j "$y" -t R -o %i 2>/dev/null | grep -q . && return 0; done
+	return 1
+}
+if wait_for 15 refused_y; then
+	held "$y" && [ -z "$(winner "$y")" ] &&
+		pass "over-long request: job $y refused, held, not pinned ($(decision_of "$y" | cut -c1-120))" ||
+		fail "over-long request: job $y refused but not held or pinned ($(admin "$y" | cut -c1-120))"
+	wait_for 40 not_held "$y" && wait_for 30 running_y &&
+		pass "over-long request: job $y released by the fail-open and running" ||
+		fail "over-long request: job $y not released or not running ($(admin "$y" | cut -c1-120))"
+else
+	fail "over-long request: no refusal for job $y in agorad.json (winner '$(winner "$y")', decision '$(decision_of "$y" | cut -c1-200)')"
+fi
 cancel_all
 
 # 4. SIGTERM / SIGKILL of agorad's whole process group (as systemd stops

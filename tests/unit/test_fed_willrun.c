@@ -2,12 +2,15 @@
  * Unit tests of agorad's will-run rate limit (common/fed/pol_fed_willrun.c):
  * a kept answer stands while young and the free GPUs are unchanged; the
  * shapes that need an answer are asked up to the budget, the rest wait.
+ * And agorad's copy of a held job's request (issue 19, medium 7): each
+ * field whole or refused, never truncated; the first refused field named.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "pol_fed_willrun.h"
@@ -92,6 +95,101 @@ static void test_pin_workers(void **state)
 	assert_int_equal(pol_fed_pin_workers(1000, 4, 0), 1);
 }
 
+/* One row: a field of size bytes given src; copied whole or refused. */
+static void test_copy_table(void **state)
+{
+	static const char c63[] =
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	static const char c64[] =
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	static const struct {
+		size_t size;
+		const char *src;
+		bool whole;
+	} rows[] = {
+		{ 64, "gpu_a100|gpu_h100", true },
+		{ 64, c63, true },  /* 63 bytes and the NUL: fits */
+		{ 64, c64, false }, /* one byte more: refused, not cut */
+		{ 8, "abcdefgh", false },
+		{ 8, "", true },
+		{ 8, NULL, true }, /* Slurm's unset string: "" */
+		{ 1, "", true },
+		{ 1, "x", false },
+	};
+
+	(void) state;
+	assert_int_equal(strlen(c63), 63);
+	assert_int_equal(strlen(c64), 64);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char dst[128], too_long[32] = "";
+
+		memset(dst, 'z', sizeof(dst));
+		assert_int_equal(pol_fed_willrun_copy(
+					 dst, rows[i].size, rows[i].src,
+					 "prefer", too_long, sizeof(too_long)),
+				 rows[i].whole);
+		if (rows[i].whole) {
+			assert_string_equal(dst,
+					    rows[i].src ? rows[i].src : "");
+			assert_string_equal(too_long, "");
+		} else {
+			/* nothing of it: a prefix is a different request */
+			assert_string_equal(dst, "");
+			assert_string_equal(too_long, "prefer");
+		}
+		/* never a byte past the field */
+		assert_int_equal(dst[rows[i].size], 'z');
+	}
+}
+
+/* A job's copy: the first field that did not fit names the refusal, the
+ * fields that fit are whole, and the bid's error says which field. */
+static void test_copy_job(void **state)
+{
+	struct {
+		char account[64], features[256], prefer[256], exc_nodes[1024];
+		char too_long[32];
+	} a;
+	char features[300], exc_nodes[1024], err[128];
+
+	(void) state;
+	memset(&a, 0, sizeof(a));
+	memset(features, 'f', sizeof(features) - 1);
+	features[sizeof(features) - 1] = '\0';
+	memset(exc_nodes, 'n', sizeof(exc_nodes) - 1);
+	exc_nodes[sizeof(exc_nodes) - 1] = '\0';
+	assert_true(pol_fed_willrun_copy(a.account, sizeof(a.account), "vc_a",
+					 "account", a.too_long,
+					 sizeof(a.too_long)));
+	assert_false(pol_fed_willrun_copy(a.features, sizeof(a.features),
+					  features, "features", a.too_long,
+					  sizeof(a.too_long)));
+	assert_false(pol_fed_willrun_copy(a.prefer, sizeof(a.prefer), features,
+					  "prefer", a.too_long,
+					  sizeof(a.too_long)));
+	assert_true(pol_fed_willrun_copy(a.exc_nodes, sizeof(a.exc_nodes),
+					 exc_nodes, "exc_nodes", a.too_long,
+					 sizeof(a.too_long)));
+	assert_string_equal(a.account, "vc_a");
+	assert_string_equal(a.features, "");
+	assert_string_equal(a.prefer, "");
+	assert_string_equal(a.exc_nodes, exc_nodes); /* 1023 bytes: whole */
+	assert_string_equal(a.too_long, "features"); /* the first refused */
+
+	pol_fed_willrun_refusal(a.too_long, err, sizeof(err));
+	assert_string_equal(
+		err, "features too long to copy into a will-run request");
+	/* a short buffer is cut, never overrun */
+	memset(err, 'z', sizeof(err));
+	pol_fed_willrun_refusal(a.too_long, err, 9);
+	assert_string_equal(err, "features");
+	assert_int_equal(err[9], 'z');
+	/* no field name in hand, no room for one */
+	assert_false(pol_fed_willrun_copy(a.prefer, sizeof(a.prefer), features,
+					  NULL, NULL, 0));
+	assert_false(pol_fed_willrun_copy(a.prefer, 0, "x", "prefer", NULL, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -99,6 +197,8 @@ int main(void)
 		cmocka_unit_test(test_pick_budget),
 		cmocka_unit_test(test_heartbeat),
 		cmocka_unit_test(test_pin_workers),
+		cmocka_unit_test(test_copy_table),
+		cmocka_unit_test(test_copy_job),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
