@@ -439,9 +439,8 @@ static bool drain_starts_job4_conf(const char *conf_text)
 	bool started;
 
 	agora_conf_defaults(&conf);
-	assert_int_equal(agora_conf_parse_string(conf_text, "t.conf", &conf,
-						 &err),
-			 0);
+	assert_int_equal(
+		agora_conf_parse_string(conf_text, "t.conf", &conf, &err), 0);
 	a = pol_agora_policy_create_conf(&conf, true, "c1", NULL, &err);
 	if (!a)
 		fail_msg("policy not created: %s", err.text);
