@@ -10,6 +10,12 @@
 #   - the "batch" job is in the auction: its SystemComment is Agora's note
 #   - the "batch,cpu" job is not: no Agora note, and sprio SITE below the
 #     award boost
+# On Slurm 24.11 also (24.05+ enforces a QOS's MaxTRESRunMinsPerUser; 22.05
+# stores it and never checks it): with every GPU free, a job of a QOS with
+# MaxTRESRunMinsPerUser=gres/gpu=480 asking 8 GPUs x 120 min stays pending
+# with Slurm's reason and without the award boost, while one of 8 GPUs x 10
+# min in that QOS runs: the per-user cap, which Agora has no counterpart
+# of, holds with all of Agora loaded (doc/design.md "Slurm releases").
 # About 40 s.  Needs root.
 set -uo pipefail
 
@@ -44,7 +50,7 @@ trap '"$HARNESS" --workdir "$W" stop >/dev/null 2>&1' EXIT
 if ! "$HARNESS" --workdir "$W" --fresh --clusters 1 --nodes 2 --gpus 8 \
 	--base-port "$BASE_PORT" --plugin-dir "$PLUGIN_DIR" \
 	--agora-conf "$IN/agora.conf" --conf-extra "$IN/extra.conf" \
-	start >"$IN/harness.out" 2>&1; then
+	--enforce associations,limits,qos start >"$IN/harness.out" 2>&1; then
 	notok "harness starts one cluster with two partitions"
 	tail -20 "$IN/harness.out" | diag
 	tap_counts
@@ -72,5 +78,35 @@ if [[ $(sc "$b") != "Agora: "* ]] && [ -n "$site" ] && [ "${site%.*}" -lt 100000
 	ok "batch,cpu job $b stays out of the auction (no Agora note, SITE $site below the boost)"
 else
 	notok "batch,cpu job $b entered the auction: '$(sc "$b")', SITE '$site'"
+fi
+
+if [ "${AGORA_DC_SLURM:-22.05}" != 22.05 ]; then
+	scancel -u root
+	idle2() { [ -z "$(squeue -h)" ] && [ -z "$(sinfo -h -N -o %t | grep -vx idle)" ]; }
+	wait_for 60 idle2 || notok "the cluster is idle after scancel ($(squeue -h | paste -sd' '))"
+	sacctmgr -i add qos gpucap MaxTRESRunMinsPerUser=gres/gpu=480 >/dev/null
+	sacctmgr -i modify user root where account=acct_a set qos+=gpucap >/dev/null
+	# slurmdbd pushes the association to slurmctld: retry until taken
+	cap_sub() { c=$(sub -p batch --qos=gpucap -t 120 2>/dev/null) && [ -n "$c" ]; }
+	c=""
+	wait_for 20 cap_sub
+	capped() { [[ $(squeue -h -j "$c" -o %r 2>/dev/null) == *RunMins* ]]; }
+	wait_for 20 capped
+	sleep 3 # three more passes with 16 GPUs free
+	site=$(sprio -h -j "$c" -o '%S' 2>/dev/null | tr -d ' ' | head -1)
+	st=$(squeue -h -j "$c" -o '%T %r' 2>/dev/null)
+	if [[ $st == "PENDING "*RunMins* ]] && [ -n "$site" ] && [ "${site%.*}" -lt 1000000000 ]; then
+		ok "QOS MaxTRESRunMinsPerUser=gres/gpu=480: job $c (8 GPUs x 120 min) pends with 16 GPUs free ($st), SITE $site below the boost"
+	else
+		notok "QOS MaxTRESRunMinsPerUser: job '$c' is '$st', SITE '$site'"
+	fi
+	# (not "d": wait_for keeps its deadline in a local d)
+	in_cap=$(sub -p batch --qos=gpucap -t 10)
+	started() { [ "$(squeue -h -j "$in_cap" -o %T 2>/dev/null)" = RUNNING ]; }
+	if wait_for 20 started; then
+		ok "job $in_cap of the same QOS within the cap (8 GPUs x 10 min) runs, job $c still pends ($(squeue -h -j "$c" -o %T))"
+	else
+		notok "job $in_cap within the cap: '$(squeue -h -j "$in_cap" -o '%T %r')'"
+	fi
 fi
 tap_counts
