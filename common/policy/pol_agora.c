@@ -125,6 +125,7 @@ static void params_default(ag_params_t *p)
 	p->align = true;
 	p->drain = 2;
 	p->small_victims = true;
+	p->bid_skip = true;
 	/* chosen on the first week of the Philly window (doc/evaluation.md,
 	 * "Estimates instead of limits") */
 	p->est_mode = AG_EST_HIST;
@@ -499,10 +500,10 @@ static void *create_common(bool auctions, const char *params,
 		"drain",     "victims", "est_k",      "est_prior",
 		"est_order", "ckpt",    "ckpt_lease", "budget",
 		"max_loss",  "max_run", "drain_rho",  "est_acct",
-		NULL
+		"bid_skip",  NULL
 	};
 	ag_params_t p;
-	double v[24];
+	double v[25];
 	char rest[256];
 
 	params_default(&p);
@@ -545,6 +546,7 @@ static void *create_common(bool auctions, const char *params,
 		v[21] = (double) p.max_run;
 		v[22] = p.drain_rho;
 		v[23] = p.est_acct;
+		v[24] = p.bid_skip;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -579,6 +581,7 @@ static void *create_common(bool auctions, const char *params,
 		p.est_acct = v[23] == floor(v[23]) && v[23] >= 0 && v[23] <= 2
 				     ? (int) v[23]
 				     : -1;
+		p.bid_skip = v[24] != 0;
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

@@ -51,6 +51,8 @@ typedef struct ag_auction {
 	unsigned char *wfit; /* per waiting winner: fits with victims */
 	int *inc;            /* incumbents (running indices) by app, */
 	int *inc_at;         /* app t's: inc[inc_at[t] .. inc_at[t + 1]) */
+	unsigned char *skip; /* per pending job: its app's bid passed it over
+			      * (the offer could not hold it, bid_skip) */
 } ag_auction_t;
 
 static void auction_free(ag_auction_t *x)
@@ -68,6 +70,7 @@ static void auction_free(ag_auction_t *x)
 	free(x->wfit);
 	free(x->inc);
 	free(x->inc_at);
+	free(x->skip);
 }
 
 /* The incumbents by app, in running order (x->inc, x->inc_at): an app's
@@ -179,7 +182,14 @@ int pol_ag_app_rho_now(const pol_agora_policy_t *a, const ag_tenant_t *t,
 /*
  * App t's rho table: keep its incumbents (tag 0, if any), or keep them and
  * start its first k wanted pending jobs (tag k = 1..max_opts), each gang
- * placed on the offer map after the previous ones.  rho0: it loses its
+ * placed on the offer map after the previous ones.  A job the offer cannot
+ * hold (a gang wider than the offered nodes) stops the table with
+ * bid_skip=0; with bid_skip=1 it is passed over (x->skip, for
+ * apply_winner()) and the app's later jobs bid, as the leftover pass
+ * passes it over too, up to max_opts such jobs: else one gang at the head
+ * of an app, say a sweep of a thousand 1-GPU jobs, empties its bid until
+ * a whole node is offered (doc/evaluation.md, "Three windows": the
+ * per-app regret on 2017-11-20).  rho0: it loses its
  * incumbents and starts nothing.  APP_MEAN: the mean job rho changes by
  * each started job's gain and each lost incumbent's loss; APP_POOL: the
  * app's pooled rho with its GPU total, at the GPU-weighted mean slowdown
@@ -191,7 +201,7 @@ static int build_bid(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 {
 	ag_tenant_t *tn = &a->app[t];
 	bool mean = a->p.app_model == AG_APP_MEAN;
-	int ig = 0, other, k = 0, i, g;
+	int ig = 0, other, k = 0, i, g, passed = 0;
 	double wslow, rho, lose = 0, gain = 0, r0, r1, cost = 0;
 	int n = tn->n_jobs > 0 ? tn->n_jobs : 1;
 
@@ -249,8 +259,15 @@ static int build_bid(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		fit = pol_ag_try_place(a, a->tent, j, &al);
 		if (fit < 0)
 			return -1;
-		if (!fit)
-			break; /* whole gangs in order: stop at a misfit */
+		if (!fit) {
+			/* whole gangs: pass over one the offer cannot hold,
+			 * or stop there (bid_skip=0) */
+			if (!a->p.bid_skip || ++passed > a->p.max_opts ||
+			    pol_freemap_free_gpus(a->tent, pool) == 0)
+				break;
+			x->skip[p] = 1;
+			continue;
+		}
 		ag = pol_alloc_gpus(&al);
 		sd = slowdown_of(a, snap->cluster, j, &al);
 		wslow += sd * ag;
@@ -408,8 +425,9 @@ static int auction_alloc(ag_auction_t *x, const pol_agora_policy_t *a,
 	x->wait = malloc(np * sizeof(int));
 	x->wkeep = malloc(np * sizeof(double));
 	x->wfit = calloc(np, 1);
+	x->skip = calloc(np, 1);
 	return x->apps && x->rho && x->sel && x->loser && x->lcost && x->lfit &&
-			       x->wait && x->wkeep && x->wfit
+			       x->wait && x->wkeep && x->wfit && x->skip
 		       ? 0
 		       : -1;
 }
@@ -493,7 +511,7 @@ static int apply_winner(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		const pol_job_t *j = &snap->pending[p];
 		pol_alloc_t al;
 
-		if (!wants(a, snap, p, pool))
+		if (!wants(a, snap, p, pool) || x->skip[p])
 			continue;
 		started++;
 		fit = pol_ag_try_place(a, a->w.fm, j, &al);
