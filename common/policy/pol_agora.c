@@ -125,7 +125,10 @@ static void params_default(ag_params_t *p)
 	p->align = true;
 	p->drain = 2;
 	p->small_victims = true;
-	p->bid_skip = true;
+	/* a bid passes over a gang the offer cannot hold: not the default,
+	 * it moves the 2017-11-20 cells both ways (doc/evaluation.md, "Three
+	 * windows": the per-app regret) */
+	p->bid_skip = false;
 	/* chosen on the first week of the Philly window (doc/evaluation.md,
 	 * "Estimates instead of limits") */
 	p->est_mode = AG_EST_HIST;

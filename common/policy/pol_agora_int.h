@@ -90,8 +90,8 @@ typedef struct ag_params {
 	bool drain_rho; /* ... for the job of the worst-rho app that does not
 			 * fit (else the first in credit order) */
 	bool small_victims; /* losers in GPU order (fewest first), then credit */
-	bool bid_skip; /* a bid passes over a job the offer cannot hold (else
-			* it stops there) */
+	bool bid_skip; /* a bid passes over a job the offer cannot hold (else,
+			* the default, it stops there) */
 	ag_est_mode_t est_mode;
 	int est_k;           /* recent samples averaged */
 	int64_t est_prior_s; /* remaining time without history or service */

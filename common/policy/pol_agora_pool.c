@@ -183,13 +183,13 @@ int pol_ag_app_rho_now(const pol_agora_policy_t *a, const ag_tenant_t *t,
  * App t's rho table: keep its incumbents (tag 0, if any), or keep them and
  * start its first k wanted pending jobs (tag k = 1..max_opts), each gang
  * placed on the offer map after the previous ones.  A job the offer cannot
- * hold (a gang wider than the offered nodes) stops the table with
- * bid_skip=0; with bid_skip=1 it is passed over (x->skip, for
- * apply_winner()) and the app's later jobs bid, as the leftover pass
- * passes it over too, up to max_opts such jobs: else one gang at the head
- * of an app, say a sweep of a thousand 1-GPU jobs, empties its bid until
- * a whole node is offered (doc/evaluation.md, "Three windows": the
- * per-app regret on 2017-11-20).  rho0: it loses its
+ * hold (a gang wider than the offered nodes) stops the table (bid_skip=0,
+ * the default), so one gang at the head of an app, say a sweep of a
+ * thousand 1-GPU jobs, empties its bid until a whole node is offered; with
+ * bid_skip=1 it is passed over (x->skip, for apply_winner()) and the
+ * app's later jobs bid, as the leftover pass passes it over too, up to
+ * max_opts such jobs (doc/evaluation.md, "Three windows": the per-app
+ * regret on 2017-11-20).  rho0: it loses its
  * incumbents and starts nothing.  APP_MEAN: the mean job rho changes by
  * each started job's gain and each lost incumbent's loss; APP_POOL: the
  * app's pooled rho with its GPU total, at the GPU-weighted mean slowdown

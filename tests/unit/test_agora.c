@@ -398,8 +398,8 @@ static void test_agora_leftover_drain(void **state)
 }
 
 /*
- * A gang at the head of the worst-off app does not empty its bid
- * (bid_skip, the default): 2 x 8 GPUs, 1 free (node 1).  App 0 has job 1
+ * With bid_skip=1 a gang at the head of the worst-off app does not empty
+ * its bid: 2 x 8 GPUs, 1 free (node 1).  App 0 has job 1
  * (16 GPUs, waited 1000 s for a 60-s run: rho about 6) and job 2 (1 GPU,
  * submitted at 500); app 1 has job 3 (1 GPU, limit 10 h: rho about 1.03).
  * f=0.8 offers the free GPU to app 0 alone.  Its bid passes over job 1,
@@ -446,11 +446,11 @@ static void test_agora_bid_passes_head_gang(void **state)
 	int64_t id;
 
 	(void) state;
-	assert_true(head_gang_run("est=limit,drain=0", &id));
-	assert_int_equal(id, 2);
 	assert_true(head_gang_run("est=limit,drain=0,bid_skip=1", &id));
 	assert_int_equal(id, 2);
-	/* the earlier rule */
+	/* the default: the bid stops at the gang */
+	assert_true(head_gang_run("est=limit,drain=0", &id));
+	assert_int_equal(id, 3);
 	assert_true(head_gang_run("est=limit,drain=0,bid_skip=0", &id));
 	assert_int_equal(id, 3);
 }
