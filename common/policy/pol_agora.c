@@ -126,8 +126,8 @@ static void params_default(ag_params_t *p)
 	p->drain = 2;
 	p->small_victims = true;
 	/* a bid passes over a gang the offer cannot hold: not the default,
-	 * it moves the 2017-11-20 cells both ways (doc/evaluation.md, "Three
-	 * windows": the per-app regret) */
+	 * it moves the 2017-11-20 cells both ways (doc/evaluation.md,
+	 * "Robustness": the per-app regret) */
 	p->bid_skip = false;
 	/* chosen on the first week of the Philly window (doc/evaluation.md,
 	 * "Estimates instead of limits") */

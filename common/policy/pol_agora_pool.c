@@ -188,7 +188,7 @@ int pol_ag_app_rho_now(const pol_agora_policy_t *a, const ag_tenant_t *t,
  * thousand 1-GPU jobs, empties its bid until a whole node is offered; with
  * bid_skip=1 it is passed over (x->skip, for apply_winner()) and the
  * app's later jobs bid, as the leftover pass passes it over too, up to
- * max_opts such jobs (doc/evaluation.md, "Three windows": the per-app
+ * max_opts such jobs (doc/evaluation.md, "Robustness": the per-app
  * regret on 2017-11-20).  rho0: it loses its
  * incumbents and starts nothing.  APP_MEAN: the mean job rho changes by
  * each started job's gain and each lost incumbent's loss; APP_POOL: the

@@ -407,7 +407,7 @@ static void test_agora_leftover_drain(void **state)
  * bid_skip=0 the bid stops at job 1 and is empty, and the leftover pass
  * (credit tie, submit order) gives the GPU to job 3 of the better-off app:
  * on 2017-11-20 a 967-job sweep waited a day behind four 8-GPU jobs of
- * its own this way (doc/evaluation.md, "Three windows").
+ * its own this way (doc/evaluation.md, "Robustness").
  */
 static bool head_gang_run(const char *params, int64_t *started)
 {
