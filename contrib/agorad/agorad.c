@@ -324,9 +324,9 @@ static int run_loop(ad_loop_t *lp, unsigned roles)
 			/* after a round that pinned jobs the next starts at
 			 * once: in a burst, the jobs submitted during its pins
 			 * wait for no interval (pol_fed_pace.h) */
-			next_fed = mono_s() +
-				   pol_fed_round_wait_s(conf->fed_interval_s,
-							lp->st->last_round_s, n);
+			next_fed = mono_s() + pol_fed_round_wait_s(
+						      conf->fed_interval_s,
+						      lp->st->last_round_s, n);
 			rc = n < 0 ? 1 : 0;
 		}
 		/* the second job: loaning inference nodes (agorad_loan.c) */

@@ -123,7 +123,8 @@ bool children_collect(ad_children_t *ch, bool wait, volatile int *stop)
 			if (ch->cap[c] - ch->len[c] < 65536) {
 				char *nb;
 
-				ch->cap[c] = ch->cap[c] ? ch->cap[c] * 2 : 131072;
+				ch->cap[c] = ch->cap[c] ? ch->cap[c] * 2
+							: 131072;
 				nb = realloc(ch->out[c], ch->cap[c]);
 				if (!nb) {
 					ad_error("out of memory");
@@ -144,7 +145,8 @@ bool children_collect(ad_children_t *ch, bool wait, volatile int *stop)
 	}
 	for (int c = 0; c < ch->n; c++)
 		if (ch->pid[c] > 0) {
-			while (waitpid(ch->pid[c], NULL, 0) < 0 && errno == EINTR)
+			while (waitpid(ch->pid[c], NULL, 0) < 0 &&
+			       errno == EINTR)
 				;
 			ch->pid[c] = -1;
 		}

@@ -122,8 +122,7 @@ static int pins_take(ad_round_t *r, ad_pins_run_t *p, ad_stats_t *st)
 	return pinned;
 }
 
-int pins_collect(ad_round_t *r, ad_stats_t *st, bool wait,
-		 volatile int *stop)
+int pins_collect(ad_round_t *r, ad_stats_t *st, bool wait, volatile int *stop)
 {
 	int pinned = 0;
 

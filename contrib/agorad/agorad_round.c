@@ -488,7 +488,12 @@ static void refusals_log(ad_round_t *r)
 		ad_info("JobId=%u (origin %s): %s (refused, never truncated): no will-run is asked, it stays held until the fail-open (FedAuctionTimeout)",
 			r->jobs[i].job_id, r->jobs[i].origin, why);
 	}
-	if (ids)
+	/* kept to the jobs still refused, once every cluster answered (a
+	 * job whose origin did not is not seen: not a change) */
+	for (int c = 0; c < r->n_clusters; c++)
+		if (!r->clusters[c].up)
+			n = -1;
+	if (ids && n >= 0)
 		pol_fed_idset_keep(&r->refused_logged, ids, n);
 	free(ids);
 }

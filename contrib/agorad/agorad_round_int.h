@@ -216,9 +216,13 @@ typedef struct ad_pins_run {
 	int n_jobs;
 } ad_pins_run_t;
 
-/* pins steps in flight at most: a round's pins start while the last
- * round's still run (their jobs are disjoint) */
-#define AD_PINS_RUNS 2
+/* pins steps in flight at most.  1: a round surveys, plans and
+ * auctions while the last round's pins run, and its own pins start when
+ * those end.  Two steps at once (8 updates in flight at one slurmctld)
+ * halved the pins' rate on the 2-core harness: slurmctld applies
+ * updates one at a time under its job write lock, and more writers
+ * waiting only made each slower (doc/evaluation.md, "Dispatch"). */
+#define AD_PINS_RUNS 1
 
 /*
  * One round's context, passed explicitly to every step (no file shares
@@ -339,8 +343,7 @@ void usage_note(ad_cluster_t *c, const char *src, int n);
  * returns the jobs they pinned; pins_exclude drops from r->jobs the jobs
  * of the steps in flight, returns how many; pins_drain waits for all. */
 int pins_start(ad_round_t *r, ad_stats_t *st, int *pin_rc, volatile int *stop);
-int pins_collect(ad_round_t *r, ad_stats_t *st, bool wait,
-		 volatile int *stop);
+int pins_collect(ad_round_t *r, ad_stats_t *st, bool wait, volatile int *stop);
 int pins_exclude(ad_round_t *r);
 void pins_drain(ad_round_t *r, ad_stats_t *st, volatile int *stop);
 
