@@ -5,7 +5,10 @@
  *                                    GPU demand, demand/supply (agorad's
  *                                    last round)
  *   agoractl explain JOBID           the auction's decision for a job:
- *                                    winner, reason, every cluster's bid
+ *                                    winner, reason, every cluster's bid;
+ *                                    a job still held: agorad's last
+ *                                    round for it (the state file), e.g.
+ *                                    a refusal naming the field
  *   agoractl datasets [--catalog F]  the dataset catalog: size, replicas
  *   agoractl place [--catalog F] [--state FILE] [--max-moves N] [--apply]
  *                                    MAST's slow path: replica moves that

@@ -107,7 +107,10 @@ typedef struct ad_job {
 		network[AD_STR], req_nodes[AD_LIST], exc_nodes[AD_LIST];
 	/* the job's working directory: 24.11 refuses a will-run without
 	 * one ("Job cannot be submitted without the current working
-	 * directory specified"); 22.05 ignores it there */
+	 * directory specified"); 22.05 ignores it there.  Not PATH_MAX:
+	 * every held job's record crosses the survey pipe and is copied
+	 * a few times per round (4 KiB more per job, 4 MB per 1,000-job
+	 * burst), and a longer one is refused, never cut (too_long) */
 	char work_dir[AD_LIST];
 	uint16_t shared, contiguous, core_spec, sockets_per_node,
 		cores_per_socket, threads_per_core, ntasks_per_socket,
