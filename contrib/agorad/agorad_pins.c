@@ -81,7 +81,8 @@ static void pin_answer(const ad_pins_run_t *p, const ad_pin_msg_t *m,
 
 /* Step p has ended: its answers logged and counted, its jobs the next
  * rounds' again.  Returns the number pinned. */
-static int pins_take(ad_round_t *r, ad_pins_run_t *p, ad_stats_t *st)
+static int pins_take(ad_round_t *r, ad_pins_run_t *p, ad_stats_t *st,
+		     int *pin_rc)
 {
 	int pinned = 0, failed = 0, *rc = malloc((p->n_jobs + 1) * sizeof(int));
 
@@ -106,6 +107,9 @@ static int pins_take(ad_round_t *r, ad_pins_run_t *p, ad_stats_t *st)
 
 		if (!j->mine)
 			continue;
+		if (pin_rc && p->round == st->rounds && i < r->n_jobs &&
+		    r->jobs[i].job_id == j->job_id)
+			pin_rc[i] = rc && !rc[i] ? 0 : -1;
 		/* a fresh winner's pin that did not land: its GPUs are not
 		 * on their way there after all */
 		if (pol_fed_hold_bids(j->act) && strcmp(j->winner, j->origin) &&
@@ -122,14 +126,15 @@ static int pins_take(ad_round_t *r, ad_pins_run_t *p, ad_stats_t *st)
 	return pinned;
 }
 
-int pins_collect(ad_round_t *r, ad_stats_t *st, bool wait, volatile int *stop)
+int pins_collect(ad_round_t *r, ad_stats_t *st, bool wait, volatile int *stop,
+		 int *pin_rc)
 {
 	int pinned = 0;
 
 	for (int k = 0; k < AD_PINS_RUNS; k++)
 		if (r->pins[k].active &&
 		    children_collect(&r->pins[k].ch, wait, stop))
-			pinned += pins_take(r, &r->pins[k], st);
+			pinned += pins_take(r, &r->pins[k], st, pin_rc);
 	return pinned;
 }
 
@@ -158,7 +163,7 @@ static ad_pins_run_t *pins_slot(ad_round_t *r, ad_stats_t *st,
 			old = &r->pins[k];
 	}
 	(void) children_collect(&old->ch, true, stop);
-	(void) pins_take(r, old, st);
+	(void) pins_take(r, old, st, NULL);
 	return old;
 }
 
@@ -232,5 +237,5 @@ int pins_start(ad_round_t *r, ad_stats_t *st, int *pin_rc, volatile int *stop)
 
 void pins_drain(ad_round_t *r, ad_stats_t *st, volatile int *stop)
 {
-	(void) pins_collect(r, st, true, stop);
+	(void) pins_collect(r, st, true, stop, NULL);
 }

@@ -574,7 +574,7 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	round_reset(r);
 	r->pin_start_timeout_s = conf->fed_pin_start_timeout_s;
 	/* the pins steps of earlier rounds that have ended */
-	collected = pins_collect(r, st, false, stop);
+	collected = pins_collect(r, st, false, stop, NULL);
 	if (refresh_clusters(r))
 		return -1;
 	st->rounds++;
@@ -604,7 +604,7 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 		free(plans);
 		/* nothing of its own: the pins in flight end first (a next
 		 * round at once would only survey the same jobs again) */
-		return collected + pins_collect(r, st, true, stop);
+		return collected + pins_collect(r, st, true, stop, NULL);
 	}
 
 	no_plan = round_auction(r, conf, plans, now);
@@ -621,8 +621,11 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 		pin_rc[i] = -1;
 	/* step 4 runs on while the next rounds go on (agorad_pins.c) */
 	started = pins_start(r, st, pin_rc, stop);
-	if (!started)
-		collected += pins_collect(r, st, true, stop);
+	/* ended within the round (AD_PINS_OVERLAP 0): pin_rc[i] 0 for each
+	 * job pinned, for the state file */
+	if (!started || !AD_PINS_OVERLAP)
+		collected += pins_collect(r, st, true, stop,
+					  AD_PINS_OVERLAP ? NULL : pin_rc);
 	st->no_plan += no_plan;
 	write_state(r, state_path, now, ad_now_s() - t0, pin_rc);
 	ad_verbose(

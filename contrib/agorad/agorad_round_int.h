@@ -226,6 +226,15 @@ typedef struct ad_pins_run {
  * updates one at a time under its job write lock, and more writers
  * waiting only made each slower (doc/evaluation.md, "Dispatch"). */
 #define AD_PINS_RUNS 1
+/* Whether a round's pins run on while the next round surveys, plans and
+ * auctions (1), or end within their round as before (0).  Off: on the
+ * 2-core harness the next survey (a job table read of 1,000 jobs at the
+ * origin) then competed with the pins for slurmctld's CPU and locks:
+ * that survey took 3.9 s instead of 0.7-0.9 s and the pins ran at 42/s
+ * instead of 100-250/s, and no burst got faster (doc/evaluation.md,
+ * "Dispatch").  The machinery stays for a slurmctld with cores to
+ * spare; the safety rules hold either way (agorad_pins.c). */
+#define AD_PINS_OVERLAP 0
 
 /*
  * One round's context, passed explicitly to every step (no file shares
@@ -343,10 +352,13 @@ void usage_note(ad_cluster_t *c, const char *src, int n);
  * to a step of their own (pin_rc[i] = 1 for each job handed; waits for
  * the oldest step if AD_PINS_RUNS run) and returns how many;
  * pins_collect takes up the steps that have ended (with wait: all) and
- * returns the jobs they pinned; pins_exclude drops from r->jobs the jobs
+ * returns the jobs they pinned (pin_rc, if not NULL: the step of this
+ * round sets pin_rc[i] to 0 for each job it pinned, -1 for the rest it
+ * had); pins_exclude drops from r->jobs the jobs
  * of the steps in flight, returns how many; pins_drain waits for all. */
 int pins_start(ad_round_t *r, ad_stats_t *st, int *pin_rc, volatile int *stop);
-int pins_collect(ad_round_t *r, ad_stats_t *st, bool wait, volatile int *stop);
+int pins_collect(ad_round_t *r, ad_stats_t *st, bool wait, volatile int *stop,
+		 int *pin_rc);
 int pins_exclude(ad_round_t *r);
 void pins_drain(ad_round_t *r, ad_stats_t *st, volatile int *stop);
 
