@@ -5,7 +5,10 @@
  * and start their own pins (AD_PINS_RUNS steps at most; a round with
  * none free waits for the oldest).  In a burst the jobs submitted during
  * a round's pins no longer wait for those pins to end, nor for the next
- * round's survey and plans (issue 18).
+ * round's survey and plans (issue 18).  With AD_PINS_OVERLAP 0 (the
+ * default: on the 2-core harness the overlapped survey slowed the pins
+ * more than it hid) ad_round collects its own step before it returns,
+ * and no step is in flight between rounds.
  *
  * What keeps it safe: a step's jobs are the ids in r->pinning from its
  * start to its collection, and every later round drops them from its
