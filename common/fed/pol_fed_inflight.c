@@ -49,6 +49,16 @@ static void drop(pol_fed_inflight_list_t *l, int k)
 	l->v[k] = l->v[--l->n];
 }
 
+int pol_fed_inflight_drop(pol_fed_inflight_list_t *l, uint32_t job_id)
+{
+	for (int k = 0; k < l->n; k++)
+		if (l->v[k].job_id == job_id) {
+			drop(l, k);
+			return 1;
+		}
+	return 0;
+}
+
 int pol_fed_inflight_seen(pol_fed_inflight_list_t *l, const char *cluster,
 			  const uint32_t *seen, int n_seen)
 {

@@ -52,6 +52,10 @@ int pol_fed_inflight_seen(pol_fed_inflight_list_t *l, const char *cluster,
 int pol_fed_inflight_expire(pol_fed_inflight_list_t *l, int64_t now,
 			    int max_age_s);
 
+/* Drops job_id's pin (one that failed: it was kept when its pins step
+ * started); returns whether it was kept. */
+int pol_fed_inflight_drop(pol_fed_inflight_list_t *l, uint32_t job_id);
+
 /* The GPUs of the pins still in flight to cluster. */
 int pol_fed_inflight_gpus(const pol_fed_inflight_list_t *l,
 			  const char *cluster);

@@ -5,7 +5,10 @@
  *                                    GPU demand, demand/supply (agorad's
  *                                    last round)
  *   agoractl explain JOBID           the auction's decision for a job:
- *                                    winner, reason, every cluster's bid
+ *                                    winner, reason, every cluster's bid;
+ *                                    a job still held: agorad's last
+ *                                    round for it (the state file), e.g.
+ *                                    a refusal naming the field
  *   agoractl datasets [--catalog F]  the dataset catalog: size, replicas
  *   agoractl place [--catalog F] [--state FILE] [--max-moves N] [--apply]
  *                                    MAST's slow path: replica moves that
@@ -205,6 +208,74 @@ static void print_decision(const char *text)
 	putchar('\n');
 }
 
+/* Job id's decision in agorad's last round (its state file, at *when):
+ * malloc'ed, NULL if the file or the job has none. */
+static char *state_decision(uint32_t id, long *when)
+{
+	agora_err_t err = { { 0 } };
+	char *text = NULL, *res = NULL;
+	size_t len = 0;
+	json_object *root, *arr, *v;
+
+	if (agora_file_read_ex(state_path(NULL), 64 << 20, AGORA_FILE_FOLLOW,
+			       &text, &len, NULL, &err) < 0)
+		return NULL;
+	root = json_tokener_parse(text);
+	free(text);
+	if (!root || !json_object_object_get_ex(root, "jobs", &arr) ||
+	    !json_object_is_type(arr, json_type_array)) {
+		json_object_put(root);
+		return NULL;
+	}
+	*when = json_object_object_get_ex(root, "time", &v)
+			? json_object_get_int64(v)
+			: 0;
+	for (size_t i = 0; i < json_object_array_length(arr) && !res; i++) {
+		json_object *j = json_object_array_get_idx(arr, i);
+		const char *d;
+
+		if (!json_object_object_get_ex(j, "job_id", &v) ||
+		    (uint32_t) json_object_get_int64(v) != id ||
+		    !json_object_object_get_ex(j, "decision", &v) ||
+		    !(d = json_object_get_string(v)) ||
+		    strncmp(d, "Agora: fed", 10))
+			continue;
+		res = strdup(d);
+	}
+	json_object_put(root);
+	return res;
+}
+
+/* A job held for the auction shows only its hold mark: agorad's last
+ * round says why no cluster won it yet (a refusal names the field).
+ * Returns whether it printed one. */
+static int explain_round(const slurm_job_info_t *j)
+{
+	long when = 0;
+	char *d = state_decision(j->job_id, &when);
+
+	if (!d)
+		return 0;
+	printf("JobId=%u origin %s, held for the auction (record of %s); agorad's last round (time %ld):\n",
+	       j->job_id, j->fed_origin_str ? j->fed_origin_str : "?",
+	       j->cluster ? j->cluster : "?", when);
+	print_decision(d + strlen("Agora: "));
+	if (ac_json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "job_id", ac_int(j->job_id));
+		json_object_object_add(o, "origin", ac_str(j->fed_origin_str));
+		json_object_object_add(o, "cluster", ac_str(j->cluster));
+		json_object_object_add(o, "held", json_object_new_boolean(1));
+		json_object_object_add(o, "round_time", ac_int(when));
+		json_object_object_add(o, "decision",
+				       ac_str(d + strlen("Agora: ")));
+		ac_add("job", o);
+	}
+	free(d);
+	return 1;
+}
+
 static int cmd_explain(int argc, char **argv)
 {
 	job_info_msg_t *m = NULL;
@@ -226,8 +297,15 @@ static int cmd_explain(int argc, char **argv)
 		slurm_job_info_t *j = &m->job_array[i];
 		const char *t = explain_text(j->admin_comment);
 
+		pol_fed_mark_t mk;
+
 		if (!t)
 			t = explain_text(j->system_comment);
+		pol_fed_mark_parse(t, &mk);
+		/* held, waiting: agorad's last round may say why */
+		if ((!t || mk.kind == POL_FED_MARK_WAITING) &&
+		    (shown = explain_round(j)))
+			continue;
 		if (!t)
 			continue;
 		/* the record may be the origin's: its active sibling is

@@ -52,6 +52,7 @@
 #include "agorad.h"
 #include "agorad_loan.h"
 #include "agorad_relaunch.h"
+#include "pol_fed_pace.h"
 
 /* Where the systemd unit keeps agorad's state (StateDirectory=): the
  * default of -s when it exists. */
@@ -320,6 +321,12 @@ static int run_loop(ad_loop_t *lp, unsigned roles)
 			idle_logged = false;
 			n = ad_round(conf, lp->state_path, lp->st, &stop_flag);
 			lp->st->last_round_s = mono_s() - t0;
+			/* after a round that pinned jobs the next starts at
+			 * once: in a burst, the jobs submitted during its pins
+			 * wait for no interval (pol_fed_pace.h) */
+			next_fed = mono_s() + pol_fed_round_wait_s(
+						      conf->fed_interval_s,
+						      lp->st->last_round_s, n);
 			rc = n < 0 ? 1 : 0;
 		}
 		/* the second job: loaning inference nodes (agorad_loan.c) */
@@ -339,8 +346,11 @@ static int run_loop(ad_loop_t *lp, unsigned roles)
 			ad_metrics_update(lp->state_path, lp->st, loan_pass_s,
 					  now_s());
 		}
-		if (lp->once)
+		if (lp->once) {
+			if (roles & AD_ROLE_FED)
+				ad_round_drain(lp->st, &stop_flag);
 			break;
+		}
 		left = wait_left(conf, roles, next_fed);
 		while (left > 0 && !stop_flag && !got_hup) {
 			usleep(left > 0.2 ? 200000 : (useconds_t) (left * 1e6));

@@ -38,10 +38,14 @@ typedef struct ad_stats {
 
 /* One round over the whole federation: every job held for the auction
  * is decided.  conf: agora.conf in force; state_path: where the round's
- * view is written for agoractl (NULL: none).  Returns the number of jobs
- * pinned, -1 if the federation could not be read. */
+ * view is written for agoractl (NULL: none).  Returns the number of
+ * jobs pinned (with AD_PINS_OVERLAP: whose pins it started, plus those
+ * the pins of earlier rounds pinned), -1 if the federation could not be
+ * read. */
 int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	     volatile int *stop);
+/* Waits for the pins still in flight (--once: before the exit). */
+void ad_round_drain(ad_stats_t *st, volatile int *stop);
 void ad_round_fini(void);
 
 /* ---- metrics (agorad_metrics.c) ---- */

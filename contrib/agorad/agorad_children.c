@@ -18,45 +18,39 @@
 
 #include "agorad_round_int.h"
 
-/* Run fn(c, fd) in one child per cluster with want[c]; collect what each
- * wrote into out[c] (malloc'ed) / len[c].  Children past the limit, or
- * still running AD_STOP_GRACE_S after *stop was set, get SIGTERM (a pins
- * child finishes the job in hand), then SIGKILL AD_STOP_GRACE_S later;
- * what a killed child wrote is dropped. */
-void run_children(const ad_round_t *r, const bool *want, child_fn fn,
-		  char **out, size_t *len, int limit_s, volatile int *stop)
+void children_start(const ad_round_t *r, const bool *want, child_fn fn,
+		    int limit_s, ad_children_t *ch)
 {
-	pid_t pid[AD_MAX_CLUSTERS];
-	int fd[AD_MAX_CLUSTERS], open_n = 0;
-	size_t cap[AD_MAX_CLUSTERS];
-	double deadline = ad_now_s() + limit_s;
-	bool termed = false, stop_seen = false;
-
+	memset(ch, 0, sizeof(*ch));
+	ch->n = r->n_clusters;
+	ch->limit_s = limit_s;
+	ch->deadline = ad_now_s() + limit_s;
 	for (int c = 0; c < r->n_clusters; c++) {
 		int p[2];
 
-		pid[c] = -1;
-		fd[c] = -1;
-		out[c] = NULL;
-		len[c] = cap[c] = 0;
+		ch->pid[c] = -1;
+		ch->fd[c] = -1;
+		scopy(ch->name[c], r->clusters[c].name, AD_NAME);
 		if (!want[c])
 			continue;
 		if (pipe(p)) {
 			ad_error("pipe: %s", strerror(errno));
 			continue;
 		}
-		pid[c] = fork();
-		if (pid[c] < 0) {
+		ch->pid[c] = fork();
+		if (ch->pid[c] < 0) {
 			ad_error("fork: %s", strerror(errno));
 			close(p[0]);
 			close(p[1]);
 			continue;
 		}
-		if (pid[c] == 0) {
+		if (ch->pid[c] == 0) {
 			close(p[0]);
+			/* (the read ends of a pins step still running are
+			 * inherited too, unused: their writers are theirs) */
 			for (int o = 0; o < c; o++)
-				if (fd[o] >= 0)
-					close(fd[o]);
+				if (ch->fd[o] >= 0)
+					close(ch->fd[o]);
 			signal(SIGTERM, SIG_DFL);
 			signal(SIGINT, SIG_DFL);
 			signal(SIGHUP, SIG_IGN);
@@ -66,50 +60,57 @@ void run_children(const ad_round_t *r, const bool *want, child_fn fn,
 			_exit(0);
 		}
 		close(p[1]);
-		fd[c] = p[0];
-		open_n++;
+		ch->fd[c] = p[0];
+		ch->open_n++;
 	}
-	while (open_n > 0) {
-		struct pollfd pfd[AD_MAX_CLUSTERS];
-		int map[AD_MAX_CLUSTERS], n = 0, ms;
+}
 
-		for (int c = 0; c < r->n_clusters; c++)
-			if (fd[c] >= 0) {
-				pfd[n].fd = fd[c];
+bool children_collect(ad_children_t *ch, bool wait, volatile int *stop)
+{
+	while (ch->open_n > 0) {
+		struct pollfd pfd[AD_MAX_CLUSTERS];
+		int map[AD_MAX_CLUSTERS], n = 0, ms, got_n;
+
+		for (int c = 0; c < ch->n; c++)
+			if (ch->fd[c] >= 0) {
+				pfd[n].fd = ch->fd[c];
 				pfd[n].events = POLLIN;
 				pfd[n].revents = 0;
 				map[n++] = c;
 			}
-		if (stop && *stop && !stop_seen) {
-			stop_seen = true;
-			if (deadline > ad_now_s() + AD_STOP_GRACE_S)
-				deadline = ad_now_s() + AD_STOP_GRACE_S;
+		if (stop && *stop && !ch->stop_seen) {
+			ch->stop_seen = true;
+			if (ch->deadline > ad_now_s() + AD_STOP_GRACE_S)
+				ch->deadline = ad_now_s() + AD_STOP_GRACE_S;
 		}
-		ms = (int) ((deadline - ad_now_s()) * 1000);
+		ms = (int) ((ch->deadline - ad_now_s()) * 1000);
 		if (ms < 0)
 			ms = 0;
-		if ((ms == 0 || poll(pfd, n, ms) == 0) && !termed) {
+		got_n = ms == 0 ? 0 : poll(pfd, n, wait ? ms : 0);
+		if (got_n == 0 && ms > 0 && !wait)
+			return false; /* nothing yet; not past the limit */
+		if (got_n == 0 && !ch->termed) {
 			/* first SIGTERM: a pins child ends the job in hand */
 			for (int i = 0; i < n; i++)
-				kill(pid[map[i]], SIGTERM);
-			termed = true;
-			deadline = ad_now_s() + AD_STOP_GRACE_S;
+				kill(ch->pid[map[i]], SIGTERM);
+			ch->termed = true;
+			ch->deadline = ad_now_s() + AD_STOP_GRACE_S;
 			continue;
 		}
-		if (ms == 0 && termed) {
+		if (ms == 0 && ch->termed) {
 			for (int i = 0; i < n; i++) {
 				int c = map[i];
 
 				ad_error(
 					"%s: no answer within %d s: counted as down this round",
-					r->clusters[c].name, limit_s);
-				kill(pid[c], SIGKILL);
-				close(fd[c]);
-				fd[c] = -1;
-				free(out[c]);
-				out[c] = NULL;
-				len[c] = 0;
-				open_n--;
+					ch->name[c], ch->limit_s);
+				kill(ch->pid[c], SIGKILL);
+				close(ch->fd[c]);
+				ch->fd[c] = -1;
+				free(ch->out[c]);
+				ch->out[c] = NULL;
+				ch->len[c] = 0;
+				ch->open_n--;
 			}
 			break;
 		}
@@ -119,29 +120,53 @@ void run_children(const ad_round_t *r, const bool *want, child_fn fn,
 
 			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			if (cap[c] - len[c] < 65536) {
+			if (ch->cap[c] - ch->len[c] < 65536) {
 				char *nb;
 
-				cap[c] = cap[c] ? cap[c] * 2 : 131072;
-				nb = realloc(out[c], cap[c]);
+				ch->cap[c] = ch->cap[c] ? ch->cap[c] * 2
+							: 131072;
+				nb = realloc(ch->out[c], ch->cap[c]);
 				if (!nb) {
 					ad_error("out of memory");
 					exit(1);
 				}
-				out[c] = nb;
+				ch->out[c] = nb;
 			}
-			got = read(fd[c], out[c] + len[c], cap[c] - len[c]);
+			got = read(ch->fd[c], ch->out[c] + ch->len[c],
+				   ch->cap[c] - ch->len[c]);
 			if (got > 0) {
-				len[c] += got;
+				ch->len[c] += got;
 			} else if (got == 0 || errno != EINTR) {
-				close(fd[c]);
-				fd[c] = -1;
-				open_n--;
+				close(ch->fd[c]);
+				ch->fd[c] = -1;
+				ch->open_n--;
 			}
 		}
 	}
-	for (int c = 0; c < r->n_clusters; c++)
-		if (pid[c] > 0)
-			while (waitpid(pid[c], NULL, 0) < 0 && errno == EINTR)
+	for (int c = 0; c < ch->n; c++)
+		if (ch->pid[c] > 0) {
+			while (waitpid(ch->pid[c], NULL, 0) < 0 &&
+			       errno == EINTR)
 				;
+			ch->pid[c] = -1;
+		}
+	return true;
+}
+
+/* Run fn(c, fd) in one child per cluster with want[c]; collect what each
+ * wrote into out[c] (malloc'ed) / len[c].  Children past the limit, or
+ * still running AD_STOP_GRACE_S after *stop was set, get SIGTERM (a pins
+ * child finishes the job in hand), then SIGKILL AD_STOP_GRACE_S later;
+ * what a killed child wrote is dropped. */
+void run_children(const ad_round_t *r, const bool *want, child_fn fn,
+		  char **out, size_t *len, int limit_s, volatile int *stop)
+{
+	ad_children_t ch;
+
+	children_start(r, want, fn, limit_s, &ch);
+	(void) children_collect(&ch, true, stop);
+	for (int c = 0; c < r->n_clusters; c++) {
+		out[c] = ch.out[c];
+		len[c] = ch.len[c];
+	}
 }

@@ -466,6 +466,38 @@ static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 	return pj;
 }
 
+/* The jobs refused this round (a field of the request longer than its
+ * copy: no will-run is asked, no cluster wins): logged at info once per
+ * job, not every round (pol_fed_idset). */
+static void refusals_log(ad_round_t *r)
+{
+	uint32_t *ids = malloc((r->n_jobs + 1) * sizeof(*ids));
+	int n = 0;
+
+	for (int i = 0; i < r->n_jobs; i++) {
+		char why[128];
+
+		if (!r->jobs[i].too_long[0] ||
+		    !pol_fed_hold_bids(r->jobs[i].act))
+			continue;
+		if (ids)
+			ids[n++] = r->jobs[i].job_id;
+		if (!pol_fed_idset_add(&r->refused_logged, r->jobs[i].job_id))
+			continue;
+		pol_fed_willrun_refusal(r->jobs[i].too_long, why, sizeof(why));
+		ad_info("JobId=%u (origin %s): %s (refused, never truncated): no will-run is asked, it stays held until the fail-open (FedAuctionTimeout)",
+			r->jobs[i].job_id, r->jobs[i].origin, why);
+	}
+	/* kept to the jobs still refused, once every cluster answered (a
+	 * job whose origin did not is not seen: not a change) */
+	for (int c = 0; c < r->n_clusters; c++)
+		if (!r->clusters[c].up)
+			n = -1;
+	if (ids && n >= 0)
+		pol_fed_idset_keep(&r->refused_logged, ids, n);
+	free(ids);
+}
+
 /* Step 3: the auction of every held job: awards, decision and
  * winner_cluster per job.  Returns the number of jobs without a plan, -1
  * if the auction failed (the jobs stay held). */
@@ -503,6 +535,7 @@ static int round_auction(ad_round_t *r, const agora_conf_t *conf,
 		free(pj);
 		return -1;
 	}
+	refusals_log(r);
 	/* awards come in the jobs' order */
 	for (int i = 0; i < r->n_jobs; i++) {
 		r->winner_cluster[i] = r->awards[i].cluster;
@@ -528,114 +561,20 @@ static int round_auction(ad_round_t *r, const agora_conf_t *conf,
 	return no_plan;
 }
 
-/* Step 4: pins, per origin; pin_rc[i] is 0 once job i is pinned.
- * Returns the number pinned; *failed counts the pins that failed. */
-static int round_pins(ad_round_t *r, int *pin_rc, int *failed,
-		      volatile int *stop)
-{
-	bool want[AD_MAX_CLUSTERS];
-	char *out[AD_MAX_CLUSTERS];
-	size_t len[AD_MAX_CLUSTERS];
-	int pinned = 0;
-
-	for (int c = 0; c < r->n_clusters; c++) {
-		want[c] = false;
-		for (int i = 0; i < r->n_jobs && r->clusters[c].up; i++)
-			if (pin_wanted(r, i) &&
-			    !strcmp(r->jobs[i].origin, r->clusters[c].name))
-				want[c] = true;
-	}
-	run_children(r, want, pins_child, out, len, AD_CHILD_LIMIT_S, stop);
-	for (int c = 0; c < r->n_clusters; c++) {
-		size_t n = len[c] / sizeof(ad_pin_msg_t);
-
-		for (size_t k = 0; k < n; k++) {
-			ad_pin_msg_t m;
-
-			memcpy(&m, out[c] + k * sizeof(m), sizeof(m));
-			if (m.idx >= (uint32_t) r->n_jobs)
-				continue;
-			pin_rc[m.idx] = m.rc;
-			if (m.step == 0) {
-				continue; /* nothing left (re-read) */
-			} else if (!m.rc) {
-				pinned++;
-				if (pol_fed_hold_bids(r->jobs[m.idx].act))
-					ad_info("JobId=%u (origin %s) %spinned to %s at %lld.%03lld (submitted %lld): %s",
-						r->jobs[m.idx].job_id,
-						r->jobs[m.idx].origin,
-						r->jobs[m.idx].act ==
-								POL_FED_HOLD_REAUCTION
-							? "not started in time by its winner, re-"
-							: "",
-						r->clusters[r->winner_cluster
-								    [m.idx]]
-							.name,
-						(long long) (m.done_ms / 1000),
-						(long long) (m.done_ms % 1000),
-						(long long) r->jobs[m.idx]
-							.submit,
-						r->decision[m.idx]);
-				else
-					ad_info("JobId=%u (origin %s): pinned to %s before; %s now done",
-						r->jobs[m.idx].job_id,
-						r->jobs[m.idx].origin,
-						r->jobs[m.idx].pin_cluster,
-						r->jobs[m.idx].act ==
-								POL_FED_HOLD_RELEASE
-							? "its release and decision"
-							: "its decision");
-			} else {
-				(*failed)++;
-				ad_error(
-					"JobId=%u: %s failed (the next round takes it up where it stopped): %s",
-					r->jobs[m.idx].job_id,
-					m.step == POL_FED_STEP_PIN
-						? "pinning (Clusters=)"
-					: m.step == POL_FED_STEP_RELEASE
-						? "the release (with the decision)"
-						: "writing the decision",
-					slurm_strerror(m.rc));
-			}
-		}
-		free(out[c]);
-	}
-	return pinned;
-}
-
-/* The jobs pinned this round to a cluster other than their origin: their
- * copies are on their way there (pol_fed_inflight.h). */
-static void inflight_note(ad_round_t *r, const int *pin_rc)
-{
-	time_t now = time(NULL);
-
-	for (int i = 0; i < r->n_jobs; i++) {
-		int w = r->winner_cluster[i];
-
-		if (pin_rc[i] || w < 0 || !pol_fed_hold_bids(r->jobs[i].act) ||
-		    !strcmp(r->clusters[w].name, r->jobs[i].origin))
-			continue;
-		if (pol_fed_inflight_add(&r->inflight, r->jobs[i].job_id,
-					 r->clusters[w].name, r->jobs[i].gpus,
-					 now))
-			ad_error(
-				"JobId=%u: out of memory: its pin to %s does not count there until its copy arrives",
-				r->jobs[i].job_id, r->clusters[w].name);
-	}
-}
-
 int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	     volatile int *stop)
 {
 	pol_fed_plan_t *plans;
 	int *pin_rc;
-	int pinned, failed = 0, no_plan, n_up;
+	int started, collected, no_plan, n_up, in_flight;
 	time_t now = time(NULL);
 	double t0 = ad_now_s(), t_survey, t_plans, t_auction;
 	ad_round_t *r = &round_ctx;
 
 	round_reset(r);
 	r->pin_start_timeout_s = conf->fed_pin_start_timeout_s;
+	/* the pins steps of earlier rounds that have ended */
+	collected = pins_collect(r, st, false, stop, NULL);
 	if (refresh_clusters(r))
 		return -1;
 	st->rounds++;
@@ -649,6 +588,8 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 		ad_error("no cluster of federation %s answers", r->fed_name);
 		return -1;
 	}
+	/* the jobs of a pins step still in flight are its own */
+	in_flight = pins_exclude(r);
 	build_usage_texts(r);
 
 	r->model = model_refresh(conf);
@@ -661,7 +602,9 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	if (!r->n_jobs) {
 		write_state(r, state_path, now, ad_now_s() - t0, NULL);
 		free(plans);
-		return 0;
+		/* nothing of its own: the pins in flight end first (a next
+		 * round at once would only survey the same jobs again) */
+		return collected + pins_collect(r, st, true, stop, NULL);
 	}
 
 	no_plan = round_auction(r, conf, plans, now);
@@ -676,28 +619,42 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 	}
 	for (int i = 0; i < r->n_jobs; i++)
 		pin_rc[i] = -1;
-	pinned = round_pins(r, pin_rc, &failed, stop);
-	inflight_note(r, pin_rc);
-	st->pinned += pinned;
-	st->failed += failed;
+	/* step 4 runs on while the next rounds go on (agorad_pins.c) */
+	started = pins_start(r, st, pin_rc, stop);
+	/* ended within the round (AD_PINS_OVERLAP 0): pin_rc[i] 0 for each
+	 * job pinned, for the state file */
+	if (!started || !AD_PINS_OVERLAP)
+		collected += pins_collect(r, st, true, stop,
+					  AD_PINS_OVERLAP ? NULL : pin_rc);
 	st->no_plan += no_plan;
 	write_state(r, state_path, now, ad_now_s() - t0, pin_rc);
 	ad_verbose(
-		"round %llu: %d held jobs, %d pinned, %d failed, %d without a plan; %d/%d clusters up; survey %.3f s, plans %.3f s, auction %.3f s, pins %.3f s",
-		(unsigned long long) st->rounds, r->n_jobs, pinned, failed,
+		"round %llu: %d held jobs, %d to pin (%d more in pins in flight), %d without a plan; %d/%d clusters up; survey %.3f s, plans %.3f s, auction %.3f s, pins started in %.3f s",
+		(unsigned long long) st->rounds, r->n_jobs, started, in_flight,
 		no_plan, n_up, r->n_clusters, t_survey - t0, t_plans - t_survey,
 		t_auction - t_plans, ad_now_s() - t_auction);
 	free(pin_rc);
-	return pinned;
+	return started + collected;
+}
+
+void ad_round_drain(ad_stats_t *st, volatile int *stop)
+{
+	pins_drain(&round_ctx, st, stop);
 }
 
 void ad_round_fini(void)
 {
 	ad_round_t *r = &round_ctx;
+	ad_stats_t st = { 0 };
+	static volatile int stopping = 1;
 
+	/* pins still in flight: the children's grace, then SIGTERM */
+	pins_drain(r, &st, &stopping);
+	pol_fed_idset_free(&r->pinning);
 	round_reset(r);
 	willrun_fini(r);
 	pol_fed_inflight_free(&r->inflight);
+	pol_fed_idset_free(&r->refused_logged);
 	for (int c = 0; c < AD_MAX_CLUSTERS; c++) {
 		free(r->usage_text[c]);
 		r->usage_text[c] = NULL;

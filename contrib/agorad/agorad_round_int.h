@@ -9,6 +9,8 @@
  * agorad_survey.c   what the survey and plans children do on a cluster
  * agorad_auction.c  the pins child, the catalog, the credit exchange and
  *                   the decision texts of the auction
+ * agorad_pins.c     step 4 in flight: a round's pins run on while the
+ *                   next rounds go on
  * agorad_round_util.c  scopy, write_all, cluster_index, ad_now_s (used by
  *                   all; agorad_round.c calls the others, never the
  *                   reverse)
@@ -19,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include <slurm/slurm.h>
@@ -29,6 +32,7 @@
 #include "pol_fed.h"
 #include "pol_fed_backoff.h"
 #include "pol_fed_inflight.h"
+#include "pol_fed_pace.h"
 #include "pol_fed_pin.h"
 #include "pol_fed_willrun.h"
 #include "topo_model.h"
@@ -103,7 +107,10 @@ typedef struct ad_job {
 		network[AD_STR], req_nodes[AD_LIST], exc_nodes[AD_LIST];
 	/* the job's working directory: 24.11 refuses a will-run without
 	 * one ("Job cannot be submitted without the current working
-	 * directory specified"); 22.05 ignores it there */
+	 * directory specified"); 22.05 ignores it there.  Not PATH_MAX:
+	 * every held job's record crosses the survey pipe and is copied
+	 * a few times per round (4 KiB more per job, 4 MB per 1,000-job
+	 * burst), and a longer one is refused, never cut (too_long) */
 	char work_dir[AD_LIST];
 	uint16_t shared, contiguous, core_spec, sockets_per_node,
 		cores_per_socket, threads_per_core, ntasks_per_socket,
@@ -178,6 +185,57 @@ typedef struct {
 	pol_fed_willrun_kept_t kept;
 } ad_willrun_t;
 
+/* A set of children, one per cluster (agorad_children.c). */
+typedef struct ad_children {
+	int n, open_n, limit_s;
+	pid_t pid[AD_MAX_CLUSTERS];
+	int fd[AD_MAX_CLUSTERS];
+	char *out[AD_MAX_CLUSTERS];
+	size_t len[AD_MAX_CLUSTERS], cap[AD_MAX_CLUSTERS];
+	char name[AD_MAX_CLUSTERS][AD_NAME];
+	double deadline;
+	bool termed, stop_seen;
+} ad_children_t;
+
+/* What the answers of a pins step need of its round's job idx (the
+ * round's own arrays are gone when a later round collects them). */
+typedef struct ad_pin_job {
+	uint32_t job_id;
+	bool mine; /* handed to the pins children */
+	int act, gpus;
+	int64_t submit;
+	char origin[AD_NAME], winner[AD_NAME], pin_cluster[AD_NAME];
+	char *decision; /* malloc'ed (bids only) */
+} ad_pin_job_t;
+
+/* A pins step in flight: its children pin while later rounds survey,
+ * plan and auction the jobs it does not have. */
+typedef struct ad_pins_run {
+	bool active;
+	unsigned long long round;
+	double started;
+	ad_children_t ch;
+	ad_pin_job_t *jobs;
+	int n_jobs;
+} ad_pins_run_t;
+
+/* pins steps in flight at most.  1: a round surveys, plans and
+ * auctions while the last round's pins run, and its own pins start when
+ * those end.  Two steps at once (8 updates in flight at one slurmctld)
+ * halved the pins' rate on the 2-core harness: slurmctld applies
+ * updates one at a time under its job write lock, and more writers
+ * waiting only made each slower (doc/evaluation.md, "Dispatch"). */
+#define AD_PINS_RUNS 1
+/* Whether a round's pins run on while the next round surveys, plans and
+ * auctions (1), or end within their round as before (0).  Off: on the
+ * 2-core harness the next survey (a job table read of 1,000 jobs at the
+ * origin) then competed with the pins for slurmctld's CPU and locks:
+ * that survey took 3.9 s instead of 0.7-0.9 s and the pins ran at 42/s
+ * instead of 100-250/s, and no burst got faster (doc/evaluation.md,
+ * "Dispatch").  The machinery stays for a slurmctld with cores to
+ * spare; the safety rules hold either way (agorad_pins.c). */
+#define AD_PINS_OVERLAP 0
+
 /*
  * One round's context, passed explicitly to every step (no file shares
  * a global with another).  The clusters are kept between rounds (only
@@ -215,6 +273,13 @@ typedef struct ad_round {
 	/* pins whose copy has not reached the winner yet: their GPUs count
 	 * as queued there (pol_fed_inflight.h) */
 	pol_fed_inflight_list_t inflight;
+	/* the jobs whose refusal (a field too long to copy) is logged:
+	 * once per job, not every round */
+	pol_fed_idset_t refused_logged;
+	/* the pins steps in flight, and the ids of their jobs: a later
+	 * round leaves those jobs alone until the step is collected */
+	ad_pins_run_t pins[AD_PINS_RUNS];
+	pol_fed_idset_t pinning;
 } ad_round_t;
 
 /* agorad_round_util.c */
@@ -238,6 +303,14 @@ void clusters_fini(ad_round_t *r);
 typedef void (*child_fn)(const ad_round_t *r, int c, int fd);
 void run_children(const ad_round_t *r, const bool *want, child_fn fn,
 		  char **out, size_t *len, int limit_s, volatile int *stop);
+/* The same in two halves, for a step that runs on while later rounds
+ * go on (the pins): children_start forks them into *ch;
+ * children_collect reads what has come and, with wait, until every
+ * child ended (the limit and the stop as above); true once all ended:
+ * ch->out[c] (malloc'ed, the caller frees) / ch->len[c]. */
+void children_start(const ad_round_t *r, const bool *want, child_fn fn,
+		    int limit_s, ad_children_t *ch);
+bool children_collect(ad_children_t *ch, bool wait, volatile int *stop);
 
 /* agorad_willrun.c: step 2's requests.  willrun_plan fills r->shape,
  * wr_act and wr_plan for this round's jobs (the core's pick per cluster);
@@ -248,7 +321,7 @@ void willrun_reset(ad_round_t *r);
 void willrun_fini(ad_round_t *r);
 
 /* agorad_state.c: the state file at path (none if NULL); pinned_rc[i]
- * is 0 once job i is pinned (NULL: none). */
+ * is 0 once job i is pinned, 1 while its pins step runs (NULL: none). */
 void write_state(const ad_round_t *r, const char *path, time_t now, double secs,
 		 const int *pinned_rc);
 
@@ -274,6 +347,20 @@ bool eligible(const ad_job_t *j, const char *cluster);
 int usage_from_view(const char *state_dir, const char *cluster,
 		    ad_usage_t **out, char *src, size_t src_size);
 void usage_note(ad_cluster_t *c, const char *src, int n);
+
+/* agorad_pins.c: step 4 in flight.  pins_start hands this round's pins
+ * to a step of their own (pin_rc[i] = 1 for each job handed; waits for
+ * the oldest step if AD_PINS_RUNS run) and returns how many;
+ * pins_collect takes up the steps that have ended (with wait: all) and
+ * returns the jobs they pinned (pin_rc, if not NULL: the step of this
+ * round sets pin_rc[i] to 0 for each job it pinned, -1 for the rest it
+ * had); pins_exclude drops from r->jobs the jobs
+ * of the steps in flight, returns how many; pins_drain waits for all. */
+int pins_start(ad_round_t *r, ad_stats_t *st, int *pin_rc, volatile int *stop);
+int pins_collect(ad_round_t *r, ad_stats_t *st, bool wait, volatile int *stop,
+		 int *pin_rc);
+int pins_exclude(ad_round_t *r);
+void pins_drain(ad_round_t *r, ad_stats_t *st, volatile int *stop);
 
 /* agorad_auction.c: step 3's inputs and texts, step 4 (the pins child) */
 void pins_child(const ad_round_t *r, int c, int fd);

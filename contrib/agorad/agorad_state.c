@@ -62,8 +62,9 @@ void write_state(const ad_round_t *r, const char *path, time_t now, double secs,
 		json_str(f, r->winner_cluster[i] >= 0
 				    ? r->clusters[r->winner_cluster[i]].name
 				    : r->jobs[i].pin_cluster);
-		fprintf(f, ",\"pinned\":%s,\"decision\":",
-			pinned_rc && pinned_rc[i] == 0 ? "true" : "false");
+		fprintf(f, ",\"pinned\":%s,\"pinning\":%s,\"decision\":",
+			pinned_rc && pinned_rc[i] == 0 ? "true" : "false",
+			pinned_rc && pinned_rc[i] == 1 ? "true" : "false");
 		json_str(f, r->decision[i]);
 		fputc('}', f);
 	}

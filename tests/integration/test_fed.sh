@@ -23,7 +23,8 @@
 #      go to a cluster with free GPUs but no whole free node; that
 #      cluster's bid shows the queue term of the job queued there
 #   2d. refuse rather than truncate: a job whose working directory does
-#      not fit agorad's copy is refused (agorad.json names work_dir), never
+#      not fit agorad's copy is refused (agorad.json and agoractl explain
+#      name work_dir; agorad logs it at info once), never
 #      pinned, and runs after the fail-open releases it
 #   4. SIGTERM and SIGKILL of agorad's whole process group mid-round, 10
 #      trials: no job lost, none on two clusters, none left held, none
@@ -380,6 +381,18 @@ if wait_for 15 refused_y; then
 	held "$y" && [ -z "$(winner "$y")" ] &&
 		pass "over-long request: job $y refused, held, not pinned ($(decision_of "$y" | cut -c1-120))" ||
 		fail "over-long request: job $y refused but not held or pinned ($(admin "$y" | cut -c1-120))"
+	# agoractl explain shows the refusal with the field named (the job
+	# itself carries only its hold mark), and agorad logged it at info
+	# once, not every round
+	AGORAD_STATE=$W/agorad.json "$AGORACTL" explain "$y" >"$t/explain4" 2>&1
+	grep -q 'held for the auction' "$t/explain4" &&
+		grep -q 'work_dir too long to copy into a will-run request' "$t/explain4" &&
+		pass "agoractl explain $y: the refusal, field named ($(grep -o 'work_dir too long[^(]*' "$t/explain4" | head -1))" ||
+		fail "agoractl explain $y: no refusal shown: $(cat "$t/explain4")"
+	nlog=$(grep -c "JobId=$y (origin [^)]*): work_dir too long to copy into a will-run request (refused" "$W/log/agorad.log")
+	[ "$nlog" = 1 ] &&
+		pass "agorad logged job $y's refusal once at info ($nlog line)" ||
+		fail "agorad logged job $y's refusal $nlog times (want 1): $(grep "JobId=$y " "$W/log/agorad.log" | head -3)"
 	wait_for 40 not_held "$y" && wait_for 30 running_y &&
 		pass "over-long request: job $y released by the fail-open and running" ||
 		fail "over-long request: job $y not released or not running ($(admin "$y" | cut -c1-120))"

@@ -36,6 +36,14 @@ static void test_inflight_list(void **state)
 	assert_int_equal(l.n, 3);
 	assert_int_equal(pol_fed_inflight_gpus(&l, "c2"), 8);
 	assert_int_equal(pol_fed_inflight_gpus(&l, "c3"), 12);
+	/* a pin kept as its step started and then failed: dropped */
+	assert_int_equal(pol_fed_inflight_add(&l, 50, "c2", 2, NOW + 2), 0);
+	assert_int_equal(pol_fed_inflight_gpus(&l, "c2"), 10);
+	assert_int_equal(pol_fed_inflight_drop(&l, 50), 1);
+	assert_int_equal(pol_fed_inflight_drop(&l, 50), 0);
+	assert_int_equal(pol_fed_inflight_drop(&l, 12345), 0);
+	assert_int_equal(l.n, 3);
+	assert_int_equal(pol_fed_inflight_gpus(&l, "c2"), 8);
 	/* c2's survey shows job 2's copy: gone; job 7 is not ours; a copy
 	 * of job 3 seen on another cluster than its winner does not count */
 	assert_int_equal(pol_fed_inflight_seen(&l, "c2", seen_c2, 3), 1);

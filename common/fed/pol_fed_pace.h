@@ -1,0 +1,51 @@
+/*
+ * pol_fed_pace.h - when agorad's next federation round starts, and sets
+ * of job ids (refusals logged, pins in flight).
+ *
+ * A round runs every FedAuctionInterval as a rule.  After a round that
+ * pinned jobs the next starts at once: in a burst, the jobs submitted
+ * while a round's pins ran wait for no interval on top (issue 18: up to
+ * 1 s of the submit-to-pinned p99).  Every such round made progress (a
+ * pinned job leaves the held set), so the rounds at once end with the
+ * burst; a round that pinned nothing (all failed, none held) waits.
+ *
+ * The id set: the ids of the jobs whose refusal (pol_fed_willrun_copy)
+ * was logged, so that it is logged once per job rather than every
+ * round (kept to the jobs still refused); and the ids of the jobs a pins
+ * step still in flight has, which a later round leaves alone.
+ *
+ * Pure: no Slurm header, no clock (times are arguments), no logging.
+ */
+#ifndef POL_FED_PACE_H
+#define POL_FED_PACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Seconds from now until the next round: 0 after a round that pinned
+ * jobs (pinned > 0), else what is left of interval_s since the round
+ * began (elapsed_s ago), at least 0. */
+double pol_fed_round_wait_s(double interval_s, double elapsed_s, int pinned);
+
+typedef struct pol_fed_idset {
+	uint32_t *v; /* sorted */
+	int n, cap;
+} pol_fed_idset_t;
+
+/* Adds id to s: whether it is new (a refusal not logged yet).  true if
+ * it cannot be kept (out of memory): a log line twice rather than never;
+ * use pol_fed_idset_has where a missing id matters. */
+bool pol_fed_idset_add(pol_fed_idset_t *s, uint32_t id);
+
+/* Whether s holds id. */
+bool pol_fed_idset_has(const pol_fed_idset_t *s, uint32_t id);
+
+/* Removes id from s (none: nothing). */
+void pol_fed_idset_del(pol_fed_idset_t *s, uint32_t id);
+
+/* Keeps only the ids of s that are among keep[n] (any order). */
+void pol_fed_idset_keep(pol_fed_idset_t *s, const uint32_t *keep, int n);
+
+void pol_fed_idset_free(pol_fed_idset_t *s);
+
+#endif

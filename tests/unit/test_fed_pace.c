@@ -1,0 +1,119 @@
+/*
+ * test_fed_pace.c - when agorad's next round starts, and the id sets
+ * (refusals logged, pins in flight) (pol_fed_pace.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "pol_fed_pace.h"
+
+static void test_round_wait(void **state)
+{
+	(void) state;
+	/* nothing pinned: the rest of the interval */
+	assert_true(pol_fed_round_wait_s(1.0, 0.25, 0) == 0.75);
+	assert_true(pol_fed_round_wait_s(5.0, 0.0, 0) == 5.0);
+	/* a round longer than the interval: the next at once */
+	assert_true(pol_fed_round_wait_s(1.0, 3.5, 0) == 0.0);
+	/* a clock step back: never more than the interval */
+	assert_true(pol_fed_round_wait_s(1.0, -2.0, 0) == 1.0);
+	/* a round that pinned jobs: the next at once (a burst) */
+	assert_true(pol_fed_round_wait_s(1.0, 0.25, 1) == 0.0);
+	assert_true(pol_fed_round_wait_s(30.0, 0.1, 750) == 0.0);
+	/* failures only (pinned 0, or a bad count): the interval */
+	assert_true(pol_fed_round_wait_s(1.0, 0.5, -1) == 0.5);
+}
+
+static void test_idset(void **state)
+{
+	pol_fed_idset_t s = { 0 };
+	uint32_t keep[] = { 7, 40 };
+
+	(void) state;
+	assert_true(pol_fed_idset_add(&s, 40));
+	assert_true(pol_fed_idset_add(&s, 7));
+	assert_true(pol_fed_idset_add(&s, 99));
+	/* the second time: not new (logged already) */
+	assert_false(pol_fed_idset_add(&s, 40));
+	assert_false(pol_fed_idset_add(&s, 7));
+	assert_false(pol_fed_idset_add(&s, 99));
+	assert_int_equal(s.n, 3);
+	/* kept sorted */
+	assert_int_equal(s.v[0], 7);
+	assert_int_equal(s.v[1], 40);
+	assert_int_equal(s.v[2], 99);
+	/* 99 is no longer refused: dropped, so a later refusal logs again */
+	pol_fed_idset_keep(&s, keep, 2);
+	assert_int_equal(s.n, 2);
+	assert_false(pol_fed_idset_add(&s, 7));
+	assert_true(pol_fed_idset_add(&s, 99));
+	/* none refused: empty */
+	pol_fed_idset_keep(&s, NULL, 0);
+	assert_int_equal(s.n, 0);
+	assert_true(pol_fed_idset_add(&s, 7));
+	pol_fed_idset_free(&s);
+	assert_null(s.v);
+	assert_int_equal(s.n, 0);
+}
+
+/* The pins in flight: a later round leaves their jobs alone until the
+ * step is collected (has, del). */
+static void test_idset_inflight(void **state)
+{
+	pol_fed_idset_t s = { 0 };
+
+	(void) state;
+	assert_false(pol_fed_idset_has(&s, 5));
+	pol_fed_idset_del(&s, 5); /* none: nothing */
+	for (uint32_t id = 10; id < 20; id++)
+		assert_true(pol_fed_idset_add(&s, id));
+	assert_true(pol_fed_idset_has(&s, 10));
+	assert_true(pol_fed_idset_has(&s, 19));
+	assert_false(pol_fed_idset_has(&s, 9));
+	assert_false(pol_fed_idset_has(&s, 20));
+	/* collected: 10, 15 and 19 are the next round's again */
+	pol_fed_idset_del(&s, 15);
+	pol_fed_idset_del(&s, 10);
+	pol_fed_idset_del(&s, 19);
+	pol_fed_idset_del(&s, 19);
+	assert_int_equal(s.n, 7);
+	assert_false(pol_fed_idset_has(&s, 15));
+	assert_false(pol_fed_idset_has(&s, 10));
+	assert_false(pol_fed_idset_has(&s, 19));
+	assert_true(pol_fed_idset_has(&s, 11));
+	assert_true(pol_fed_idset_has(&s, 18));
+	for (int i = 1; i < s.n; i++)
+		assert_true(s.v[i - 1] < s.v[i]);
+	pol_fed_idset_free(&s);
+}
+
+/* Many ids, in an order that is not sorted: each new once, then not. */
+static void test_idset_many(void **state)
+{
+	pol_fed_idset_t s = { 0 };
+
+	(void) state;
+	for (uint32_t i = 0; i < 1000; i++)
+		assert_true(pol_fed_idset_add(&s, (i * 7919u) % 1000u + 1));
+	for (uint32_t i = 1; i <= 1000; i++)
+		assert_false(pol_fed_idset_add(&s, i));
+	for (int i = 1; i < s.n; i++)
+		assert_true(s.v[i - 1] < s.v[i]);
+	pol_fed_idset_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_wait),
+		cmocka_unit_test(test_idset),
+		cmocka_unit_test(test_idset_inflight),
+		cmocka_unit_test(test_idset_many),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
