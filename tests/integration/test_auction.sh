@@ -105,11 +105,16 @@ OUT=$IN/jobs
 rm -rf "$OUT" # job ids repeat on a fresh database: no stale files
 mkdir -p "$OUT"
 
-# A checkpoint-friendly job: traps USR1, works in 1 s steps.
+# A checkpoint-friendly job: traps USR1, works WORK 1 s steps and
+# checkpoints after each, so its requeued run resumes where the preemption
+# stopped it (the loser's second run is what was left, not another WORK s).
 cat >"$OUT/job.sh" <<'EOF'
 #!/bin/bash
+ck=$OUTDIR/ckpt.$SLURM_JOB_ID
+i=0
+[ -s "$ck" ] && i=$(cat "$ck")
 trap 'echo "USR1 $(date +%s)" >>"$OUTDIR/sig.$SLURM_JOB_ID"' USR1
-for _ in $(seq "$WORK"); do sleep 1; done
+while [ "$i" -lt "$WORK" ]; do sleep 1; i=$((i + 1)); echo "$i" >"$ck.new" && mv "$ck.new" "$ck"; done
 echo "done $(date +%s) restarts=${SLURM_RESTART_COUNT:-0}" >>"$OUTDIR/done.$SLURM_JOB_ID"
 EOF
 chmod +x "$OUT/job.sh"

@@ -110,11 +110,12 @@ done
 wait_for 20 n_running 6
 # agorad learns the node range while the job pends (held for a round); the
 # job's script stands for a training run that resumes from its checkpoint:
-# 150 s of work, 30 s left after a restart
+# 150 s of work, 30 s left after its grow's restart (the shrink and the
+# requeue of 4b come in that run), 15 s after the requeue of 4b
 ej=$(sbatch --parsable -H -p train -A acct_a -N 2-16 --gres=gpu:8 --requeue \
 	--comment=elastic -t 10 --open-mode=append -o "$IN/elastic.out" \
 	--wrap 'echo "start $SLURM_JOB_NUM_NODES nodes restart ${SLURM_RESTART_COUNT:-0} $(date +%s)"
-		if [ "${SLURM_RESTART_COUNT:-0}" = 0 ]; then sleep 150; else sleep 30; fi
+		case ${SLURM_RESTART_COUNT:-0} in 0) sleep 150 ;; 1) sleep 30 ;; *) sleep 15 ;; esac
 		echo "done $SLURM_JOB_NUM_NODES"')
 sleep 2.5
 scontrol release "$ej"

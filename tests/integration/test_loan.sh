@@ -199,13 +199,17 @@ wait_borrowed() {
 }
 
 # ---- the feeder and the monitor ---------------------------------------------
+# A training job works 20-35 s in 1 s steps, and stops early once the
+# feeder is stopped ($IN/stop-feeder, 6.): the queue then drains in
+# seconds, not a job length or two (every job still has to complete).
 feeder() { # pauses while $IN/pause-feeder exists
 	local k=0 p
 	while [ ! -f "$IN/stop-feeder" ]; do
 		p=$(squeue -h -p train -t PD 2>/dev/null | wc -l)
 		while [ "$p" -lt 6 ] && [ ! -f "$IN/pause-feeder" ]; do
 			sbatch --parsable -p train -A acct_a -N1 --gres=gpu:8 --requeue \
-				-t 5 -o /dev/null --wrap "sleep $((20 + (k * 7) % 16))" >>"$JOBS" 2>/dev/null
+				-t 5 -o /dev/null --wrap "for _ in \$(seq $((20 + (k * 7) % 16))); do
+					[ -e '$IN/stop-feeder' ] && break; sleep 1; done" >>"$JOBS" 2>/dev/null
 			k=$((k + 1))
 			p=$((p + 1))
 		done
@@ -502,7 +506,8 @@ tbusy=$(squeue -h -p train -t R -o %N | while read -r l; do
 	scontrol show hostnames "$l"; done | grep -cE "^c1n([9]|1[0-6])$")
 nlent=$(home_lent | cut -d' ' -f2)
 norq=$(sbatch --parsable -p train -A acct_a -N1 --gres=gpu:8 --no-requeue \
-	-x c1n16 -t 5 -o /dev/null --wrap 'sleep 30')
+	-x c1n16 -t 5 -o /dev/null --wrap "for _ in \$(seq 30); do
+		[ -e '$IN/stop-feeder' ] && break; sleep 1; done")
 sleep 2
 nexc=$(exc_of "$norq")
 nst=$(squeue -h -j "$norq" -o '%T %N')

@@ -332,11 +332,21 @@ done
 squeue -h -o '%i|%T|%Q|%r' >"$OUT/left.after"
 [ -s "$OUT/left.after" ] && say "left in the queue: $(wc -l <"$OUT/left.after") jobs (see $OUT/left.after)"
 
+# accounting lags slurmctld: wait until sacct has every job COMPLETED, or,
+# when some cannot (lost in the save window: most runs lose a few), until
+# nothing more is on its way: slurmctld's DBD agent queue is empty and two
+# sacct dumps 2 s apart are the same (else every such run waited out all
+# 30 rounds, a minute)
 want=$(wc -l <"$OUT/submitted.tsv")
+prev=""
 for _ in $(seq 30); do
 	sacct -a -X -n -P -S "$(date -d "@$((t0 - 60))" +%Y-%m-%dT%H:%M:%S)" \
 		-o JobIDRaw,JobName,State,Start,End >"$OUT/sacct.txt" 2>/dev/null
 	[ "$(grep -c '|COMPLETED|' "$OUT/sacct.txt")" -ge "$want" ] && break
+	cur=$(cat "$OUT/sacct.txt")
+	[ -n "$prev" ] && [ "$cur" = "$prev" ] &&
+		[ "$(sdiag 2>/dev/null | sed -n 's/^DBD Agent queue size: *//p')" = 0 ] && break
+	prev=$cur
 	sleep 2
 done
 # A job is lost when no sacct record has its id, its name and COMPLETED (a
