@@ -301,11 +301,14 @@ static int pol_cost(const char *pol)
 /* Policies that read no checkpoint field of their snapshot (pol_job_t
  * ckpt_s, last_ckpt): their run under another checkpoint cost is the
  * same run when the simulator says so (sim_result_t.ckpt_alt_same: no
- * job requeued, every job's work the same bit for bit under the others). */
+ * job requeued, every job's work the same bit for bit under the others).
+ * agora-order is agora's filter, charge, estimates and credit order, then
+ * Slurm's plan (pol_agora.c order_decide()); only the auction's leases
+ * and losers read checkpoints (pol_agora_base.c). */
 static bool ckpt_blind(const char *pol)
 {
 	return !strcmp(pol, "fifo") || !strcmp(pol, "backfill") ||
-	       !strcmp(pol, "backfill-fs");
+	       !strcmp(pol, "backfill-fs") || !strcmp(pol, "agora-order");
 }
 
 /* Task k of a checkpoint-blind policy at a checkpoint cost but the first:
@@ -859,7 +862,7 @@ int robustness_main(int argc, char **argv)
 	printf("\nwall time %.1f s (%d runs)\n", cli_now() - t0, r->n_tasks);
 	cpu_report(stdout, r, r->n_threads);
 	if (r->n_shared)
-		printf("%d runs not repeated: a policy blind to checkpoints (fifo, backfill, backfill-fs) under a later checkpoint cost, where the simulator found its run under the first cost the same run\n",
+		printf("%d runs not repeated: a policy blind to checkpoints (fifo, backfill, backfill-fs, agora-order) under a later checkpoint cost, where the simulator found its run under the first cost the same run\n",
 		       r->n_shared);
 	rc = 0;
 out:
