@@ -212,6 +212,7 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 	free(a->tmap);
 	free(a->papp);
 	free(a->keys);
+	free(a->keys_tmp);
 	free(a->reord);
 	free(a->tpend);
 	free(a->pflag);

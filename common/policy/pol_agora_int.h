@@ -148,8 +148,8 @@ struct pol_agora_policy {
 	/* scratch, grown as needed */
 	pol_work_t w;
 	pol_freemap_t *offer, *tent;
-	pol_credit_key_t *keys;
-	size_t keys_cap;
+	pol_credit_key_t *keys, *keys_tmp; /* keys_tmp: the sort's scratch */
+	size_t keys_cap, keys_tmp_cap;
 	pol_job_t *reord;
 	size_t reord_cap;
 	int *tpend;

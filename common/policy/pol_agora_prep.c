@@ -115,7 +115,9 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	}
 	/* 4. the credit order */
 	if (agora_grow((void **) &a->keys, &a->keys_cap, snap->n_pending,
-		       sizeof(*a->keys)) < 0)
+		       sizeof(*a->keys)) < 0 ||
+	    agora_grow((void **) &a->keys_tmp, &a->keys_tmp_cap,
+		       snap->n_pending, sizeof(*a->keys_tmp)) < 0)
 		return -1;
 	for (i = 0; i < snap->n_pending; i++) {
 		const pol_job_t *j = &snap->pending[i];
@@ -133,7 +135,7 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		};
 	}
 	if (snap->n_pending > 1)
-		qsort(a->keys, (size_t) snap->n_pending, sizeof(*a->keys),
-		      pol_credit_key_cmp);
+		pol_credit_key_sort(a->keys, (size_t) snap->n_pending,
+				    a->keys_tmp);
 	return 0;
 }

@@ -409,12 +409,16 @@ void pol_bf_destroy(pol_bf_t *s)
 	free(s->se);
 	free(s->rise);
 	free(s->bits);
+	free(s->q);
+	free(s->qsuf);
+	free(s->qacc);
 	free(s->avail);
 	free(s->jn);
 	free(s->sh_avail);
 	free(s->sh_dirty);
 	free(s->ew);
 	free(s->eb);
+	free(s->ebo);
 	free(s->parts);
 	free(s->node_gpus);
 	free(s->node_mask);

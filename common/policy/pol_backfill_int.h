@@ -19,6 +19,8 @@
 #define BF_NKEYS           8
 /* will-run results kept per pass (direct-mapped), until a job starts */
 #define BF_MEMO 256
+/* ends per block of the will-run test's skip (pol_bf.ebo) */
+#define BF_EBLK 16
 
 typedef struct bf_memo {
 	unsigned gen; /* valid when == pol_bf.gen */
@@ -75,6 +77,12 @@ struct pol_bf {
 	 * (a distance, so that it moves with the slots when one splits) */
 	int *rise;
 	uint64_t *bits, *avail, *jn;
+	/* one job's loop slides its range of slots right: the rises in it,
+	 * q (slot indices, in order), those below the scan's qm with their
+	 * suffix ANDs in qsuf (nw words each), those from qm on ANDed in
+	 * qacc (a two-stack queue: each rise ANDed O(1) times per loop) */
+	int *q;
+	uint64_t *qsuf, *qacc;
 	/* the will-run test's scratch map s->sh between tests of one gen
 	 * (sh_gen == gen): the free map with the nodes outside sh_avail
 	 * emptied, plus the GPUs given on the nodes of sh_dirty; the next
@@ -88,6 +96,11 @@ struct pol_bf {
 	 * node by node); n_fin ends have a finite end (the rest INT64_MAX) */
 	int *ew;
 	uint64_t *eb;
+	/* per block of BF_EBLK ends, the OR of their eb by word (nw + 1
+	 * words a block): a block with no usable node is skipped by nw + 1
+	 * ANDs */
+	uint64_t *ebo;
+	size_t ebo_cap;
 	int e_cap, n_fin;
 	int n_slots, slot_cap, nw;
 	int space, recs; /* bf_node_space_size; records Slurm would use */

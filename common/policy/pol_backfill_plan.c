@@ -28,8 +28,8 @@ static int slots_grow(pol_bf_t *s, int n)
 {
 	int cap;
 	int64_t *nb, *ne;
-	int *nr;
-	uint64_t *bits;
+	int *nr, *nq;
+	uint64_t *bits, *qsuf;
 
 	if (n <= s->slot_cap)
 		return 0;
@@ -46,7 +46,13 @@ static int slots_grow(pol_bf_t *s, int n)
 	bits = realloc(s->bits, (size_t) cap * (size_t) s->nw * sizeof(*bits));
 	if (bits)
 		s->bits = bits;
-	if (!nb || !ne || !nr || !bits) {
+	nq = realloc(s->q, (size_t) cap * sizeof(*nq));
+	if (nq)
+		s->q = nq;
+	qsuf = realloc(s->qsuf, (size_t) cap * (size_t) s->nw * sizeof(*qsuf));
+	if (qsuf)
+		s->qsuf = qsuf;
+	if (!nb || !ne || !nr || !bits || !nq || !qsuf) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -69,6 +75,8 @@ static int slots_init(pol_bf_t *s, const pol_cluster_t *c, int64_t now)
 		uint64_t *sd = sa ? realloc(s->sh_dirty,
 					    (size_t) nw * sizeof(*sd))
 				  : NULL;
+		uint64_t *qa = sd ? realloc(s->qacc, (size_t) nw * sizeof(*qa))
+				  : NULL;
 
 		if (a)
 			s->avail = a;
@@ -78,12 +86,16 @@ static int slots_init(pol_bf_t *s, const pol_cluster_t *c, int64_t now)
 			s->sh_avail = sa;
 		if (sd)
 			s->sh_dirty = sd;
-		if (!a || !jn || !sa || !sd) {
+		if (qa)
+			s->qacc = qa;
+		if (!a || !jn || !sa || !sd || !qa) {
 			errno = ENOMEM;
 			return -1;
 		}
 		free(s->bits);
 		s->bits = NULL;
+		free(s->qsuf);
+		s->qsuf = NULL;
 		s->slot_cap = 0;
 		free(s->memo_avail);
 		s->memo_avail = calloc((size_t) BF_MEMO * (size_t) nw,
@@ -233,11 +245,44 @@ static int slot_begin_gallop(const pol_bf_t *s, int i, int64_t t)
  * that ends after start (slot_after(start)), else it is searched;
  * sc->ie the last answer for the first slot past end; on return
  * sc->i0 = the slot after the rise that gave *later (slot_after(*later))
- * or -1.
+ * or -1.  The rises of the range, [r, ie - 1), only move right too: they
+ * are kept in a queue (s->q from sc->qh to sc->qt) whose AND is the AND
+ * of qsuf[qh] (the rises below qm) and qacc (those from qm on), so that a
+ * call ANDs the rises that entered or left the range, not all of them.
  */
 typedef struct bf_scan {
 	int i0, ie;
+	int qh, qm, qt, nx; /* nx: the next rise to push (-1: none yet) */
 } bf_scan_t;
+
+static void scan_reset(pol_bf_t *s, bf_scan_t *sc)
+{
+	int k;
+
+	*sc = (bf_scan_t){ -1, 0, 0, 0, 0, -1 };
+	for (k = 0; k < s->nw; k++)
+		s->qacc[k] = ~(uint64_t) 0;
+}
+
+/* The back of the queue (qm..qt) to its front: suffix ANDs. */
+static void scan_flip(pol_bf_t *s, bf_scan_t *sc)
+{
+	int nw = s->nw, x, k;
+
+	for (x = sc->qt - 1; x >= sc->qm; x--) {
+		const uint64_t *b = slot_bits(s, s->q[x]);
+		uint64_t *d = s->qsuf + (size_t) x * (size_t) nw;
+
+		if (x == sc->qt - 1)
+			memcpy(d, b, (size_t) nw * sizeof(*d));
+		else
+			for (k = 0; k < nw; k++)
+				d[k] = b[k] & d[nw + k];
+	}
+	sc->qm = sc->qt;
+	for (k = 0; k < nw; k++)
+		s->qacc[k] = ~(uint64_t) 0;
+}
 
 static void slots_avail(pol_bf_t *s, int64_t start, int64_t end, int64_t *later,
 			bf_scan_t *sc)
@@ -260,19 +305,32 @@ static void slots_avail(pol_bf_t *s, int64_t start, int64_t end, int64_t *later,
 	}
 	if (ie <= i0)
 		return;
-	if (nw == 1) {
-		uint64_t m = s->bits[ie - 1];
-
-		for (; r < ie - 1; r = r + 1 + s->rise[r + 1])
-			m &= s->bits[r];
-		s->avail[0] = m;
-		return;
+	/* the rises below r leave the queue */
+	while (sc->qh < sc->qt && s->q[sc->qh] < r) {
+		if (sc->qh == sc->qm)
+			scan_flip(s, sc);
+		sc->qh++;
 	}
-	for (; r < ie - 1; r = r + 1 + s->rise[r + 1])
+	if (sc->qh == sc->qt) {
+		sc->qh = sc->qm = sc->qt = 0;
 		for (k = 0; k < nw; k++)
-			s->avail[k] &= slot_bits(s, r)[k];
+			s->qacc[k] = ~(uint64_t) 0;
+		sc->nx = r;
+	}
+	/* those in [nx, ie - 1) enter it */
+	for (; sc->nx < ie - 1; sc->nx = sc->nx + 1 + s->rise[sc->nx + 1]) {
+		const uint64_t *b = slot_bits(s, sc->nx);
+
+		s->q[sc->qt++] = sc->nx;
+		for (k = 0; k < nw; k++)
+			s->qacc[k] &= b[k];
+	}
 	for (k = 0; k < nw; k++)
-		s->avail[k] &= slot_bits(s, ie - 1)[k];
+		s->avail[k] = s->qacc[k] & slot_bits(s, ie - 1)[k];
+	if (sc->qh < sc->qm)
+		for (k = 0; k < nw; k++)
+			s->avail[k] &= s->qsuf[(size_t) sc->qh * (size_t) nw +
+					       (size_t) k];
 }
 
 /* Does a reservation of nodes jn over [start, end) meet one already made? */
@@ -450,6 +508,19 @@ static void sh_mark(pol_bf_t *s, const bf_end_t *e)
 			(uint64_t) 1 << (e->alloc->parts[p].node % 64);
 }
 
+/* Has block b of the ends (BF_EBLK ends from b * BF_EBLK) an end with a
+ * usable node? */
+static bool block_usable(const pol_bf_t *s, int b)
+{
+	const uint64_t *o = s->ebo + (size_t) b * (size_t) (s->nw + 1);
+	uint64_t u = 0;
+	int k;
+
+	for (k = 0; k <= s->nw; k++)
+		u |= s->avail[k] & o[k];
+	return u != 0;
+}
+
 static int bf_will_run(pol_bf_t *s, int n_ends, const pol_job_t *j, int64_t now,
 		       int64_t *T, pol_alloc_t *a)
 {
@@ -512,14 +583,26 @@ static int bf_will_run(pol_bf_t *s, int n_ends, const pol_job_t *j, int64_t now,
 			const bf_end_t *e;
 			int r;
 
-			/* to the next end with a usable node, 4 at a time */
-			while (i + 4 <= nf && !((av[ew[i]] & eb[i]) |
-						(av[ew[i + 1]] & eb[i + 1]) |
-						(av[ew[i + 2]] & eb[i + 2]) |
-						(av[ew[i + 3]] & eb[i + 3])))
-				i += 4;
-			while (i < nf && !(av[ew[i]] & eb[i]))
-				i++;
+			/* to the next end with a usable node: a block of
+			 * BF_EBLK at a time, then 4 at a time */
+			for (;;) {
+				if (!(i % BF_EBLK) && i + BF_EBLK <= nf &&
+				    !block_usable(s, i / BF_EBLK)) {
+					i += BF_EBLK;
+					continue;
+				}
+				if (i + 4 <= nf &&
+				    !((av[ew[i]] & eb[i]) |
+				      (av[ew[i + 1]] & eb[i + 1]) |
+				      (av[ew[i + 2]] & eb[i + 2]) |
+				      (av[ew[i + 3]] & eb[i + 3]))) {
+					i += 4;
+					continue;
+				}
+				while (i < nf && !(av[ew[i]] & eb[i]))
+					i++;
+				break;
+			}
 			if (i >= nf)
 				break;
 			e = &s->ends[i];
@@ -617,6 +700,7 @@ static int bf_will_run_memo(pol_bf_t *s, int n_ends, const pol_job_t *j,
 /* Pack the nodes of the n ends into s->ew, s->eb and count s->n_fin. */
 static int ends_index(pol_bf_t *s, int n)
 {
+	size_t need;
 	int i;
 
 	if (n > s->e_cap) {
@@ -634,12 +718,28 @@ static int ends_index(pol_bf_t *s, int n)
 		s->eb = nb;
 		s->e_cap = cap;
 	}
+	need = (size_t) (s->e_cap / BF_EBLK + 1) * (size_t) (s->nw + 1);
+	if (need > s->ebo_cap) {
+		uint64_t *no = realloc(s->ebo, need * sizeof(*no));
+
+		if (!no) {
+			errno = ENOMEM;
+			return -1;
+		}
+		s->ebo = no;
+		s->ebo_cap = need;
+	}
 	s->n_fin = 0;
 	for (i = 0; i < n; i++) {
 		const bf_end_t *e = &s->ends[i];
+		uint64_t *o = s->ebo +
+			      (size_t) (i / BF_EBLK) * (size_t) (s->nw + 1);
 
+		if (!(i % BF_EBLK))
+			memset(o, 0, (size_t) (s->nw + 1) * sizeof(*o));
 		s->ew[i] = e->w >= 0 ? e->w : s->nw;
 		s->eb[i] = e->w >= 0 ? e->bits : ~(uint64_t) 0;
+		o[s->ew[i]] |= s->eb[i];
 		if (e->end != INT64_MAX)
 			s->n_fin = i + 1;
 	}
@@ -682,8 +782,9 @@ static int bf_slurm_job(pol_bf_t *s, const pol_job_t *j, int64_t now,
 	int64_t start_res = now, later, T, rs, re;
 	int guard;
 
-	bf_scan_t sc = { -1, 0 };
+	bf_scan_t sc;
 
+	scan_reset(s, &sc);
 	for (guard = 0; guard < 2 * s->n_slots + 8; guard++) {
 		const pol_alloc_t *ma;
 		int64_t end = (start_res > now ? start_res : now) + limit;

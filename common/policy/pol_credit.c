@@ -357,6 +357,59 @@ int pol_credit_key_cmp(const void *a, const void *b)
 	return 0;
 }
 
+static inline bool key_less(const pol_credit_key_t *x,
+			    const pol_credit_key_t *y)
+{
+	if (x->band != y->band)
+		return x->band > y->band;
+	if (x->credit != y->credit)
+		return x->credit > y->credit;
+	if (x->submit != y->submit)
+		return x->submit < y->submit;
+	return x->id < y->id;
+}
+
+/* Stable merge sort of k[0..n) with tmp[0..n): runs of 16 by insertion,
+ * then merges, k and tmp trading places. */
+void pol_credit_key_sort(pol_credit_key_t *k, size_t n, pol_credit_key_t *tmp)
+{
+	pol_credit_key_t *from = k, *to = tmp, *sw;
+	size_t i, w, run = 16;
+
+	for (i = 0; i < n; i += run) {
+		size_t end = i + run < n ? i + run : n, a, b;
+
+		for (a = i + 1; a < end; a++) {
+			pol_credit_key_t x = k[a];
+
+			for (b = a; b > i && key_less(&x, &k[b - 1]); b--)
+				k[b] = k[b - 1];
+			k[b] = x;
+		}
+	}
+	for (w = run; w < n; w *= 2) {
+		for (i = 0; i < n; i += 2 * w) {
+			size_t m = i + w < n ? i + w : n,
+			       e = i + 2 * w < n ? i + 2 * w : n, a = i, b = m,
+			       o = i;
+
+			while (a < m && b < e)
+				to[o++] = key_less(&from[b], &from[a])
+						  ? from[b++]
+						  : from[a++];
+			while (a < m)
+				to[o++] = from[a++];
+			while (b < e)
+				to[o++] = from[b++];
+		}
+		sw = from;
+		from = to;
+		to = sw;
+	}
+	if (from != k)
+		memcpy(k, from, n * sizeof(*k));
+}
+
 int64_t pol_credit_charge_since(int64_t last_pass, int64_t now, int interval_s,
 				int64_t *capped)
 {

@@ -220,5 +220,8 @@ typedef struct pol_credit_key {
 /* qsort comparator over pol_credit_key_t: band desc, credit desc, submit
  * asc, id asc. */
 int pol_credit_key_cmp(const void *a, const void *b);
+/* k[0..n) in pol_credit_key_cmp's order, equal keys kept in their order
+ * (as glibc's qsort keeps them); tmp: n keys of scratch. */
+void pol_credit_key_sort(pol_credit_key_t *k, size_t n, pol_credit_key_t *tmp);
 
 #endif

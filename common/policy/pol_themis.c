@@ -161,7 +161,64 @@ struct pol_lease_table {
 	int n, n_sorted;
 	size_t cap;
 	pol_lease_t *tmp; /* LEASE_TAIL + 1 entries, for the merge */
+	/* an index of v by job id (open addressing, h_cap a power of two
+	 * >= 2 n, -1 empty): rebuilt when leases move (a merge, a drop, a
+	 * sweep: each O(n) already), added to on a grant; h_ok false (out
+	 * of memory) falls back to the search above */
+	int *h;
+	size_t h_cap;
+	bool h_ok;
 };
+
+static size_t lease_hash(int64_t id, size_t cap)
+{
+	uint64_t x = (uint64_t) id * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t) (x ^ (x >> 29)) & (cap - 1);
+}
+
+static void h_put(pol_lease_table_t *t, int i)
+{
+	size_t m = t->h_cap - 1, p = lease_hash(t->v[i].job_id, t->h_cap);
+
+	while (t->h[p] >= 0)
+		p = (p + 1) & m;
+	t->h[p] = i;
+}
+
+/* Index every lease (h_ok false on ENOMEM). */
+static void h_rebuild(pol_lease_table_t *t)
+{
+	size_t cap = 64, k;
+	int i;
+
+	while (cap < 2 * (size_t) t->n + 2)
+		cap *= 2;
+	if (cap != t->h_cap) {
+		int *h = realloc(t->h, cap * sizeof(*h));
+
+		if (!h) {
+			t->h_ok = false;
+			return;
+		}
+		t->h = h;
+		t->h_cap = cap;
+	}
+	for (k = 0; k < cap; k++)
+		t->h[k] = -1;
+	for (i = 0; i < t->n; i++)
+		h_put(t, i);
+	t->h_ok = true;
+}
+
+/* v[n - 1] was appended. */
+static void h_add(pol_lease_table_t *t)
+{
+	if (t->h_ok && 2 * (size_t) t->n + 2 <= t->h_cap)
+		h_put(t, t->n - 1);
+	else
+		h_rebuild(t);
+}
 
 pol_lease_table_t *pol_lease_table_create(void)
 {
@@ -180,6 +237,7 @@ void pol_lease_table_destroy(pol_lease_table_t **tp)
 		return;
 	free((*tp)->v);
 	free((*tp)->tmp);
+	free((*tp)->h);
 	free(*tp);
 	*tp = NULL;
 }
@@ -211,6 +269,7 @@ static void lease_merge(pol_lease_table_t *t)
 			t->v[k--] = t->tmp[j--];
 	}
 	t->n_sorted = t->n;
+	h_rebuild(t);
 }
 
 static pol_lease_t *lease_find(const pol_lease_table_t *t, int64_t job_id)
@@ -219,6 +278,14 @@ static pol_lease_t *lease_find(const pol_lease_table_t *t, int64_t job_id)
 
 	if (!t)
 		return NULL;
+	if (t->h_ok) {
+		size_t m = t->h_cap - 1, p = lease_hash(job_id, t->h_cap);
+
+		for (; t->h[p] >= 0; p = (p + 1) & m)
+			if (t->v[t->h[p]].job_id == job_id)
+				return &t->v[t->h[p]];
+		return NULL;
+	}
 	hi = t->n_sorted;
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2;
@@ -255,6 +322,7 @@ int pol_lease_grant(pol_lease_table_t *t, int64_t job_id, int gpus, int64_t now,
 		if (t->n_sorted == t->n - 1 &&
 		    (t->n_sorted == 0 || t->v[t->n - 2].job_id < job_id))
 			t->n_sorted = t->n;
+		h_add(t);
 	}
 	l->gpus = gpus;
 	l->start = now;
@@ -287,6 +355,7 @@ int pol_lease_drop(pol_lease_table_t *t, int64_t job_id)
 	t->n--;
 	if (i < t->n_sorted)
 		t->n_sorted--;
+	h_rebuild(t);
 	return 0;
 }
 
@@ -364,5 +433,6 @@ int pol_lease_sweep(pol_lease_table_t *t, const int64_t *ids, int n)
 	t->n = m;
 	t->n_sorted = ms;
 	free(s);
+	h_rebuild(t);
 	return 0;
 }

@@ -163,6 +163,12 @@ typedef struct sim_params {
 	 * "livelock: ...").  0 = auto (SIM_LIVELOCK_AUTO: 7 days + 2 x the
 	 * longest job at its slowest placement); < 0 = off */
 	int64_t livelock_s;
+	/* other checkpoint intervals (values of ckpt_s): the run reports in
+	 * sim_result_t.ckpt_alt_same whether it would have gone the same way
+	 * under each of them (for a policy that reads no checkpoint field of
+	 * its snapshot: pol_job_t.ckpt_s, last_ckpt) */
+	int64_t ckpt_alt[8];
+	int n_ckpt_alt;
 } sim_params_t;
 
 void sim_params_default(sim_params_t *p);
@@ -199,6 +205,11 @@ typedef struct sim_result {
 	/* of those, the work since the last checkpoint that preemptions
 	 * threw away (rework after them is in rework_gpu_s) */
 	double preempt_lost_gpu_s;
+	/* params.n_ckpt_alt > 0: no job was requeued or resized, and every
+	 * job's work after every event is, bit for bit, what it would be with
+	 * ckpt_s = any of params.ckpt_alt: the same run under those, for a
+	 * policy blind to checkpoints, but for the checkpoint fields */
+	bool ckpt_alt_same;
 	int64_t kills; /* runs killed at their limit */
 	int failed;    /* jobs that ended killed (SIM_KILL_FAIL) */
 	double *util;  /* per bin, fraction busy */

@@ -529,6 +529,7 @@ int sim_run(const pol_cluster_t *cluster, const sim_job_t *jobs, int n,
 	s.maxg_pool[0] = pol_freemap_max_node_gpus(s.fm, POL_POOL_TRAINING);
 	s.maxg_pool[1] = pol_freemap_max_node_gpus(s.fm, POL_POOL_INFERENCE);
 	res->n = n;
+	res->ckpt_alt_same = params->n_ckpt_alt > 0;
 	res->bin_s = params->bin_s;
 	res->total_gpus = pol_cluster_gpus(s.c);
 	for (i = 0; i < n; i++) {

@@ -235,11 +235,49 @@ static void consume(sim_t *s, int id, double amount, double t)
 		j->work = 0;
 }
 
+/* j's work after an update over dt under checkpoint interval c, as
+ * consume() computes it when no overhead is left (splitting the update
+ * at a checkpoint as sim_update_work() does). */
+static double work_after(const sjob_t *j, int64_t now, int64_t dt, int64_t c)
+{
+	double w = j->work;
+
+	if (c > 0 && (now - j->run_start) / c > (j->t_upd - j->run_start) / c) {
+		int64_t tc = j->run_start + (now - j->run_start) / c * c;
+
+		w -= j->rate * (double) (tc - j->t_upd);
+		if (w < 0)
+			w = 0;
+		w -= j->rate * (double) (now - tc);
+	} else {
+		w -= j->rate * (double) dt;
+	}
+	return w < 0 ? 0 : w;
+}
+
+/* Would this update give j the same work under every params.ckpt_alt? */
+static bool alt_same(const sim_t *s, const sjob_t *j, int64_t dt)
+{
+	double w;
+	int k;
+
+	if (j->overhead > 0)
+		return false;
+	w = work_after(j, s->now, dt, s->p->ckpt_s);
+	for (k = 0; k < s->p->n_ckpt_alt; k++)
+		if (work_after(j, s->now, dt, s->p->ckpt_alt[k]) != w)
+			return false;
+	return true;
+}
+
 void sim_update_work(sim_t *s, int id)
 {
 	sjob_t *j = &s->sj[id];
 	int64_t dt = s->now - j->t_upd, c = s->p->ckpt_s;
 
+	if (j->state == S_RUNNING && dt > 0 && s->res->ckpt_alt_same &&
+	    !alt_same(s, j, dt))
+		s->res->ckpt_alt_same = false;
 	if (j->state == S_RUNNING && dt > 0) {
 		j->attained += (double) j->gpus * (double) dt;
 		j->att_win += in_window(s, (double) j->t_upd, (double) s->now,
@@ -483,6 +521,7 @@ static int requeue(sim_t *s, int id, pol_job_t *pj)
 	sjob_t *j = &s->sj[id];
 	double from;
 
+	s->res->ckpt_alt_same = false;
 	sim_update_work(s, id);
 	if (s->p->ckpt_s != SIM_CKPT_CONTINUOUS) {
 		from = (double) (j->ckpt_t >= 0 ? j->ckpt_t : j->run_start);
@@ -588,6 +627,7 @@ int sim_act_resize(sim_t *s, const pol_action_t *a)
 	sjob_t *j;
 	pol_alloc_t copy;
 
+	s->res->ckpt_alt_same = false;
 	if (id < 0 || id >= s->n || s->sj[id].state != S_RUNNING)
 		return sim_fail(s, EPROTO,
 				"RESIZE of a job that is not running", id);

@@ -47,6 +47,8 @@ typedef struct rob {
 	int *order; /* the tasks in the order the workers take them */
 	int n_threads;
 	int n_tasks, next, failed;
+	int n_run;    /* the workers take order[next..n_run) */
+	int n_shared; /* runs copied from their first checkpoint cost's */
 	pthread_mutex_t mu;
 } rob_t;
 
@@ -296,6 +298,27 @@ static int pol_cost(const char *pol)
 	return i;
 }
 
+/* Policies that read no checkpoint field of their snapshot (pol_job_t
+ * ckpt_s, last_ckpt): their run under another checkpoint cost is the
+ * same run when the simulator says so (sim_result_t.ckpt_alt_same: no
+ * job requeued, every job's work the same bit for bit under the others).
+ * agora-order is agora's filter, charge, estimates and credit order, then
+ * Slurm's plan (pol_agora.c order_decide()); only the auction's leases
+ * and losers read checkpoints (pol_agora_base.c). */
+static bool ckpt_blind(const char *pol)
+{
+	return !strcmp(pol, "fifo") || !strcmp(pol, "backfill") ||
+	       !strcmp(pol, "backfill-fs") || !strcmp(pol, "agora-order");
+}
+
+/* Task k of a checkpoint-blind policy at a checkpoint cost but the first:
+ * its run is shared with the first cost's when it can be (share_runs()). */
+static bool task_shared(const rob_t *r, int k)
+{
+	return r->n_ckpt > 1 && (k / r->n_pol) % r->n_ckpt > 0 &&
+	       ckpt_blind(r->pols[k % r->n_pol]);
+}
+
 static void task_order(rob_t *r)
 {
 	int i, k, n = 0, c, per = r->n_pol, top = pol_cost("");
@@ -303,8 +326,78 @@ static void task_order(rob_t *r)
 	for (c = 0; c <= top; c++)
 		for (i = 0; i < r->n_tasks / per; i++)
 			for (k = 0; k < per; k++)
-				if (pol_cost(r->pols[k]) == c)
+				if (pol_cost(r->pols[k]) == c &&
+				    !task_shared(r, i * per + k))
 					r->order[n++] = i * per + k;
+	r->n_run = n;
+	for (k = 0; k < r->n_tasks; k++)
+		if (task_shared(r, k))
+			r->order[n++] = k;
+}
+
+/* dst := src's results (the run itself is not repeated: no time) */
+static int run_copy(cli_run_t *dst, const cli_run_t *src)
+{
+	sim_summary_t *d = &dst->sum;
+	const sim_summary_t *o = &src->sum;
+
+	dst->res = src->res;
+	dst->res.jobs = NULL;
+	dst->res.util = NULL;
+	dst->res.n_bins = 0;
+	*d = *o;
+	d->tenant_stretch = NULL;
+	d->tenant_jobs = NULL;
+	d->app_rho = NULL;
+	d->app_gpuh = NULL;
+	dst->wall_s = dst->cpu_s = 0;
+	dst->livelock = src->livelock;
+	dst->app_bids = src->app_bids;
+	memcpy(dst->error, src->error, sizeof(dst->error));
+#define DUP(f, n)                                                              \
+	do {                                                                   \
+		if (o->f && (n) > 0) {                                         \
+			d->f = malloc((size_t) (n) * sizeof(*o->f));           \
+			if (!d->f)                                             \
+				return -1;                                     \
+			memcpy(d->f, o->f, (size_t) (n) * sizeof(*o->f));      \
+		}                                                              \
+	} while (0)
+	DUP(tenant_stretch, o->n_tenants);
+	DUP(tenant_jobs, o->n_tenants);
+	DUP(app_rho, o->n_apps);
+	DUP(app_gpuh, o->n_apps);
+#undef DUP
+	return 0;
+}
+
+/* The shared tasks (order[n_run..n_tasks)): a copy of the first checkpoint
+ * cost's run where the simulator found it the same run, else queued to
+ * run (order[n_run..] again, n_run moved past them). */
+static int share_runs(rob_t *r)
+{
+	int i, n = r->n_run, per = r->n_pol, shared = 0;
+
+	for (i = r->n_run; i < r->n_tasks; i++) {
+		int k = r->order[i];
+		int src = (k / per - (k / per) % r->n_ckpt) * per + k % per;
+
+		if (!r->runs[src].livelock && r->runs[src].res.ckpt_alt_same) {
+			if (run_copy(&r->runs[k], &r->runs[src]))
+				return -1;
+			shared++;
+		} else {
+			r->order[n++] = k;
+		}
+	}
+	r->n_run = n;
+	/* the shared ones last, so that order[0..n_run) are those that ran */
+	for (i = 0; i < r->n_tasks && n < r->n_tasks; i++)
+		if (task_shared(r, i) && r->runs[i].res.ckpt_alt_same &&
+		    !r->runs[i].livelock)
+			r->order[n++] = i;
+	r->n_shared = shared;
+	return 0;
 }
 
 /* The runs' CPU time, and the wall time they would take on nt idle
@@ -342,9 +435,9 @@ static void *worker(void *arg)
 		cli_run_t *run;
 
 		pthread_mutex_lock(&r->mu);
-		k = r->failed ? r->n_tasks : r->next++;
+		k = r->failed ? r->n_run : r->next++;
 		pthread_mutex_unlock(&r->mu);
-		if (k >= r->n_tasks)
+		if (k >= r->n_run)
 			return NULL;
 		k = r->order[k];
 		run = &r->runs[k];
@@ -368,10 +461,25 @@ static void *worker(void *arg)
 	}
 }
 
-static int run_all(rob_t *r)
+static void run_workers(rob_t *r, int nt)
 {
 	pthread_t th[256];
-	int i, k, nt, started = 0;
+	int i, started = 0;
+
+	for (i = 0; i < nt; i++)
+		if (!pthread_create(&th[i], NULL, worker, r))
+			started++;
+		else
+			break;
+	if (!started)
+		worker(r);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+}
+
+static int run_all(rob_t *r)
+{
+	int i, k, nt;
 
 	r->tctx = calloc((size_t) (r->n_reg * r->n_ckpt), sizeof(*r->tctx));
 	r->n_tasks = r->n_reg * r->n_ckpt * r->n_pol;
@@ -385,6 +493,13 @@ static int run_all(rob_t *r)
 		r->tctx[i].progress = false;
 		r->tctx[i].params.limits = r->reg[i / r->n_ckpt];
 		r->tctx[i].params.ckpt_s = r->ckpt[i % r->n_ckpt];
+		/* the first cost's runs say whether they hold for the others */
+		r->tctx[i].params.n_ckpt_alt = 0;
+		for (k = 1; i % r->n_ckpt == 0 && k < r->n_ckpt; k++)
+			r->tctx[i]
+				.params
+				.ckpt_alt[r->tctx[i].params.n_ckpt_alt++] =
+				r->ckpt[i % r->n_ckpt + k];
 		for (k = 0; k < r->n_pol; k++) {
 			cli_run_t *run = &r->runs[i * r->n_pol + k];
 
@@ -403,15 +518,18 @@ static int run_all(rob_t *r)
 		nt = 256;
 	r->n_threads = nt;
 	pthread_mutex_init(&r->mu, NULL);
-	for (i = 0; i < nt; i++)
-		if (!pthread_create(&th[i], NULL, worker, r))
-			started++;
-		else
-			break;
-	if (!started)
-		worker(r);
-	for (i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	run_workers(r, nt);
+	/* then the runs the first checkpoint cost's could not stand for */
+	if (!r->failed && r->n_run < r->n_tasks) {
+		int first = r->n_run;
+
+		if (share_runs(r)) {
+			r->failed = 1;
+		} else if (first < r->n_run) {
+			r->next = first;
+			run_workers(r, nt);
+		}
+	}
 	pthread_mutex_destroy(&r->mu);
 	/* labels only now: an empty label keeps the runs quiet */
 	for (i = 0; i < r->n_tasks; i++)
@@ -743,6 +861,9 @@ int robustness_main(int argc, char **argv)
 		goto out;
 	printf("\nwall time %.1f s (%d runs)\n", cli_now() - t0, r->n_tasks);
 	cpu_report(stdout, r, r->n_threads);
+	if (r->n_shared)
+		printf("%d runs not repeated: a policy blind to checkpoints (fifo, backfill, backfill-fs, agora-order) under a later checkpoint cost, where the simulator found its run under the first cost the same run\n",
+		       r->n_shared);
 	rc = 0;
 out:
 	for (i = 0; r->runs && i < r->n_tasks; i++) {

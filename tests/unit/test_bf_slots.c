@@ -3,7 +3,8 @@
  * distances kept by slots_add()) against the slot-by-slot scan of
  * backfill.c, over random reservations on 100 nodes (two words) and on
  * 50 (one word, its own loop), fresh and as a job's loop calls it (start
- * moved to the next node-freeing slot, the scan's hints carried). The
+ * moved to the next node-freeing slot or past it, the scan's hints and
+ * its queue of rises carried). The
  * file is included to reach its static functions; pol_bf_slurm() then
  * comes from here, not from the library. */
 #include <setjmp.h>
@@ -94,13 +95,14 @@ static void slots_avail_matches_scan(int nodes)
 					     1000,
 					en = st + (int64_t) (rnd(&x) % 50000);
 				int64_t l1, l2, lim;
-				bf_scan_t sc = { -1, 0 };
+				bf_scan_t sc;
 				int step;
 
 				if (q == 0)
 					st = now; /* the common query */
 				lim = en > st ? en - st
 					      : 0; /* end only grows */
+				scan_reset(s, &sc);
 				scan_avail(s, st, en, want, &l1);
 				slots_avail(s, st, en, &l2, &sc);
 				assert_int_equal(l2, l1);
@@ -111,6 +113,13 @@ static void slots_avail_matches_scan(int nodes)
 				/* the job's loop: on to later, hints kept */
 				for (step = 0; step < 8 && l2; step++) {
 					st = l2;
+					/* or past it, as after an overlap (the
+					 * slot hint dropped) */
+					if (rnd(&x) % 4 == 0) {
+						st += (int64_t) (rnd(&x) %
+								 5000);
+						sc.i0 = -1;
+					}
 					en = st + lim;
 					scan_avail(s, st, en, want, &l1);
 					slots_avail(s, st, en, &l2, &sc);
@@ -128,6 +137,9 @@ static void slots_avail_matches_scan(int nodes)
 		free(s->bits);
 		free(s->avail);
 		free(s->jn);
+		free(s->q);
+		free(s->qsuf);
+		free(s->qacc);
 		free(s->sh_avail);
 		free(s->sh_dirty);
 		free(s->memo_avail);

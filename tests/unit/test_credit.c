@@ -523,6 +523,53 @@ static void test_credit_order(void **state)
 		assert_int_equal(k[i].index, want[i]);
 }
 
+/* pol_credit_key_sort gives qsort's order on random keys with many ties
+ * in band, credit and submit (sizes around its runs of 16 and merges). */
+static void test_credit_key_sort(void **state)
+{
+	static const size_t sizes[] = { 0,  1,  2,   15,   16,  17,
+					31, 33, 100, 1000, 4097 };
+	uint64_t x = 88172645463325252ULL;
+	size_t s, i;
+
+	(void) state;
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t n = sizes[s];
+		pol_credit_key_t *a = calloc(n + 1, sizeof(*a));
+		pol_credit_key_t *b = calloc(n + 1, sizeof(*b));
+		pol_credit_key_t *tmp = calloc(n + 1, sizeof(*tmp));
+
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_non_null(tmp);
+		for (i = 0; i < n; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			a[i] = (pol_credit_key_t){
+				.band = (int) (x % 3),
+				.credit = (double) ((x >> 8) % 5) / 4.0,
+				.submit = (int64_t) ((x >> 16) % 7),
+				.id = (int64_t) ((x >> 24) % (n + 1)),
+				.index = (int) i,
+			};
+		}
+		memcpy(b, a, n * sizeof(*a));
+		pol_credit_key_sort(a, n, tmp);
+		if (n)
+			qsort(b, n, sizeof(*b), pol_credit_key_cmp);
+		for (i = 0; i < n; i++) {
+			assert_int_equal(pol_credit_key_cmp(&a[i], &b[i]), 0);
+			if (i)
+				assert_true(pol_credit_key_cmp(&a[i - 1],
+							       &a[i]) <= 0);
+		}
+		free(a);
+		free(b);
+		free(tmp);
+	}
+}
+
 /* The interval a pass charges (pol_credit_charge_since), as a table:
  * SchedulerInterval 5 s caps at 60 s, 30 s at 300 s. */
 static void test_charge_since(void **state)
@@ -578,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_credit_clamp_future),
 		cmocka_unit_test(test_credit_prune),
 		cmocka_unit_test(test_credit_order),
+		cmocka_unit_test(test_credit_key_sort),
 		cmocka_unit_test(test_charge_since),
 	};
 
