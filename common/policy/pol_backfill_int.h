@@ -1,9 +1,9 @@
 /*
  * pol_backfill_int.h - the backfill scheduler's state, shared by
  * pol_backfill.c (parameters, the main scheduler, the EASY pass, the
- * running jobs' ends) and pol_backfill_plan.c (Slurm's plan: the slot map
- * of whole-node reservations and the will-run test).  Not part of the
- * API: include pol_backfill.h instead.
+ * running jobs' ends), pol_backfill_slots.c (Slurm's plan: the slot map
+ * of whole-node reservations) and pol_backfill_plan.c (the will-run test
+ * and the pass).  Not part of the API: include pol_backfill.h instead.
  */
 #ifndef POL_BACKFILL_INT_H
 #define POL_BACKFILL_INT_H
@@ -144,6 +144,49 @@ int pol_bf_collect_ends(pol_bf_t *s, const pol_snapshot_t *snap, int64_t now,
 /* Remember a backfilled job's alloc (taken from a) for later will-run
  * tests; s->started is sized once per pass. */
 pol_alloc_t *pol_bf_started_push(pol_bf_t *s, pol_alloc_t *a);
+
+/* t rounded down to a multiple of res (toward -infinity). */
+static inline int64_t rdown(int64_t t, int64_t res)
+{
+	return t >= 0 ? t / res * res : -((-t + res - 1) / res) * res;
+}
+
+/* pol_backfill_slots.c: the slot map. */
+int pol_bf_slots_init(pol_bf_t *s, const pol_cluster_t *c, int64_t now);
+/*
+ * Nodes usable over [start, end] (inclusive end, as backfill.c compares
+ * begin_time <= end_time) into s->avail, and *later = the end of the first
+ * slot after start whose successor frees a node (0: none).
+ *
+ * Slurm's scan goes slot by slot from start, ANDing the slots' nodes and
+ * testing each next slot (up to the first one past end) for a node that
+ * is not in the running AND.  Between two rises (s->rise) the slots' node
+ * sets only shrink, so the running AND is the current slot's set: the
+ * first slot the scan stops at is the first rise, and the AND over the
+ * range is that of the rises in it and of its last slot.
+ *
+ * sc carries what one job's loop learns between calls (its start and end
+ * only grow, and the slots do not change): sc->i0 >= 0 is the first slot
+ * that ends after start (slot_after(start)), else it is searched;
+ * sc->ie the last answer for the first slot past end; on return
+ * sc->i0 = the slot after the rise that gave *later (slot_after(*later))
+ * or -1.  The rises of the range, [r, ie - 1), only move right too: they
+ * are kept in a queue (s->q from sc->qh to sc->qt) whose AND is the AND
+ * of qsuf[qh] (the rises below qm) and qacc (those from qm on), so that a
+ * call ANDs the rises that entered or left the range, not all of them.
+ */
+typedef struct bf_scan {
+	int i0, ie;
+	int qh, qm, qt, nx; /* nx: the next rise to push (-1: none yet) */
+} bf_scan_t;
+
+void pol_bf_scan_reset(pol_bf_t *s, bf_scan_t *sc);
+void pol_bf_slots_avail(pol_bf_t *s, int64_t start, int64_t end, int64_t *later,
+			bf_scan_t *sc);
+/* Does a reservation of nodes jn over [start, end) meet one already made? */
+bool pol_bf_slots_overlap(pol_bf_t *s, int64_t start, int64_t end);
+/* Reserve nodes jn over [start, end) (backfill.c _add_reservation()). */
+int pol_bf_slots_add(pol_bf_t *s, int64_t start, int64_t end);
 
 /* pol_backfill_plan.c: */
 /* Slurm's backfill pass from the head (index i in the order) on. */

@@ -1,12 +1,12 @@
-/* Unit test of Slurm's slot map in pol_backfill_plan.c: the usable nodes
- * and the next node-freeing slot (slots_avail(), through the rise
- * distances kept by slots_add()) against the slot-by-slot scan of
+/* Unit test of Slurm's slot map in pol_backfill_slots.c: the usable nodes
+ * and the next node-freeing slot (pol_bf_slots_avail(), through the rise
+ * distances kept by pol_bf_slots_add()) against the slot-by-slot scan of
  * backfill.c, over random reservations on 100 nodes (two words) and on
  * 50 (one word, its own loop), fresh and as a job's loop calls it (start
  * moved to the next node-freeing slot or past it, the scan's hints and
  * its queue of rises carried). The
- * file is included to reach its static functions; pol_bf_slurm() then
- * comes from here, not from the library. */
+ * files are included to reach their static functions; pol_bf_slurm() and
+ * the slot map then come from here, not from the library. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "../../common/policy/pol_backfill_plan.c"
+#include "../../common/policy/pol_backfill_slots.c"
 
 /* backfill.c's scan: every slot from the one that ends after start to
  * the first one that begins after end. */
@@ -68,7 +69,7 @@ static void slots_avail_matches_scan(int nodes)
 		assert_non_null(s);
 		s->res = 60;
 		s->window = 86400;
-		assert_int_equal(slots_init(s, &c, now), 0);
+		assert_int_equal(pol_bf_slots_init(s, &c, now), 0);
 		for (n = 0; n < 150; n++) {
 			int64_t a = now + (int64_t) (rnd(&x) % 90000) - 600;
 			int64_t len = 60 + (int64_t) (rnd(&x) % 40000);
@@ -87,9 +88,9 @@ static void slots_avail_matches_scan(int nodes)
 							  << (nodes % 64)) -
 								 1
 						       : ~(uint64_t) 0;
-			assert_int_equal(
-				slots_add(s, rdown(a, 60), rdown(a + len, 60)),
-				0);
+			assert_int_equal(pol_bf_slots_add(s, rdown(a, 60),
+							  rdown(a + len, 60)),
+					 0);
 			for (q = 0; q < 20; q++) {
 				int64_t st = now + (int64_t) (rnd(&x) % 95000) -
 					     1000,
@@ -102,9 +103,9 @@ static void slots_avail_matches_scan(int nodes)
 					st = now; /* the common query */
 				lim = en > st ? en - st
 					      : 0; /* end only grows */
-				scan_reset(s, &sc);
+				pol_bf_scan_reset(s, &sc);
 				scan_avail(s, st, en, want, &l1);
-				slots_avail(s, st, en, &l2, &sc);
+				pol_bf_slots_avail(s, st, en, &l2, &sc);
 				assert_int_equal(l2, l1);
 				assert_memory_equal(s->avail, want,
 						    (size_t) s->nw *
@@ -122,7 +123,7 @@ static void slots_avail_matches_scan(int nodes)
 					}
 					en = st + lim;
 					scan_avail(s, st, en, want, &l1);
-					slots_avail(s, st, en, &l2, &sc);
+					pol_bf_slots_avail(s, st, en, &l2, &sc);
 					assert_int_equal(l2, l1);
 					assert_memory_equal(
 						s->avail, want,
