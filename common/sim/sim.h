@@ -169,6 +169,15 @@ typedef struct sim_params {
 	 * its snapshot: pol_job_t.ckpt_s, last_ckpt) */
 	int64_t ckpt_alt[8];
 	int n_ckpt_alt;
+	/* the snapshot's pol_job_t.remaining is -1 (unknown, as in Slurm:
+	 * plugins/site_factor/agora) for every job: for a policy that may
+	 * not know durations (all but srtf), which then cannot read them by
+	 * mistake.  A run that hides them reads nothing of a job's work, so
+	 * the rounding of a work update split at a checkpoint cannot change
+	 * it: ckpt_alt_same then asks only that no job was requeued or
+	 * resized and no restart or launch work was left when a checkpoint
+	 * interval mattered.  Default false. */
+	bool hide_remaining;
 } sim_params_t;
 
 void sim_params_default(sim_params_t *p);
@@ -205,10 +214,12 @@ typedef struct sim_result {
 	/* of those, the work since the last checkpoint that preemptions
 	 * threw away (rework after them is in rework_gpu_s) */
 	double preempt_lost_gpu_s;
-	/* params.n_ckpt_alt > 0: no job was requeued or resized, and every
-	 * job's work after every event is, bit for bit, what it would be with
-	 * ckpt_s = any of params.ckpt_alt: the same run under those, for a
-	 * policy blind to checkpoints, but for the checkpoint fields */
+	/* params.n_ckpt_alt > 0: no job was requeued or resized, no update
+	 * had restart or launch work left, and whatever the run read of a
+	 * job's work (its snapshot's remaining, in whole seconds; nothing
+	 * with params.hide_remaining) is what it would have read with ckpt_s
+	 * = any of params.ckpt_alt: the same run under those, for a policy
+	 * blind to checkpoints, but for the checkpoint fields */
 	bool ckpt_alt_same;
 	int64_t kills; /* runs killed at their limit */
 	int failed;    /* jobs that ended killed (SIM_KILL_FAIL) */

@@ -279,6 +279,39 @@ b = json.load(open(sys.argv[2]))
 strip = lambda e: {k: v for k, v in e.items() if k not in ("wall_s", "cpu_s")}
 assert len(a) == 1 and strip(a[0]) == strip(b[0]), (a, b)
 PY
+# the copy across checkpoint costs: 300 jobs of up to 64 GPUs on 40x8 (3
+# leaves: gangs across leaves run at a fractional rate, so a work update
+# split at a checkpoint rounds otherwise than one that is not).  The
+# blind policies' runs under 1800 are copied from continuous's, and equal
+# those that --ckpts 1800 alone runs for real.
+python3 - "$TMP/gangs.csv" <<'PY'
+import random, sys
+r = random.Random(17)
+t = 0
+with open(sys.argv[1], "w") as f:
+    f.write("id,submit,duration,gpus,tenant\n")
+    for i in range(300):
+        t += r.randint(0, 120)
+        f.write("%d,%d,%d,%d,t%d\n" % (i + 1, t, int(r.lognormvariate(8, 1.0)) + 30,
+                                       r.choice([1, 2, 4, 8, 16, 32, 48, 64]), r.randint(0, 5)))
+PY
+"$SIM" robustness --trace "$TMP/gangs.csv" --cluster 40x8 --policies backfill-fs,fifo \
+	--regimes uniform:1:2 --ckpts continuous,1800 --threads 2 --json "$TMP/robc.json" \
+	>"$TMP/robc.txt" 2>"$TMP/err" &&
+	grep -q '^2 runs not repeated' "$TMP/robc.txt" &&
+	"$SIM" robustness --trace "$TMP/gangs.csv" --cluster 40x8 --policies backfill-fs,fifo \
+		--regimes uniform:1:2 --ckpts 1800 --threads 2 --json "$TMP/robr.json" \
+		>"$TMP/robr.txt" 2>>"$TMP/err" &&
+	! grep -q 'not repeated' "$TMP/robr.txt" &&
+	python3 - "$TMP/robc.json" "$TMP/robr.json" <<'PY' &&
+import json, sys
+a = [e for e in json.load(open(sys.argv[1])) if e["ckpt"] == "every 1800s"]
+b = json.load(open(sys.argv[2]))
+strip = lambda e: {k: v for k, v in e.items() if k not in ("wall_s", "cpu_s")}
+assert len(a) == len(b) == 2 and [strip(e) for e in a] == [strip(e) for e in b], (a, b)
+PY
+	ok "robustness: runs copied across checkpoint costs equal the runs themselves" ||
+	ko "robustness copy: $(cat "$TMP/robc.txt" "$TMP/err" | tail -5)"
 "$SIM" robustness --trace "$TMP/five.csv" --cluster 2x4 --regimes nope \
 	>/dev/null 2>"$TMP/err"
 rc=$?

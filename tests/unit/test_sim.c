@@ -526,6 +526,160 @@ static void test_sim_checkpoint_loss_by_hand(void **state)
 	ckpt_case(SIM_CKPT_CONTINUOUS, 60, 2100 + 60 + 3000, 240, 0);
 }
 
+/* A run of a checkpoint-blind policy is the same run under other
+ * checkpoint intervals (sim_result_t.ckpt_alt_same) although the work a
+ * split update leaves differs by rounding: J2 runs at 1.25/1.40 across
+ * leaves, and a work update split at a checkpoint rounds otherwise than
+ * one that is not.  What the run reads (remaining, whole seconds) agrees,
+ * so the proof holds, and each interval's own run ends every job at the
+ * same time.  A preemption voids the proof. */
+static void test_sim_ckpt_alt_same(void **state)
+{
+	enum { N = 22 };
+	static const int64_t alts[] = { SIM_CKPT_CONTINUOUS, 1800, 7 };
+	sim_job_t j[N];
+	pol_cluster_t *c = pol_cluster_uniform(4, 2, 2);
+	pol_policy_t *p = pol_policy_create("fifo", NULL, NULL, NULL);
+	sim_params_t prm;
+	sim_result_t res, alt;
+	volatile double r = 1.25 / 1.40;
+	int i, k;
+
+	(void) state;
+	/* the rounding is real: 100 s then 3 s is not 103 s at this rate */
+	assert_true((1400 - r * 100) - r * 3 != 1400 - r * 103);
+	memset(j, 0, sizeof(j));
+	j[0] = (sim_job_t){ .duration = 1000, .gpus = 2, .dataset = -1 };
+	j[1] = (sim_job_t){ .duration = 1400, .gpus = 4, .dataset = -1 };
+	for (i = 2; i < N; i++) /* a pass every 13 s while J2 runs */
+		j[i] = (sim_job_t){ .id = i,
+				    .submit = 13 * (i - 1),
+				    .duration = 5,
+				    .gpus = 1,
+				    .dataset = -1 };
+	c->nodes[3].up = false;
+	sim_params_default(&prm);
+	prm.ckpt_s = 100;
+	memcpy(prm.ckpt_alt, alts, sizeof(alts));
+	prm.n_ckpt_alt = 3;
+	assert_int_equal(sim_run(c, j, N, p, &prm, &res, NULL), 0);
+	assert_int_equal(res.jobs[1].level, POL_LVL_CLUSTER);
+	assert_int_equal(res.jobs[1].finish, 1568);
+	assert_true(res.ckpt_alt_same);
+	for (k = 0; k < 3; k++) {
+		sim_params_default(&prm);
+		prm.ckpt_s = alts[k];
+		assert_int_equal(sim_run(c, j, N, p, &prm, &alt, NULL), 0);
+		for (i = 0; i < N; i++) {
+			assert_int_equal(alt.jobs[i].first_start,
+					 res.jobs[i].first_start);
+			assert_int_equal(alt.jobs[i].finish,
+					 res.jobs[i].finish);
+		}
+		sim_result_free(&alt);
+	}
+	sim_result_free(&res);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+
+	/* las preempts J1 at 100 (test_sim_restart_cost_on_preemption) */
+	c = pol_cluster_uniform(1, 4, 16);
+	p = pol_policy_create("las", "thresholds=200", NULL, NULL);
+	j[0] = (sim_job_t){ .duration = 1000, .gpus = 4, .dataset = -1 };
+	j[1] = (sim_job_t){
+		.submit = 100, .duration = 40, .gpus = 4, .dataset = -1
+	};
+	sim_params_default(&prm);
+	prm.ckpt_s = 1800;
+	prm.ckpt_alt[0] = SIM_CKPT_CONTINUOUS;
+	prm.n_ckpt_alt = 1;
+	assert_int_equal(sim_run(c, j, 2, p, &prm, &res, NULL), 0);
+	assert_int_equal(res.jobs[0].preemptions, 1);
+	assert_false(res.ckpt_alt_same);
+	sim_result_free(&res);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+}
+
+/* a spy over fifo: counts the jobs it was shown with remaining >= 0 */
+static int spy_seen_remaining, spy_seen_jobs;
+
+static void *spy_create(const char *params, const struct pol_placer *pl,
+			struct agora_err *err)
+{
+	(void) params;
+	return pol_policy_create("fifo", NULL, pl, err);
+}
+
+static int spy_decide(void *state, const pol_snapshot_t *snap, int64_t now,
+		      pol_actions_t *out)
+{
+	int i;
+
+	for (i = 0; i < snap->n_pending; i++, spy_seen_jobs++)
+		spy_seen_remaining += snap->pending[i].remaining >= 0;
+	for (i = 0; i < snap->n_running; i++, spy_seen_jobs++)
+		spy_seen_remaining += snap->running[i].remaining >= 0;
+	return pol_policy_decide(state, snap, now, out);
+}
+
+static void spy_destroy(void *state)
+{
+	pol_policy_t *p = state;
+
+	pol_policy_destroy(&p);
+}
+
+static const pol_policy_ops_t spy_ops = { .name = "spy",
+					  .create = spy_create,
+					  .decide = spy_decide,
+					  .destroy = spy_destroy };
+
+/* sim_params_t.hide_remaining: the policy sees remaining -1 for every
+ * job, pending and running; fifo, which never reads it, runs the same;
+ * the proof of ckpt_alt_same then needs no agreement on remaining */
+static void test_sim_hide_remaining(void **state)
+{
+	static const sim_job_t j[] = {
+		{ .duration = 1000, .gpus = 2, .dataset = -1 },
+		{ .duration = 1400, .gpus = 4, .dataset = -1 },
+		{ .submit = 13, .duration = 5, .gpus = 1, .dataset = -1 },
+		{ .submit = 26, .duration = 7, .gpus = 2, .dataset = -1 },
+	};
+	pol_cluster_t *c = pol_cluster_uniform(4, 2, 2);
+	pol_policy_t *p;
+	sim_params_t prm;
+	sim_result_t a, b;
+	int i;
+
+	(void) state;
+	c->nodes[3].up = false;
+	sim_params_default(&prm);
+	prm.ckpt_s = 100;
+	p = pol_policy_create_ops(&spy_ops, NULL, NULL, NULL);
+	assert_non_null(p);
+	spy_seen_remaining = spy_seen_jobs = 0;
+	assert_int_equal(sim_run(c, j, 4, p, &prm, &a, NULL), 0);
+	assert_true(spy_seen_jobs > 0);
+	assert_int_equal(spy_seen_remaining, spy_seen_jobs);
+	prm.hide_remaining = true;
+	prm.ckpt_alt[0] = 1800;
+	prm.n_ckpt_alt = 1;
+	spy_seen_remaining = spy_seen_jobs = 0;
+	assert_int_equal(sim_run(c, j, 4, p, &prm, &b, NULL), 0);
+	assert_true(spy_seen_jobs > 0);
+	assert_int_equal(spy_seen_remaining, 0);
+	assert_true(b.ckpt_alt_same);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(a.jobs[i].first_start, b.jobs[i].first_start);
+		assert_int_equal(a.jobs[i].finish, b.jobs[i].finish);
+	}
+	sim_result_free(&a);
+	sim_result_free(&b);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+}
+
 static void test_sim_kill_at_limit(void **state)
 {
 	/* 1 GPU, fifo.  J1 (1000 s) asks for 600 s; J2 (100 s) for 200 s */
@@ -773,6 +927,8 @@ int main(void)
 			test_sim_deterministic_and_every_job_ends_once),
 		cmocka_unit_test(test_sim_app_rho_three_apps_by_hand),
 		cmocka_unit_test(test_sim_checkpoint_loss_by_hand),
+		cmocka_unit_test(test_sim_ckpt_alt_same),
+		cmocka_unit_test(test_sim_hide_remaining),
 		cmocka_unit_test(test_sim_kill_at_limit),
 		cmocka_unit_test(test_sim_duration_parse),
 		cmocka_unit_test(test_sim_limits_parse),
