@@ -65,10 +65,19 @@ fi
 # the accounts named explicitly: the trace has CRLF line ends, and
 # agora-dc's default list (cut -f5 of the trace) would carry the '\r'
 ACCTS=acct_a,acct_b$(tail -n +2 "$TRACE" | cut -d, -f5 | tr -d '\r' | sort -u | sed 's/^/,vc_/' | tr -d '\n')
+# At speedup 5000 a job's limit is its compressed duration x U(1, 2)
+# rounded up to a minute: a 32-s job gets 60 s.  On a loaded 2-core CI
+# host slurmd once took 31 s from slurmctld's start of a node's first job
+# to its launch (its first prolog), and the job timed out after 28 s of
+# its 32 (CI, 2026-12-04).  A minute of OverTimeLimit, Slurm's own grace
+# for a job past its limit, keeps a launch delay from reading as a lost
+# job; the replay's schedule still uses the limits as drawn.
+printf 'OverTimeLimit=1\n' >"$IN/extra.conf"
 "$HARNESS" --workdir "$W" stop >/dev/null 2>&1
 t_start=$(date +%s)
 if ! "$HARNESS" --workdir "$W" --fresh --clusters 1 --nodes 4 --gpus 8 \
 	--base-port "$BASE_PORT" --no-plugin-dir --sched sched/backfill \
+	--conf-extra "$IN/extra.conf" \
 	--accounts "$ACCTS" start >"$IN/harness.out" 2>&1; then
 	notok "harness starts 1 cluster x 4 nodes x 8 GPUs (stock sched/backfill)"
 	tail -30 "$IN/harness.out" | diag
