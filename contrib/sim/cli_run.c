@@ -293,6 +293,11 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run)
 	double t0, c0;
 	int rc;
 
+	/* what a policy may know: limits, not durations.  Only the srtf
+	 * oracle is shown a job's remaining work; every other policy sees
+	 * -1, as site_factor/agora gives it in Slurm (doc/sim.md) */
+	if (strcmp(run->policy, "srtf"))
+		p.hide_remaining = true;
 	if (!pm) {
 		fprintf(stderr,
 			"agora-sim: --placement: unknown strategy '%s' (stock, agora)\n",
