@@ -215,11 +215,11 @@ typedef struct sim_result {
 	 * threw away (rework after them is in rework_gpu_s) */
 	double preempt_lost_gpu_s;
 	/* params.n_ckpt_alt > 0: no job was requeued or resized, no update
-	 * had restart or launch work left, and whatever the run read of a
-	 * job's work (its snapshot's remaining, in whole seconds; nothing
-	 * with params.hide_remaining) is what it would have read with ckpt_s
-	 * = any of params.ckpt_alt: the same run under those, for a policy
-	 * blind to checkpoints, but for the checkpoint fields */
+	 * had restart or launch work left, and every job's work after every
+	 * update is, bit for bit, what it would be with ckpt_s = any of
+	 * params.ckpt_alt (not asked with params.hide_remaining: the run then
+	 * reads none of it): the same run under those, for a policy blind to
+	 * checkpoints, but for the checkpoint fields */
 	bool ckpt_alt_same;
 	int64_t kills; /* runs killed at their limit */
 	int failed;    /* jobs that ended killed (SIM_KILL_FAIL) */

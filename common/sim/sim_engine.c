@@ -162,7 +162,6 @@ static void sim_free(sim_t *s)
 	for (i = 0; s->sj && i < s->n; i++)
 		pol_alloc_free(&s->sj[i].alloc);
 	free(s->sj);
-	free(s->alt_work);
 	free(s->order);
 	free(s->pend_base);
 	free(s->run);
@@ -229,7 +228,6 @@ static int arrivals(sim_t *s, int *ai, uint64_t *rng)
 	while (*ai < s->n && (s->sj[*ai].state == S_SKIPPED ||
 			      s->in[s->order[*ai]].submit <= s->now)) {
 		pol_job_t pj;
-		int k;
 
 		if (s->sj[*ai].state != S_SKIPPED) {
 			make_pending(s, *ai, &pj, rng);
@@ -237,10 +235,6 @@ static int arrivals(sim_t *s, int *ai, uint64_t *rng)
 			s->sj[*ai].work =
 				(double) s->in[s->order[*ai]].duration;
 			s->sj[*ai].saved = s->sj[*ai].work;
-			for (k = 0; s->alt_work && k < s->p->n_ckpt_alt; k++)
-				s->alt_work[(size_t) *ai *
-						    (size_t) s->p->n_ckpt_alt +
-					    (size_t) k] = s->sj[*ai].work;
 			if (sim_pend_insert(s, &pj)) {
 				agora_err_set(s->err,
 					      "simulator: out of memory");
@@ -263,13 +257,11 @@ static void refresh(sim_t *s, pol_snapshot_t *snap)
 
 		sim_update_work(s, id);
 		s->run[i].attained = (int64_t) s->sj[id].attained;
-		if (s->p->hide_remaining) {
-			s->run[i].remaining = -1;
-		} else {
-			s->run[i].remaining = (int64_t) ceil(
-				s->sj[id].work + s->sj[id].overhead);
-			sim_alt_check(s, id, s->run[i].remaining);
-		}
+		s->run[i].remaining = s->p->hide_remaining
+					      ? -1
+					      : (int64_t) ceil(
+							s->sj[id].work +
+							s->sj[id].overhead);
 		s->run[i].last_ckpt = s->sj[id].save_t;
 	}
 	for (i = 0; i < s->pend_n; i++) {
@@ -538,12 +530,7 @@ int sim_run(const pol_cluster_t *cluster, const sim_job_t *jobs, int n,
 	s.sj = calloc((size_t) (n ? n : 1), sizeof(*s.sj));
 	s.order = malloc((size_t) (n ? n : 1) * sizeof(*s.order));
 	res->jobs = calloc((size_t) (n ? n : 1), sizeof(*res->jobs));
-	if (params->n_ckpt_alt > 0)
-		s.alt_work = malloc((size_t) (n ? n : 1) *
-				    (size_t) params->n_ckpt_alt *
-				    sizeof(*s.alt_work));
-	if (!s.fm || !s.used || !s.sj || !s.order || !res->jobs ||
-	    (params->n_ckpt_alt > 0 && !s.alt_work))
+	if (!s.fm || !s.used || !s.sj || !s.order || !res->jobs)
 		goto nomem;
 	s.maxg_pool[0] = pol_freemap_max_node_gpus(s.fm, POL_POOL_TRAINING);
 	s.maxg_pool[1] = pol_freemap_max_node_gpus(s.fm, POL_POOL_INFERENCE);

@@ -67,10 +67,6 @@ typedef struct sim {
 	int64_t now;
 	int64_t partmax;    /* the resolved SIM_LIMITS_PARTMAX limit */
 	int64_t livelock_s; /* the resolved guard (<= 0: off) */
-	/* n x p->n_ckpt_alt (NULL without): each job's remaining work as
-	 * the same run would have it under each params.ckpt_alt, for the
-	 * proof behind sim_result_t.ckpt_alt_same */
-	double *alt_work;
 } sim_t;
 
 /* sim_state.c */
@@ -78,10 +74,6 @@ void sim_h_pop(sim_t *s);
 void sim_h_clean(sim_t *s);
 int sim_pend_insert(sim_t *s, const pol_job_t *j);
 void sim_update_work(sim_t *s, int id);
-/* what the run read of job id's work (its snapshot's remaining) must be
- * what it would read under every params.ckpt_alt, else the run is not
- * the same run under those (sim_result_t.ckpt_alt_same := false) */
-void sim_alt_check(sim_t *s, int id, int64_t remaining);
 int sim_kill_at_limit(sim_t *s, int id);
 int sim_fail(sim_t *s, int e, const char *what, int64_t id);
 void sim_gpus_give(sim_t *s, const pol_alloc_t *a);

@@ -235,12 +235,13 @@ static void consume(sim_t *s, int id, double amount, double t)
 		j->work = 0;
 }
 
-/* w, j's work under checkpoint interval c, after an update over dt, as
+/* j's work after an update over dt under checkpoint interval c, as
  * consume() computes it when no overhead is left (splitting the update
- * at a checkpoint as sim_update_work() does) */
-static double work_after(const sjob_t *j, double w, int64_t now, int64_t dt,
-			 int64_t c)
+ * at a checkpoint as sim_update_work() does). */
+static double work_after(const sjob_t *j, int64_t now, int64_t dt, int64_t c)
 {
+	double w = j->work;
+
 	if (c > 0 && (now - j->run_start) / c > (j->t_upd - j->run_start) / c) {
 		int64_t tc = j->run_start + (now - j->run_start) / c * c;
 
@@ -254,39 +255,25 @@ static double work_after(const sjob_t *j, double w, int64_t now, int64_t dt,
 	return w < 0 ? 0 : w;
 }
 
-/* Carry j's work under every params.ckpt_alt over this update (its shadow
- * works).  They may differ from j->work by rounding (an update split at
- * a checkpoint under one interval and not under another); what the run
- * reads of them is compared in sim_alt_check(). */
-static void alt_update(sim_t *s, int id, int64_t dt)
+/* Would this update give j the same work under every params.ckpt_alt,
+ * as far as the run can tell?  With params.hide_remaining the run reads
+ * nothing of a job's work (only the srtf oracle is shown it), so the
+ * rounding of an update split at a checkpoint cannot change it; else the
+ * work must agree bit for bit. */
+static bool alt_same(const sim_t *s, const sjob_t *j, int64_t dt)
 {
-	const sjob_t *j = &s->sj[id];
-	double *aw = s->alt_work + (size_t) id * (size_t) s->p->n_ckpt_alt;
+	double w;
 	int k;
 
-	if (j->overhead > 0) {
-		s->res->ckpt_alt_same = false;
-		return;
-	}
+	if (j->overhead > 0)
+		return false;
 	if (s->p->hide_remaining)
-		return; /* nothing of them is read */
+		return true;
+	w = work_after(j, s->now, dt, s->p->ckpt_s);
 	for (k = 0; k < s->p->n_ckpt_alt; k++)
-		aw[k] = work_after(j, aw[k], s->now, dt, s->p->ckpt_alt[k]);
-}
-
-void sim_alt_check(sim_t *s, int id, int64_t remaining)
-{
-	const double *aw;
-	int k;
-
-	if (!s->res->ckpt_alt_same || !s->alt_work)
-		return;
-	aw = s->alt_work + (size_t) id * (size_t) s->p->n_ckpt_alt;
-	for (k = 0; k < s->p->n_ckpt_alt; k++)
-		if ((int64_t) ceil(aw[k] + s->sj[id].overhead) != remaining) {
-			s->res->ckpt_alt_same = false;
-			return;
-		}
+		if (work_after(j, s->now, dt, s->p->ckpt_alt[k]) != w)
+			return false;
+	return true;
 }
 
 void sim_update_work(sim_t *s, int id)
@@ -295,8 +282,8 @@ void sim_update_work(sim_t *s, int id)
 	int64_t dt = s->now - j->t_upd, c = s->p->ckpt_s;
 
 	if (j->state == S_RUNNING && dt > 0 && s->res->ckpt_alt_same &&
-	    s->alt_work)
-		alt_update(s, id, dt);
+	    !alt_same(s, j, dt))
+		s->res->ckpt_alt_same = false;
 	if (j->state == S_RUNNING && dt > 0) {
 		j->attained += (double) j->gpus * (double) dt;
 		j->att_win += in_window(s, (double) j->t_upd, (double) s->now,

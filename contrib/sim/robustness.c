@@ -276,10 +276,9 @@ static int pol_cost(const char *pol)
  * job requeued, every job's work the same bit for bit under the others).
  * agora-order is agora's filter, charge, estimates and credit order, then
  * Slurm's plan (pol_agora.c order_decide()); only the auction's leases
- * and losers read checkpoints (pol_agora_base.c).  None of them reads
- * pol_job_t.remaining (only srtf does): they run with
- * sim_params_t.hide_remaining, which makes the simulator's proof hold
- * whatever the rounding of the work a checkpoint splits. */
+ * and losers read checkpoints (pol_agora_base.c).  Like every policy but
+ * srtf they run with sim_params_t.hide_remaining (cli_run_one()): they
+ * read nothing of the work whose rounding a checkpoint split moves. */
 static bool ckpt_blind(const char *pol)
 {
 	return !strcmp(pol, "fifo") || !strcmp(pol, "backfill") ||
@@ -416,9 +415,7 @@ static void *worker(void *arg)
 			return NULL;
 		k = r->order[k];
 		run = &r->runs[k];
-		if (cli_run_one(&r->tctx[2 * (k / per) +
-					 ckpt_blind(r->pols[k % per])],
-				run)) {
+		if (cli_run_one(&r->tctx[k / per], run)) {
 			if (run->livelock) {
 				/* a finding, not a failure: the cell says so */
 				sim_result_free(&run->res);
@@ -458,7 +455,7 @@ static int run_all(rob_t *r)
 {
 	int i, k, nt;
 
-	r->tctx = calloc((size_t) (2 * r->n_reg * r->n_ckpt), sizeof(*r->tctx));
+	r->tctx = calloc((size_t) (r->n_reg * r->n_ckpt), sizeof(*r->tctx));
 	r->n_tasks = r->n_reg * r->n_ckpt * r->n_pol;
 	r->runs = calloc((size_t) r->n_tasks, sizeof(*r->runs));
 	r->order = calloc((size_t) r->n_tasks, sizeof(*r->order));
@@ -466,21 +463,17 @@ static int run_all(rob_t *r)
 		return -1;
 	task_order(r);
 	for (i = 0; i < r->n_reg * r->n_ckpt; i++) {
-		sim_params_t *p = &r->tctx[2 * i].params;
-
-		r->tctx[2 * i] = r->ctx;
-		r->tctx[2 * i].progress = false;
-		p->limits = r->reg[i / r->n_ckpt];
-		p->ckpt_s = r->ckpt[i % r->n_ckpt];
+		r->tctx[i] = r->ctx;
+		r->tctx[i].progress = false;
+		r->tctx[i].params.limits = r->reg[i / r->n_ckpt];
+		r->tctx[i].params.ckpt_s = r->ckpt[i % r->n_ckpt];
 		/* the first cost's runs say whether they hold for the others */
-		p->n_ckpt_alt = 0;
+		r->tctx[i].params.n_ckpt_alt = 0;
 		for (k = 1; i % r->n_ckpt == 0 && k < r->n_ckpt; k++)
-			p->ckpt_alt[p->n_ckpt_alt++] =
+			r->tctx[i]
+				.params
+				.ckpt_alt[r->tctx[i].params.n_ckpt_alt++] =
 				r->ckpt[i % r->n_ckpt + k];
-		/* a checkpoint-blind policy may not know durations either:
-		 * it reads none of the work whose rounding a checkpoint moves */
-		r->tctx[2 * i + 1] = r->tctx[2 * i];
-		r->tctx[2 * i + 1].params.hide_remaining = true;
 		for (k = 0; k < r->n_pol; k++) {
 			cli_run_t *run = &r->runs[i * r->n_pol + k];
 

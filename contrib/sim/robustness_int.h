@@ -28,10 +28,7 @@ typedef struct rob {
 	const char *json, *plot;
 	int threads;
 	/* tasks: (regime, ckpt, policy), regime-major */
-	/* per (regime, ckpt) two: [2i] for the policies that may read a
-	 * job's remaining work, [2i + 1] for the checkpoint-blind ones, which
-	 * run with params.hide_remaining (robustness.c ckpt_blind()) */
-	cli_ctx_t *tctx;
+	cli_ctx_t *tctx; /* per (regime, ckpt) */
 	cli_run_t *runs;
 	int *order; /* the tasks in the order the workers take them */
 	int n_threads;

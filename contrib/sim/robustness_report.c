@@ -159,7 +159,7 @@ int rob_write_json(const rob_t *r)
 
 	for (i = 0; i < r->n_tasks; i++) {
 		const cli_run_t *run = &r->runs[i];
-		const cli_ctx_t *c = &r->tctx[2 * (i / r->n_pol)];
+		const cli_ctx_t *c = &r->tctx[i / r->n_pol];
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(
