@@ -21,11 +21,16 @@
  * safe mode (no auction partitions: plain Slurm plus the credit term); on
  * reconfigure it logs and keeps the previous configuration.
  */
+#define _GNU_SOURCE
 #include "config.h"
 #include "agora_compat.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <link.h>
 #include <math.h>
+#include <string.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -147,10 +152,76 @@ static void configure(bool startup)
 	agora_conf_offer(&b);
 }
 
+/* slurmctld is stopping for good (not a controller going back to backup
+ * mode, which loads its plugins again in the same process) */
+static bool ctld_exiting(void)
+{
+	return slurmctld_config.shutdown_time &&
+	       !slurmctld_config.resume_backup;
+}
+
+/* dl_iterate_phdr: the path of the loaded priority_multifactor.so */
+static int find_multifactor(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/')
+					   : NULL;
+
+	(void) size;
+	if (!base || strcmp(base + 1, "priority_multifactor.so"))
+		return 0;
+	strlcpy(arg, info->dlpi_name, PATH_MAX);
+	return 1;
+}
+
+/* Keep a loaded object mapped until the process exits. */
+static void pin_object(const char *path)
+{
+	if (!path[0])
+		return;
+	if (dlopen(path, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE))
+		debug("%s: %s stays mapped until slurmctld exits", plugin_type,
+		      path);
+	else
+		debug("%s: cannot pin %s: %s", plugin_type, path, dlerror());
+}
+
+/*
+ * At exit, Slurm 22.05 and 24.11 unload the priority plugin (and with it
+ * this one) in priority_g_fini() before fed_mgr_fini() stops the
+ * federation's job update thread (controller.c).  A sibling's job update
+ * that thread handles in between reaches set_job_prio() -> priority_g_set()
+ * through the pointers of the unloaded plugins and segfaults slurmctld
+ * before its last state save (a core from agorad's dispatch bench,
+ * doc/design.md "Shutdown").  Called from fini() only when slurmctld
+ * exits: both objects stay mapped, so such a call runs their code (this
+ * one's entry points do nothing once fini() ran).  Never while a
+ * controller only goes back to backup mode: priority/multifactor's
+ * statics (its decay thread's stop flag) must be fresh when it is loaded
+ * again.
+ */
+static void pin_for_exit(void)
+{
+	char path[PATH_MAX] = "";
+	Dl_info self;
+
+	dl_iterate_phdr(find_multifactor, path);
+	pin_object(path);
+	if (dladdr((void *) pin_for_exit, &self) && self.dli_fname) {
+		strlcpy(path, self.dli_fname, sizeof(path));
+		pin_object(path);
+	}
+}
+
 extern int init(void)
 {
 	if (!(in_ctld = running_in_slurmctld()))
 		return SLURM_SUCCESS;
+	/* loaded again after fini() by a late priority_g_set() while
+	 * slurmctld exits (22.05's priority_g_init() reloads): stay idle */
+	if (ctld_exiting()) {
+		debug("%s: loaded while slurmctld exits: idle", plugin_type);
+		return SLURM_SUCCESS;
+	}
 	agora_conf_defaults(&pub_conf);
 	configure(true);
 	if (xstrcmp(slurm_conf.preempt_type, "preempt/agora"))
@@ -179,6 +250,8 @@ extern int fini(void)
 	pub_ok = false;
 	agora_admin_sf_fini();
 	slurm_mutex_unlock(&award_lock);
+	if (ctld_exiting())
+		pin_for_exit();
 	return SLURM_SUCCESS;
 }
 
