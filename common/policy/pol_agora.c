@@ -215,6 +215,8 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 	free(a->keys_tmp);
 	free(a->reord);
 	free(a->tpend);
+	free(a->lord);
+	free(a->arho);
 	free(a->pflag);
 	free(a->rflag);
 	free(a->resv);
@@ -498,16 +500,16 @@ static void *create_common(bool auctions, const char *params,
 						  "window",    "max_job_test",
 						  NULL };
 	static const char *const keys_agora[] = {
-		"half_life", "period",  "quota",      "default_limit",
-		"f",         "lease",   "grace",      "min_lease",
-		"options",   "solver",  "app",        "align",
-		"drain",     "victims", "est_k",      "est_prior",
-		"est_order", "ckpt",    "ckpt_lease", "budget",
-		"max_loss",  "max_run", "drain_rho",  "est_acct",
-		"bid_skip",  NULL
+		"half_life", "period",   "quota",      "default_limit",
+		"f",         "lease",    "grace",      "min_lease",
+		"options",   "solver",   "app",        "align",
+		"drain",     "victims",  "est_k",      "est_prior",
+		"est_order", "ckpt",     "ckpt_lease", "budget",
+		"max_loss",  "max_run",  "drain_rho",  "est_acct",
+		"bid_skip",  "left_rho", NULL
 	};
 	ag_params_t p;
-	double v[25];
+	double v[26];
 	char rest[256];
 
 	params_default(&p);
@@ -551,6 +553,7 @@ static void *create_common(bool auctions, const char *params,
 		v[22] = p.drain_rho;
 		v[23] = p.est_acct;
 		v[24] = p.bid_skip;
+		v[25] = p.left_rho;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -586,6 +589,7 @@ static void *create_common(bool auctions, const char *params,
 				     ? (int) v[23]
 				     : -1;
 		p.bid_skip = v[24] != 0;
+		p.left_rho = v[25] != 0;
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

@@ -367,6 +367,51 @@ static int worst_drainable(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	return w;
 }
 
+static int okey_cmp(const void *x, const void *y)
+{
+	const ag_okey_t *p = x, *q = y;
+
+	if (p->band != q->band)
+		return p->band > q->band ? -1 : 1;
+	if (p->rho != q->rho)
+		return p->rho > q->rho ? -1 : 1;
+	return (p->rank > q->rank) - (p->rank < q->rank);
+}
+
+/* left_rho: a->lord = the pending jobs by band, then their app's rho as
+ * things stand after the auction (worst first), then credit order. */
+static int leftover_order(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+			  int64_t now, int cgpus)
+{
+	int i;
+
+	if (agora_grow((void **) &a->lord, &a->lord_cap, snap->n_pending,
+		       sizeof(*a->lord)) < 0 ||
+	    agora_grow((void **) &a->arho, &a->arho_cap, a->n_app,
+		       sizeof(*a->arho)) < 0)
+		return -1;
+	for (i = 0; i < a->n_app; i++)
+		a->arho[i] = NAN;
+	for (i = 0; i < snap->n_pending; i++) {
+		int p = a->keys[i].index;
+		const pol_job_t *j = &snap->pending[p];
+		ag_tenant_t *t = AG_TEN(a, j->tenant);
+		int ti = (int) (t - a->app);
+
+		if (isnan(a->arho[ti]) &&
+		    pol_ag_app_rho_now(a, t, cgpus, now, &a->arho[ti]) < 0)
+			return -1;
+		a->lord[i] = (ag_okey_t){ .band = j->band,
+					  .rho = a->arho[ti],
+					  .rank = i,
+					  .index = p };
+	}
+	if (snap->n_pending > 1)
+		qsort(a->lord, (size_t) snap->n_pending, sizeof(*a->lord),
+		      okey_cmp);
+	return 0;
+}
+
 int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			  int64_t now, pol_actions_t *out)
 {
@@ -422,8 +467,11 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	 * there only if they end by then (a->tent = the free map without
 	 * those nodes)
 	 */
+	if (a->p.left_rho && leftover_order(a, snap, now, cgpus) < 0)
+		return -1;
 	for (i = 0; i < snap->n_pending; i++) {
-		int p = a->keys[i].index, fit;
+		int p = a->p.left_rho ? a->lord[i].index : a->keys[i].index,
+		    fit;
 		const pol_job_t *j = &snap->pending[p];
 		const pol_freemap_t *m = a->w.fm;
 		pol_alloc_t al;

@@ -73,6 +73,14 @@ typedef enum ag_est_mode {
 
 typedef struct ag_est ag_est_t;
 
+/* left_rho: one pending job in the leftover pass's order */
+typedef struct ag_okey {
+	int band;
+	double rho;
+	int rank;  /* in credit order */
+	int index; /* pending index */
+} ag_okey_t;
+
 typedef struct ag_params {
 	double half_life_s, period_s, quota;
 	int64_t default_limit;
@@ -108,6 +116,9 @@ typedef struct ag_params {
 	bool ckpt_lease; /* a lease ends so that its requeue falls on the
 			  * job's next checkpoint */
 	int budget;      /* preemptions per job (0: no limit) */
+	/* the leftover pass visits pending jobs by their app's rho, worst
+	 * first, within a band (else, the default, in credit order) */
+	bool left_rho;
 	int64_t max_run; /* a run this long (s) is not preempted (0: none) */
 	double max_loss; /* an incumbent that would lose more than this
 			  * share of its interval is not offered */
@@ -154,6 +165,10 @@ struct pol_agora_policy {
 	size_t reord_cap;
 	int *tpend;
 	size_t tpend_cap;
+	ag_okey_t *lord; /* left_rho: the leftover pass's order */
+	size_t lord_cap;
+	double *arho; /* left_rho: per app */
+	size_t arho_cap;
 	unsigned char *pflag, *rflag; /* per pending / running job */
 	size_t pflag_cap, rflag_cap;
 	int *dnodes; /* the leftover pass's reserved nodes */

@@ -462,6 +462,65 @@ static void test_app_drain_worst(void **state)
 }
 
 /*
+ * left_rho: the leftover pass by the apps' rho, worst first.  Two nodes of
+ * 8 GPUs; node 0 has 4 free (job 10 holds the rest, job 11 all of node 1).
+ * Pending at 1000: job 2 (tenant 1, 4 GPUs, submitted at 0, limit 10 h:
+ * rho about 1.03), job 3 (tenant 2, a 2x8 gang, limit 60 s: the worst
+ * rho, it cannot fit) and job 4 (tenant 3, 4 GPUs, submitted at 500,
+ * limit 600 s: rho about 1.83).  The auction offers the free GPUs to job
+ * 3's app only (f=0.9), which cannot use them; no reservation (drain=0).
+ * The credit is the same for all, so the credit order is by submission:
+ * job 2 starts.  By rho, job 4 does.  The started job's id, or 0.
+ */
+static int64_t leftover_start(const char *extra)
+{
+	pol_cluster_t *c = pol_cluster_uniform(2, 8, 0);
+	pol_alloc_part_t part[2] = { { 0, 0x0f }, { 1, 0xff } };
+	pol_job_t run[2], pend[3];
+	pol_snapshot_t s = { c, pend, 3, run, 2, 4 };
+	pol_actions_t out = { 0 };
+	agora_err_t err = { { 0 } };
+	char params[128];
+	pol_policy_t *p;
+	int64_t started = 0;
+	int i;
+
+	snprintf(params, sizeof(params), "est=limit,f=0.9,drain=0%s", extra);
+	p = pol_policy_create("agora", params, NULL, &err);
+	if (!p)
+		fail_msg("policy not created: %s", err.text);
+	running_job(&run[0], &part[0], 10, 0, 4);
+	running_job(&run[1], &part[1], 11, 0, 8);
+	c->nodes[0].free = 0xf0;
+	c->nodes[1].free = 0;
+	pending_job(&pend[0], 2, 1, 4, 0);
+	pend[0].time_limit = 36000;
+	pending_job(&pend[1], 3, 2, 16, 0);
+	pend[1].nodes = 2;
+	pend[1].gpus_per_node = 8;
+	pend[1].time_limit = 60;
+	pending_job(&pend[2], 4, 3, 4, 500);
+	pend[2].time_limit = 600;
+	assert_int_equal(pol_policy_decide(p, &s, 1000, &out), 0);
+	for (i = 0; i < out.n; i++) {
+		assert_int_equal(out.v[i].type, POL_ACT_START);
+		assert_int_equal(started, 0);
+		started = out.v[i].job_id;
+	}
+	pol_actions_free(&out);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+	return started;
+}
+
+static void test_app_leftover_rho(void **state)
+{
+	(void) state;
+	assert_int_equal(leftover_start(""), 2);
+	assert_int_equal(leftover_start(",left_rho=1"), 4);
+}
+
+/*
  * AppDefinition=name_prefix: 300 passes, each with one new app (a user
  * renaming jobs) of account vc1.  The ledger has one entry (no app mints
  * credit), idle apps are pruned (p0 is gone, the last two are known), and
@@ -518,6 +577,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_app_key_as_is),
+		cmocka_unit_test(test_app_leftover_rho),
 		cmocka_unit_test(test_app_key_empty),
 		cmocka_unit_test(test_app_key_long),
 		cmocka_unit_test(test_app_key_utf8),
