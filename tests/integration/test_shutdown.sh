@@ -20,7 +20,7 @@
 # site_factor/agora keeping both objects mapped at exit, it segfaults in
 # unmapped memory, which gdb reports as a signal in the called function);
 # slurmctld then exits with status 0 (gdb stays attached to the end).
-# Needs gdb (agora-deps installs it).  Base port 29000, work dir
+# Needs gdb (agora-deps installs it).  Base port 31700, work dir
 # /tmp/agora-dc-shutdown; AGORA_SHUTDOWN_WORKDIR, AGORA_SHUTDOWN_BASE_PORT.
 # Prints TAP and a final "N passed, M failed" line.
 set -uo pipefail
@@ -29,7 +29,7 @@ here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 HARNESS=$repo/contrib/harness/agora-dc
 W=${AGORA_SHUTDOWN_WORKDIR:-/tmp/agora-dc-shutdown${AGORA_TEST_TAG:-}}
-BASE_PORT=${AGORA_SHUTDOWN_BASE_PORT:-$((29000 + ${AGORA_TEST_PORT_SHIFT:-0}))}
+BASE_PORT=${AGORA_SHUTDOWN_BASE_PORT:-$((31700 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$repo/_build/stage/plugins}
 
 # shellcheck source=tests/integration/lib.sh
