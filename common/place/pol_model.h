@@ -268,6 +268,10 @@ typedef struct pol_policy_ops {
 	 */
 	int (*set_apps)(void *state, const char *const *names,
 			const char *const *accounts, int n);
+	/* reads pol_job_t.remaining, which no scheduler knows (srtf, the
+	 * clairvoyant bound): the simulator shows durations only to such a
+	 * policy and -1 to every other, as Slurm does */
+	bool oracle;
 } pol_policy_ops_t;
 
 #endif

@@ -142,4 +142,5 @@ const pol_policy_ops_t pol_srtf_ops = {
 	.create = srtf_create,
 	.decide = srtf_decide,
 	.destroy = srtf_destroy,
+	.oracle = true,
 };

@@ -286,6 +286,7 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run)
 {
 	agora_err_t err = { { 0 } };
 	const struct placement *pm = find_placement(ctx->placement);
+	const pol_policy_ops_t *ops = pol_registry_find(run->policy);
 	pol_placer_t pl;
 	pol_policy_t *pol;
 	sim_job_t *app_jobs = NULL;
@@ -293,10 +294,10 @@ int cli_run_one(const cli_ctx_t *ctx, cli_run_t *run)
 	double t0, c0;
 	int rc;
 
-	/* what a policy may know: limits, not durations.  Only the srtf
-	 * oracle is shown a job's remaining work; every other policy sees
+	/* what a policy may know: limits, not durations.  Only an oracle
+	 * (srtf) is shown a job's remaining work; every other policy sees
 	 * -1, as site_factor/agora gives it in Slurm (doc/sim.md) */
-	if (strcmp(run->policy, "srtf"))
+	if (!ops || !ops->oracle)
 		p.hide_remaining = true;
 	if (!pm) {
 		fprintf(stderr,

@@ -463,16 +463,16 @@ static int run_all(rob_t *r)
 		return -1;
 	task_order(r);
 	for (i = 0; i < r->n_reg * r->n_ckpt; i++) {
+		sim_params_t *p = &r->tctx[i].params;
+
 		r->tctx[i] = r->ctx;
 		r->tctx[i].progress = false;
-		r->tctx[i].params.limits = r->reg[i / r->n_ckpt];
-		r->tctx[i].params.ckpt_s = r->ckpt[i % r->n_ckpt];
+		p->limits = r->reg[i / r->n_ckpt];
+		p->ckpt_s = r->ckpt[i % r->n_ckpt];
 		/* the first cost's runs say whether they hold for the others */
-		r->tctx[i].params.n_ckpt_alt = 0;
+		p->n_ckpt_alt = 0;
 		for (k = 1; i % r->n_ckpt == 0 && k < r->n_ckpt; k++)
-			r->tctx[i]
-				.params
-				.ckpt_alt[r->tctx[i].params.n_ckpt_alt++] =
+			p->ckpt_alt[p->n_ckpt_alt++] =
 				r->ckpt[i % r->n_ckpt + k];
 		for (k = 0; k < r->n_pol; k++) {
 			cli_run_t *run = &r->runs[i * r->n_pol + k];
