@@ -251,9 +251,14 @@ fi
 # ---- 5. it completes ------------------------------------------------------------------
 wait_for 90 bash -c "! squeue -h -j $ej | grep -q ."
 # a shrink closes the job's accounting record as RESIZING and opens a new
-# one: the last record is the job's end
+# one: the last record is the job's end.  slurmctld sends the end to
+# slurmdbd after the job leaves squeue (its agent queue, seconds under
+# CI's load): wait until the last record is no longer running
+last_state() { sacct -n -X -P -j "$ej" -o State | tail -1; }
+ended() { case $(last_state) in RUNNING | PENDING | REQUEUED | RESIZING | '') return 1 ;; esac; }
+wait_for 30 ended
 recs=$(sacct -n -X -P -j "$ej" -o State | paste -sd, -)
-st=${recs##*,}
+st=$(last_state)
 if [ "$st" = COMPLETED ] && grep -q "^done" "$IN/elastic.out"; then
 	ok "the elastic job completed after a grow and a shrink (sacct records: $recs)"
 else

@@ -573,21 +573,28 @@ ids=$(printf '%s\n' "$all" "$norq" "${ijobs[@]}" | grep . | paste -sd,)
 # record PENDING).  A job counts as completed when a COMPLETED record ends
 # no earlier than every other record was submitted; otherwise its newest
 # record's state is what it shows.
-sacct -X -D -n -P -j "$ids" -o JobID,State,Submit,End >"$IN/sacct.all" 2>&1
-awk -F'|' '{
-	j = $1; st = $2; sub(/ .*/, "", st)
-	if (!(j in seen)) { seen[j] = 1; order[++n] = j }
-	if (st == "COMPLETED") { if ($4 > ce[j]) ce[j] = $4 }
-	else if ($3 > os[j]) os[j] = $3
-	if ($3 >= ls[j]) { ls[j] = $3; last[j] = st }
-} END {
-	for (i = 1; i <= n; i++) {
-		j = order[i]
-		print j "|" ((j in ce) && ce[j] >= os[j] ? "COMPLETED" : last[j])
-	}
-}' "$IN/sacct.all" >"$IN/sacct"
-ncomp=$(grep -c '|COMPLETED$' "$IN/sacct")
+# slurmctld sends a job's end to slurmdbd after the job leaves squeue
+# (its agent queue, seconds under CI's load): read until every job
+# counts as completed, for at most 30 s
+read_sacct() {
+	sacct -X -D -n -P -j "$ids" -o JobID,State,Submit,End >"$IN/sacct.all" 2>&1
+	awk -F'|' '{
+		j = $1; st = $2; sub(/ .*/, "", st)
+		if (!(j in seen)) { seen[j] = 1; order[++n] = j }
+		if (st == "COMPLETED") { if ($4 > ce[j]) ce[j] = $4 }
+		else if ($3 > os[j]) os[j] = $3
+		if ($3 >= ls[j]) { ls[j] = $3; last[j] = st }
+	} END {
+		for (i = 1; i <= n; i++) {
+			j = order[i]
+			print j "|" ((j in ce) && ce[j] >= os[j] ? "COMPLETED" : last[j])
+		}
+	}' "$IN/sacct.all" >"$IN/sacct"
+	[ "$(grep -c '|COMPLETED$' "$IN/sacct")" = "$nall" ]
+}
 nall=$(printf '%s\n' "$all" "$norq" "${ijobs[@]}" | grep -c .)
+wait_for 30 read_sacct
+ncomp=$(grep -c '|COMPLETED$' "$IN/sacct")
 nvict=$(wc -w <<<"$victims")
 vcomp=0
 for v in $victims; do grep -q "^$v|COMPLETED$" "$IN/sacct" && vcomp=$((vcomp + 1)); done
