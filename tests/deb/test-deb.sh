@@ -20,6 +20,7 @@
 # needs first: contrib/bin/agora-deps --deb.  Environment:
 #   AGORA_DEB_RELEASE    Slurm release        [$AGORA_DC_SLURM, else 22.05]
 #   AGORA_DEB_WORKDIR    harness work dir     [/tmp/agora-dc-deb]
+#   AGORA_DEB_BUILD_DIR  build dir (emptied)  [/tmp/agora-deb-build]
 #   AGORA_DEB_BASE_PORT  harness base port    [41000]
 #   AGORA_DEB_KEEP=1     keep the build dir and the installed packages
 set -uo pipefail
@@ -27,6 +28,9 @@ set -uo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 W=${AGORA_DEB_WORKDIR:-/tmp/agora-dc-deb${AGORA_TEST_TAG:-}}
+# a fixed path, like W: the compiler flags name it (dpkg-buildflags'
+# -ffile-prefix-map), so that ccache (agora-test) hits across runs
+BUILD_DIR=${AGORA_DEB_BUILD_DIR:-/tmp/agora-deb-build${AGORA_TEST_TAG:-}}
 BASE_PORT=${AGORA_DEB_BASE_PORT:-$((23000 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 KEEP=${AGORA_DEB_KEEP:-0}
 REL=${AGORA_DEB_RELEASE:-${AGORA_DC_SLURM:-22.05}}
@@ -146,7 +150,8 @@ t_build() {
 	local src f
 	VERSION=$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Version) ||
 		fail "cannot read debian/changelog" || return 1
-	BUILD_ROOT=$(mktemp -d)
+	rm -rf "$BUILD_DIR" && mkdir -p "$BUILD_DIR" || fail "cannot create $BUILD_DIR" || return 1
+	BUILD_ROOT=$BUILD_DIR
 	src=$BUILD_ROOT/agora-$VERSION
 	mkdir -p "$src"
 	# the working tree as git sees it (tracked and new files, not ignored
