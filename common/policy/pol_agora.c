@@ -85,7 +85,7 @@ static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
 		goto nomem;
 	if (pol_ag_est_setup(a) < 0)
 		goto nomem;
-	if (!auctions) {
+	if (!auctions || p->left_bf) {
 		char bp[96];
 
 		snprintf(bp, sizeof(bp), "window=%.0f,max_job_test=%.0f",
@@ -202,6 +202,9 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 	pol_ag_est_free(&a->estx);
 	if (a->bf)
 		pol_backfill_ops.destroy(a->bf);
+	free(a->brun);
+	free(a->bidx);
+	pol_actions_free(&a->bfout);
 	pol_work_free(&a->w);
 	pol_freemap_destroy(&a->offer);
 	pol_freemap_destroy(&a->tent);
@@ -506,10 +509,10 @@ static void *create_common(bool auctions, const char *params,
 		"drain",     "victims",  "est_k",      "est_prior",
 		"est_order", "ckpt",     "ckpt_lease", "budget",
 		"max_loss",  "max_run",  "drain_rho",  "est_acct",
-		"bid_skip",  "left_rho", NULL
+		"bid_skip",  "left_rho", "left_bf",    NULL
 	};
 	ag_params_t p;
-	double v[26];
+	double v[27];
 	char rest[256];
 
 	params_default(&p);
@@ -554,6 +557,7 @@ static void *create_common(bool auctions, const char *params,
 		v[23] = p.est_acct;
 		v[24] = p.bid_skip;
 		v[25] = p.left_rho;
+		v[26] = p.left_bf;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -590,6 +594,7 @@ static void *create_common(bool auctions, const char *params,
 				     : -1;
 		p.bid_skip = v[24] != 0;
 		p.left_rho = v[25] != 0;
+		p.left_bf = v[26] != 0;
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

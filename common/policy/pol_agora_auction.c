@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pol_agora_int.h"
+#include "pol_backfill.h"
 
 /* Pending index of job id, or -1 (linear: reservations are few). */
 static int pending_index(const pol_snapshot_t *snap, int64_t id)
@@ -412,6 +413,92 @@ static int leftover_order(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	return 0;
 }
 
+static int idix_cmp(const void *x, const void *y)
+{
+	const ag_idix_t *a = x, *b = y;
+
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/*
+ * left_bf: the leftover pass as Slurm's backfill plan.  The pending jobs
+ * nobody started or reserved for, in credit order (the rank as their
+ * priority, as agora-order passes them); the running set with the
+ * auction's starts of this pass (their ends bound the plan); the free
+ * GPUs the auction left (a->w.fm) as the plan's start.  Each job the plan
+ * starts is started here with a full lease, as the EASY pass does.
+ */
+static int leftover_bf(pol_agora_policy_t *a, const pol_snapshot_t *snap,
+		       int64_t now, int first_act, pol_actions_t *out)
+{
+	pol_snapshot_t s2 = *snap;
+	int i, n = 0, nr = snap->n_running, rc = -1;
+
+	if (agora_grow((void **) &a->reord, &a->reord_cap, snap->n_pending,
+		       sizeof(*a->reord)) < 0 ||
+	    agora_grow((void **) &a->bidx, &a->bidx_cap, snap->n_pending,
+		       sizeof(*a->bidx)) < 0 ||
+	    agora_grow((void **) &a->brun, &a->brun_cap,
+		       snap->n_running + (out->n - first_act),
+		       sizeof(*a->brun)) < 0)
+		return -1;
+	for (i = 0; i < snap->n_pending; i++) {
+		int p = a->keys[i].index;
+
+		if (a->pflag[p])
+			continue;
+		a->reord[n] = snap->pending[p];
+		a->reord[n].priority = (int64_t) snap->n_pending - i;
+		a->bidx[n] = (ag_idix_t){ .id = snap->pending[p].id,
+					  .index = p };
+		n++;
+	}
+	if (n == 0)
+		return 0;
+	if (nr)
+		memcpy(a->brun, snap->running, (size_t) nr * sizeof(*a->brun));
+	for (i = first_act; i < out->n; i++) {
+		const pol_action_t *act = &out->v[i];
+		int p;
+
+		if (act->type != POL_ACT_START ||
+		    (p = pending_index(snap, act->job_id)) < 0)
+			continue;
+		a->brun[nr] = snap->pending[p];
+		a->brun[nr].state = POL_JOB_RUNNING;
+		a->brun[nr].start = now;
+		a->brun[nr].alloc = act->alloc;
+		nr++;
+	}
+	qsort(a->bidx, (size_t) n, sizeof(*a->bidx), idix_cmp);
+	s2.pending = a->reord;
+	s2.n_pending = n;
+	s2.running = a->brun;
+	s2.n_running = nr;
+	pol_actions_clear(&a->bfout);
+	pol_bf_set_base(a->bf, a->w.fm);
+	if (pol_backfill_ops.decide(a->bf, &s2, now, &a->bfout) < 0)
+		goto out;
+	for (i = 0; i < a->bfout.n; i++) {
+		pol_action_t *act = &a->bfout.v[i];
+		ag_idix_t key = { .id = act->job_id }, *hit;
+
+		if (act->type != POL_ACT_START ||
+		    !(hit = bsearch(&key, a->bidx, (size_t) n, sizeof(*a->bidx),
+				    idix_cmp)))
+			continue;
+		if (pol_ag_start_job(a, &snap->pending[hit->index], &act->alloc,
+				     now, pol_ag_full_lease(a, now), 0,
+				     "leftover", out) < 0)
+			goto out;
+		a->pflag[hit->index] |= PF_STARTED;
+	}
+	rc = 0;
+out:
+	pol_bf_set_base(a->bf, NULL);
+	return rc;
+}
+
 int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			  int64_t now, pol_actions_t *out)
 {
@@ -450,6 +537,12 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 		if (pol_ag_auction_pool(a, snap, now, (pol_pool_t) pool, cgpus,
 					out) < 0)
 			return -1;
+	if (a->p.left_bf) {
+		if (leftover_bf(a, snap, now, first_act, out) < 0)
+			return -1;
+		set_wakeup(a, now, first_act, out);
+		return 0;
+	}
 	if (a->p.drain && a->p.drain_rho) {
 		int w = worst_drainable(a, snap, now, cgpus);
 

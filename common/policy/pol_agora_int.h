@@ -81,6 +81,12 @@ typedef struct ag_okey {
 	int index; /* pending index */
 } ag_okey_t;
 
+/* left_bf: a pending job's id and its index in the snapshot */
+typedef struct ag_idix {
+	int64_t id;
+	int index;
+} ag_idix_t;
+
 typedef struct ag_params {
 	double half_life_s, period_s, quota;
 	int64_t default_limit;
@@ -119,6 +125,13 @@ typedef struct ag_params {
 	/* the leftover pass visits pending jobs by their app's rho, worst
 	 * first, within a band (else, the default, in credit order) */
 	bool left_rho;
+	/* the leftover pass is Slurm's backfill plan (pol_backfill.c, as
+	 * backfill-fs and agora-order run it) over the pending jobs in credit
+	 * order, from the free GPUs the auction left: a reservation for every
+	 * job it tests, as Slurm's sched/backfill makes after site_factor/agora
+	 * has set the priorities (else, the default, one EASY reservation,
+	 * "drain") */
+	bool left_bf;
 	int64_t max_run; /* a run this long (s) is not preempted (0: none) */
 	double max_loss; /* an incumbent that would lose more than this
 			  * share of its interval is not offered */
@@ -155,7 +168,14 @@ struct pol_agora_policy {
 	int prune_at; /* n_app at which idle apps are dropped (0: the minimum) */
 	bool charged;
 	int64_t last_charge;
-	void *bf; /* agora-order: a pol_backfill state */
+	void *bf; /* agora-order, left_bf: a pol_backfill state */
+	/* left_bf: the running set with the auction's starts of this pass,
+	 * its actions, and the pending jobs' (id, index) sorted by id */
+	pol_job_t *brun;
+	size_t brun_cap;
+	pol_actions_t bfout;
+	ag_idix_t *bidx;
+	size_t bidx_cap;
 	/* scratch, grown as needed */
 	pol_work_t w;
 	pol_freemap_t *offer, *tent;

@@ -155,6 +155,11 @@ void pol_bf_set_order(pol_bf_t *bf, pol_bf_order_f order, void *arg)
 	bf->order_arg = arg;
 }
 
+void pol_bf_set_base(pol_bf_t *bf, const pol_freemap_t *base)
+{
+	bf->base = base;
+}
+
 static void *bf_create(const char *params, const pol_placer_t *placer,
 		       agora_err_t *err)
 {
@@ -345,7 +350,8 @@ int pol_bf_decide(pol_bf_t *s, const pol_snapshot_t *snap, int64_t now,
 	const pol_job_t *h = NULL;
 	int i, first_start = out->n, rc;
 
-	if (pol_work_sync(&s->w, snap->cluster, snap->n_pending))
+	if (pol_work_sync(&s->w, snap->cluster, snap->n_pending) ||
+	    (s->base && pol_freemap_assign(s->w.fm, s->base)))
 		return -1;
 	if (s->order ? s->order(s->order_arg, snap, now, s->w.idx)
 		     : pol_order_pending(snap, s->w.idx))

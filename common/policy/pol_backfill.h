@@ -28,6 +28,11 @@ pol_bf_t *pol_bf_create(const char *policy, const char *params,
 			const char *const *xkeys, double *xvals,
 			const pol_placer_t *placer, agora_err_t *err);
 void pol_bf_set_order(pol_bf_t *bf, pol_bf_order_f order, void *arg);
+/* base (may be NULL, the default): the next passes start from a copy of
+ * this free map instead of the cluster's free GPUs (a caller that has
+ * placed jobs of its own this pass: agora's leftover pass, left_bf).  The
+ * map is borrowed; the caller keeps it alive while it is set. */
+void pol_bf_set_base(pol_bf_t *bf, const pol_freemap_t *base);
 int pol_bf_decide(pol_bf_t *bf, const pol_snapshot_t *snap, int64_t now,
 		  pol_actions_t *out);
 void pol_bf_destroy(pol_bf_t *bf);

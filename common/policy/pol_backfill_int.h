@@ -69,6 +69,7 @@ struct pol_bf {
 	bool easy;
 	pol_bf_order_f order;
 	void *order_arg;
+	const pol_freemap_t *base; /* pol_bf_set_base() */
 	/* Slurm mode: the slot map, slot i = [sb[i], se[i]) with the node
 	 * bit set bits + i * nw (1 = not reserved) */
 	int64_t *sb, *se;
