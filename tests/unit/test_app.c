@@ -464,15 +464,15 @@ static void test_app_drain_worst(void **state)
 /*
  * left_rho: the leftover pass by the apps' rho, worst first.  Two nodes of
  * 8 GPUs; node 0 has 4 free (job 10 holds the rest, job 11 all of node 1).
- * Pending at 1000: job 2 (tenant 1, 4 GPUs, submitted at 0, limit 10 h:
- * rho about 1.03), job 3 (tenant 2, a 2x8 gang, limit 60 s: the worst
- * rho, it cannot fit) and job 4 (tenant 3, 4 GPUs, submitted at 500,
+ * Pending at 1000: job 2 (tenant 1, 4 GPUs, submitted at sub2 = 0, limit
+ * 10 h: rho about 1.03), job 3 (tenant 2, a 2x8 gang, submitted at sub3,
+ * limit 60 s: the worst rho, it cannot fit) and job 4 (tenant 3, 4 GPUs, submitted at 500,
  * limit 600 s: rho about 1.83).  The auction offers the free GPUs to job
  * 3's app only (f=0.9), which cannot use them; no reservation (drain=0).
  * The credit is the same for all, so the credit order is by submission:
  * job 2 starts.  By rho, job 4 does.  The started job's id, or 0.
  */
-static int64_t leftover_start(const char *extra)
+static int64_t leftover_pass(const char *extra, int64_t sub2, int64_t sub3)
 {
 	pol_cluster_t *c = pol_cluster_uniform(2, 8, 0);
 	pol_alloc_part_t part[2] = { { 0, 0x0f }, { 1, 0xff } };
@@ -493,66 +493,9 @@ static int64_t leftover_start(const char *extra)
 	running_job(&run[1], &part[1], 11, 0, 8);
 	c->nodes[0].free = 0xf0;
 	c->nodes[1].free = 0;
-	pending_job(&pend[0], 2, 1, 4, 0);
+	pending_job(&pend[0], 2, 1, 4, sub2);
 	pend[0].time_limit = 36000;
-	pending_job(&pend[1], 3, 2, 16, 0);
-	pend[1].nodes = 2;
-	pend[1].gpus_per_node = 8;
-	pend[1].time_limit = 60;
-	pending_job(&pend[2], 4, 3, 4, 500);
-	pend[2].time_limit = 600;
-	assert_int_equal(pol_policy_decide(p, &s, 1000, &out), 0);
-	for (i = 0; i < out.n; i++) {
-		assert_int_equal(out.v[i].type, POL_ACT_START);
-		assert_int_equal(started, 0);
-		started = out.v[i].job_id;
-	}
-	pol_actions_free(&out);
-	pol_policy_destroy(&p);
-	pol_cluster_destroy(&c);
-	return started;
-}
-
-static void test_app_leftover_rho(void **state)
-{
-	(void) state;
-	assert_int_equal(leftover_start(""), 2);
-	assert_int_equal(leftover_start(",left_rho=1"), 4);
-}
-
-/*
- * left_bf: the leftover pass as Slurm's backfill plan, a reservation for
- * every job it tests.  The setup of leftover_start, but in credit order
- * the gang (job 3, submitted at 0) comes first, then job 2 (submitted at
- * 100, limit 10 h), then job 4 (limit 600 s); both running jobs end at
- * their limit, 3600.  Without a reservation (drain=0) job 2 takes the 4
- * free GPUs.  Slurm's plan reserves both nodes for the gang from 3600:
- * job 2 would run into that and waits, job 4 ends at 1600 and starts.
- */
-static int64_t leftover_bf_start(const char *extra)
-{
-	pol_cluster_t *c = pol_cluster_uniform(2, 8, 0);
-	pol_alloc_part_t part[2] = { { 0, 0x0f }, { 1, 0xff } };
-	pol_job_t run[2], pend[3];
-	pol_snapshot_t s = { c, pend, 3, run, 2, 4 };
-	pol_actions_t out = { 0 };
-	agora_err_t err = { { 0 } };
-	char params[128];
-	pol_policy_t *p;
-	int64_t started = 0;
-	int i;
-
-	snprintf(params, sizeof(params), "est=limit,f=0.9,drain=0%s", extra);
-	p = pol_policy_create("agora", params, NULL, &err);
-	if (!p)
-		fail_msg("policy not created: %s", err.text);
-	running_job(&run[0], &part[0], 10, 0, 4);
-	running_job(&run[1], &part[1], 11, 0, 8);
-	c->nodes[0].free = 0xf0;
-	c->nodes[1].free = 0;
-	pending_job(&pend[0], 2, 1, 4, 100);
-	pend[0].time_limit = 36000;
-	pending_job(&pend[1], 3, 2, 16, 0);
+	pending_job(&pend[1], 3, 2, 16, sub3);
 	pend[1].nodes = 2;
 	pend[1].gpus_per_node = 8;
 	pend[1].time_limit = 60;
@@ -574,11 +517,32 @@ static int64_t leftover_bf_start(const char *extra)
 	return started;
 }
 
+static int64_t leftover_start(const char *extra)
+{
+	return leftover_pass(extra, 0, 0);
+}
+
+static void test_app_leftover_rho(void **state)
+{
+	(void) state;
+	assert_int_equal(leftover_start(""), 2);
+	assert_int_equal(leftover_start(",left_rho=1"), 4);
+}
+
+/*
+ * left_bf: the leftover pass as Slurm's backfill plan, a reservation for
+ * every job it tests.  The setup of leftover_pass, but in credit order
+ * the gang (job 3, submitted at 0) comes first, then job 2 (submitted at
+ * 100, limit 10 h), then job 4 (limit 600 s); both running jobs end at
+ * their limit, 3600.  Without a reservation (drain=0) job 2 takes the 4
+ * free GPUs.  Slurm's plan reserves both nodes for the gang from 3600:
+ * job 2 would run into that and waits, job 4 ends at 1600 and starts.
+ */
 static void test_app_leftover_bf(void **state)
 {
 	(void) state;
-	assert_int_equal(leftover_bf_start(""), 2);
-	assert_int_equal(leftover_bf_start(",left_bf=1"), 4);
+	assert_int_equal(leftover_pass("", 100, 0), 2);
+	assert_int_equal(leftover_pass(",left_bf=1", 100, 0), 4);
 }
 
 /*
