@@ -509,10 +509,11 @@ static void *create_common(bool auctions, const char *params,
 		"drain",     "victims",  "est_k",      "est_prior",
 		"est_order", "ckpt",     "ckpt_lease", "budget",
 		"max_loss",  "max_run",  "drain_rho",  "est_acct",
-		"bid_skip",  "left_rho", "left_bf",    NULL
+		"bid_skip",  "left_rho", "left_bf",    "lose_young",
+		NULL
 	};
 	ag_params_t p;
-	double v[27];
+	double v[28];
 	char rest[256];
 
 	params_default(&p);
@@ -558,6 +559,7 @@ static void *create_common(bool auctions, const char *params,
 		v[24] = p.bid_skip;
 		v[25] = p.left_rho;
 		v[26] = p.left_bf;
+		v[27] = p.lose_young;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -595,6 +597,7 @@ static void *create_common(bool auctions, const char *params,
 		p.bid_skip = v[24] != 0;
 		p.left_rho = v[25] != 0;
 		p.left_bf = v[26] != 0;
+		p.lose_young = v[27] != 0;
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

@@ -104,6 +104,9 @@ typedef struct ag_params {
 	bool drain_rho; /* ... for the job of the worst-rho app that does not
 			 * fit (else the first in credit order) */
 	bool small_victims; /* losers in GPU order (fewest first), then credit */
+	/* losers by least service attained (GPU-seconds over GPUs) before
+	 * the GPU order: a long job, which sets the p99 JCT, goes last */
+	bool lose_young;
 	bool bid_skip; /* a bid passes over a job the offer cannot hold (else,
 			* the default, it stops there) */
 	ag_est_mode_t est_mode;

@@ -536,11 +536,21 @@ static int apply_winner(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	return 0;
 }
 
+/* Seconds of service a job has attained over all its runs (GPU-seconds
+ * over its GPUs). */
+static double service_s(const pol_job_t *j)
+{
+	int g = pol_ag_job_gpus(j);
+
+	return j->attained > 0 && g > 0 ? (double) j->attained / g : 0;
+}
+
 /* A loser's sort key: least work lost (GPU-seconds since the last
- * checkpoint) first; then fewest GPUs when small_victims, else lowest
- * credit; then job id (unique: a total order). */
+ * checkpoint) first; then least service attained when lose_young; then
+ * fewest GPUs when small_victims, else lowest credit; then job id
+ * (unique: a total order). */
 typedef struct ag_lkey {
-	double cost, credit;
+	double cost, service, credit;
 	int gpus, idx;
 	int64_t id;
 } ag_lkey_t;
@@ -551,6 +561,8 @@ static int cmp_lkey(const void *pa, const void *pb)
 
 	if (u->cost != v->cost)
 		return u->cost < v->cost ? -1 : 1;
+	if (u->service != v->service)
+		return u->service < v->service ? -1 : 1;
 	if (u->gpus != v->gpus)
 		return u->gpus < v->gpus ? -1 : 1;
 	if (u->credit != v->credit)
@@ -577,6 +589,7 @@ static int order_losers(const pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			continue;
 		k[n_lose++] = (ag_lkey_t){
 			.cost = pol_ag_preempt_cost(a, j, now),
+			.service = a->p.lose_young ? service_s(j) : 0,
 			.credit = AG_TEN(a, j->tenant)->credit,
 			.gpus = a->p.small_victims ? pol_ag_job_gpus(j) : 0,
 			.idx = i,

@@ -351,6 +351,55 @@ static void test_agora_victims_smallest_first(void **state)
 }
 
 /*
+ * lose_young: a 4-GPU winner needs one node of a 2 x 4 cluster; node 0
+ * holds job 1, node 1 job 3, both 4 GPUs of tenant 0, leases expired,
+ * nothing to lose.  Job 1 has attained 100 h of service (an earlier run
+ * and this one), job 3 10 minutes.  By default GPUs and credit tie and
+ * the lower id goes (job 1, the long one); with lose_young=1 the least
+ * served goes (job 3).
+ */
+static int64_t least_served_victim(const char *params)
+{
+	agora_err_t err = { { 0 } };
+	pol_cluster_t *c = pol_cluster_uniform(2, 4, 0);
+	pol_policy_t *p = pol_policy_create("agora", params, NULL, &err);
+	pol_job_t run[2] = { job(1, 0, 4, 0), job(3, 0, 4, 0) };
+	pol_job_t pend[1] = { job(2, 1, 4, 10) };
+	pol_alloc_part_t part[2];
+	pol_snapshot_t s = { c, pend, 1, run, 2, 2 };
+	pol_actions_t out = { 0 };
+	int64_t victim = 0;
+	int i;
+
+	assert_non_null(p);
+	run_at(c, &run[0], &part[0], 0, 0x0f, 0);
+	run_at(c, &run[1], &part[1], 1, 0x0f, 0);
+	run[0].ckpt_s = run[1].ckpt_s = POL_CKPT_CONTINUOUS;
+	run[0].attained = 4 * 100 * 3600;
+	run[1].attained = 4 * 600;
+	assert_int_equal(pol_policy_decide(p, &s, 100, &out), 0);
+	pol_actions_clear(&out);
+	assert_int_equal(pol_policy_decide(p, &s, 600, &out), 0);
+	assert_non_null(find(&out, POL_ACT_HOLD, 2));
+	for (i = 0; i < out.n; i++)
+		if (out.v[i].type == POL_ACT_PREEMPT) {
+			assert_int_equal(victim, 0); /* one victim */
+			victim = out.v[i].job_id;
+		}
+	pol_actions_free(&out);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+	return victim;
+}
+
+static void test_agora_victims_least_served(void **state)
+{
+	(void) state;
+	assert_int_equal(least_served_victim("grace=0"), 1);
+	assert_int_equal(least_served_victim("grace=0,lose_young=1"), 3);
+}
+
+/*
  * The leftover pass's reservation (drain=1, default).  2 x 4 GPUs: node
  * 0 has 1 GPU free and 3 that free up at t=1000 (limit), node 1 has 2
  * free and 2 busy until t=100000.  Job 1 (4 GPUs, first in order) does
@@ -590,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_agora_carry_keeps_leases),
 		cmocka_unit_test(test_agora_restore_lease),
 		cmocka_unit_test(test_agora_victims_smallest_first),
+		cmocka_unit_test(test_agora_victims_least_served),
 		cmocka_unit_test(test_agora_leftover_drain),
 		cmocka_unit_test(test_agora_bid_passes_head_gang),
 		cmocka_unit_test(test_agora_history_by_name),
