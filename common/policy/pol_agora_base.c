@@ -76,7 +76,9 @@ bool pol_ag_may_lose(const pol_agora_policy_t *a, const pol_job_t *j,
 	};
 
 	if (!pol_job_may_preempt(j, &rule, now + a->p.grace_s) ||
-	    (a->p.max_run > 0 && now - j->start >= a->p.max_run))
+	    (a->p.max_run > 0 && now - j->start >= a->p.max_run) ||
+	    (a->p.keep_long > 0 &&
+	     (j->time_limit <= 0 || j->time_limit >= a->p.keep_long)))
 		return false;
 	return c <= 0 ||
 	       (double) pol_ckpt_lost(j, a->p.ckpt_s, now + a->p.grace_s) <=

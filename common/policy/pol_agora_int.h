@@ -73,9 +73,10 @@ typedef enum ag_est_mode {
 
 typedef struct ag_est ag_est_t;
 
-/* left_rho: one pending job in the leftover pass's order */
+/* left_rho, left_back: one pending job in the leftover pass's order */
 typedef struct ag_okey {
 	int band;
+	int back; /* left_back: 1 for a job a preemption requeued */
 	double rho;
 	int rank;  /* in credit order */
 	int index; /* pending index */
@@ -128,6 +129,11 @@ typedef struct ag_params {
 	/* the leftover pass visits pending jobs by their app's rho, worst
 	 * first, within a band (else, the default, in credit order) */
 	bool left_rho;
+	/* the leftover pass visits requeued jobs (preempted at least once)
+	 * first within a band, so that a long job a preemption sent back
+	 * does not wait behind its account's credit a second time (issue
+	 * 17's p99 JCT tail; in Slurm the job's restart count) */
+	bool left_back;
 	/* the leftover pass is Slurm's backfill plan (pol_backfill.c, as
 	 * backfill-fs and agora-order run it) over the pending jobs in credit
 	 * order, from the free GPUs the auction left: a reservation for every
@@ -136,6 +142,20 @@ typedef struct ag_params {
 	 * "drain") */
 	bool left_bf;
 	int64_t max_run; /* a run this long (s) is not preempted (0: none) */
+	/* a job whose time limit is this long (s) or unlimited is not
+	 * preempted (0: none): limits are not durations, but a long job, the
+	 * p99 JCT tail, has a long limit (issue 17) */
+	int64_t keep_long;
+	/* a job pending this long (s) goes before every job of its band that
+	 * has not, oldest first (0: none): the credit order without it can
+	 * hold a heavy account's job behind lighter accounts' arrivals for
+	 * as long as they keep arriving (issue 17's p99 JCT tail) */
+	int64_t starve;
+	/* the leftover pass's reservation holds its nodes through the next
+	 * pass's auction too (else, the default, only the leftover pass
+	 * honours it, and the auction's winners may take the GPUs a gang is
+	 * being drained for) */
+	bool drain_hold;
 	double max_loss; /* an incumbent that would lose more than this
 			  * share of its interval is not offered */
 } ag_params_t;
@@ -188,7 +208,7 @@ struct pol_agora_policy {
 	size_t reord_cap;
 	int *tpend;
 	size_t tpend_cap;
-	ag_okey_t *lord; /* left_rho: the leftover pass's order */
+	ag_okey_t *lord; /* left_rho, left_back: the leftover pass's order */
 	size_t lord_cap;
 	double *arho; /* left_rho: per app */
 	size_t arho_cap;
@@ -199,6 +219,13 @@ struct pol_agora_policy {
 	ag_resv_t *resv;
 	int n_resv;
 	size_t resv_cap;
+	/* drain_hold: the last leftover reservation (job, its nodes), and
+	 * what the auction was kept off (their free GPUs) this pass */
+	int64_t hold_id;
+	int *hold_nodes, n_hold;
+	size_t hold_nodes_cap;
+	pol_alloc_part_t *held_parts;
+	size_t held_parts_cap;
 	/* jobs a pass leaves out (pol_agora_policy_stats()), and the
 	 * snapshot of the usable ones when there are any such */
 	pol_agora_stats_t stats;

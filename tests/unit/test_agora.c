@@ -356,9 +356,10 @@ static void test_agora_victims_smallest_first(void **state)
  * nothing to lose.  Job 1 has attained 100 h of service (an earlier run
  * and this one), job 3 10 minutes.  By default GPUs and credit tie and
  * the lower id goes (job 1, the long one); with lose_young=1 the least
- * served goes (job 3).
+ * served goes (job 3).  limit1: job 1's time limit (job 3's is 1 h).  The
+ * victim's id, 0 if none.
  */
-static int64_t least_served_victim(const char *params)
+static int64_t least_served_victim(const char *params, int64_t limit1)
 {
 	agora_err_t err = { { 0 } };
 	pol_cluster_t *c = pol_cluster_uniform(2, 4, 0);
@@ -377,15 +378,18 @@ static int64_t least_served_victim(const char *params)
 	run[0].ckpt_s = run[1].ckpt_s = POL_CKPT_CONTINUOUS;
 	run[0].attained = 4 * 100 * 3600;
 	run[1].attained = 4 * 600;
+	run[0].time_limit = limit1;
 	assert_int_equal(pol_policy_decide(p, &s, 100, &out), 0);
 	pol_actions_clear(&out);
 	assert_int_equal(pol_policy_decide(p, &s, 600, &out), 0);
-	assert_non_null(find(&out, POL_ACT_HOLD, 2));
 	for (i = 0; i < out.n; i++)
 		if (out.v[i].type == POL_ACT_PREEMPT) {
 			assert_int_equal(victim, 0); /* one victim */
 			victim = out.v[i].job_id;
 		}
+	/* the winner waits for its loser's GPUs */
+	if (victim)
+		assert_non_null(find(&out, POL_ACT_HOLD, 2));
 	pol_actions_free(&out);
 	pol_policy_destroy(&p);
 	pol_cluster_destroy(&c);
@@ -395,8 +399,29 @@ static int64_t least_served_victim(const char *params)
 static void test_agora_victims_least_served(void **state)
 {
 	(void) state;
-	assert_int_equal(least_served_victim("grace=0"), 1);
-	assert_int_equal(least_served_victim("grace=0,lose_young=1"), 3);
+	assert_int_equal(least_served_victim("grace=0", 3600), 1);
+	assert_int_equal(least_served_victim("grace=0,lose_young=1", 3600), 3);
+}
+
+/*
+ * keep_long: a job whose time limit is keep_long or more (or unlimited)
+ * is never a loser.  The setup of least_served_victim: job 1 (limit
+ * limit1) goes by default; with keep_long=2h and a limit of 200 h it is
+ * kept and job 3 (limit 1 h) goes; with a limit under 2 h it goes again;
+ * with keep_long=1h both are kept and nobody is preempted; an unlimited
+ * job 1 (limit 0) is kept.
+ */
+static void test_agora_victims_keep_long(void **state)
+{
+	(void) state;
+	assert_int_equal(least_served_victim("grace=0", 200 * 3600), 1);
+	assert_int_equal(
+		least_served_victim("grace=0,keep_long=7200", 200 * 3600), 3);
+	assert_int_equal(least_served_victim("grace=0,keep_long=7200", 7199),
+			 1);
+	assert_int_equal(least_served_victim("grace=0,keep_long=3600", 3600),
+			 0);
+	assert_int_equal(least_served_victim("grace=0,keep_long=7200", 0), 3);
 }
 
 /*
@@ -640,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_agora_restore_lease),
 		cmocka_unit_test(test_agora_victims_smallest_first),
 		cmocka_unit_test(test_agora_victims_least_served),
+		cmocka_unit_test(test_agora_victims_keep_long),
 		cmocka_unit_test(test_agora_leftover_drain),
 		cmocka_unit_test(test_agora_bid_passes_head_gang),
 		cmocka_unit_test(test_agora_history_by_name),

@@ -470,9 +470,11 @@ static void test_app_drain_worst(void **state)
  * limit 600 s: rho about 1.83).  The auction offers the free GPUs to job
  * 3's app only (f=0.9), which cannot use them; no reservation (drain=0).
  * The credit is the same for all, so the credit order is by submission:
- * job 2 starts.  By rho, job 4 does.  The started job's id, or 0.
+ * job 2 starts.  By rho, job 4 does.  pre4: job 4's preemptions so far
+ * (a requeued job).  The started job's id, or 0.
  */
-static int64_t leftover_pass(const char *extra, int64_t sub2, int64_t sub3)
+static int64_t leftover_pass(const char *extra, int64_t sub2, int64_t sub3,
+			     int pre4)
 {
 	pol_cluster_t *c = pol_cluster_uniform(2, 8, 0);
 	pol_alloc_part_t part[2] = { { 0, 0x0f }, { 1, 0xff } };
@@ -501,6 +503,7 @@ static int64_t leftover_pass(const char *extra, int64_t sub2, int64_t sub3)
 	pend[1].time_limit = 60;
 	pending_job(&pend[2], 4, 3, 4, 500);
 	pend[2].time_limit = 600;
+	pend[2].preemptions = pre4;
 	assert_int_equal(pol_policy_decide(p, &s, 1000, &out), 0);
 	for (i = 0; i < out.n; i++) {
 		assert_int_equal(out.v[i].type, POL_ACT_START);
@@ -519,7 +522,7 @@ static int64_t leftover_pass(const char *extra, int64_t sub2, int64_t sub3)
 
 static int64_t leftover_start(const char *extra)
 {
-	return leftover_pass(extra, 0, 0);
+	return leftover_pass(extra, 0, 0, 0);
 }
 
 static void test_app_leftover_rho(void **state)
@@ -541,8 +544,24 @@ static void test_app_leftover_rho(void **state)
 static void test_app_leftover_bf(void **state)
 {
 	(void) state;
-	assert_int_equal(leftover_pass("", 100, 0), 2);
-	assert_int_equal(leftover_pass(",left_bf=1", 100, 0), 4);
+	assert_int_equal(leftover_pass("", 100, 0, 0), 2);
+	assert_int_equal(leftover_pass(",left_bf=1", 100, 0, 0), 4);
+}
+
+/*
+ * left_back: the leftover pass takes requeued jobs first.  The setup of
+ * leftover_pass: in credit order job 2 takes the 4 free GPUs, also when
+ * job 4 was requeued by a preemption; with left_back=1 the requeued job 4
+ * starts, and without a requeue the order stays the credit order.
+ */
+static void test_app_leftover_back(void **state)
+{
+	(void) state;
+	assert_int_equal(leftover_pass("", 0, 0, 1), 2);
+	assert_int_equal(leftover_pass(",left_back=1", 0, 0, 1), 4);
+	assert_int_equal(leftover_pass(",left_back=1", 0, 0, 0), 2);
+	/* with left_rho too: the requeued job first, rho after */
+	assert_int_equal(leftover_pass(",left_back=1,left_rho=1", 0, 0, 0), 4);
 }
 
 /*
@@ -604,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_app_key_as_is),
 		cmocka_unit_test(test_app_leftover_rho),
 		cmocka_unit_test(test_app_leftover_bf),
+		cmocka_unit_test(test_app_leftover_back),
 		cmocka_unit_test(test_app_key_empty),
 		cmocka_unit_test(test_app_key_long),
 		cmocka_unit_test(test_app_key_utf8),
