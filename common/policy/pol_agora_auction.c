@@ -325,15 +325,6 @@ static int reserve_drain(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	if (pick_drain(a, snap, j, now, a->dnodes, nd, shadow) < 0 ||
 	    (*nd > 0 && pol_freemap_assign(a->tent, a->w.fm) < 0))
 		return -1;
-	if (a->p.drain_hold && *nd > 0) {
-		if (agora_grow((void **) &a->hold_nodes, &a->hold_nodes_cap,
-			       *nd, sizeof(*a->hold_nodes)) < 0)
-			return -1;
-		memcpy(a->hold_nodes, a->dnodes,
-		       (size_t) *nd * sizeof(*a->hold_nodes));
-		a->n_hold = *nd;
-		a->hold_id = j->id;
-	}
 	for (k = 0; k < *nd; k++)
 		pol_freemap_take_mask(a->tent, a->dnodes[k],
 				      pol_freemap_node(a->tent, a->dnodes[k]));
@@ -514,54 +505,9 @@ out:
 	return rc;
 }
 
-/*
- * drain_hold: keep the auction off the free GPUs of the nodes the last
- * leftover pass reserved for a job that still waits (*held: what was
- * taken, to give back after the auction).
- */
-static int hold_take(pol_agora_policy_t *a, const pol_snapshot_t *snap,
-		     pol_alloc_t *held)
-{
-	int p, k;
-
-	held->n_parts = 0;
-	if (!a->p.drain_hold || a->n_hold == 0 ||
-	    (p = pending_index(snap, a->hold_id)) < 0 ||
-	    (a->pflag[p] & PF_STARTED)) {
-		a->n_hold = 0;
-		return 0;
-	}
-	if (agora_grow((void **) &a->held_parts, &a->held_parts_cap,
-		       (size_t) a->n_hold, sizeof(*a->held_parts)) < 0)
-		return -1;
-	held->parts = a->held_parts;
-	for (k = 0; k < a->n_hold; k++) {
-		int n = a->hold_nodes[k];
-		pol_gpumask_t m;
-
-		if (n < 0 || n >= snap->cluster->n_nodes ||
-		    !(m = pol_freemap_node(a->w.fm, n)))
-			continue;
-		held->parts[held->n_parts++] = (pol_alloc_part_t){ n, m };
-	}
-	if (held->n_parts && pol_freemap_take(a->w.fm, held) < 0)
-		return -1;
-	return 0;
-}
-
-static int hold_give(pol_agora_policy_t *a, pol_alloc_t *held)
-{
-	int rc = held->n_parts ? pol_freemap_give(a->w.fm, held) : 0;
-
-	held->n_parts = 0;
-	a->n_hold = 0;
-	return rc;
-}
-
 int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			  int64_t now, pol_actions_t *out)
 {
-	pol_alloc_t held = { 0 };
 	int i, k, cgpus, pool, first_act = out->n, nd = 0;
 	int64_t dshadow = 0;
 	bool dtried = false, lord;
@@ -593,14 +539,10 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	    lease_upkeep(a, snap, now, out) < 0 ||
 	    start_reserved(a, snap, now, out) < 0)
 		return -1;
-	if (hold_take(a, snap, &held) < 0)
-		return -1;
 	for (pool = POL_POOL_TRAINING; pool <= POL_POOL_INFERENCE; pool++)
 		if (pol_ag_auction_pool(a, snap, now, (pol_pool_t) pool, cgpus,
 					out) < 0)
 			return -1;
-	if (hold_give(a, &held) < 0)
-		return -1;
 	if (a->p.left_bf) {
 		if (leftover_bf(a, snap, now, first_act, out) < 0)
 			return -1;

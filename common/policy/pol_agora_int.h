@@ -146,16 +146,6 @@ typedef struct ag_params {
 	 * preempted (0: none): limits are not durations, but a long job, the
 	 * p99 JCT tail, has a long limit (issue 17) */
 	int64_t keep_long;
-	/* a job pending this long (s) goes before every job of its band that
-	 * has not, oldest first (0: none): the credit order without it can
-	 * hold a heavy account's job behind lighter accounts' arrivals for
-	 * as long as they keep arriving (issue 17's p99 JCT tail) */
-	int64_t starve;
-	/* the leftover pass's reservation holds its nodes through the next
-	 * pass's auction too (else, the default, only the leftover pass
-	 * honours it, and the auction's winners may take the GPUs a gang is
-	 * being drained for) */
-	bool drain_hold;
 	double max_loss; /* an incumbent that would lose more than this
 			  * share of its interval is not offered */
 } ag_params_t;
@@ -219,13 +209,6 @@ struct pol_agora_policy {
 	ag_resv_t *resv;
 	int n_resv;
 	size_t resv_cap;
-	/* drain_hold: the last leftover reservation (job, its nodes), and
-	 * what the auction was kept off (their free GPUs) this pass */
-	int64_t hold_id;
-	int *hold_nodes, n_hold;
-	size_t hold_nodes_cap;
-	pol_alloc_part_t *held_parts;
-	size_t held_parts_cap;
 	/* jobs a pass leaves out (pol_agora_policy_stats()), and the
 	 * snapshot of the usable ones when there are any such */
 	pol_agora_stats_t stats;

@@ -7,7 +7,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,17 +122,12 @@ int pol_ag_prepare(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	for (i = 0; i < snap->n_pending; i++) {
 		const pol_job_t *j = &snap->pending[i];
 
-		bool starved = a->p.starve > 0 &&
-			       now - j->submit >= a->p.starve;
-
 		a->keys[i] = (pol_credit_key_t){
 			.band = j->band,
-			/* starve: ahead of every credit, oldest first */
-			.credit = starved ? INFINITY
-					  : AG_TEN(a, j->tenant)->credit,
+			.credit = AG_TEN(a, j->tenant)->credit,
 			/* jobs of one app share its credit: est_order puts
 			 * its shortest expected job first */
-			.submit = a->est && a->p.est_order && !starved
+			.submit = a->est && a->p.est_order
 					  ? pol_ag_job_rest(a, j, j->total_gpus)
 					  : j->submit,
 			.id = j->id,
