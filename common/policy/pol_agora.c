@@ -59,11 +59,10 @@ static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
 	    p->ckpt_s < POL_CKPT_NEVER || p->ckpt_s >= ((int64_t) 1 << 40) ||
 	    p->budget < 0 || !(p->max_loss >= 0 && p->max_loss <= 1) ||
 	    p->drain < 0 || p->drain > 2 || p->max_run < 0 ||
-	    p->keep_long < 0 || !(p->offer_share > 0 && p->offer_share <= 1) ||
-	    p->est_acct < 0 || p->est_acct > 2) {
+	    p->keep_long < 0 || p->est_acct < 0 || p->est_acct > 2) {
 		agora_err_set(
 			err,
-			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16, ckpt >= -2, budget an integer >= 0, max_loss in [0,1], drain 0..2, est_acct 0..2, max_run and keep_long >= 0, offer_share in (0,1]",
+			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16, ckpt >= -2, budget an integer >= 0, max_loss in [0,1], drain 0..2, est_acct 0..2, max_run and keep_long >= 0",
 			name);
 		errno = EINVAL;
 		return NULL;
@@ -144,7 +143,6 @@ static void params_default(ag_params_t *p)
 	p->budget = 1;
 	p->max_loss = 0;
 	p->max_run = 12 * 3600;
-	p->offer_share = 1;
 }
 
 pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
@@ -505,17 +503,17 @@ static void *create_common(bool auctions, const char *params,
 						  "window",    "max_job_test",
 						  NULL };
 	static const char *const keys_agora[] = {
-		"half_life", "period",    "quota",       "default_limit",
-		"f",         "lease",     "grace",       "min_lease",
-		"options",   "solver",    "app",         "align",
-		"drain",     "victims",   "est_k",       "est_prior",
-		"est_order", "ckpt",      "ckpt_lease",  "budget",
-		"max_loss",  "max_run",   "drain_rho",   "est_acct",
-		"bid_skip",  "left_rho",  "left_bf",     "lose_young",
-		"left_back", "keep_long", "offer_share", NULL
+		"half_life", "period",    "quota",      "default_limit",
+		"f",         "lease",     "grace",      "min_lease",
+		"options",   "solver",    "app",        "align",
+		"drain",     "victims",   "est_k",      "est_prior",
+		"est_order", "ckpt",      "ckpt_lease", "budget",
+		"max_loss",  "max_run",   "drain_rho",  "est_acct",
+		"bid_skip",  "left_rho",  "left_bf",    "lose_young",
+		"left_back", "keep_long", NULL
 	};
 	ag_params_t p;
-	double v[31];
+	double v[30];
 	char rest[256];
 
 	params_default(&p);
@@ -564,7 +562,6 @@ static void *create_common(bool auctions, const char *params,
 		v[27] = p.lose_young;
 		v[28] = p.left_back;
 		v[29] = (double) p.keep_long;
-		v[30] = p.offer_share;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -605,7 +602,6 @@ static void *create_common(bool auctions, const char *params,
 		p.lose_young = v[27] != 0;
 		p.left_back = v[28] != 0;
 		p.keep_long = (int64_t) v[29];
-		p.offer_share = v[30];
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

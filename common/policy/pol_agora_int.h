@@ -146,10 +146,6 @@ typedef struct ag_params {
 	 * preempted (0: none): limits are not durations, but a long job, the
 	 * p99 JCT tail, has a long limit (issue 17) */
 	int64_t keep_long;
-	/* share of the pool's offered GPUs (free and incumbents') that one
-	 * auction may give out; the rest go through the leftover pass in
-	 * credit order (1: all, the default) */
-	double offer_share;
 	double max_loss; /* an incumbent that would lose more than this
 			  * share of its interval is not offered */
 } ag_params_t;

@@ -709,8 +709,6 @@ int pol_ag_auction_pool(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 			      &x.bids[i],
 			      &x.opts[(size_t) i * (a->p.max_opts + 1)]) < 0)
 			goto out;
-	if (a->p.offer_share < 1)
-		cap = (int) ceil(a->p.offer_share * cap);
 	if (pol_auction_run(x.bids, n_sel, cap, a->p.solver, &res) < 0)
 		goto out;
 	/* apply: winners in order of worst rho */
