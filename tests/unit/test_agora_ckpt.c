@@ -319,12 +319,17 @@ static void test_agora_drain_gang(void **state)
 	}
 }
 
-/* Bad checkpoint parameters are refused. */
+/* Bad checkpoint parameters are refused, also seconds beyond int64_t
+ * (converted without overflow, then refused). */
 static void test_agora_ckpt_bad_params(void **state)
 {
-	static const char *const bad[] = { "budget=-1",  "budget=1.5",
-					   "max_loss=2", "ckpt=-3",
-					   "drain=3",    "max_run=-1" };
+	static const char *const bad[] = {
+		"budget=-1",      "budget=1.5",   "max_loss=2",
+		"ckpt=-3",        "drain=3",      "max_run=-1",
+		"max_run=1e30",   "keep_long=-1", "keep_long=1e30",
+		"lease=1e300",    "grace=-1e30",  "ckpt=1e19",
+		"est_prior=1e30", "options=1e30", "solver=-1e30"
+	};
 	size_t k;
 
 	(void) state;

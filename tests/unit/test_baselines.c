@@ -509,6 +509,13 @@ static void test_params_rejected(void **state)
 		pol_policy_create("backfill", "bf_resolution=0", NULL, &err));
 	assert_non_null(strstr(err.text, "bf_resolution"));
 	assert_null(pol_policy_create("backfill", "easy=2", NULL, &err));
+	/* beyond what the plan's integers hold: refused, not cast */
+	assert_null(pol_policy_create("backfill", "window=1e30", NULL, &err));
+	assert_non_null(strstr(err.text, "window"));
+	assert_null(
+		pol_policy_create("backfill", "max_job_test=1e30", NULL, &err));
+	assert_null(pol_policy_create("agora-order", "max_job_test=1e12", NULL,
+				      &err));
 	assert_null(pol_policy_create("backfill-fs", "shares=1:0", NULL, &err));
 	assert_non_null(strstr(err.text, "shares"));
 	assert_null(pol_policy_create("backfill-fs", "halflife=0", NULL, &err));
