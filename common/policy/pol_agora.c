@@ -496,13 +496,6 @@ static int est_param(const char *params, char *rest, size_t len,
 	return 0;
 }
 
-/* Seconds from a parsed number; one beyond int64_t (a cast would be
- * undefined) becomes INT64_MIN, which every check in ag_new() refuses. */
-static int64_t param_s(double v)
-{
-	return v > -9.2e18 && v < 9.2e18 ? (int64_t) v : INT64_MIN;
-}
-
 /* An integer parameter; one beyond int becomes INT_MIN, which every
  * check refuses. */
 static int param_i(double v)
@@ -580,9 +573,9 @@ static void *create_common(bool auctions, const char *params,
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
-		p.lease_s = param_s(v[5]);
-		p.grace_s = param_s(v[6]);
-		p.min_lease_s = param_s(v[7]);
+		p.lease_s = (int64_t) v[5];
+		p.grace_s = (int64_t) v[6];
+		p.min_lease_s = (int64_t) v[7];
 		p.max_opts = param_i(v[8]);
 		p.solver = (pol_pf_solver_t) param_i(v[9]);
 		if (v[9] != floor(v[9]))
@@ -598,15 +591,15 @@ static void *create_common(bool auctions, const char *params,
 		p.est_k = v[14] == floor(v[14]) && v[14] >= 1 && v[14] <= 64
 				  ? (int) v[14]
 				  : -1;
-		p.est_prior_s = param_s(v[15]);
+		p.est_prior_s = (int64_t) v[15];
 		p.est_order = v[16] != 0;
-		p.ckpt_s = param_s(v[17]);
+		p.ckpt_s = (int64_t) v[17];
 		p.ckpt_lease = v[18] != 0;
 		p.budget = v[19] == floor(v[19]) && v[19] >= 0 && v[19] < 1e6
 				   ? (int) v[19]
 				   : -1;
 		p.max_loss = v[20];
-		p.max_run = param_s(v[21]);
+		p.max_run = (int64_t) v[21];
 		p.drain_rho = v[22] != 0;
 		p.est_acct = v[23] == floor(v[23]) && v[23] >= 0 && v[23] <= 2
 				     ? (int) v[23]
@@ -616,12 +609,12 @@ static void *create_common(bool auctions, const char *params,
 		p.left_bf = v[26] != 0;
 		p.lose_young = v[27] != 0;
 		p.left_back = v[28] != 0;
-		p.keep_long = param_s(v[29]);
+		p.keep_long = (int64_t) v[29];
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];
 	p.quota = v[2];
-	p.default_limit = param_s(v[3]);
+	p.default_limit = (int64_t) v[3];
 	return ag_new(auctions, &p, "sim", placer, err);
 }
 

@@ -391,10 +391,10 @@ static int leftover_order(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 
 	if (agora_grow((void **) &a->lord, &a->lord_cap, snap->n_pending,
 		       sizeof(*a->lord)) < 0 ||
-	    agora_grow((void **) &a->arho, &a->arho_cap, a->n_app,
-		       sizeof(*a->arho)) < 0)
+	    (a->p.left_rho && agora_grow((void **) &a->arho, &a->arho_cap,
+					 a->n_app, sizeof(*a->arho)) < 0))
 		return -1;
-	for (i = 0; i < a->n_app; i++)
+	for (i = 0; a->p.left_rho && i < a->n_app; i++)
 		a->arho[i] = NAN;
 	for (i = 0; i < snap->n_pending; i++) {
 		int p = a->keys[i].index;

@@ -71,9 +71,12 @@ void pol_policy_destroy(pol_policy_t **pp);
  * vals[i] holds the default of keys[i] on entry and the parsed value on
  * return.  Values are numbers (an optional suffix s/m/h/d multiplies by
  * 1/60/3600/86400).  Lists use ':' ("thresholds=3600:36000") and are
- * returned by pol_params_list().  An unknown key or a bad number is an
- * error: -1/EINVAL, err = "policy NAME: KEY: why".
+ * returned by pol_params_list().  An unknown key, a bad number or one
+ * beyond +-POL_PARAM_MAX (so that a policy may cast any value to int64_t;
+ * counts cast to int still need their own range check) is an error:
+ * -1/EINVAL, err = "policy NAME: KEY: why".
  */
+#define POL_PARAM_MAX 1e15
 int pol_params_parse(const char *policy, const char *params,
 		     const char *const *keys, double *vals, agora_err_t *err);
 /*

@@ -179,6 +179,14 @@ int pol_params_parse(const char *policy, const char *params,
 			errno = EINVAL;
 			return -1;
 		}
+		/* every policy casts seconds to int64_t: beyond that the
+		 * cast is undefined */
+		if (fabs(vals[i]) > POL_PARAM_MAX) {
+			agora_err_set(err, "policy %s: %s: %g is out of range",
+				      policy, keys[i], vals[i]);
+			errno = EINVAL;
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -512,6 +512,7 @@ static void test_params_rejected(void **state)
 	/* beyond what the plan's integers hold: refused, not cast */
 	assert_null(pol_policy_create("backfill", "window=1e30", NULL, &err));
 	assert_non_null(strstr(err.text, "window"));
+	assert_non_null(strstr(err.text, "out of range"));
 	assert_null(
 		pol_policy_create("backfill", "max_job_test=1e30", NULL, &err));
 	assert_null(pol_policy_create("agora-order", "max_job_test=1e12", NULL,
