@@ -263,6 +263,20 @@ void pol_loan_demand_default(pol_loan_demand_t *d, int nodes);
 /* Nodes needed at t (a real number; callers round up). */
 double pol_loan_demand_at(const pol_loan_demand_t *d, int64_t t);
 
+/*
+ * The demand's local trend: the least-squares line through the last n
+ * demand readings v[0..n-1] (oldest first, one every step_s seconds).
+ * Returns the line's value ahead_s seconds after the last reading plus z
+ * standard deviations of the readings around the line (z <= 0: none), and
+ * never less than the last reading.  A falling line counts as flat (the
+ * readings' mean): a dip is not a reason to lend.  With n < 3 (no
+ * deviation to measure), step_s <= 0 or ahead_s < 0 it returns the last
+ * reading; with n <= 0 or no readings, 0.  A reclaim that starts before
+ * demand arrives needs only a rising ramp, not a model of the day.
+ */
+double pol_loan_demand_ahead(const double *v, int n, double step_s,
+			     double ahead_s, double z);
+
 /* -------------------------------------------------------------- scenario */
 
 typedef enum pol_loan_variant {

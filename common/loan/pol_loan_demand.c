@@ -56,3 +56,37 @@ double pol_loan_demand_at(const pol_loan_demand_t *d, int64_t t)
 		v = d->nodes;
 	return v;
 }
+
+double pol_loan_demand_ahead(const double *v, int n, double step_s,
+			     double ahead_s, double z)
+{
+	double mt = 0, mv = 0, sxy = 0, sxx = 0, ss = 0, slope, at, sd;
+	int i;
+
+	if (!v || n <= 0)
+		return 0;
+	if (n < 3 || step_s <= 0 || ahead_s < 0)
+		return v[n - 1];
+	for (i = 0; i < n; i++) {
+		mt += (double) i;
+		mv += v[i];
+	}
+	mt /= n;
+	mv /= n;
+	for (i = 0; i < n; i++) {
+		sxy += ((double) i - mt) * (v[i] - mv);
+		sxx += ((double) i - mt) * ((double) i - mt);
+	}
+	slope = sxy / sxx; /* per reading */
+	for (i = 0; i < n; i++) {
+		double r = v[i] - (mv + slope * ((double) i - mt));
+
+		ss += r * r;
+	}
+	sd = sqrt(ss / (double) (n - 2));
+	if (slope < 0)
+		slope = 0;
+	at = mv + slope * ((double) (n - 1) - mt + ahead_s / step_s) +
+	     (z > 0 ? z * sd : 0);
+	return at > v[n - 1] ? at : v[n - 1];
+}

@@ -521,6 +521,7 @@ void pol_loan_sim_policy_default(pol_loan_sim_policy_t *pol)
 	memset(pol, 0, sizeof(*pol));
 	pol->grow_estimate = POL_LOAN_EST_ATTAINED;
 	pol->ckpt_wait_s = POL_LOAN_CKPT_WAIT_S;
+	pol->reclaim_ahead_z = POL_LOAN_AHEAD_Z;
 }
 
 int pol_loan_sim_run(const pol_loan_sim_job_t *jobs, int n,

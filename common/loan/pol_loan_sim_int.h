@@ -31,6 +31,10 @@ int pol_loan_estimate_parse(const char *str, pol_loan_estimate_t *e);
  * interval of the default model (doc/evaluation.md has 240, 900 and
  * 1800 s on the three windows) */
 #define POL_LOAN_CKPT_WAIT_S 900
+/* the demand readings a reclaim ahead fits its trend to, s */
+#define POL_LOAN_TREND_FIT_S 1800
+/* reclaim_ahead_z's default */
+#define POL_LOAN_AHEAD_Z 1.5
 
 /* Loan policies that apply to every loaning variant alike. */
 typedef struct pol_loan_sim_policy {
@@ -67,6 +71,16 @@ typedef struct pol_loan_sim_policy {
 	 * least cost within the wait; default: time and victims chosen
 	 * together (joint_wait in pol_loan_sim_steps.c) */
 	bool ckpt_wait_per_job;
+	/* least-cost reclaims ahead of a rising demand: the nodes that the
+	 * demand's trend (the least-squares line of the last
+	 * POL_LOAN_TREND_FIT_S) needs within reclaim_ahead_s, above those
+	 * held, come back at the cheapest poll over one checkpoint interval
+	 * from now, while no node is short yet (0: off) */
+	int64_t reclaim_ahead_s;
+	/* the margin of that projection in residual standard deviations
+	 * of the fitted line (POL_LOAN_AHEAD_Z by default): noise spikes
+	 * above the trend are what takes a node of headroom at once */
+	double reclaim_ahead_z;
 	/* the training scheduler: a policy of the registry (pol_policy.h:
 	 * backfill-fs, agora, ...) deciding over the training nodes and the
 	 * loaned ones, borrowed, fresh per run (its state is the run's);
@@ -86,6 +100,8 @@ typedef struct pol_loan_sim_more {
 	int64_t fewest_victims;
 	/* polls at which a least-cost reclaim waited for checkpoints */
 	int64_t ckpt_waits;
+	/* reclaims made ahead of a rising demand (reclaim_ahead_s) */
+	int64_t ahead_reclaims;
 	/* training busy GPU-s on loaned nodes; GPU-s of inference nodes the
 	 * demand curve left lendable (pool - ceil(demand) - headroom) */
 	double loan_busy_gpu_s, lendable_gpu_s;
@@ -164,6 +180,11 @@ typedef struct sim {
 	 * wait_since (waiting false: none) */
 	bool waiting;
 	double wait_since;
+	/* a reclaim ahead keeps ahead_keep nodes (held, returning) from
+	 * being lent again until ahead_until (the lend hold after it last
+	 * saw the rise), so a loan does not undo it at the next poll */
+	int ahead_keep;
+	double ahead_until;
 	bool dirty; /* a pass may start something */
 	/* demand at each poll of the last day, a ring of nday (the
 	 * forecast: the same time one day earlier) */

@@ -281,7 +281,9 @@ out:
 	return (double) w;
 }
 
-static int reclaim(sim_t *s, int need)
+/* ahead_end < 0: a reclaim of a shortfall (the wait of wait_end); else a
+ * reclaim ahead of a rising demand that may wait until ahead_end */
+static int reclaim(sim_t *s, int need, double ahead_end)
 {
 	int *lidx = NULL, *lnode = NULL, L = 0, i, k, nb = 0, rc = -1;
 	int *jn = NULL, *jidx = NULL, *act = NULL, *sby = NULL, tot = 0;
@@ -302,7 +304,7 @@ static int reclaim(sim_t *s, int need)
 	had = calloc((size_t) s->N + 1, 1);
 	for (i = 0; i < s->nrun; i++)
 		tot += s->jobs[s->run[i]].n;
-	end = wait_end(s);
+	end = ahead_end >= 0 ? ahead_end : wait_end(s);
 	jn = calloc((size_t) tot + 1, sizeof(int));
 	if (!lidx || !lnode || !b || !jidx || !act || !sby || !back || !had ||
 	    !jn)
@@ -379,6 +381,12 @@ static int reclaim(sim_t *s, int need)
 		rc = 0;
 		goto out;
 	}
+	if (ahead_end >= 0 && out.returned == 0) {
+		rc = 0;
+		goto out;
+	}
+	if (ahead_end >= 0 && in_win(s))
+		s->m.ahead_reclaims++;
 	s->waiting = false;
 	if (in_win(s) && fewest_bound(s, &in))
 		goto out;
@@ -436,24 +444,75 @@ out:
 	return rc;
 }
 
+/* reclaim_ahead_s: the nodes the demand's rising trend needs within
+ * reclaim_ahead_s (pol_loan_demand_ahead over the last
+ * POL_LOAN_TREND_FIT_S, plus reclaim_ahead_z residual deviations), above
+ * those held; 0 when off or not rising.  Least-cost only, and only with
+ * the checkpoint wait: without a wait there is nothing to gain by
+ * reclaiming early */
+static int ahead_need(const sim_t *s, int held)
+{
+	double v[POL_LOAN_TREND_FIT_S / 10 + 1], at;
+	int n, k, I = s->N - s->T, target;
+
+	if (s->pol.reclaim_ahead_s <= 0 || s->p->poll_s <= 0 ||
+	    order_of(s->v) != POL_LOAN_LEAST_COST || s->pol.no_ckpt_wait ||
+	    s->p->ckpt_s <= 0 || s->nday == 0)
+		return 0;
+	n = (int) (POL_LOAN_TREND_FIT_S / s->p->poll_s);
+	if (n > (int) (sizeof(v) / sizeof(v[0])))
+		n = (int) (sizeof(v) / sizeof(v[0]));
+	if (n > s->nday)
+		n = s->nday;
+	if (n < 2 || s->polls < n)
+		return 0;
+	/* day[(dpos - 1) % nday] is this poll's reading */
+	for (k = 0; k < n; k++)
+		v[k] = s->day[(s->dpos - n + k + s->nday) % s->nday];
+	at = pol_loan_demand_ahead(v, n, (double) s->p->poll_s,
+				   (double) s->pol.reclaim_ahead_s,
+				   s->pol.reclaim_ahead_z);
+	target = (int) ceil(at - EPS) + s->p->headroom;
+	if (target > I)
+		target = I;
+	return target > held ? target - held : 0;
+}
+
 int adjust_loans(sim_t *s)
 {
 	int held = count_state(s, N_INFER) + count_state(s, N_RETURNING);
 	int target = (int) ceil(s->demand - EPS) + s->p->headroom;
-	int I = s->N - s->T, i, lend, keep;
+	int I = s->N - s->T, i, lend, keep, ahead;
 	double peak = s->demand;
 
 	if (target > I)
 		target = I;
 	if (held < target)
-		return reclaim(s, target - held);
+		return reclaim(s, target - held, -1);
 	s->waiting = false;
+	/* ahead of a rising demand: the nodes it needs within the horizon
+	 * come back when the joint wait (reclaim) finds the cheapest poll
+	 * within one checkpoint interval from now to be this one; nothing
+	 * is lent meanwhile */
+	ahead = ahead_need(s, held);
+	if (ahead > 0) {
+		s->ahead_keep = held + ahead;
+		s->ahead_until = s->now + (double) s->p->lend_hold_s;
+	}
+	if (ahead > 0 && count_state(s, N_LOANED) > 0)
+		return reclaim(s, ahead, s->now + (double) s->p->ckpt_s);
+	if (ahead > 0)
+		return 0;
 	/* lend only what the demand of the last lend_hold_s left idle, so
 	 * noise does not lend a node one minute and take it back the next */
 	for (i = 0; i < s->nhist; i++)
 		if (s->hist[i] > peak)
 			peak = s->hist[i];
 	keep = (int) ceil(peak - EPS) + s->p->headroom;
+	/* and not the nodes a reclaim ahead kept for the rise, until the
+	 * lend hold has passed since it last saw the rise */
+	if (s->now < s->ahead_until && keep < s->ahead_keep)
+		keep = s->ahead_keep;
 	if (keep > I)
 		keep = I;
 	lend = held - keep;

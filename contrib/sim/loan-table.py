@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Markdown tables of agora-sim loaning runs, one per window and size, over seeds.
 
-usage: loan-table.py DIR [NEW]  (each holds loan-WINDOW-TRAIN-SEED.json)
+usage: loan-table.py DIR [NEW [LABEL]]  (each holds loan-WINDOW-TRAIN-SEED.json)
 NEW: runs of least-cost alone (none and slurm-order are the same runs in DIR):
-its least-cost replaces DIR's, which is kept as the row OLD_LABEL."""
+its least-cost replaces DIR's, which is kept as the row OLD_LABEL; with LABEL,
+DIR's least-cost stays and NEW's is added below it as the row LABEL."""
 import glob, json, os, re, sys
 
 def fmt_r(xs, nd=2):
@@ -22,7 +23,7 @@ def load(d):
         runs.setdefault((m.group(1), int(m.group(2))), {})[int(m.group(3))] = json.load(open(f))
     return runs
 
-def main(d, new=None):
+def main(d, new=None, label=None):
     runs = load(d)
     if new:
         nr = load(new)
@@ -34,6 +35,9 @@ def main(d, new=None):
                 lc = nr[key][s]["least-cost"]
                 for k, kn in (("queue_vs_none", "mean_queue_s"), ("jct_vs_none", "mean_jct_s")):
                     lc[k] = r["none"][kn] / lc[kn] if lc[kn] > 0 else 0
+                if label:
+                    r[label] = lc
+                    continue
                 old = r.pop("least-cost")
                 r[OLD_LABEL] = old
                 r["least-cost"] = lc
@@ -69,4 +73,5 @@ def main(d, new=None):
         print()
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None,
+         sys.argv[3] if len(sys.argv) > 3 else None)

@@ -71,6 +71,12 @@ static void loaning_usage(FILE *f)
 	      "  --ckpt-wait-per-job    value each victim at its own best cost within the\n"
 	      "                         wait (the older rule; default: the poll and the\n"
 	      "                         victims are chosen together)\n"
+	      "  --reclaim-ahead S      least-cost takes back, at its victims' checkpoints,\n"
+	      "                         the nodes that demand's rising trend (the line\n"
+	      "                         through the last 30 min) needs within S, before any\n"
+	      "                         node is short (default 0: off)\n"
+	      "  --reclaim-ahead-z Z    the trend's margin, in standard deviations of the\n"
+	      "                         readings around the line (default 1.5)\n"
 	      "  --from-day D --days N  metrics over jobs submitted in days [D, D+N) of the\n"
 	      "                         trace (day 0 starts at the first submit's midnight);\n"
 	      "                         default: the whole arrival window\n"
@@ -141,6 +147,8 @@ static const struct option loaning_opts[] = {
 	{ "no-ckpt-wait", no_argument, NULL, 1027 },
 	{ "ckpt-wait", required_argument, NULL, 1028 },
 	{ "ckpt-wait-per-job", no_argument, NULL, 1029 },
+	{ "reclaim-ahead", required_argument, NULL, 1030 },
+	{ "reclaim-ahead-z", required_argument, NULL, 1031 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -252,6 +260,11 @@ static int loan_opt(int ch, const char *arg, lopts_t *o)
 	case 1029:
 		o->pol.ckpt_wait_per_job = true;
 		return 0;
+	case 1030:
+		return dur_arg("reclaim-ahead", arg, &o->pol.reclaim_ahead_s);
+	case 1031:
+		return int_arg("reclaim-ahead-z", arg, 0, 10,
+			       &o->pol.reclaim_ahead_z);
 	case 1025:
 		if (strcmp(arg, "fifo-hold") && strcmp(arg, "backfill-fs") &&
 		    strcmp(arg, "agora")) {
@@ -390,6 +403,8 @@ static void summary_json(json_object *o, const lopts_t *lo, const lrun_t *x,
 	json_object_object_add(
 		o, "ckpt_wait_per_job",
 		json_object_new_boolean(lo->pol.ckpt_wait_per_job));
+	I("reclaim_ahead_s", lo->pol.reclaim_ahead_s);
+	D("reclaim_ahead_z", lo->pol.reclaim_ahead_z);
 	I("deadline_s", p->deadline_s);
 	I("ckpt_s", p->ckpt_s);
 	I("restart_overhead_s", p->restart_s);
@@ -431,6 +446,7 @@ static void summary_json(json_object *o, const lopts_t *lo, const lrun_t *x,
 	D("lendable_gpu_h", x->m.lendable_gpu_s / 3600);
 	I("fewest_victims_preemptions", x->m.fewest_victims);
 	I("ckpt_waits", x->m.ckpt_waits);
+	I("ahead_reclaims", x->m.ahead_reclaims);
 	I("requeues_max", x->m.requeues_max);
 	I("requeues_p99", x->m.requeues_p99);
 	I("sched_preemptions", x->m.sched_preemptions);

@@ -514,6 +514,32 @@ rc=$?
 { [ $rc = 2 ] && grep -q -- "--train-scheduler: 'fifo'" "$TMP/err"; } &&
 	ok "loaning: bad --train-scheduler named" ||
 	ko "loaning --train-scheduler fifo (rc $rc: $(cat "$TMP/err"))"
+# reclaim ahead of a rising demand (doc/loaning.md "Reclaiming ahead"): off by
+# default; on, least-cost reclaims ahead (counted), the JSON names the
+# horizon and the margin, and no SLO is missed; a bad margin is named
+"$SIM" loaning --trace "$TMP/slice.csv" --train-nodes 8 --infer-nodes 16 \
+	--headroom 1 --variants slurm-order,least-cost --reclaim-ahead 15m \
+	--reclaim-ahead-z 1.5 --json "$TMP/ra.json" >/dev/null 2>"$TMP/err" &&
+	python3 - "$TMP/ls-default.json" "$TMP/ra.json" <<'PY' &&
+import json, sys
+d, a = (json.load(open(p)) for p in sys.argv[1:])
+lc, so = a["least-cost"], a["slurm-order"]
+assert d["least-cost"]["reclaim_ahead_s"] == 0
+assert d["least-cost"]["ahead_reclaims"] == 0
+assert lc["reclaim_ahead_s"] == 900 and lc["reclaim_ahead_z"] == 1.5
+assert lc["ahead_reclaims"] > 0, lc["ahead_reclaims"]
+# slurm-order never reclaims ahead: the option is least-cost's
+assert so["ahead_reclaims"] == 0
+assert lc["slo_misses"] == 0
+PY
+	ok "loaning: --reclaim-ahead reclaims ahead, least-cost only, keys named" ||
+	ko "loaning --reclaim-ahead: $(cat "$TMP/err")"
+"$SIM" loaning --trace "$TMP/slice.csv" --reclaim-ahead-z -1 \
+	--json "$TMP/x.json" >/dev/null 2>"$TMP/err"
+rc=$?
+{ [ $rc = 2 ] && grep -q -- "--reclaim-ahead-z: bad value '-1'" "$TMP/err"; } &&
+	ok "loaning: bad --reclaim-ahead-z named" ||
+	ko "loaning --reclaim-ahead-z -1 (rc $rc: $(cat "$TMP/err"))"
 # the livelock guard (doc/sim.md "Livelock"): two 8-GPU gangs under the
 # reference tiresias (promote 0.5, re-demotion at once, no budget) preempt
 # each other every 450 s, before any checkpoint: the run fails, named;

@@ -684,6 +684,34 @@ static void test_demand(void **state)
 	assert_true(pol_loan_demand_at(&d, 5000) != a);
 }
 
+/* the trend a reclaim ahead projects: hand-computed lines */
+static void test_demand_ahead(void **state)
+{
+	const double up[3] = { 1, 2, 3 }, noisy[4] = { 1, 3, 2, 4 };
+	const double down[3] = { 4, 3, 2 };
+
+	(void) state;
+	/* an exact line, one reading ahead: 4; no time ahead: the last */
+	assert_true(fabs(pol_loan_demand_ahead(up, 3, 60, 60, 0) - 4) < 1e-9);
+	assert_true(fabs(pol_loan_demand_ahead(up, 3, 60, 0, 2) - 3) < 1e-9);
+	/* slope 0.8 per reading, mean 2.5 at reading 1.5: two readings
+	 * past the last is 2.5 + 0.8 * 3.5 = 5.3; residuals -0.3, 0.9,
+	 * -0.9, 0.3 give sd sqrt(1.8 / 2) */
+	assert_true(fabs(pol_loan_demand_ahead(noisy, 4, 60, 120, 0) - 5.3) <
+		    1e-9);
+	assert_true(fabs(pol_loan_demand_ahead(noisy, 4, 60, 120, 2) -
+			 (5.3 + 2 * sqrt(0.9))) < 1e-9);
+	/* a falling line is flat at the mean, above the last reading */
+	assert_true(fabs(pol_loan_demand_ahead(down, 3, 60, 900, 0) - 3) <
+		    1e-9);
+	/* too few readings or a bad step: the last reading */
+	assert_true(fabs(pol_loan_demand_ahead(up, 2, 60, 60, 0) - 2) < 1e-9);
+	assert_true(fabs(pol_loan_demand_ahead(up, 3, 0, 60, 0) - 3) < 1e-9);
+	assert_true(fabs(pol_loan_demand_ahead(up, 3, 60, -1, 0) - 3) < 1e-9);
+	assert_true(pol_loan_demand_ahead(NULL, 3, 60, 60, 0) == 0);
+	assert_true(pol_loan_demand_ahead(up, 0, 60, 60, 0) == 0);
+}
+
 /* ---- scenario ---- */
 
 static pol_loan_sim_job_t *sim_jobs(int n, uint64_t seed, bool requeue)
@@ -785,6 +813,7 @@ int main(void)
 		cmocka_unit_test(test_left_attained),
 		cmocka_unit_test(test_bfd_properties),
 		cmocka_unit_test(test_demand),
+		cmocka_unit_test(test_demand_ahead),
 		cmocka_unit_test(test_sim_variants),
 		cmocka_unit_test(test_sim_no_requeue_not_loaned),
 	};

@@ -2,7 +2,8 @@
  * test_loan_sched.c - least-cost reclaim spares a repeat victim when a
  * choice within POL_LOAN_REPEAT_TOL spares it; the loaning scenario on a
  * registry policy (backfill-fs) as the training scheduler, with the
- * harvest, the per-event fewest-victims bound and the requeue counts.
+ * harvest, the per-event fewest-victims bound and the requeue counts; the
+ * checkpoint wait and the reclaim ahead of a rising demand.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -224,6 +225,28 @@ static void test_sim_agora_no_thrash(void **state)
 	free(j);
 }
 
+/* least-cost on 300 jobs, 4 training and 6 inference nodes, 2 of headroom:
+ * every job ends, no SLO is missed, the harvest is under its ceiling */
+static void run_headroom2(const pol_loan_sim_job_t *j,
+			  const pol_loan_sim_policy_t *pol,
+			  pol_loan_sim_result_t *r, pol_loan_sim_more_t *m)
+{
+	pol_loan_sim_params_t p;
+
+	pol_loan_sim_params_default(&p);
+	p.train_nodes = 4;
+	p.infer_nodes = 6;
+	pol_loan_demand_default(&p.demand, 6);
+	p.headroom = 2;
+	assert_int_equal(pol_loan_sim_run_policy(j, 300, POL_LOAN_V_LEAST_COST,
+						 &p, pol, r, m),
+			 0);
+	assert_int_equal(r->finished, r->jobs);
+	assert_int_equal(r->slo_misses, 0);
+	assert_true(m->loan_busy_gpu_s <= m->harvest_cap_gpu_s + 1e-6);
+	assert_true(m->harvest_cap_gpu_s <= m->lendable_gpu_s + 1e-6);
+}
+
 /* least-cost waits for checkpoints: with a node of headroom to spare a
  * reclaim waits when its victims lose less after one of them checkpoints;
  * without the wait none is counted.  The older rule (each victim valued
@@ -234,18 +257,12 @@ static void test_sim_agora_no_thrash(void **state)
 static void test_sim_ckpt_wait(void **state)
 {
 	pol_loan_sim_job_t *j = sim_jobs(300, 5);
-	pol_loan_sim_params_t p;
 	pol_loan_sim_policy_t pol;
 	pol_loan_sim_result_t r[3];
 	pol_loan_sim_more_t m[3];
 	int k;
 
 	(void) state;
-	pol_loan_sim_params_default(&p);
-	p.train_nodes = 4;
-	p.infer_nodes = 6;
-	pol_loan_demand_default(&p.demand, 6);
-	p.headroom = 2;
 	for (k = 0; k < 3; k++) {
 		pol_loan_sim_policy_default(&pol);
 		pol.no_ckpt_wait = k == 1;
@@ -253,16 +270,7 @@ static void test_sim_ckpt_wait(void **state)
 			pol.ckpt_wait_s = 0;
 			pol.ckpt_wait_per_job = true;
 		}
-		assert_int_equal(
-			pol_loan_sim_run_policy(j, 300, POL_LOAN_V_LEAST_COST,
-						&p, &pol, &r[k], &m[k]),
-			0);
-		assert_int_equal(r[k].finished, r[k].jobs);
-		assert_int_equal(r[k].slo_misses, 0);
-		assert_true(m[k].loan_busy_gpu_s <=
-			    m[k].harvest_cap_gpu_s + 1e-6);
-		assert_true(m[k].harvest_cap_gpu_s <=
-			    m[k].lendable_gpu_s + 1e-6);
+		run_headroom2(j, &pol, &r[k], &m[k]);
 	}
 	assert_true(m[0].ckpt_waits > 0);
 	assert_int_equal(m[1].ckpt_waits, 0);
@@ -276,6 +284,34 @@ static void test_sim_ckpt_wait(void **state)
 	free(j);
 }
 
+/* least-cost reclaims ahead of a rising demand: off by default (no
+ * ahead reclaim counted); on, it reclaims ahead, at its victims'
+ * checkpoints, and loses less work than without, still with no SLO miss
+ * and the harvest under its ceiling */
+static void test_sim_reclaim_ahead(void **state)
+{
+	pol_loan_sim_job_t *j = sim_jobs(300, 5);
+	pol_loan_sim_policy_t pol;
+	pol_loan_sim_result_t r[2];
+	pol_loan_sim_more_t m[2];
+	int k;
+
+	(void) state;
+	for (k = 0; k < 2; k++) {
+		pol_loan_sim_policy_default(&pol);
+		assert_int_equal(pol.reclaim_ahead_s, 0);
+		if (k == 1)
+			pol.reclaim_ahead_s = 900;
+		run_headroom2(j, &pol, &r[k], &m[k]);
+	}
+	assert_int_equal(m[0].ahead_reclaims, 0);
+	assert_true(m[1].ahead_reclaims > 0);
+	assert_true(r[1].gpu_hours_lost < r[0].gpu_hours_lost);
+	for (k = 0; k < 2; k++)
+		pol_loan_sim_result_free(&r[k]);
+	free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_sim_backfill_fs),
 		cmocka_unit_test(test_sim_agora_no_thrash),
 		cmocka_unit_test(test_sim_ckpt_wait),
+		cmocka_unit_test(test_sim_reclaim_ahead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
