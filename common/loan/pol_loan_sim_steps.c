@@ -464,7 +464,7 @@ static int ahead_need(const sim_t *s, int held)
 		n = (int) (sizeof(v) / sizeof(v[0]));
 	if (n > s->nday)
 		n = s->nday;
-	if (n < 2 || s->polls < n)
+	if (n < 3 || s->polls < n) /* a line and its deviation */
 		return 0;
 	/* day[(dpos - 1) % nday] is this poll's reading */
 	for (k = 0; k < n; k++)
@@ -498,11 +498,10 @@ int adjust_loans(sim_t *s)
 	if (ahead > 0) {
 		s->ahead_keep = held + ahead;
 		s->ahead_until = s->now + (double) s->p->lend_hold_s;
-	}
-	if (ahead > 0 && count_state(s, N_LOANED) > 0)
+		if (count_state(s, N_LOANED) == 0)
+			return 0;
 		return reclaim(s, ahead, s->now + (double) s->p->ckpt_s);
-	if (ahead > 0)
-		return 0;
+	}
 	/* lend only what the demand of the last lend_hold_s left idle, so
 	 * noise does not lend a node one minute and take it back the next */
 	for (i = 0; i < s->nhist; i++)
