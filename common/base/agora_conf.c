@@ -101,6 +101,11 @@ static const conf_key_t conf_keys[] = {
 	  30 * 86400, false },
 	{ "LoanRestartOverhead", CT_DURATION, OFF(loan_restart_s), 0, 86400,
 	  false },
+	{ "LoanCheckpointWait", CT_DURATION, OFF(loan_ckpt_wait_s), 0,
+	  30 * 86400, false },
+	{ "LoanReclaimAhead", CT_DURATION, OFF(loan_ahead_s), 0, 86400, false },
+	{ "LoanReclaimAheadSigma", CT_DOUBLE, OFF(loan_ahead_z), 0.0, 10.0,
+	  false },
 	{ "LoanDemandSource", CT_DEMAND, OFF(loan_demand_kind), 0, 0, false },
 	{ "LoanElasticGrow", CT_BOOL, OFF(loan_grow), 0, 0, false },
 	{ "LoanGrowMinGain", CT_DURATION, OFF(loan_grow_min_gain_s), 0,
@@ -156,6 +161,12 @@ void agora_conf_defaults(agora_conf_t *conf)
 	conf->loan_demand_grace_s = 30;
 	conf->loan_ckpt_s = 1800;
 	conf->loan_restart_s = 120;
+	/* half the checkpoint interval, as agora-sim's least-cost variants
+	 * (set from LoanCheckpointInterval when unset) */
+	conf->loan_ckpt_wait_s = 900;
+	/* off: opt-in, as in agora-sim (doc/loaning.md) */
+	conf->loan_ahead_s = 0;
+	conf->loan_ahead_z = 1.5;
 	conf->loan_demand_kind = AGORA_DEMAND_JOBS;
 	/* elastic growth: a requeue at the new size must shorten the job by
 	 * ten minutes; the default sublinear scaling curve (doc/loaning.md) */
@@ -616,12 +627,32 @@ static int conf_check_loan(const agora_conf_t *c, const char *name, int line,
 	return 0;
 }
 
+/* LoanCheckpointWait unset: half of LoanCheckpointInterval; a reclaim
+ * ahead goes through that wait, so it needs one. */
+static int conf_check_wait(agora_conf_t *c, const char *name, int wait_line,
+			   int ahead_line, agora_err_t *err)
+{
+	if (!wait_line)
+		c->loan_ckpt_wait_s = c->loan_ckpt_s / 2;
+	if (ahead_line && c->loan_ahead_s > 0 &&
+	    (!c->loan_ckpt_wait_s || !c->loan_ckpt_s)) {
+		agora_err_set(
+			err,
+			"%s:%d: LoanReclaimAhead: needs LoanCheckpointInterval and LoanCheckpointWait above 0 (a reclaim ahead waits for its victims' checkpoints)",
+			name, ahead_line);
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
 int agora_conf_parse_string(const char *text, const char *name,
 			    agora_conf_t *conf, agora_err_t *err)
 {
 	agora_conf_t tmp;
 	char *copy, *line, *next;
 	int lineno = 0, rc = -1, loan_line = 0, lease_line = 0, grace_line = 0;
+	int wait_line = 0, ahead_line = 0;
 	unsigned char seen[N_KEYS] = { 0 };
 
 	if (!text || !conf) {
@@ -696,11 +727,17 @@ int agora_conf_parse_string(const char *text, const char *name,
 			lease_line = lineno;
 		if (k->offset == OFF(reclaim_grace_s))
 			grace_line = lineno;
+		if (k->offset == OFF(loan_ckpt_wait_s))
+			wait_line = lineno;
+		if (k->offset == OFF(loan_ahead_s))
+			ahead_line = lineno;
 	}
 	/* ReclaimGrace unset: 60 s, at most half of ReclaimDeadline */
 	if (!grace_line && tmp.reclaim_grace_s > tmp.reclaim_deadline_s / 2)
 		tmp.reclaim_grace_s = tmp.reclaim_deadline_s / 2;
-	if (conf_check_loan(&tmp, name, loan_line, lease_line, grace_line, err))
+	if (conf_check_loan(&tmp, name, loan_line, lease_line, grace_line,
+			    err) ||
+	    conf_check_wait(&tmp, name, wait_line, ahead_line, err))
 		goto out;
 	rc = 0;
 	agora_conf_free(conf);

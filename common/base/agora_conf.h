@@ -136,6 +136,15 @@ typedef struct agora_conf {
 	int loan_demand_grace_s;
 	int loan_ckpt_s;    /* LoanCheckpointInterval (0: none) */
 	int loan_restart_s; /* LoanRestartOverhead */
+	/* LoanCheckpointWait: a reclaim with a node to spare waits up to
+	 * this for its victims' checkpoints (unset: half of
+	 * LoanCheckpointInterval; 0: never) */
+	int loan_ckpt_wait_s;
+	/* LoanReclaimAhead: reclaim for the demand's trend this far ahead
+	 * (0: off); LoanReclaimAheadSigma: its margin, in deviations of the
+	 * readings around the trend */
+	int loan_ahead_s;
+	double loan_ahead_z;
 	agora_demand_kind_t loan_demand_kind; /* LoanDemandSource= kind */
 	char *loan_demand_arg;    /* its PATH or CMD (NULL for jobs) */
 	bool loan_grow;           /* LoanElasticGrow: grow elastic jobs */

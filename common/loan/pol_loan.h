@@ -276,6 +276,21 @@ double pol_loan_demand_at(const pol_loan_demand_t *d, int64_t t);
  */
 double pol_loan_demand_ahead(const double *v, int n, double step_s,
 			     double ahead_s, double z);
+/* The same on readings taken at times t[0..n-1] (s, non-decreasing; agorad's
+ * rounds are not evenly spaced when one runs late): the line's value
+ * ahead_s after t[n-1].  Times out of order: the last reading. */
+double pol_loan_demand_ahead_at(const double *t, const double *v, int n,
+				double ahead_s, double z);
+
+/* the longest wait for checkpoints by default: half the checkpoint
+ * interval of the default model (doc/evaluation.md has 240, 900 and
+ * 1800 s on the three windows); agorad's LoanCheckpointWait defaults to
+ * half of LoanCheckpointInterval alike */
+#define POL_LOAN_CKPT_WAIT_S 900
+/* the demand readings a reclaim ahead fits its trend to, s */
+#define POL_LOAN_TREND_FIT_S 1800
+/* the default margin of a reclaim ahead, residual deviations */
+#define POL_LOAN_AHEAD_Z 1.5
 
 /* -------------------------------------------------------------- scenario */
 

@@ -57,36 +57,65 @@ double pol_loan_demand_at(const pol_loan_demand_t *d, int64_t t)
 	return v;
 }
 
-double pol_loan_demand_ahead(const double *v, int n, double step_s,
-			     double ahead_s, double z)
+/* reading i's time from the first */
+static double xat(const double *t, int i, double step)
+{
+	return t ? t[i] - t[0] : (double) i * step;
+}
+
+/* the line through (x_i, v_i), x_i = t[i] or i * step when t is NULL, at
+ * ahead_s after the last reading (pol_loan.h) */
+static double trend(const double *t, const double *v, int n, double step,
+		    double ahead_s, double z)
 {
 	double mt = 0, mv = 0, sxy = 0, sxx = 0, ss = 0, slope, at, sd;
 	int i;
 
-	if (!v || n <= 0)
-		return 0;
-	if (n < 3 || step_s <= 0 || ahead_s < 0)
-		return v[n - 1];
 	for (i = 0; i < n; i++) {
-		mt += (double) i;
+		mt += xat(t, i, step);
 		mv += v[i];
 	}
 	mt /= n;
 	mv /= n;
 	for (i = 0; i < n; i++) {
-		sxy += ((double) i - mt) * (v[i] - mv);
-		sxx += ((double) i - mt) * ((double) i - mt);
+		sxy += (xat(t, i, step) - mt) * (v[i] - mv);
+		sxx += (xat(t, i, step) - mt) * (xat(t, i, step) - mt);
 	}
-	slope = sxy / sxx; /* per reading */
+	if (sxx <= 0) /* every reading at one time: no line */
+		return v[n - 1];
+	slope = sxy / sxx; /* per second */
 	for (i = 0; i < n; i++) {
-		double r = v[i] - (mv + slope * ((double) i - mt));
+		double r = v[i] - (mv + slope * (xat(t, i, step) - mt));
 
 		ss += r * r;
 	}
 	sd = sqrt(ss / (double) (n - 2));
 	if (slope < 0)
 		slope = 0;
-	at = mv + slope * ((double) (n - 1) - mt + ahead_s / step_s) +
+	at = mv + slope * (xat(t, n - 1, step) - mt + ahead_s) +
 	     (z > 0 ? z * sd : 0);
 	return at > v[n - 1] ? at : v[n - 1];
+}
+
+double pol_loan_demand_ahead(const double *v, int n, double step_s,
+			     double ahead_s, double z)
+{
+	if (!v || n <= 0)
+		return 0;
+	if (n < 3 || step_s <= 0 || ahead_s < 0)
+		return v[n - 1];
+	return trend(NULL, v, n, step_s, ahead_s, z);
+}
+
+double pol_loan_demand_ahead_at(const double *t, const double *v, int n,
+				double ahead_s, double z)
+{
+	if (!t || !v || n <= 0)
+		return 0;
+	for (int i = 1; i < n; i++)
+		if (t[i] < t[i - 1])
+			return v[n - 1];
+	if (n < 3 || ahead_s < 0)
+		return v[n - 1];
+	return trend(t, v, n, 1, ahead_s, z);
 }

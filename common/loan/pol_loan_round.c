@@ -125,11 +125,47 @@ static double alt_cost(pol_loan_reclaim_in_t r, pol_loan_order_t order,
 	return pol_loan_reclaim(&r, &o) ? -1 : o.cost;
 }
 
-/* Take `need` lent nodes back by the least-cost choice.  Returns the
- * nodes given back, or -1 (ENOMEM, or the choice failed). */
-static int reclaim_lent(const pol_loan_round_in_t *in,
-			pol_loan_round_out_t *out, int need)
+/* The least-cost choice, with the wait for checkpoints when max_wait >= 0
+ * (pol_loan_reclaim_wait): *wait > 0 when waiting loses less. */
+static int choose(const pol_loan_round_in_t *in,
+		  const pol_loan_reclaim_in_t *ri, const int *job_of,
+		  int64_t max_wait, pol_loan_reclaim_out_t *ro, int64_t *wait)
 {
+	pol_loan_wait_in_t wi;
+	int *gpus, rc = -1;
+	int64_t *run;
+
+	*wait = 0;
+	if (max_wait < 0)
+		return pol_loan_reclaim(ri, ro);
+	gpus = calloc((size_t) ri->n_jobs + 1, sizeof(*gpus));
+	run = calloc((size_t) ri->n_jobs + 1, sizeof(*run));
+	if (gpus && run) {
+		for (int j = 0; j < ri->n_jobs; j++) {
+			gpus[j] = in->jobs[job_of[j]].gpus;
+			run[j] = in->now - in->jobs[job_of[j]].start;
+		}
+		wi = (pol_loan_wait_in_t){ .gpus = gpus,
+					   .run_s = run,
+					   .ckpt_s = in->ckpt_s,
+					   .restart_s = in->restart_s,
+					   .step_s = in->step_s,
+					   .max_wait_s = max_wait };
+		rc = pol_loan_reclaim_wait(ri, &wi, ro, wait);
+	} else
+		errno = ENOMEM;
+	free(gpus);
+	free(run);
+	return rc;
+}
+
+/* Take `need` lent nodes back by the least-cost choice, waiting up to
+ * max_wait for checkpoints (< 0: not).  Returns the nodes given back (0
+ * while it waits), or -1 (ENOMEM, or the choice failed). */
+static int reclaim_lent(const pol_loan_round_in_t *in,
+			pol_loan_round_out_t *out, int need, int64_t max_wait)
+{
+	int64_t wait = 0;
 	int n = in->n_nodes, nj = in->n_jobs, slots = 1, n_lent = 0, n_pj;
 	int *idx, *pos, *pnodes, *job_of, *action, *shrink, rc = -1;
 	unsigned char *back;
@@ -176,9 +212,15 @@ static int reclaim_lent(const pol_loan_round_in_t *in,
 				       .shrink_by = shrink };
 	out->need = need;
 	out->n_candidates = n_lent;
-	if (pol_loan_reclaim(&ri, &ro)) {
+	if (choose(in, &ri, job_of, max_wait, &ro, &wait)) {
 		out->reclaim_failed = true;
 		rc = -1;
+		goto out;
+	}
+	if (wait > 0) { /* a checkpoint first: nothing is taken now */
+		out->wait_s = wait;
+		out->wait_max_s = max_wait;
+		rc = 0;
 		goto out;
 	}
 	out->reclaim = true;
@@ -272,6 +314,69 @@ static void victim_jobs(const pol_loan_round_in_t *in,
 	}
 }
 
+/* The reclaim may wait for checkpoints (pol_loan_round_in_t). */
+static bool can_wait(const pol_loan_round_in_t *in)
+{
+	return in->ckpt_wait_s > 0 && in->ckpt_s > 0 && in->step_s > 0 &&
+	       in->demand >= 0;
+}
+
+/* A shortfall: reclaim, waiting for checkpoints while a home node is
+ * spare above the demand. */
+static int shortfall(const pol_loan_round_in_t *in, pol_loan_round_out_t *out,
+		     int home)
+{
+	int64_t max_wait = -1;
+	int ready = 0;
+
+	for (int i = 0; i < in->n_nodes; i++)
+		ready += in->nodes[i].up &&
+			 out->nodes[i].state == POL_LOAN_NODE_HOME;
+	if (can_wait(in) && ready >= (int) ceil(in->demand - 1e-9) + 1) {
+		out->wait_since = in->wait_since > 0 ? in->wait_since : in->now;
+		max_wait = out->wait_since + in->ckpt_wait_s - in->now;
+		if (max_wait < 0)
+			max_wait = 0;
+	}
+	if (reclaim_lent(in, out, out->want - home, max_wait) < 0 &&
+	    !out->reclaim_failed)
+		return -1; /* ENOMEM */
+	if (!out->wait_s)
+		out->wait_since = 0;
+	return 0;
+}
+
+/* No shortfall: reclaim ahead of a rising demand, or lend what neither the
+ * peak demand nor a recent rise keeps. */
+static int surplus(const pol_loan_round_in_t *in, pol_loan_round_out_t *out,
+		   int home, int n_up)
+{
+	int keep = out->hold, target = 0;
+
+	if (in->demand_ahead > 0 && can_wait(in)) {
+		target = want_nodes(in->demand_ahead, in->headroom, n_up);
+		if (target > home) {
+			out->ahead = true;
+			out->ahead_keep = target;
+			out->ahead_until = in->now + in->lend_hold_s;
+			out->busy = true;
+			if (reclaim_lent(in, out, target - home, in->ckpt_s) <
+				    0 &&
+			    !out->reclaim_failed)
+				return -1;
+			return 0;
+		}
+	}
+	if (in->now < in->ahead_until && keep < in->ahead_keep)
+		keep = in->ahead_keep < n_up ? in->ahead_keep : n_up;
+	/* nor what the projection wants: the next round would take it */
+	if (keep < target)
+		keep = target;
+	if (home > keep)
+		out->lent = lend_nodes(in, out, home - keep);
+	return 0;
+}
+
 int pol_loan_round(const pol_loan_round_in_t *in, pol_loan_round_out_t *out)
 {
 	int n_up = 0, home = 0;
@@ -317,12 +422,11 @@ int pol_loan_round(const pol_loan_round_in_t *in, pol_loan_round_out_t *out)
 		out->nodes[i].settled = out->nodes[i].state;
 		out->busy |= out->nodes[i].state == POL_LOAN_NODE_RETURNING;
 	}
-	if (home < out->want) {
-		if (reclaim_lent(in, out, out->want - home) < 0 &&
-		    !out->reclaim_failed)
-			return -1; /* ENOMEM */
-	} else if (home > out->hold)
-		out->lent = lend_nodes(in, out, home - out->hold);
+	out->ahead_keep = in->ahead_keep;
+	out->ahead_until = in->ahead_until;
+	if (home < out->want ? shortfall(in, out, home)
+			     : surplus(in, out, home, n_up))
+		return -1; /* ENOMEM */
 	for (int i = 0; i < in->n_nodes; i++) {
 		const pol_loan_round_node_t *n = &in->nodes[i];
 		pol_loan_round_node_out_t *o = &out->nodes[i];

@@ -77,6 +77,24 @@ typedef struct pol_loan_round_in {
 	int64_t lease_timeout_s;   /* LoanLeaseTimeout (0: none) */
 	int64_t ckpt_s, restart_s; /* pol_loan_preempt_cost */
 	bool fewest_first;         /* pol_loan_reclaim_in_t */
+	/* Waiting for a checkpoint (LoanCheckpointWait): a reclaim that
+	 * leaves the pool at least one home node above ceil(demand) may
+	 * wait, a step_s (LoanInterval) at a time, up to ckpt_wait_s after
+	 * it first came up, when the victims chosen with the wait
+	 * (pol_loan_reclaim_wait) lose less later; 0 (or ckpt_s 0): never
+	 * waits.  wait_since: when the wait under way began (0: none),
+	 * the previous round's out->wait_since. */
+	int64_t ckpt_wait_s, step_s, wait_since;
+	/* Reclaiming ahead of a rising demand (LoanReclaimAhead): the
+	 * demand projected ahead (pol_loan_demand_ahead_at; <= 0: off; only
+	 * with the wait above).  When no node is short and it wants more
+	 * home nodes than there are, lent ones are reclaimed through the
+	 * wait over one ckpt_s, and nothing is lent until lend_hold_s after
+	 * the rise was last seen; no node the projection wants is ever lent.
+	 * ahead_keep, ahead_until: the previous round's out. */
+	double demand_ahead;
+	int ahead_keep;
+	int64_t ahead_until, lend_hold_s;
 } pol_loan_round_in_t;
 
 typedef struct pol_loan_round_node_out {
@@ -122,6 +140,13 @@ typedef struct pol_loan_round_out {
 	pol_loan_reclaim_out_t choice;  /* counts and cost (arrays NULL) */
 	double cost_slurm, cost_recent; /* the other orders' costs */
 	bool changed; /* the training partitions' node lists change */
+	/* wait_s > 0: the reclaim waits this round for a checkpoint (no
+	 * victim), wait_s being the wait its choice found cheapest;
+	 * wait_max_s the wait left; wait_since: for the next round's in */
+	int64_t wait_s, wait_max_s, wait_since;
+	bool ahead; /* the reclaim (or its wait) is ahead of a rising demand */
+	int ahead_keep;      /* for the next round's in */
+	int64_t ahead_until; /* for the next round's in */
 } pol_loan_round_out_t;
 
 /* How a node reads from the snapshot alone (the states above). */
@@ -136,7 +161,10 @@ pol_loan_node_state_t pol_loan_round_classify(const pol_loan_round_node_t *n);
  * nodes are reclaimed by the least-cost choice (pol_loan_reclaim, shrink
  * first); if more than hold are home, idle home nodes whose Comment is
  * free are lent, from the end.  Every node lent after the round gets its
- * mark written when pol_loan_lease_renew_due says so.  A job on a victim
+ * mark written when pol_loan_lease_renew_due says so.  With ckpt_wait_s,
+ * a reclaim that leaves a node to spare may wait for checkpoints, and
+ * with demand_ahead a rising demand is reclaimed for ahead (the fields
+ * above).  A job on a victim
  * node shrinks off it when it is elastic, its minimum is known and kept,
  * and its batch host is not a victim; else it is requeued if it may be.
  * Returns 0, or -1 (EINVAL bad input, ENOMEM).

@@ -27,15 +27,6 @@ typedef enum pol_loan_estimate {
 const char *pol_loan_estimate_name(pol_loan_estimate_t e);
 int pol_loan_estimate_parse(const char *str, pol_loan_estimate_t *e);
 
-/* the longest wait for checkpoints by default: half the checkpoint
- * interval of the default model (doc/evaluation.md has 240, 900 and
- * 1800 s on the three windows) */
-#define POL_LOAN_CKPT_WAIT_S 900
-/* the demand readings a reclaim ahead fits its trend to, s */
-#define POL_LOAN_TREND_FIT_S 1800
-/* reclaim_ahead_z's default */
-#define POL_LOAN_AHEAD_Z 1.5
-
 /* Loan policies that apply to every loaning variant alike. */
 typedef struct pol_loan_sim_policy {
 	pol_loan_estimate_t grow_estimate;

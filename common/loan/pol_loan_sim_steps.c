@@ -444,13 +444,13 @@ out:
 	return rc;
 }
 
-/* reclaim_ahead_s: the nodes the demand's rising trend needs within
- * reclaim_ahead_s (pol_loan_demand_ahead over the last
- * POL_LOAN_TREND_FIT_S, plus reclaim_ahead_z residual deviations), above
- * those held; 0 when off or not rising.  Least-cost only, and only with
- * the checkpoint wait: without a wait there is nothing to gain by
- * reclaiming early */
-static int ahead_need(const sim_t *s, int held)
+/* reclaim_ahead_s: the nodes held home that the demand's trend needs
+ * within reclaim_ahead_s (pol_loan_demand_ahead over the last
+ * POL_LOAN_TREND_FIT_S, plus reclaim_ahead_z residual deviations, plus
+ * the headroom); -1 when off.  Least-cost only, and only with the
+ * checkpoint wait: without a wait there is nothing to gain by reclaiming
+ * early */
+static int ahead_target(const sim_t *s)
 {
 	double v[POL_LOAN_TREND_FIT_S / 10 + 1], at;
 	int n, k, I = s->N - s->T, target;
@@ -458,14 +458,14 @@ static int ahead_need(const sim_t *s, int held)
 	if (s->pol.reclaim_ahead_s <= 0 || s->p->poll_s <= 0 ||
 	    order_of(s->v) != POL_LOAN_LEAST_COST || s->pol.no_ckpt_wait ||
 	    s->p->ckpt_s <= 0 || s->nday == 0)
-		return 0;
+		return -1;
 	n = (int) (POL_LOAN_TREND_FIT_S / s->p->poll_s);
 	if (n > (int) (sizeof(v) / sizeof(v[0])))
 		n = (int) (sizeof(v) / sizeof(v[0]));
 	if (n > s->nday)
 		n = s->nday;
 	if (n < 3 || s->polls < n) /* a line and its deviation */
-		return 0;
+		return -1;
 	/* day[(dpos - 1) % nday] is this poll's reading */
 	for (k = 0; k < n; k++)
 		v[k] = s->day[(s->dpos - n + k + s->nday) % s->nday];
@@ -473,16 +473,14 @@ static int ahead_need(const sim_t *s, int held)
 				   (double) s->pol.reclaim_ahead_s,
 				   s->pol.reclaim_ahead_z);
 	target = (int) ceil(at - EPS) + s->p->headroom;
-	if (target > I)
-		target = I;
-	return target > held ? target - held : 0;
+	return target > I ? I : target;
 }
 
 int adjust_loans(sim_t *s)
 {
 	int held = count_state(s, N_INFER) + count_state(s, N_RETURNING);
 	int target = (int) ceil(s->demand - EPS) + s->p->headroom;
-	int I = s->N - s->T, i, lend, keep, ahead;
+	int I = s->N - s->T, i, lend, keep, ahead, projected;
 	double peak = s->demand;
 
 	if (target > I)
@@ -494,7 +492,8 @@ int adjust_loans(sim_t *s)
 	 * come back when the joint wait (reclaim) finds the cheapest poll
 	 * within one checkpoint interval from now to be this one; nothing
 	 * is lent meanwhile */
-	ahead = ahead_need(s, held);
+	projected = ahead_target(s);
+	ahead = projected > held ? projected - held : 0;
 	if (ahead > 0) {
 		s->ahead_keep = held + ahead;
 		s->ahead_until = s->now + (double) s->p->lend_hold_s;
@@ -512,6 +511,9 @@ int adjust_loans(sim_t *s)
 	 * lend hold has passed since it last saw the rise */
 	if (s->now < s->ahead_until && keep < s->ahead_keep)
 		keep = s->ahead_keep;
+	/* nor what the projection wants (the next poll would reclaim it) */
+	if (keep < projected)
+		keep = projected;
 	if (keep > I)
 		keep = I;
 	lend = held - keep;

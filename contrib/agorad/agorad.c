@@ -172,6 +172,16 @@ static int conf_load(const char *path, agora_conf_t *conf, bool first)
 			conf->reclaim_deadline_s, conf->reclaim_grace_s,
 			conf->max_requeues, conf->loan_grow ? "yes" : "no",
 			conf->loan_grow_min_gain_s);
+	if (conf->loaning)
+		ad_info("%s: LoanCheckpointInterval=%d s LoanRestartOverhead=%d s LoanCheckpointWait=%d s%s LoanReclaimAhead=%d s LoanReclaimAheadSigma=%.2f LoanLendHold=%d s",
+			path, conf->loan_ckpt_s, conf->loan_restart_s,
+			conf->loan_ckpt_wait_s,
+			!conf->loan_ckpt_wait_s || conf->loan_headroom >= 2 ? ""
+			: conf->loan_ahead_s
+				? " (reclaims ahead only: LoanHeadroomNodes < 2)"
+				: " (unused: LoanHeadroomNodes < 2)",
+			conf->loan_ahead_s, conf->loan_ahead_z,
+			conf->loan_lend_hold_s);
 	return 0;
 }
 

@@ -65,6 +65,14 @@ static struct {
 	double d;
 } dring[LN_DEMAND_RING];
 static int dring_n = 0, dring_head = 0;
+/* what a round carries to the next (pol_loan_round_in_t): the checkpoint
+ * wait under way, and the nodes a reclaim ahead keeps home; lost with
+ * agorad, which then starts a new wait (the headroom still covers it) */
+static struct {
+	int64_t wait_since, ahead_until;
+	int ahead_keep;
+	bool ahead_waits; /* a reclaim ahead waited last round (the log) */
+} carry;
 
 char *ad_loan_path(const char *state_path)
 {
@@ -109,6 +117,29 @@ static double demand_peak(const agora_conf_t *conf, int64_t now, double d)
 		    dring[i].d > peak)
 			peak = dring[i].d;
 	return peak;
+}
+
+/* The demand LoanReclaimAhead from now by the trend of the last
+ * POL_LOAN_TREND_FIT_S of readings (demand_peak added this round's); 0
+ * when off. */
+static double demand_ahead(const agora_conf_t *conf, int64_t now, double d)
+{
+	double t[dring_n + 1], v[dring_n + 1];
+	int n = 0;
+
+	if (conf->loan_ahead_s <= 0 || d < 0)
+		return 0;
+	for (int k = 0; k < dring_n; k++) {
+		int i = (dring_head - dring_n + k + LN_DEMAND_RING) %
+			LN_DEMAND_RING;
+
+		if (now - dring[i].t > POL_LOAN_TREND_FIT_S)
+			continue;
+		t[n] = (double) dring[i].t;
+		v[n++] = dring[i].d;
+	}
+	return pol_loan_demand_ahead_at(t, v, n, conf->loan_ahead_s,
+					conf->loan_ahead_z);
 }
 
 /* An elastic job's node list without its nodes on victim nodes (the core
@@ -299,8 +330,32 @@ static void round_input(const agora_conf_t *conf, const ln_snap_t *s, double d,
 		.restart_s = conf->loan_restart_s,
 		/* the simulator's rule (issue 18): the fewest victims,
 		 * the least cost among those */
-		.fewest_first = true
+		.fewest_first = true,
+		.ckpt_wait_s = conf->loan_ckpt_wait_s,
+		.step_s = conf->loan_interval_s,
+		.wait_since = carry.wait_since,
+		.demand_ahead = demand_ahead(conf, now, d),
+		.ahead_keep = carry.ahead_keep,
+		.ahead_until = carry.ahead_until,
+		.lend_hold_s = conf->loan_lend_hold_s,
 	};
+}
+
+/* A reclaim that waits for a checkpoint, or one made ahead: said when it
+ * starts and, at debug level, every round after. */
+static void wait_log(const agora_conf_t *conf, const pol_loan_round_in_t *in,
+		     const pol_loan_round_out_t *out)
+{
+	if (out->wait_s > 0 && out->ahead)
+		ad_log(carry.ahead_waits ? AD_LOG_DEBUG : AD_LOG_INFO,
+		       "loan: the demand rises (%.2f nodes now, %.2f projected %d s ahead): %d lent node(s) to take back; the reclaim waits %ld s for a checkpoint",
+		       in->demand, in->demand_ahead, conf->loan_ahead_s,
+		       out->need, (long) out->wait_s);
+	else if (out->wait_s > 0)
+		ad_log(in->wait_since ? AD_LOG_DEBUG : AD_LOG_INFO,
+		       "loan: reclaim of %d node(s) waits %ld s for a checkpoint (a home node to spare; at most %ld s more, LoanCheckpointWait)",
+		       out->need, (long) out->wait_s, (long) out->wait_max_s);
+	carry.ahead_waits = out->wait_s > 0 && out->ahead;
 }
 
 /* Log the reclaim and keep it in the history: per candidate node its
@@ -348,8 +403,9 @@ static void reclaim_log(const agora_conf_t *conf, const ln_snap_t *s,
 				       (long long) s->jobs[j].id,
 				       jo->shrink_by);
 	}
-	ad_info("loan: reclaim %d node(s): %s; victims %s; cost %.3f GPU-h (%s), Slurm's order %.3f, most-recent %.3f%s",
-		r.need, r.nodes[0] ? r.nodes : "(none)",
+	ad_info("loan: reclaim %d node(s)%s: %s; victims %s; cost %.3f GPU-h (%s), Slurm's order %.3f, most-recent %.3f%s",
+		r.need, out->ahead ? " ahead of a rising demand" : "",
+		r.nodes[0] ? r.nodes : "(none)",
 		r.victims[0] ? r.victims : "(none)", r.cost,
 		out->choice.exact ? "least-cost, exact" : "least-cost, greedy",
 		r.cost_slurm, r.cost_recent,
@@ -450,6 +506,10 @@ static int loan_round(const agora_conf_t *conf, ln_snap_t *s, double d,
 	}
 	want = out.want;
 	*busy = out.busy;
+	wait_log(conf, &in, &out);
+	carry.wait_since = out.wait_since;
+	carry.ahead_keep = out.ahead_keep;
+	carry.ahead_until = out.ahead_until;
 	round_apply(conf, s, &out, now);
 out:
 	free(pn);
@@ -555,4 +615,5 @@ void ad_loan_fini(void)
 	n_hist = 0;
 	hist_loaded = false;
 	lease_checked = false;
+	memset(&carry, 0, sizeof(carry));
 }

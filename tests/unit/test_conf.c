@@ -357,6 +357,9 @@ static void test_conf_loan_keys(void **state)
 	assert_int_equal(c.loan_lend_hold_s, 60);
 	assert_int_equal(c.reclaim_deadline_s, 90);
 	assert_int_equal(c.loan_ckpt_s, 600);
+	/* LoanCheckpointWait unset: half the interval; no reclaim ahead */
+	assert_int_equal(c.loan_ckpt_wait_s, 300);
+	assert_int_equal(c.loan_ahead_s, 0);
 	assert_int_equal(c.loan_demand_kind, AGORA_DEMAND_FILE);
 	assert_string_equal(c.loan_demand_arg, "/run/demand");
 	assert_int_equal(agora_conf_parse_string(
@@ -365,6 +368,27 @@ static void test_conf_loan_keys(void **state)
 			 0);
 	assert_int_equal(c.loan_demand_kind, AGORA_DEMAND_COMMAND);
 	assert_string_equal(c.loan_demand_arg, "/bin/echo 3");
+	/* a reclaim ahead goes through the checkpoint wait */
+	assert_int_equal(agora_conf_parse_string("LoanReclaimAhead=15m\n"
+						 "LoanReclaimAheadSigma=2\n",
+						 "t.conf", &c, &err),
+			 0);
+	assert_int_equal(c.loan_ckpt_wait_s, 900);
+	assert_int_equal(c.loan_ahead_s, 900);
+	assert_true(c.loan_ahead_z == 2);
+	assert_int_equal(agora_conf_parse_string("LoanCheckpointWait=0\n"
+						 "LoanReclaimAhead=15m\n",
+						 "t.conf", &c, &err),
+			 -1);
+	assert_non_null(strstr(err.text, "t.conf:2: LoanReclaimAhead: needs"));
+	assert_int_equal(agora_conf_parse_string("LoanCheckpointInterval=0\n"
+						 "LoanReclaimAhead=1m\n",
+						 "t.conf", &c, &err),
+			 -1);
+	assert_int_equal(agora_conf_parse_string("LoanReclaimAheadSigma=11\n",
+						 "t.conf", &c, &err),
+			 -1);
+	assert_non_null(strstr(err.text, "t.conf:1: LoanReclaimAheadSigma"));
 	assert_int_equal(agora_conf_parse_string("\nLoanDemandSource=file:x\n",
 						 "t.conf", &c, &err),
 			 -1);

@@ -712,6 +712,33 @@ static void test_demand_ahead(void **state)
 	assert_true(pol_loan_demand_ahead(up, 0, 60, 60, 0) == 0);
 }
 
+/* the same trend on readings at the times agorad took them */
+static void test_demand_ahead_at(void **state)
+{
+	const double t[3] = { 1000, 1060, 1180 }, v[3] = { 1, 2, 4 };
+	const double even[4] = { 0, 60, 120, 180 }, noisy[4] = { 1, 3, 2, 4 };
+	const double late[3] = { 1000, 1180, 1060 };
+
+	(void) state;
+	/* the line v = 1 + (t - 1000) / 60 exactly: 5 at t = 1240 */
+	assert_true(fabs(pol_loan_demand_ahead_at(t, v, 3, 60, 2) - 5) < 1e-9);
+	/* evenly spaced times: as pol_loan_demand_ahead */
+	assert_true(fabs(pol_loan_demand_ahead_at(even, noisy, 4, 120, 2) -
+			 pol_loan_demand_ahead(noisy, 4, 60, 120, 2)) < 1e-9);
+	/* times out of order, one time for all, too few: the last */
+	assert_true(fabs(pol_loan_demand_ahead_at(late, v, 3, 60, 0) - 4) <
+		    1e-9);
+	{
+		const double same[3] = { 5, 5, 5 };
+
+		assert_true(fabs(pol_loan_demand_ahead_at(same, v, 3, 60, 0) -
+				 4) < 1e-9);
+	}
+	assert_true(fabs(pol_loan_demand_ahead_at(t, v, 2, 60, 0) - 2) < 1e-9);
+	assert_true(pol_loan_demand_ahead_at(NULL, v, 3, 60, 0) == 0);
+	assert_true(pol_loan_demand_ahead_at(t, v, 0, 60, 0) == 0);
+}
+
 /* ---- scenario ---- */
 
 static pol_loan_sim_job_t *sim_jobs(int n, uint64_t seed, bool requeue)
@@ -814,6 +841,7 @@ int main(void)
 		cmocka_unit_test(test_bfd_properties),
 		cmocka_unit_test(test_demand),
 		cmocka_unit_test(test_demand_ahead),
+		cmocka_unit_test(test_demand_ahead_at),
 		cmocka_unit_test(test_sim_variants),
 		cmocka_unit_test(test_sim_no_requeue_not_loaned),
 	};

@@ -335,6 +335,179 @@ static void test_loan_round_bad_input(void **state)
 	assert_int_equal(pol_loan_round(&in, &out), -1);
 }
 
+/* Two home nodes, two lent ones each with an 8-GPU borrower: job 100 on
+ * node 2 ran 1,700 s (its checkpoint, every 1,800 s, is 100 s away), job
+ * 101 on node 3 ran 1,000 s. */
+static pol_loan_round_in_t wait_input(pol_loan_round_node_t *n,
+				      pol_loan_round_job_t *j, int64_t now)
+{
+	static const int on2[] = { 2 }, on3[] = { 3 };
+	const pol_loan_round_node_t idle = { IDLE };
+	const pol_loan_round_node_t lent = { IDLE, .in_train = true, FRESH,
+					     .n_borrowers = 1 };
+
+	n[0] = n[1] = idle;
+	n[2] = n[3] = lent;
+	j[0] = (pol_loan_round_job_t){ .id = 100,
+				       .gpus = 8,
+				       .start = NOW - 1700,
+				       .requeue = true,
+				       .n_nodes = 1,
+				       .nodes = on2,
+				       .batch = 2 };
+	j[1] = j[0];
+	j[1].id = 101;
+	j[1].start = NOW - 1000;
+	j[1].nodes = on3;
+	j[1].batch = 3;
+	return (pol_loan_round_in_t){ .nodes = n,
+				      .n_nodes = 4,
+				      .jobs = j,
+				      .n_jobs = 2,
+				      .demand = 0.5,
+				      .demand_peak = 0.5,
+				      .headroom = 2,
+				      .now = now,
+				      .lease_timeout_s = TO,
+				      .ckpt_s = 1800,
+				      .fewest_first = true,
+				      .ckpt_wait_s = 900,
+				      .step_s = 60 };
+}
+
+/* A reclaim with a home node to spare waits for the cheaper victim's
+ * checkpoint, then takes it; without a spare node, past the wait, or with
+ * the wait off, it takes the cheapest victim now. */
+static void test_loan_round_ckpt_wait(void **state)
+{
+	pol_loan_round_node_t n[4];
+	pol_loan_round_job_t j[2];
+	pol_loan_round_node_out_t on[4];
+	pol_loan_round_job_out_t oj[2];
+	pol_loan_round_out_t out = { .nodes = on, .jobs = oj };
+	pol_loan_round_in_t in = wait_input(n, j, NOW);
+
+	(void) state;
+	/* want 3 home of 2; 2 home >= ceil(0.5) + 1: it may wait.  Now job
+	 * 101 is the cheaper victim (2.2 GPU-h against 3.8); 120 s on, job
+	 * 100 has checkpointed and loses 20 s of 8 GPUs */
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_int_equal(out.want, 3);
+	assert_int_equal(out.wait_s, 120);
+	assert_int_equal(out.wait_max_s, 900);
+	assert_int_equal(out.wait_since, NOW);
+	assert_false(out.reclaim);
+	assert_true(out.busy);
+	assert_false(on[2].victim || on[3].victim);
+	assert_false(oj[0].requeue || oj[1].requeue);
+	/* a round later the wait goes on from when it began */
+	in = wait_input(n, j, NOW + 60);
+	in.wait_since = NOW;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_int_equal(out.wait_s, 60);
+	assert_int_equal(out.wait_max_s, 840);
+	assert_int_equal(out.wait_since, NOW);
+	/* 120 s on: job 100 goes, losing 20 s since its checkpoint */
+	in = wait_input(n, j, NOW + 120);
+	in.wait_since = NOW;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_int_equal(out.wait_s, 0);
+	assert_int_equal(out.wait_since, 0);
+	assert_true(out.reclaim);
+	assert_true(on[2].victim && !on[3].victim);
+	assert_true(oj[0].requeue && !oj[1].requeue);
+	assert_true(out.choice.cost > 0.04 && out.choice.cost < 0.05);
+	/* no node to spare (2 home < ceil(1.5) + 1): job 101 now */
+	in = wait_input(n, j, NOW);
+	in.demand = in.demand_peak = 1.5;
+	in.headroom = 1;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_int_equal(out.want, 3);
+	assert_int_equal(out.wait_s, 0);
+	assert_true(on[3].victim && !on[2].victim);
+	/* the wait is spent: job 101 now */
+	in = wait_input(n, j, NOW);
+	in.wait_since = NOW - 900;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_int_equal(out.wait_s, 0);
+	assert_true(on[3].victim && !on[2].victim);
+	/* the wait off, or no checkpoint model: job 101 now */
+	in = wait_input(n, j, NOW);
+	in.ckpt_wait_s = 0;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_true(on[3].victim && !on[2].victim);
+	in = wait_input(n, j, NOW);
+	in.ckpt_s = 0;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_true(on[3].victim || on[2].victim);
+	assert_int_equal(out.wait_s, 0);
+}
+
+/* A rising demand: with no node short, the nodes its projection wants
+ * come back at the cheapest step within a checkpoint interval, and none
+ * is lent until a lend hold after the rise was last seen. */
+static void test_loan_round_reclaim_ahead(void **state)
+{
+	pol_loan_round_node_t n[4];
+	pol_loan_round_job_t j[2];
+	pol_loan_round_node_out_t on[4];
+	pol_loan_round_job_out_t oj[2];
+	pol_loan_round_out_t out = { .nodes = on, .jobs = oj };
+	pol_loan_round_in_t in = wait_input(n, j, NOW);
+
+	(void) state;
+	in.headroom = 1; /* want 2: none short */
+	in.lend_hold_s = 1800;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_false(out.reclaim || out.ahead);
+	assert_int_equal(out.lent, 0);
+	/* the projection wants ceil(1.5) + 1 = 3 home: job 100's checkpoint
+	 * is 120 s away, so it waits */
+	in.demand_ahead = 1.5;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_true(out.ahead);
+	assert_int_equal(out.wait_s, 120);
+	assert_int_equal(out.wait_max_s, 1800);
+	assert_int_equal(out.ahead_keep, 3);
+	assert_int_equal(out.ahead_until, NOW + 1800);
+	assert_false(out.reclaim || on[2].victim || on[3].victim);
+	in = wait_input(n, j, NOW + 120);
+	in.headroom = 1;
+	in.lend_hold_s = 1800;
+	in.demand_ahead = 1.5;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_true(out.ahead && out.reclaim);
+	assert_true(on[2].victim && !on[3].victim);
+	assert_true(oj[0].requeue && !oj[1].requeue);
+	/* node 2 home, the rise gone: the three are kept until the hold
+	 * ends, then one is lent */
+	n[2] = n[0];
+	in.n_jobs = 1;
+	in.jobs = &j[1];
+	in.demand_ahead = 0;
+	in.ahead_keep = 3;
+	in.ahead_until = NOW + 1800;
+	in.now = NOW + 1799;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_int_equal(out.lent, 0);
+	assert_int_equal(out.ahead_keep, 3);
+	in.now = NOW + 1800;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_int_equal(out.lent, 1);
+	/* a projection that still wants the three keeps them, hold or not */
+	in.demand_ahead = 1.2;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_int_equal(out.lent, 0);
+	assert_false(out.ahead);
+	/* without the wait there is no reclaim ahead */
+	in = wait_input(n, j, NOW);
+	in.headroom = 1;
+	in.demand_ahead = 1.5;
+	in.ckpt_wait_s = 0;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_false(out.ahead || out.reclaim);
+}
+
 #define H POL_LOAN_NODE_HOME
 #define L POL_LOAN_NODE_LENT
 #define R POL_LOAN_NODE_RETURNING
@@ -379,6 +552,8 @@ int main(void)
 		cmocka_unit_test(test_loan_round_classify_crash_orders),
 		cmocka_unit_test(test_loan_round_reclaim_report),
 		cmocka_unit_test(test_loan_round_bad_input),
+		cmocka_unit_test(test_loan_round_ckpt_wait),
+		cmocka_unit_test(test_loan_round_reclaim_ahead),
 		cmocka_unit_test(test_loan_reclaim_progress),
 	};
 
