@@ -156,6 +156,30 @@ static void print_grows(json_object *root)
 	}
 }
 
+/* The round's reclaim ahead and its wait for a checkpoint, when any. */
+static void print_wait(json_object *root)
+{
+	json_object *w;
+	char t[64];
+
+	if (jnum(root, "demand_ahead") > 0)
+		printf("# demand projected %.2f nodes LoanReclaimAhead from now (its trend)\n",
+		       jnum(root, "demand_ahead"));
+	if (!json_object_object_get_ex(root, "ckpt_wait", &w))
+		return;
+	t[0] = '\0';
+	if (jnum(w, "since") > 0) {
+		strcpy(t, " since ");
+		when(jnum(w, "since"), t + 7, sizeof(t) - 7);
+	}
+	printf("# a reclaim of %d node(s)%s waits for a checkpoint%s: %d s more at this round\n",
+	       (int) jnum(w, "nodes"),
+	       json_object_get_boolean(json_object_object_get(w, "ahead"))
+		       ? " ahead of a rising demand"
+		       : "",
+	       t, (int) jnum(w, "wait_s"));
+}
+
 static int cmd_loans(int argc, char **argv)
 {
 	agora_err_t err = { { 0 } };
@@ -192,6 +216,7 @@ static int cmd_loans(int argc, char **argv)
 	when(jnum(root, "time"), t, sizeof(t));
 	printf("# agorad's loan round of %s: demand %.2f nodes, %d kept for inference\n",
 	       t, jnum(root, "demand"), (int) jnum(root, "want"));
+	print_wait(root);
 	print_nodes(root);
 	print_reclaims(root);
 	print_grows(root);

@@ -71,7 +71,8 @@ static int dring_n = 0, dring_head = 0;
 static struct {
 	int64_t wait_since, ahead_until;
 	int ahead_keep;
-	bool ahead_waits; /* a reclaim ahead waited last round (the log) */
+	bool ahead_waits;     /* a reclaim ahead waited last round (the log) */
+	ln_round_view_t view; /* for the state file */
 } carry;
 
 char *ad_loan_path(const char *state_path)
@@ -510,6 +511,14 @@ static int loan_round(const agora_conf_t *conf, ln_snap_t *s, double d,
 	carry.wait_since = out.wait_since;
 	carry.ahead_keep = out.ahead_keep;
 	carry.ahead_until = out.ahead_until;
+	carry.view = (ln_round_view_t){
+		/* 0 for a wait ahead: each round chooses it anew */
+		.wait_since = out.wait_since,
+		.wait_s = out.wait_s,
+		.need = out.need,
+		.ahead = out.ahead,
+		.demand_ahead = in.demand_ahead,
+	};
 	round_apply(conf, s, &out, now);
 out:
 	free(pn);
@@ -578,7 +587,8 @@ int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double mono,
 	/* after the partition update: grows see this round's loans */
 	ad_grow_round(conf, (int64_t) now, busy || d < 0);
 	ad_debug("loan: demand %.2f, want %d home", d, want);
-	ln_write_state(path, &s, (int64_t) now, d, want, hist, n_hist);
+	ln_write_state(path, &s, (int64_t) now, d, want, &carry.view, hist,
+		       n_hist);
 	ln_snap_free(&s);
 	free(path);
 	return 0;

@@ -201,10 +201,20 @@ void ln_elastic_read(json_object *elastic);
 /* agorad_loan_demand.c: the inference demand in nodes; -1 when the
  * source fails (logged). */
 double ln_demand(const agora_conf_t *conf, const ln_snap_t *s);
+/* What the last round decided besides its nodes: a reclaim waiting for a
+ * checkpoint (wait_s > 0: since wait_since, for need nodes; ahead: ahead
+ * of a rising demand) and the demand projected LoanReclaimAhead ahead (0:
+ * off). */
+typedef struct ln_round_view {
+	int64_t wait_since, wait_s;
+	int need;
+	bool ahead;
+	double demand_ahead;
+} ln_round_view_t;
 /* agorad_loan_state.c: the state file agoractl loans reads. */
 void ln_write_state(const char *path, const ln_snap_t *s, int64_t now,
-		    double demand, int want, const ln_reclaim_t *hist,
-		    int n_hist);
+		    double demand, int want, const ln_round_view_t *v,
+		    const ln_reclaim_t *hist, int n_hist);
 /* The reclaim history of a previous agorad's state file. */
 int ln_read_history(const char *path, ln_reclaim_t *hist, int max);
 

@@ -64,8 +64,8 @@ static json_object *reclaim_json(const ln_reclaim_t *r)
 }
 
 void ln_write_state(const char *path, const ln_snap_t *s, int64_t now,
-		    double demand, int want, const ln_reclaim_t *hist,
-		    int n_hist)
+		    double demand, int want, const ln_round_view_t *v,
+		    const ln_reclaim_t *hist, int n_hist)
 {
 	json_object *root, *a;
 	agora_err_t err = { { 0 } };
@@ -77,6 +77,22 @@ void ln_write_state(const char *path, const ln_snap_t *s, int64_t now,
 	json_object_object_add(root, "time", json_object_new_int64(now));
 	json_object_object_add(root, "demand", json_object_new_double(demand));
 	json_object_object_add(root, "want", json_object_new_int(want));
+	if (v && v->demand_ahead > 0)
+		json_object_object_add(root, "demand_ahead",
+				       json_object_new_double(v->demand_ahead));
+	if (v && v->wait_s > 0) {
+		json_object *w = json_object_new_object();
+
+		json_object_object_add(w, "nodes",
+				       json_object_new_int(v->need));
+		json_object_object_add(w, "since",
+				       json_object_new_int64(v->wait_since));
+		json_object_object_add(w, "wait_s",
+				       json_object_new_int64(v->wait_s));
+		json_object_object_add(w, "ahead",
+				       json_object_new_boolean(v->ahead));
+		json_object_object_add(root, "ckpt_wait", w);
+	}
 	a = json_object_new_array();
 	for (int i = 0; i < s->n_nodes; i++)
 		json_object_array_add(a, node_json(s, i));

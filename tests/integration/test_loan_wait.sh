@@ -12,8 +12,9 @@
 # each able to fail:
 #   - demand 0.5, raised 8 s into A's checkpoint interval: 3 nodes wanted
 #     home, 2 are, and 2 serve ceil(0.5) + 1: agorad says the reclaim waits
-#     for a checkpoint, A is requeued at least 8 s after the rise, and the
-#     reclaim's logged cost is under the 8 GPU x 8 s A had at the rise
+#     for a checkpoint, and agoractl loans shows the wait, A is requeued
+#     at least 8 s after the rise, and the reclaim's logged cost is under
+#     the 8 GPU x 8 s A had at the rise
 #   - A runs on c1n3 again (demand 0); demand 1.5, raised 8 s into its
 #     interval: no node to spare (2 home < ceil(1.5) + 1), no wait: A is
 #     requeued within a few rounds, at about its cost at the rise
@@ -34,6 +35,7 @@ W=${AGORA_WAIT_WORKDIR:-/tmp/agora-wait-test${AGORA_TEST_TAG:-}}
 BASE_PORT=${AGORA_WAIT_BASE_PORT:-$((30500 + ${AGORA_TEST_PORT_SHIFT:-0}))}
 PLUGIN_DIR=${AGORA_PLUGIN_DIR:-$BUILD/stage/plugins}
 AGORAD_BIN=${AGORAD_BIN:-$BUILD/contrib/agorad/agorad}
+AGORACTL=${AGORACTL:-$BUILD/contrib/agoractl/agoractl}
 CKPT=20 # LoanCheckpointInterval
 AT=8    # the demand rises this far into A's checkpoint interval
 
@@ -41,7 +43,7 @@ AT=8    # the demand rises this far into A's checkpoint interval
 . "$here/lib.sh"
 t_start=$(date +%s)
 
-skip_unless_built "loan checkpoint-wait tests" "$AGORAD_BIN"
+skip_unless_built "loan checkpoint-wait tests" "$AGORAD_BIN" "$AGORACTL"
 
 IN=${W}.in
 rm -rf "$IN"
@@ -79,6 +81,7 @@ harness_start "harness starts 3 inference + 2 training nodes with agorad" \
 	--accounts acct_a --cred-expire 10
 
 export SLURM_CONF=$W/c1/etc/slurm.conf
+export AGORAD_STATE=$W/agorad.json
 ALOG=$W/log/agorad.log
 lent3() { scontrol show hostnames "$(sinfo -h -p train -o %N | head -1)" | grep -qx c1n3; }
 restarts() { scontrol show job "$1" | grep -o 'Restarts=[0-9]*' | cut -d= -f2; }
@@ -121,6 +124,8 @@ rise() {
 	echo "$1" >"$DEMAND"
 	local t
 	t=$(date +%s)
+	sleep 3 # what agoractl shows in the wait
+	"$AGORACTL" loans >"$IN/loans-$1.out" 2>&1
 	if ! wait_for "$3" requeued "$a" "$2"; then
 		notok "borrower $a not requeued at demand $1: $(state "$a") Restarts=$(restarts "$a")"
 		loan_log
@@ -135,12 +140,15 @@ waited() { tail -n +"$l0" "$ALOG" | grep -q 'loan: reclaim of 1 node(s) waits [0
 
 # ---- a node to spare: the reclaim waits for A's checkpoint ---------------------
 if rise 0.5 1 $((CKPT + 20)); then
+	shown=$(grep -m1 '^# a reclaim of 1 node(s) waits for a checkpoint since' "$IN/loans-0.5.out")
 	if waited && [ "$dt" -ge $((CKPT - AT - 4)) ] && [ -n "$cost" ] &&
-		awk -v c="$cost" -v a=$AT 'BEGIN{exit !(c < 8*a/3600)}'; then
-		ok "with a home node to spare the reclaim waits for A's checkpoint: requeued $dt s after the rise, cost $cost GPU-h"
+		awk -v c="$cost" -v a=$AT 'BEGIN{exit !(c < 8*a/3600)}' &&
+		[ -n "$shown" ]; then
+		ok "with a home node to spare the reclaim waits for A's checkpoint: requeued $dt s after the rise, cost $cost GPU-h; agoractl loans: $shown"
 	else
-		notok "the reclaim did not wait for the checkpoint (requeued $dt s after the rise, cost '${cost}')"
+		notok "the reclaim did not wait for the checkpoint (requeued $dt s after the rise, cost '${cost}', agoractl loans: '${shown}')"
 		loan_log
+		diag <"$IN/loans-0.5.out"
 	fi
 fi
 
@@ -183,6 +191,7 @@ for k in 1 2 3 4 5 6 7 8 9 10 11; do
 	awk -v k=$k 'BEGIN{printf "%.2f\n", 0.1 + 0.08 * k}' >"$DEMAND.tmp"
 	mv "$DEMAND.tmp" "$DEMAND"
 	sleep 1
+	"$AGORACTL" loans >>"$IN/loans-ramp.out" 2>&1
 done
 if wait_for $((CKPT + 10)) requeued "$a" 3; then
 	dt=$(($(date +%s) - t_rise))
@@ -191,11 +200,12 @@ if wait_for $((CKPT + 10)) requeued "$a" 3; then
 	rises=$(tail -n +"$l0" "$ALOG" | grep -m1 'loan: the demand rises' | sed 's/^\[[^]]*\] //')
 	echo "# ramp from 0.1 at ${AT} s into A's interval: requeued ${dt} s later, cost ${cost:-?} GPU-h; ${rises:-no wait logged}"
 	sleep 3
+	shown=$(grep -c '^# demand projected [0-9.]* nodes LoanReclaimAhead from now' "$IN/loans-ramp.out")
 	if [ -n "$cost" ] && awk -v c="$cost" -v a=$AT 'BEGIN{exit !(c < 8*a/3600)}' &&
-		! lent3; then
+		! lent3 && [ "$shown" -gt 0 ]; then
 		ok "a rising demand that 2 home nodes still serve: c1n3 reclaimed ahead, its borrower requeued at its checkpoint (cost $cost GPU-h, ${dt} s after the ramp began), and not lent again"
 	else
-		notok "reclaim ahead of the ramp (requeued ${dt} s after it began, cost '${cost}', c1n3 lent: $(lent3 && echo yes || echo no))"
+		notok "reclaim ahead of the ramp (requeued ${dt} s after it began, cost '${cost}', c1n3 lent: $(lent3 && echo yes || echo no), agoractl loans showed the projection $shown times)"
 		loan_log
 	fi
 else
