@@ -44,10 +44,12 @@ static int check_in(const pol_loan_round_in_t *in,
 }
 
 /* Returning nodes: finish (victims) as many as inference needs, lend the
- * others again; ones without borrowers go home.  Returns the home count
- * after it. */
+ * others again unless a reclaim ahead keeps them (up to keep >= want home:
+ * they stay returning, home once their borrowers leave); ones without
+ * borrowers go home.  Returns the home count after it. */
 static int settle_returning(const pol_loan_round_in_t *in,
-			    pol_loan_round_out_t *out, int home, int want)
+			    pol_loan_round_out_t *out, int home, int want,
+			    int keep)
 {
 	for (int i = 0; i < in->n_nodes; i++) {
 		const pol_loan_round_node_t *n = &in->nodes[i];
@@ -63,11 +65,12 @@ static int settle_returning(const pol_loan_round_in_t *in,
 		} else if (n->up && !n->pinned && home < want) {
 			o->victim = true;
 			home++; /* home once its jobs are requeued */
-		} else if (!n->pinned && home >= want) {
+		} else if (!n->pinned && home >= keep) {
 			o->lend = true;
 			o->state = POL_LOAN_NODE_LENT;
 			o->relent = true;
-		}
+		} else if (n->up && !n->pinned)
+			home++; /* kept for the rise: home once they leave */
 	}
 	return home;
 }
@@ -321,6 +324,22 @@ static bool can_wait(const pol_loan_round_in_t *in)
 	       in->demand >= 0;
 }
 
+/* The home nodes a reclaim ahead keeps from lending (pol_loan_round_in_t):
+ * the projection's, and those of a recent rise until ahead_until; at
+ * least want. */
+static int ahead_keep(const pol_loan_round_in_t *in,
+		      const pol_loan_round_out_t *out, int n_up)
+{
+	int keep = out->want;
+
+	if (in->demand_ahead > 0 && can_wait(in) &&
+	    want_nodes(in->demand_ahead, in->headroom, n_up) > keep)
+		keep = want_nodes(in->demand_ahead, in->headroom, n_up);
+	if (in->now < in->ahead_until && in->ahead_keep > keep)
+		keep = in->ahead_keep < n_up ? in->ahead_keep : n_up;
+	return keep;
+}
+
 /* A shortfall: reclaim, waiting for checkpoints while a home node is
  * spare above the demand. */
 static int shortfall(const pol_loan_round_in_t *in, pol_loan_round_out_t *out,
@@ -351,10 +370,11 @@ static int shortfall(const pol_loan_round_in_t *in, pol_loan_round_out_t *out,
 static int surplus(const pol_loan_round_in_t *in, pol_loan_round_out_t *out,
 		   int home, int n_up)
 {
-	int keep = out->hold, target = 0;
+	int keep = ahead_keep(in, out, n_up);
 
 	if (in->demand_ahead > 0 && can_wait(in)) {
-		target = want_nodes(in->demand_ahead, in->headroom, n_up);
+		int target = want_nodes(in->demand_ahead, in->headroom, n_up);
+
 		if (target > home) {
 			out->ahead = true;
 			out->ahead_keep = target;
@@ -367,11 +387,10 @@ static int surplus(const pol_loan_round_in_t *in, pol_loan_round_out_t *out,
 			return 0;
 		}
 	}
-	if (in->now < in->ahead_until && keep < in->ahead_keep)
-		keep = in->ahead_keep < n_up ? in->ahead_keep : n_up;
-	/* nor what the projection wants: the next round would take it */
-	if (keep < target)
-		keep = target;
+	/* lend what neither the peak demand nor the projection nor a recent
+	 * rise keeps (the next round would take it back) */
+	if (keep < out->hold)
+		keep = out->hold;
 	if (home > keep)
 		out->lent = lend_nodes(in, out, home - keep);
 	return 0;
@@ -416,7 +435,8 @@ int pol_loan_round(const pol_loan_round_in_t *in, pol_loan_round_out_t *out)
 							? in->demand_peak
 							: in->demand,
 						in->headroom, n_up);
-	home = settle_returning(in, out, home, out->want);
+	home = settle_returning(in, out, home, out->want,
+				ahead_keep(in, out, n_up));
 	out->busy = home < out->want;
 	for (int i = 0; i < in->n_nodes; i++) {
 		out->nodes[i].settled = out->nodes[i].state;

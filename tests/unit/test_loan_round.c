@@ -499,6 +499,22 @@ static void test_loan_round_reclaim_ahead(void **state)
 	assert_int_equal(pol_loan_round(&in, &out), 0);
 	assert_int_equal(out.lent, 0);
 	assert_false(out.ahead);
+	/* the round after the reclaim ahead: node 2 returning, job 100 still
+	 * leaving it; the projection still wants it, so it is not lent again
+	 * (nor taken twice); once the rise is over it is */
+	in = wait_input(n, j, NOW + 125);
+	n[2].in_train = false;
+	in.headroom = 1;
+	in.lend_hold_s = 1800;
+	in.demand_ahead = 1.5;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_int_equal(on[2].state, POL_LOAN_NODE_RETURNING);
+	assert_false(on[2].lend || on[2].relent || on[2].victim);
+	assert_false(out.reclaim || out.ahead);
+	assert_int_equal(out.lent, 0);
+	in.demand_ahead = 0;
+	assert_int_equal(pol_loan_round(&in, &out), 0);
+	assert_true(on[2].relent && on[2].lend);
 	/* without the wait there is no reclaim ahead */
 	in = wait_input(n, j, NOW);
 	in.headroom = 1;
