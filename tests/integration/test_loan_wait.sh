@@ -163,7 +163,9 @@ if ! wait_for 40 running_with "$a" 1; then
 	it_finish
 fi
 if rise 1.5 2 20; then
-	if ! waited && [ "$dt" -lt $((CKPT - AT - 4)) ] && [ -n "$cost" ] &&
+	# before A's checkpoint (the cost says so too: after it, it would be
+	# about 0); a loaded host may take a few rounds
+	if ! waited && [ "$dt" -lt $((CKPT - AT)) ] && [ -n "$cost" ] &&
 		awk -v c="$cost" -v a=$AT 'BEGIN{exit !(c >= 8*(a-1)/3600)}'; then
 		ok "with no node to spare the reclaim goes at once: requeued $dt s after the rise, cost $cost GPU-h"
 	else
