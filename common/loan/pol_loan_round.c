@@ -330,11 +330,11 @@ static bool can_wait(const pol_loan_round_in_t *in)
 static int ahead_keep(const pol_loan_round_in_t *in,
 		      const pol_loan_round_out_t *out, int n_up)
 {
-	int keep = out->want;
+	int keep = out->want, target;
 
 	if (in->demand_ahead > 0 && can_wait(in) &&
-	    want_nodes(in->demand_ahead, in->headroom, n_up) > keep)
-		keep = want_nodes(in->demand_ahead, in->headroom, n_up);
+	    (target = want_nodes(in->demand_ahead, in->headroom, n_up)) > keep)
+		keep = target;
 	if (in->now < in->ahead_until && in->ahead_keep > keep)
 		keep = in->ahead_keep < n_up ? in->ahead_keep : n_up;
 	return keep;

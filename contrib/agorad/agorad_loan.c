@@ -71,8 +71,7 @@ static int dring_n = 0, dring_head = 0;
 static struct {
 	int64_t wait_since, ahead_until;
 	int ahead_keep;
-	bool ahead_waits;     /* a reclaim ahead waited last round (the log) */
-	ln_round_view_t view; /* for the state file */
+	ln_round_view_t view; /* the last round's, for the state file */
 } carry;
 
 char *ad_loan_path(const char *state_path)
@@ -348,7 +347,8 @@ static void wait_log(const agora_conf_t *conf, const pol_loan_round_in_t *in,
 		     const pol_loan_round_out_t *out)
 {
 	if (out->wait_s > 0 && out->ahead)
-		ad_log(carry.ahead_waits ? AD_LOG_DEBUG : AD_LOG_INFO,
+		ad_log(carry.view.wait_s > 0 && carry.view.ahead ? AD_LOG_DEBUG
+								 : AD_LOG_INFO,
 		       "loan: the demand rises (%.2f nodes now, %.2f projected %d s ahead): %d lent node(s) to take back; the reclaim waits %ld s for a checkpoint",
 		       in->demand, in->demand_ahead, conf->loan_ahead_s,
 		       out->need, (long) out->wait_s);
@@ -356,7 +356,6 @@ static void wait_log(const agora_conf_t *conf, const pol_loan_round_in_t *in,
 		ad_log(in->wait_since ? AD_LOG_DEBUG : AD_LOG_INFO,
 		       "loan: reclaim of %d node(s) waits %ld s for a checkpoint (a home node to spare; at most %ld s more, LoanCheckpointWait)",
 		       out->need, (long) out->wait_s, (long) out->wait_max_s);
-	carry.ahead_waits = out->wait_s > 0 && out->ahead;
 }
 
 /* Log the reclaim and keep it in the history: per candidate node its
