@@ -33,8 +33,11 @@
 # [/tmp/agora-dc-dispatch], AGORA_DISPATCH_JOBS [1000],
 # AGORA_DISPATCH_SUBMITTERS [8], AGORA_DISPATCH_WITH ["sbatch lib"]: the
 # submitters, AGORA_DISPATCH_RUNS ["burst capacity"],
-# AGORA_DISPATCH_RATE [150]: the paced submitter's jobs/s, AGORAD_BIN,
-# AGORA_SUBMIT_BIN, AGORA_PLUGIN_DIR, AGORA_BUILD.
+# AGORA_DISPATCH_RATE [150]: the paced submitter's jobs/s,
+# AGORA_DISPATCH_SCHED [unset]: a SchedulerParameters line for both
+# clusters instead of the harness's (e.g. a sched_min_interval),
+# AGORAD_BIN (its file must be named agorad), AGORA_SUBMIT_BIN,
+# AGORA_PLUGIN_DIR, AGORA_BUILD.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${AGORA_BUILD:-$repo/_build}
@@ -66,6 +69,7 @@ PriorityCalcPeriod=1
 SlurmctldPlugstack=slurmctld/agora
 MaxJobCount=50000
 EOT
+[ -n "${AGORA_DISPATCH_SCHED:-}" ] && echo "SchedulerParameters=$AGORA_DISPATCH_SCHED" >>"$t/extra.conf"
 cat >"$t/agora.conf" <<EOT
 SchedulerInterval=1
 FedAuction=yes
