@@ -18,6 +18,7 @@
  * other clusters to cluster c with its first will-run request (step 2).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -73,15 +74,27 @@ static bool refuse_release(void)
 }
 
 /* AGORAD_TEST_PIN_DELAY_MS=N (tests): N ms after each step of a pin, so
- * that a test's kill lands between two steps. */
-static void test_pin_delay(void)
+ * that a test's kill lands between two steps.  With
+ * AGORAD_TEST_PIN_MARK=FILE also, FILE is created after a step that is
+ * not the pin's last (the pin is half done for the next N ms): the test
+ * waits for FILE instead of polling slurmctld, which a loaded host
+ * answers too slowly to see a 300 ms window. */
+static void test_pin_delay(bool mid)
 {
 	const char *e = getenv("AGORAD_TEST_PIN_DELAY_MS");
+	const char *mark = getenv("AGORAD_TEST_PIN_MARK");
 	long ms = e ? strtol(e, NULL, 10) : 0;
 
 	if (ms > 0 && ms <= 10000) {
 		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
+		if (mid && mark && *mark) {
+			int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC,
+				      0600);
+
+			if (fd >= 0)
+				close(fd);
+		}
 		nanosleep(&ts, NULL);
 	}
 }
@@ -146,7 +159,7 @@ static void pin_steps(const ad_job_t *j, const pol_fed_pin_work_t *w,
 		pol_fed_update_free(&u);
 		if (m->rc)
 			return;
-		test_pin_delay();
+		test_pin_delay(k + 1 < n);
 	}
 }
 

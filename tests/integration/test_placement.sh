@@ -427,10 +427,17 @@ t_slice_better() {
 	echo "# slice agora: $a"
 	[ "$(val jobs "$s")" = "$SLICE_N" ] && [ "$(val jobs "$a")" = "$SLICE_N" ] ||
 		fail "not every slice job was seen running" || return 1
-	python3 -c "import sys; sys.exit(0 if $(val mean_level "$a") < $(val mean_level "$s") else 1)" ||
-		fail "agora's mean locality level is not lower than stock's" || return 1
+	# locality: the jobs placed above the best level their GPU count has
+	# on their node (straddle) decide.  The mean level also depends on
+	# which node type each job found free (a 4-GPU job is level 0 on an
+	# NVLink node, 2 on a PCIe node), which the timing of one run moves:
+	# over ten CI runs agora's straddles were 0-2 against stock's 5-15,
+	# but once stock drew mean 1.138 (5 straddles) and agora 1.172 (0).
+	# So the mean may be at most 10% above stock's, not "lower".
 	[ "$(val straddle "$a")" -lt "$(val straddle "$s")" ] ||
 		fail "agora has no fewer jobs above their best level than stock" || return 1
+	python3 -c "import sys; sys.exit(0 if $(val mean_level "$a") <= 1.10 * $(val mean_level "$s") else 1)" ||
+		fail "agora's mean locality level is more than 10% above stock's" || return 1
 	# fragmentation is a time average over one timing-dependent run: on
 	# 22.05 stock's first-fit already packs about as well (agora/stock
 	# 0.86-1.02 over four CI runs, 0.53-0.67 on 24.11), so the check is
