@@ -130,6 +130,19 @@ static double fed_terms(const pol_fed_weights_t *w,
 	       t->hw - t->credit;
 }
 
+/* The start of plan p when the job's copy arrives after transit_s plus
+ * ahead copies won earlier in the round: the later of the two. */
+static int64_t fed_arrival_start(const pol_fed_plan_t *p, int64_t start,
+				 int ahead, int64_t now)
+{
+	double transit = fed_sanitize(p->transit_s, 0.0, 1e9, 0.0) +
+			 ahead * fed_sanitize(p->transit_per_job, 0.0, 1e6,
+					      0.0);
+	int64_t at = now + (int64_t) ceil(transit);
+
+	return transit > 0.0 && at > start ? at : start;
+}
+
 static bool fed_usable(const pol_fed_catalog_t *cat, const pol_fed_job_t *j,
 		       int c, const pol_fed_plan_t *p)
 {
@@ -181,6 +194,15 @@ static void fed_why(const pol_fed_catalog_t *cat, const pol_fed_job_t *j, int c,
 		 p->locality >= 0.0 ? "" : "?",
 		 fed_sanitize(p->team_credit, -1.0, 1.0, 0.0),
 		 fed_bit(j->hw_match, c) ? "" : ", hardware mismatch", cost);
+	if (p->transit_s > 0.0 || p->transit_per_job > 0.0) {
+		char tr[96];
+
+		snprintf(tr, sizeof(tr),
+			 ", copy arrives +%.0fs (%.2fs per copy)",
+			 fed_sanitize(p->transit_s, 0.0, 1e9, 0.0),
+			 fed_sanitize(p->transit_per_job, 0.0, 1e6, 0.0));
+		fed_cat(why, len, tr);
+	}
 	if (p->start_src == POL_FED_START_WILL_RUN)
 		fed_cat(why, len, ", start: will-run");
 	else if (p->start_src == POL_FED_START_ESTIMATE) {
@@ -214,7 +236,8 @@ double pol_fed_cost(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 		pol_fed_weights_default(&dflt);
 		w = &dflt;
 	}
-	cost = fed_terms(w, cat, j, c, p, p->start, now, &t);
+	cost = fed_terms(w, cat, j, c, p,
+			 fed_arrival_start(p, p->start, 0, now), now, &t);
 	fed_why(cat, j, c, p, &t, cost, false, now, why, why_len);
 	return cost;
 }
@@ -242,6 +265,23 @@ static int fed_order_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* Whether plan p starts "now" for the round's supply. */
+static bool fed_now(const pol_fed_plan_t *p, int64_t now)
+{
+	return p->start <= now + POL_FED_NOW_SLACK_S;
+}
+
+/* The start of a plan on GPUs the round has given away: taken_wait_s
+ * from now, and once more for each free GPU's worth (free_gpus) of GPUs
+ * already given beyond them (over). */
+static int64_t fed_taken_start(const pol_fed_weights_t *w, int free_gpus,
+			       int over, int64_t now)
+{
+	double turns = 1.0 + (free_gpus > 0 ? (double) over / free_gpus : 0.0);
+
+	return now + (int64_t) (w->taken_wait_s * turns);
+}
+
 /* The team's credit used for the batch order: the best of its valid plans
  * (one federation-wide ledger makes them equal), 0 if none. */
 static double fed_job_credit(const pol_fed_plan_t *row, int n)
@@ -263,7 +303,7 @@ int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 {
 	pol_fed_weights_t dflt;
 	fed_order_t *ord;
-	int avail[64];
+	int avail[64], sent[64] = { 0 }, over[64] = { 0 };
 	int i, c;
 
 	if (n_jobs < 0 || n_clusters < 0 || n_clusters > 64 ||
@@ -319,10 +359,12 @@ int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 			start = p->start;
 			/* Starts now, but this round already gave the free
 			 * GPUs it counted on to earlier jobs. */
-			taken = free_gpus && p->start <= now &&
+			taken = free_gpus && fed_now(p, now) &&
 				avail[c] < gpus && avail[c] < free_gpus[c];
 			if (taken)
-				start = now + (int64_t) w->taken_wait_s;
+				start = fed_taken_start(w, free_gpus[c],
+							over[c], now);
+			start = fed_arrival_start(p, start, sent[c], now);
 			cost = fed_terms(w, cat, j, c, p, start, now, &t);
 			if (isnan(cost))
 				continue;
@@ -349,12 +391,14 @@ int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 		}
 		{
 			const pol_fed_plan_t *p = &row[win];
-			int64_t start =
-				win_taken ? now + (int64_t) w->taken_wait_s
-					  : p->start;
+			int64_t start = win_taken ? fed_taken_start(
+							    w, free_gpus[win],
+							    over[win], now)
+						  : p->start;
 			fed_terms_t t;
 			size_t len;
 
+			start = fed_arrival_start(p, start, sent[win], now);
 			fed_terms(w, cat, j, win, p, start, now, &t);
 			fed_why(cat, j, win, p, &t, best, win_taken, now,
 				a->why, sizeof(a->why));
@@ -367,10 +411,15 @@ int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 				snprintf(a->why + len, sizeof(a->why) - len,
 					 "; next cluster%d cost %.0f", runner,
 					 second);
-			if (p->start <= now && !win_taken)
+			/* the copy queues behind the ones won before it */
+			if (p->transit_per_job > 0.0)
+				sent[win]++;
+			if (fed_now(p, now) && !win_taken)
 				avail[win] = avail[win] > gpus
 						     ? avail[win] - gpus
 						     : 0;
+			else if (win_taken)
+				over[win] += gpus;
 		}
 	}
 	free(ord);

@@ -118,6 +118,13 @@ typedef struct pol_fed_plan {
 	int64_t will_run;     /* START_ESTIMATE: what will-run said, s */
 	double queue_per_gpu; /* jobs waiting on the cluster for GPUs, per
 				 GPU of the cluster (0: none or unknown) */
+	double transit_s;     /* s until the job's copy, pinned now, would
+				 reach the cluster: the copies on their way
+				 there (0: its origin, or copies arrive
+				 with their pins; pol_fed_inflight.h) */
+	double transit_per_job; /* s each job the cluster wins in this
+				   round adds to that (its seconds per
+				   copy; 0 at the origin) */
 } pol_fed_plan_t;
 
 /* ---- start times that cannot be true -------------------------------- */
@@ -214,7 +221,9 @@ bool pol_fed_features_match(const char *want, const char *have);
  *   + w_hw * (cluster is not a hardware match)
  *   - w_credit * team_credit
  * The queue term is the wait the job adds to the jobs queued behind it
- * (pol_fed_queue_s). */
+ * (pol_fed_queue_s).  The wait counts from the later of the plan's start
+ * and the copy's arrival (pol_fed_plan_t.transit_s, plus transit_per_job
+ * for each job the cluster has won before it in the same auction). */
 typedef struct pol_fed_weights {
 	double w_preempt;    /* s per preempted job */
 	double w_locality;   /* s per locality level */
@@ -222,7 +231,10 @@ typedef struct pol_fed_weights {
 	double w_credit;     /* s per unit of credit fraction */
 	double taken_wait_s; /* s of waiting assumed for a plan that would
 				start now on GPUs an earlier job of the same
-				round has already won */
+				round has already won; once the round has
+				given the cluster more GPUs than it had
+				free, each free GPU's worth more waits
+				that long again (see pol_fed_auction) */
 	double w_queue;      /* weight of the queue term (1: the estimate
 				as it is; 0: off) */
 } pol_fed_weights_t;
@@ -274,6 +286,12 @@ double pol_fed_cost(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 
 /* ---- the batched auction -------------------------------------------- */
 
+/* A will-run start this close to now is "now" for the auction's supply:
+ * slurmctld answers at its own clock, a second or two after the round's
+ * now (a burst on the harness saw every plan at "+1s", so no job of the
+ * round consumed a free GPU and every tie went to the first cluster). */
+#define POL_FED_NOW_SLACK_S 5
+
 typedef struct pol_fed_award {
 	int64_t job_id;
 	int cluster;   /* winner, -1: no valid plan (stays at its origin) */
@@ -286,9 +304,12 @@ typedef struct pol_fed_award {
  * One round for all pending federated jobs (MAST's global scheduler):
  * jobs in (priority desc, team credit desc, submit, id) order each take the
  * cluster of lowest cost; a cluster's free GPUs (free[c]) are consumed by
- * the jobs it wins with start <= now, so later jobs see the updated supply
- * (a won plan that would start now on GPUs already given away costs as
- * waiting instead).  plans is n_jobs x n_clusters, row-major.
+ * the jobs it wins with start <= now + POL_FED_NOW_SLACK_S, so later jobs
+ * see the updated supply (a won plan that would start now on GPUs already
+ * given away costs as waiting instead: taken_wait_s x (1 + the GPUs
+ * already given beyond free[c], over free[c]), so that a round's overflow
+ * goes to the clusters by their free GPUs rather than all to the lowest
+ * index).  plans is n_jobs x n_clusters, row-major.
  * out[n_jobs] receives one award per job, in the jobs' order.
  * free_gpus may be NULL: supply unknown, nothing is consumed.  Ties go to
  * the lower cluster index.  A plan with locality < 0 (unknown) counts as

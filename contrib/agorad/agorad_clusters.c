@@ -95,6 +95,11 @@ int refresh_clusters(ad_round_t *r)
 		memset(c, 0, sizeof(*c));
 		scopy(c->name, rec->name, sizeof(c->name));
 		c->rec = rec;
+		/* how fast it takes copies before that is measured: Slurm
+		 * 22.05 one a second (pol_fed_inflight.h) */
+		(void) pol_fed_inflight_set_prior(
+			&r->inflight, c->name,
+			pol_fed_copy_prior_s(rec->rpc_version));
 		for (int o = 0; o < n_old; o++)
 			if (old[o].name[0] && !strcmp(old[o].name, c->name)) {
 				c->up = old[o].up;

@@ -222,18 +222,33 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 			       h.n_usage * sizeof(ad_usage_t),
 		       h.n_busy * sizeof(pol_fed_busy_t));
 	/* the pins to c whose copy it shows have arrived: Slurm's queue
-	 * there counts them now (pol_fed_inflight.h) */
-	if (h.n_copies) {
-		uint32_t *ids = malloc(h.n_copies * sizeof(*ids));
+	 * there counts them now; a survey without copies still tells the
+	 * flow (pol_fed_inflight.h) */
+	{
+		uint32_t *ids = h.n_copies ? malloc(h.n_copies * sizeof(*ids))
+					   : NULL;
 
-		if (ids) {
-			memcpy(ids, out + len - h.n_copies * sizeof(*ids),
-			       h.n_copies * sizeof(*ids));
-			(void) pol_fed_inflight_seen(&r->inflight,
-						     r->clusters[c].name, ids,
-						     h.n_copies);
+		if (ids || !h.n_copies) {
+			if (ids)
+				memcpy(ids,
+				       out + len - h.n_copies * sizeof(*ids),
+				       h.n_copies * sizeof(*ids));
+			(void) pol_fed_inflight_seen(
+				&r->inflight, r->clusters[c].name, ids,
+				ids ? h.n_copies : 0, time(NULL));
 			free(ids);
 		}
+		if (pol_fed_inflight_transit_s(&r->inflight,
+					       r->clusters[c].name) > 0.0)
+			ad_verbose(
+				"%s: %d GPUs of pins on their way, %.2f s per copy: a copy pinned now arrives in %.0f s",
+				r->clusters[c].name,
+				pol_fed_inflight_gpus(&r->inflight,
+						      r->clusters[c].name),
+				pol_fed_inflight_s_per_copy(
+					&r->inflight, r->clusters[c].name),
+				pol_fed_inflight_transit_s(
+					&r->inflight, r->clusters[c].name));
 	}
 	r->clusters[c].load = (pol_fed_cluster_load_t){
 		.gpus_total = h.gpus_total,
@@ -246,7 +261,10 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 		.n_busy = r->clusters[c].busy ? h.n_busy : 0,
 		.queued_gpu_s = h.queued_gpu_s,
 		.max_limit_s = h.max_limit_s,
-		.jobs_queued = h.jobs_queued,
+		/* and the queue term's queue: they will wait there too */
+		.jobs_queued = h.jobs_queued +
+			       pol_fed_inflight_jobs(&r->inflight,
+						     r->clusters[c].name),
 	};
 	return true;
 }
@@ -458,6 +476,16 @@ static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 				&plans[(size_t) i * r->n_clusters + c];
 
 			p->team_credit = fed_credit(r, r->jobs[i].account);
+			/* a copy to another cluster queues behind the ones
+			 * on their way there (pol_fed_inflight.h) */
+			if (strcmp(r->clusters[c].name, r->jobs[i].origin)) {
+				p->transit_s = pol_fed_inflight_transit_s(
+					&r->inflight, r->clusters[c].name);
+				p->transit_per_job =
+					pol_fed_inflight_s_per_copy(
+						&r->inflight,
+						r->clusters[c].name);
+			}
 			/* the queue term's queue: this round's survey */
 			p->queue_per_gpu = pol_fed_queue_per_gpu(
 				&r->clusters[c].load);

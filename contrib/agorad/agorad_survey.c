@@ -237,11 +237,10 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 		int g;
 
 		/* a copy of a job from another origin: a pin that arrived
-		 * (pol_fed_inflight.h) */
+		 * (pol_fed_inflight.h), in any state but revoked (one that
+		 * ran and ended between two surveys arrived too) */
 		if (j->fed_origin_str && strcmp(j->fed_origin_str, me) &&
-		    !(j->job_state & JOB_REVOKED) &&
-		    (base == JOB_PENDING || base == JOB_RUNNING ||
-		     base == JOB_SUSPENDED))
+		    !(j->job_state & JOB_REVOKED))
 			copies[h->n_copies++] = j->job_id;
 		if (base == JOB_RUNNING && !(j->job_state & JOB_REVOKED) &&
 		    (g = tres_gpus(j->tres_alloc_str)) > 0) {

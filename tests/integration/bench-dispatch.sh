@@ -178,21 +178,32 @@ open(subs + ".num", "w").write(" ".join("%.4f" % x for x in v) + "\n")
 PY
 }
 # NAME SUBMITS LOG: poll both clusters' queues until every pinned job has
-# a live copy at its winner (or ARRIVE_WAIT s); one line of numbers
+# started at its winner (or ARRIVE_WAIT s): when its copy was first seen
+# there (a job won by its origin: at its pin) and when it was first seen
+# running; one line of numbers each, with the fluid bound on the last
+# start beside them (the jobs' GPU-seconds over the GPUs of both clusters)
 arrive() {
 	python3 - "$@" "$ARRIVE_WAIT" "$W/c1/etc/slurm.conf" "$W/c2/etc/slurm.conf" <<'PY'
 import os, re, subprocess, sys, time
 name, subs, log, wait = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 confs = {"c1": sys.argv[5], "c2": sys.argv[6]}
 sub = {l.split()[0]: int(l.split()[1]) for l in open(subs) if l.strip()}
-won, at = {}, {}
+won, at, run = {}, {}, {}
 for l in open(log):
     m = re.search(r"JobId=(\d+) \(origin (\S+)\) pinned to (\S+) at (\d+)\.(\d{3})", l)
     if m and m.group(1) in sub:
         won[m.group(1)] = m.group(3)
         if m.group(3) == m.group(2):  # its origin: there at the pin
             at[m.group(1)] = int(m.group(4)) * 1000 + int(m.group(5))
+gpus = 0
+for conf in confs.values():  # the harness's nodes: Gres=gpu:N each
+    for l in open(conf):
+        m = re.match(r"NodeName=(\S+).*Gres=gpu:(?:\w+:)?(\d+)", l)
+        if m:
+            r = re.match(r".*\[(\d+)-(\d+)\]", m.group(1))
+            gpus += int(m.group(2)) * (int(r.group(2)) - int(r.group(1)) + 1 if r else 1)
 end = time.time() + wait
+started = ("RUNNING", "COMPLETING", "COMPLETED")
 while True:
     now = int(time.time() * 1000)
     for c, conf in confs.items():
@@ -203,22 +214,35 @@ while True:
             f = l.split()
             if len(f) >= 2 and won.get(f[0]) == c and f[1] != "REVOKED":
                 at.setdefault(f[0], now)
-    if len(at) == len(won) or time.time() >= end:
+                if f[1] in started:
+                    run.setdefault(f[0], now)
+    if len(run) == len(won) or time.time() >= end:
         break
     time.sleep(1)
 def q(lat, n, p):
     k = min(n - 1, int(round(p * (n - 1))))
     return "%.1f s" % (lat[k] / 1000) if k < len(lat) else "> %.0f s" % wait
-parts = []
-for c in sorted(set(won.values())):
-    js = [j for j in won if won[j] == c]
-    lat = sorted(at[j] - sub[j] for j in js if j in at)
-    parts.append("%s %d/%d p50 %s p99 %s max %s" % (c, len(lat), len(js), q(lat, len(js), 0.5),
-                 q(lat, len(js), 0.99), q(lat, len(js), 1.0)))
-lat = sorted(at[j] - sub[j] for j in at)
-print("%-16s at winner: %d/%d within %.0f s  submit->at-winner p50 %s p99 %s max %s  (%s)"
-      % (name, len(at), len(won), wait, q(lat, len(won), 0.5), q(lat, len(won), 0.99),
-         q(lat, len(won), 1.0), "; ".join(parts)))
+def line(what, seen):
+    parts = []
+    for c in sorted(set(won.values())):
+        js = [j for j in won if won[j] == c]
+        lat = sorted(seen[j] - sub[j] for j in js if j in seen)
+        parts.append("%s %d/%d p50 %s p99 %s max %s" % (c, len(lat), len(js), q(lat, len(js), 0.5),
+                     q(lat, len(js), 0.99), q(lat, len(js), 1.0)))
+    lat = sorted(seen[j] - sub[j] for j in seen)
+    return ("%-16s %s: %d/%d within %.0f s  submit->%s p50 %s p99 %s max %s  (%s)"
+            % (name, what, len(lat), len(won), wait, what, q(lat, len(won), 0.5),
+               q(lat, len(won), 0.99), q(lat, len(won), 1.0), "; ".join(parts)))
+print(line("at winner", at))
+bound = ""
+if gpus and sub:
+    # every job 1 GPU for 20 s (both submitters' jobs): the last job
+    # cannot start before the ones ahead of it ran, spread over every
+    # GPU of both clusters (and not before its submit)
+    job_s, span = 20.0, (max(sub.values()) - min(sub.values())) / 1000
+    bound = "  (fluid bound on the last start: %.0f s after the first submit)" % max(
+        span, (len(won) - gpus) * job_s / gpus if len(won) > gpus else 0.0)
+print(line("started", run) + bound)
 PY
 }
 rounds() { # LOG: agorad's rounds that had held jobs (the steps' times)

@@ -442,7 +442,7 @@ static pol_fed_job_t job(int64_t id, int gpus, int dataset)
 
 static pol_fed_plan_t plan(int64_t start)
 {
-	pol_fed_plan_t p = { true, start, 0, 1.0, 0.0, 0, 0, 0.0 };
+	pol_fed_plan_t p = { .valid = true, .start = start, .locality = 1.0 };
 
 	return p;
 }

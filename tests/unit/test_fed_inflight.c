@@ -1,15 +1,18 @@
 /*
  * Unit tests of the pins in flight (common/fed/pol_fed_inflight.c): a
  * pin counts on its winner from the pin until the winner's survey shows
- * the job's copy, or for POL_FED_INFLIGHT_MAX_S at most; and a burst
- * auctioned over two rounds does not see the first round's winners' GPUs
- * as free again.
+ * the job's copy, or for POL_FED_INFLIGHT_MAX_S at most once nothing
+ * arrives there; a burst auctioned over two rounds does not see the first
+ * round's winners' GPUs as free again; the flow to a winner that takes one
+ * copy a second (Slurm 22.05) is measured, and the auction sends a job
+ * into that queue only while its copy would still start there first.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -46,12 +49,14 @@ static void test_inflight_list(void **state)
 	assert_int_equal(pol_fed_inflight_gpus(&l, "c2"), 8);
 	/* c2's survey shows job 2's copy: gone; job 7 is not ours; a copy
 	 * of job 3 seen on another cluster than its winner does not count */
-	assert_int_equal(pol_fed_inflight_seen(&l, "c2", seen_c2, 3), 1);
+	assert_int_equal(pol_fed_inflight_seen(&l, "c2", seen_c2, 3, NOW + 2),
+			 1);
 	assert_int_equal(pol_fed_inflight_gpus(&l, "c2"), 0);
 	assert_int_equal(pol_fed_inflight_gpus(&l, "c3"), 12);
-	assert_int_equal(pol_fed_inflight_seen(&l, "c2", (uint32_t[]){ 3 }, 1),
-			 0);
-	assert_int_equal(pol_fed_inflight_seen(&l, "c3", NULL, 0), 0);
+	assert_int_equal(
+		pol_fed_inflight_seen(&l, "c2", (uint32_t[]){ 3 }, 1, NOW + 2),
+		0);
+	assert_int_equal(pol_fed_inflight_seen(&l, "c3", NULL, 0, NOW + 2), 0);
 	/* a copy that never arrives counts for POL_FED_INFLIGHT_MAX_S */
 	assert_int_equal(
 		pol_fed_inflight_expire(&l, NOW + 1 + POL_FED_INFLIGHT_MAX_S,
@@ -114,15 +119,287 @@ static void test_burst_over_two_rounds(void **state)
 	assert_int_equal(pol_fed_inflight_add(&l, 11, "c2", 8, NOW), 0);
 	assert_int_equal(pol_fed_inflight_add(&l, 12, "c2", 8, NOW), 0);
 	/* round 2, 2 s later: no copy on c2 yet */
-	assert_int_equal(pol_fed_inflight_seen(&l, "c2", NULL, 0), 0);
+	assert_int_equal(pol_fed_inflight_seen(&l, "c2", NULL, 0, NOW + 2), 0);
 	seen = c2;
 	seen.gpus_queued += pol_fed_inflight_gpus(&l, "c2");
 	assert_int_equal(seen.gpus_queued, 16);
 	assert_true(pol_fed_start_estimate(&seen, 8, NOW + 2) > NOW + 2);
 	/* round 3: both copies pending on c2, in its own queue */
-	assert_int_equal(pol_fed_inflight_seen(&l, "c2", copies, 2), 2);
+	assert_int_equal(pol_fed_inflight_seen(&l, "c2", copies, 2, NOW + 4),
+			 2);
 	assert_int_equal(pol_fed_inflight_gpus(&l, "c2"), 0);
 	pol_fed_inflight_free(&l);
+}
+
+/*
+ * Slurm 22.05's winner takes one copy a second.  Round 1 (survey at NOW)
+ * pins 10 jobs to c2; the survey 4 s later shows 4 of them arrived while
+ * 6 remain: 4 s / 4 copies = 1 s a copy, and a copy pinned now would
+ * arrive after the 6 ahead of it, 6 s.  The next survey, 2 s later, shows
+ * 1 more: a sample of 2 s, the measure (1 + 2) / 2 = 1.5 s.  A survey
+ * that finds the queue empty (every copy there) measures nothing: the
+ * transit is 0 with nothing in flight.  And on a winner whose copies
+ * arrive with their pins (24.11) nothing is measured at all.
+ */
+static void test_flow_measured(void **state)
+{
+	pol_fed_inflight_list_t l = { 0 };
+	uint32_t arrived[10];
+
+	(void) state;
+	/* the first survey of c2: nothing measured yet */
+	assert_int_equal(pol_fed_inflight_seen(&l, "c2", NULL, 0, NOW), 0);
+	for (uint32_t j = 0; j < 10; j++) {
+		arrived[j] = 100 + j;
+		assert_int_equal(
+			pol_fed_inflight_add(&l, 100 + j, "c2", 1, NOW), 0);
+	}
+	assert_true(pol_fed_inflight_transit_s(&l, "c2") == 0.0);
+	assert_int_equal(pol_fed_inflight_jobs(&l, "c2"), 10);
+	assert_int_equal(pol_fed_inflight_seen(&l, "c2", arrived, 4, NOW + 4),
+			 4);
+	assert_int_equal(pol_fed_inflight_jobs(&l, "c2"), 6);
+	assert_int_equal(pol_fed_inflight_jobs(&l, "c1"), 0);
+	assert_true(pol_fed_inflight_s_per_copy(&l, "c2") == 1.0);
+	assert_true(pol_fed_inflight_transit_s(&l, "c2") == 6.0);
+	assert_int_equal(pol_fed_inflight_seen(&l, "c2", arrived, 5, NOW + 6),
+			 1);
+	assert_true(pol_fed_inflight_s_per_copy(&l, "c2") == 1.5);
+	assert_true(pol_fed_inflight_transit_s(&l, "c2") == 5 * 1.5);
+	/* the rest arrive: no backlog remained, nothing new measured */
+	assert_int_equal(pol_fed_inflight_seen(&l, "c2", arrived, 10, NOW + 20),
+			 5);
+	assert_true(pol_fed_inflight_s_per_copy(&l, "c2") == 1.5);
+	assert_true(pol_fed_inflight_transit_s(&l, "c2") == 0.0);
+	/* unknown clusters: none */
+	assert_true(pol_fed_inflight_transit_s(&l, "c9") == 0.0);
+	assert_true(pol_fed_inflight_s_per_copy(&l, NULL) == 0.0);
+
+	/* c3 (24.11): 500 pins, all there at the next survey */
+	assert_int_equal(pol_fed_inflight_seen(&l, "c3", NULL, 0, NOW), 0);
+	for (uint32_t j = 0; j < 500; j++)
+		assert_int_equal(
+			pol_fed_inflight_add(&l, 1000 + j, "c3", 1, NOW + 1),
+			0);
+	{
+		uint32_t *all = malloc(500 * sizeof(*all));
+
+		assert_non_null(all);
+		for (uint32_t j = 0; j < 500; j++)
+			all[j] = 1000 + j;
+		assert_int_equal(
+			pol_fed_inflight_seen(&l, "c3", all, 500, NOW + 3),
+			500);
+		free(all);
+	}
+	assert_true(pol_fed_inflight_s_per_copy(&l, "c3") == 0.0);
+
+	/* the prior: 22.05 (and older) 1 s a copy, later releases none, an
+	 * unknown version none; until a measure replaces it */
+	assert_true(pol_fed_copy_prior_s(POL_FED_RPC_22_05) == 1.0);
+	assert_true(pol_fed_copy_prior_s((37 << 8) | 0) == 1.0);
+	assert_true(pol_fed_copy_prior_s((39 << 8) | 0) == 0.0);
+	assert_true(pol_fed_copy_prior_s((42 << 8) | 0) == 0.0);
+	assert_true(pol_fed_copy_prior_s(0) == 0.0);
+	assert_int_equal(pol_fed_inflight_set_prior(&l, "c4", 1.0), 0);
+	assert_int_equal(pol_fed_inflight_set_prior(&l, "", 1.0), -1);
+	for (uint32_t j = 0; j < 3; j++)
+		assert_int_equal(
+			pol_fed_inflight_add(&l, 2000 + j, "c4", 1, NOW), 0);
+	assert_true(pol_fed_inflight_transit_s(&l, "c4") == 3.0);
+	/* measured: 4 s for 1 copy with 2 left waiting */
+	assert_int_equal(pol_fed_inflight_seen(&l, "c4", NULL, 0, NOW), 0);
+	assert_int_equal(pol_fed_inflight_seen(&l, "c4", (uint32_t[]){ 2000 },
+					       1, NOW + 4),
+			 1);
+	assert_true(pol_fed_inflight_s_per_copy(&l, "c4") == 4.0);
+	assert_true(pol_fed_inflight_transit_s(&l, "c4") == 8.0);
+	pol_fed_inflight_free(&l);
+}
+
+/*
+ * A pin older than POL_FED_INFLIGHT_MAX_S still counts while copies keep
+ * arriving at its winner (it is in a queue of copies, not lost), and is
+ * dropped once nothing has arrived there for POL_FED_INFLIGHT_MAX_S, or
+ * at POL_FED_INFLIGHT_HARD_S whatever arrives.
+ */
+static void test_expire_while_flowing(void **state)
+{
+	pol_fed_inflight_list_t l = { 0 };
+	int64_t t = NOW + POL_FED_INFLIGHT_MAX_S + 30;
+
+	(void) state;
+	assert_int_equal(pol_fed_inflight_seen(&l, "c2", NULL, 0, NOW), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 1, "c2", 8, NOW), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 2, "c2", 8, NOW), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 3, "c3", 8, NOW), 0);
+	/* job 1's copy arrives late, at t: c2 flows, c3 does not */
+	assert_int_equal(
+		pol_fed_inflight_seen(&l, "c2", (uint32_t[]){ 1 }, 1, t), 1);
+	assert_int_equal(
+		pol_fed_inflight_expire(&l, t + 1, POL_FED_INFLIGHT_MAX_S), 1);
+	assert_int_equal(pol_fed_inflight_gpus(&l, "c2"), 8); /* job 2 kept */
+	assert_int_equal(pol_fed_inflight_gpus(&l, "c3"), 0);
+	/* nothing more arrives at c2 for POL_FED_INFLIGHT_MAX_S */
+	assert_int_equal(pol_fed_inflight_expire(&l, t + POL_FED_INFLIGHT_MAX_S,
+						 POL_FED_INFLIGHT_MAX_S),
+			 0);
+	assert_int_equal(pol_fed_inflight_expire(&l,
+						 t + POL_FED_INFLIGHT_MAX_S + 1,
+						 POL_FED_INFLIGHT_MAX_S),
+			 1);
+	/* the hard limit: copies flow all along, the pin goes at 1 h */
+	assert_int_equal(pol_fed_inflight_add(&l, 4, "c2", 8, NOW), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 5, "c2", 8, NOW + 10), 0);
+	assert_int_equal(pol_fed_inflight_seen(&l, "c2", (uint32_t[]){ 5 }, 1,
+					       NOW + POL_FED_INFLIGHT_HARD_S),
+			 1);
+	assert_int_equal(pol_fed_inflight_expire(&l,
+						 NOW + POL_FED_INFLIGHT_HARD_S,
+						 POL_FED_INFLIGHT_MAX_S),
+			 0);
+	assert_int_equal(
+		pol_fed_inflight_expire(&l, NOW + POL_FED_INFLIGHT_HARD_S + 1,
+					POL_FED_INFLIGHT_MAX_S),
+		1);
+	assert_int_equal(l.n, 0);
+	pol_fed_inflight_free(&l);
+}
+
+/*
+ * Will-run answers a second after the round's now ("+1s", slurmctld's
+ * clock): the jobs still consume the free GPUs (POL_FED_NOW_SLACK_S).
+ * Two clusters with 2 free GPUs each and four 1-GPU jobs: two each (all
+ * four went to c1, the lower index, when "+1s" was not "now").
+ */
+static void test_auction_now_slack(void **state)
+{
+	pol_fed_weights_t w;
+	pol_fed_job_t jobs[4];
+	pol_fed_plan_t plans[8];
+	pol_fed_award_t out[4];
+	const int free_gpus[2] = { 2, 2 };
+	int won[2] = { 0, 0 };
+
+	(void) state;
+	pol_fed_weights_default(&w);
+	memset(jobs, 0, sizeof(jobs));
+	memset(plans, 0, sizeof(plans));
+	for (int i = 0; i < 4; i++) {
+		jobs[i].id = i + 1;
+		jobs[i].gpus = 1;
+		jobs[i].dataset = -1;
+		jobs[i].eligible = 3;
+		jobs[i].hw_match = 3;
+		jobs[i].submit = NOW - 4 + i;
+		for (int c = 0; c < 2; c++) {
+			plans[i * 2 + c].valid = true;
+			plans[i * 2 + c].start = NOW + 1;
+		}
+	}
+	assert_int_equal(pol_fed_auction(&w, NULL, jobs, 4, plans, 2, free_gpus,
+					 NOW, out),
+			 0);
+	for (int i = 0; i < 4; i++)
+		won[out[i].cluster]++;
+	assert_int_equal(won[0], 2);
+	assert_int_equal(won[1], 2);
+	/* beyond the slack a start is a wait: nothing is consumed */
+	for (int i = 0; i < 8; i++)
+		plans[i].start = NOW + POL_FED_NOW_SLACK_S + 1;
+	assert_int_equal(pol_fed_auction(&w, NULL, jobs, 4, plans, 2, free_gpus,
+					 NOW, out),
+			 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(out[i].cluster, 0);
+}
+
+/*
+ * The auction and the queue of copies.  Two clusters with 8 free GPUs
+ * each, 20 one-GPU jobs of origin c1, will-run "now" on both.  Without
+ * a transit both clusters fill (ties to c1, then c2 once c1's GPUs are
+ * taken).  With c2 taking 1 s a copy and 30 copies already on their way
+ * there, a copy pinned now reaches c2 in 30 s: the jobs that c1 can
+ * start now stay at c1, and once c1 is taken (a wait of taken_wait_s,
+ * set to 60 s here) c2 wins while its copies' arrival (30 s, then 31 s, ...) is
+ * sooner than that, and its why says when the copy arrives.
+ */
+static void test_auction_transit(void **state)
+{
+	enum { NJ = 20 };
+	pol_fed_site_t sites[2] = { { .name = "c1", .link_bytes_per_s = 1 },
+				    { .name = "c2", .link_bytes_per_s = 1 } };
+	pol_fed_catalog_t cat = { .sites = sites, .n_sites = 2 };
+	pol_fed_weights_t w;
+	pol_fed_job_t jobs[NJ];
+	pol_fed_plan_t plans[NJ * 2];
+	pol_fed_award_t out[NJ];
+	const int free_gpus[2] = { 8, 8 };
+	int won[2] = { 0, 0 }, first_c2 = -1;
+
+	(void) state;
+	pol_fed_weights_default(&w);
+	w.taken_wait_s = 60;
+	memset(jobs, 0, sizeof(jobs));
+	memset(plans, 0, sizeof(plans));
+	for (int i = 0; i < NJ; i++) {
+		jobs[i].id = i + 1;
+		snprintf(jobs[i].team, sizeof(jobs[i].team), "a");
+		jobs[i].gpus = 1;
+		jobs[i].dataset = -1;
+		jobs[i].eligible = 3;
+		jobs[i].hw_match = 3;
+		jobs[i].submit = NOW - NJ + i;
+		for (int c = 0; c < 2; c++) {
+			plans[i * 2 + c].valid = true;
+			plans[i * 2 + c].start = NOW;
+			plans[i * 2 + c].locality = 0;
+		}
+		plans[i * 2 + 1].transit_s = 30;
+		plans[i * 2 + 1].transit_per_job = 1;
+	}
+	assert_int_equal(pol_fed_auction(&w, &cat, jobs, NJ, plans, 2,
+					 free_gpus, NOW, out),
+			 0);
+	for (int i = 0; i < NJ; i++) {
+		won[out[i].cluster]++;
+		if (out[i].cluster == 1 && first_c2 < 0)
+			first_c2 = i;
+	}
+	/* c1's 8 GPUs first (no transit), then c2 */
+	assert_int_equal(first_c2, 8);
+	assert_non_null(strstr(out[first_c2].why, "start +30s"));
+	assert_non_null(strstr(out[first_c2].why, "copy arrives +30s"));
+	assert_non_null(strstr(out[first_c2 + 1].why, "start +31s"));
+	/* c2 wins while 30 + k s is below c1's taken wait (60 s), and its
+	 * own 8 free GPUs run out after 8; then both are taken: 60 s each, a
+	 * tie to c1, whose next taken wait is 60 x (1 + 1/8) = 67 s, so c2
+	 * (60 s: its copies' 39 s are sooner) takes the next, and so on */
+	assert_int_equal(won[1], 10);
+	assert_int_equal(won[0], 10);
+	assert_int_equal(out[16].cluster, 0);
+	assert_int_equal(out[17].cluster, 1);
+	assert_non_null(strstr(out[18].why, "start +67s (GPUs taken"));
+
+	/* the same without a transit: c1's first 8, then c2's 8 at once */
+	for (int i = 0; i < NJ; i++) {
+		plans[i * 2 + 1].transit_s = 0;
+		plans[i * 2 + 1].transit_per_job = 0;
+	}
+	assert_int_equal(pol_fed_auction(&w, &cat, jobs, NJ, plans, 2,
+					 free_gpus, NOW, out),
+			 0);
+	assert_null(strstr(out[8].why, "copy arrives"));
+	assert_non_null(strstr(out[8].why, "start +0s"));
+
+	/* a queue of copies longer than c1's wait: nothing goes to c2 */
+	for (int i = 0; i < NJ; i++)
+		plans[i * 2 + 1].transit_s = 600;
+	assert_int_equal(pol_fed_auction(&w, &cat, jobs, NJ, plans, 2,
+					 free_gpus, NOW, out),
+			 0);
+	for (int i = 0; i < NJ; i++)
+		assert_int_equal(out[i].cluster, 0);
 }
 
 int main(void)
@@ -130,6 +407,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inflight_list),
 		cmocka_unit_test(test_burst_over_two_rounds),
+		cmocka_unit_test(test_flow_measured),
+		cmocka_unit_test(test_expire_while_flowing),
+		cmocka_unit_test(test_auction_now_slack),
+		cmocka_unit_test(test_auction_transit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
