@@ -152,21 +152,19 @@ waiting_count() {
 		join - <(cut -d' ' -f1 "$1" | sort -u) | wc -l
 }
 report() { # NAME SUBMITS LOG: one line of numbers, and NAME.num for ratios
-	python3 - "$@" <<'PY'
-import re, sys
-name, subs, log = sys.argv[1:4]
-sub = {l.split()[0]: int(l.split()[1]) for l in open(subs) if l.strip()}
-pin = {}
-for l in open(log):
-    m = re.search(r"JobId=(\d+) \(origin \S+\) pinned to \S+ at (\d+)\.(\d{3})", l)
-    if m and m.group(1) in sub:
-        pin[m.group(1)] = int(m.group(2)) * 1000 + int(m.group(3))
+	python3 - "$repo/tests/integration" "$@" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import dispatch_stats as ds
+name, subs, log = sys.argv[2:5]
+sub = ds.submits(subs)
+pin = {j: p[2] for j, p in ds.pins(log, sub).items()}
 lat = sorted(pin[j] - sub[j] for j in pin)
 if not lat:
     print("%-16s no job pinned (of %d submitted)" % (name, len(sub)))
     sys.exit(0)
 def q(p):
-    return lat[min(len(lat) - 1, int(round(p * (len(lat) - 1))))] / 1000
+    return lat[ds.rank(len(lat), p)] / 1000
 sspan = (max(sub.values()) - min(sub.values())) / 1000
 span = (max(pin.values()) - min(sub.values())) / 1000
 pspan = (max(pin.values()) - min(pin.values())) / 1000
@@ -183,18 +181,18 @@ PY
 # running; one line of numbers each, with the fluid bound on the last
 # start beside them (the jobs' GPU-seconds over the GPUs of both clusters)
 arrive() {
-	python3 - "$@" "$ARRIVE_WAIT" "$W/c1/etc/slurm.conf" "$W/c2/etc/slurm.conf" <<'PY'
+	python3 - "$repo/tests/integration" "$@" "$ARRIVE_WAIT" "$W/c1/etc/slurm.conf" "$W/c2/etc/slurm.conf" <<'PY'
 import os, re, subprocess, sys, time
-name, subs, log, wait = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
-confs = {"c1": sys.argv[5], "c2": sys.argv[6]}
-sub = {l.split()[0]: int(l.split()[1]) for l in open(subs) if l.strip()}
+sys.path.insert(0, sys.argv[1])
+import dispatch_stats as ds
+name, subs, log, wait = sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5])
+confs = {"c1": sys.argv[6], "c2": sys.argv[7]}
+sub = ds.submits(subs)
 won, at, run = {}, {}, {}
-for l in open(log):
-    m = re.search(r"JobId=(\d+) \(origin (\S+)\) pinned to (\S+) at (\d+)\.(\d{3})", l)
-    if m and m.group(1) in sub:
-        won[m.group(1)] = m.group(3)
-        if m.group(3) == m.group(2):  # its origin: there at the pin
-            at[m.group(1)] = int(m.group(4)) * 1000 + int(m.group(5))
+for j, (origin, winner, ms) in ds.pins(log, sub).items():
+    won[j] = winner
+    if winner == origin:  # its origin: there at the pin
+        at[j] = ms
 gpus = 0
 for conf in confs.values():  # the harness's nodes: Gres=gpu:N each
     for l in open(conf):
@@ -220,7 +218,7 @@ while True:
         break
     time.sleep(1)
 def q(lat, n, p):
-    k = min(n - 1, int(round(p * (n - 1))))
+    k = ds.rank(n, p)
     return "%.1f s" % (lat[k] / 1000) if k < len(lat) else "> %.0f s" % wait
 def line(what, seen):
     parts = []
@@ -287,15 +285,15 @@ run() { # RUN WITH
 		kill -CONT "$apid"
 	fi
 	wait_pins "$t/$name" "$from"
+	# agorad's lines of this run, read once: the pins are all there now
+	tail -n +"$from" "$W/log/agorad.log" >"$t/$name.log"
 	local arr=
 	if [ "$ARRIVE_WAIT" -gt 0 ]; then
-		tail -n +"$from" "$W/log/agorad.log" >"$t/$name.pins"
-		arrive "$name" "$t/$name" "$t/$name.pins" >"$t/$name.at" &
+		arrive "$name" "$t/$name" "$t/$name.log" >"$t/$name.at" &
 		arr=$!
 	fi
 	loadavg "after $name"
 	ctld_rpcs "$name"
-	tail -n +"$from" "$W/log/agorad.log" >"$t/$name.log"
 	check "$name" "$(held_count "$t/$name" "$cfrom")" "$(wc -l <"$t/$name")" \
 		"jobs submitted held at the origin (slurmctld: 'Submitted held federated')"
 	check "$name" "$(grep -c ' pinned to .* at ' "$t/$name.log")" "$(wc -l <"$t/$name")" \

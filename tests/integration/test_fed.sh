@@ -27,8 +27,9 @@
 #      name work_dir; agorad logs it at info once), never
 #      pinned, and runs after the fail-open releases it
 #   4. SIGTERM and SIGKILL of agorad's whole process group mid-round, 10
-#      trials: no job lost, none on two clusters, none left held, none
-#      left half-pinned; a pin whose release slurmctld refuses is
+#      trials: no job lost, none started on two clusters (a pinned one
+#      only at its winner), none left held, each pinned (a half-done pin
+#      finished by the next agorad) or released by the fail-open; a pin whose release slurmctld refuses is
 #      released by the fail-open
 #   5. c3's slurmctld stopped: jobs go elsewhere; after its restart no job
 #      runs twice
@@ -449,6 +450,26 @@ snap_copies() { # JOBID: as copies, from the snapshot
 }
 snap_held() { grep -Eq "^JobId=$1 .* Priority=0 .*JobState=(PENDING|REVOKED) " "$t/snap.show"; }
 snap_won() { grep -q "^JobId=$1 .* AdminComment=Agora: fed auction: won by" "$t/snap.show"; }
+# released by the fail-open (FedAuctionTimeout): stock federation from then
+# on, a sibling copy pending on every cluster until one starts it
+snap_failopen() { grep -q "^JobId=$1 .* AdminComment=Agora: fed hold released: " "$t/snap.show"; }
+snap_winner() { sed -n "s/^JobId=$1 .* AdminComment=Agora: fed auction: won by \([^ ]*\) .*/\1/p" "$t/snap.show"; }
+snap_state() { # JOBID CLUSTER: its copy's state there, "-" for none
+	awk -v j="$1" '$1 == j { s = $2 } END { print (s == "" ? "-" : s) }' "$t/snap.c$2"
+}
+# a job is on two clusters if it started on two (a copy past PENDING that
+# is not REVOKED), or, pinned, if a copy lives outside its winner (a fail-
+# opened job's pending siblings are stock federation, not a duplicate)
+snap_double() {
+	local c s w started=0 outside=0
+	w=$(snap_winner "$1")
+	for c in 1 2 3; do
+		s=$(snap_state "$1" $c)
+		case $s in -|PENDING|REVOKED) ;; *) started=$((started + 1)) ;; esac
+		[ -n "$w" ] && [ "c$c" != "$w" ] && [ "$s" != - ] && [ "$s" != REVOKED ] && outside=1
+	done
+	[ $started -gt 1 ] || [ $outside = 1 ]
+}
 # The last restarted agorad may still be pinning the trials' backlog (each
 # pin 300 ms here): what must not happen is a job held for good, so wait
 # (up to 60 s, far below anything "forever") for the holds to end.
@@ -477,18 +498,32 @@ while :; do
 	sleep 2
 done
 echo "MEASURE: after the kill trials every job had a live copy after $((($(ms) - t0) / 1000)) s ($missing missing)"
-lost=0 double=0 stuck=0 half=0
+# Each job must end pinned by an agorad (a restarted one finishing a half-
+# done pin included) or released by the fail-open: the trials last about as
+# long as FedAuctionTimeout (15 s here), so on a loaded host the oldest of
+# the backlog may reach it first (8 of 40 in one CI run), which is the
+# fail-open doing its job, not a defect.
+lost=0 double=0 stuck=0 half=0 opened=0 odd=()
 snap_jobs
 for j in "${all[@]}"; do
-	n=$(snap_copies "$j")
-	[ "$n" -eq 0 ] && lost=$((lost + 1))
-	[ "$n" -gt 1 ] && double=$((double + 1))
-	snap_held "$j" && stuck=$((stuck + 1))
-	snap_won "$j" || half=$((half + 1))
+	n=$(snap_copies "$j") b=0
+	[ "$n" -eq 0 ] && lost=$((lost + 1)) b=1
+	snap_double "$j" && double=$((double + 1)) b=1
+	snap_held "$j" && stuck=$((stuck + 1)) b=1
+	if snap_failopen "$j"; then
+		opened=$((opened + 1))
+	elif ! snap_won "$j"; then
+		half=$((half + 1)) b=1
+	fi
+	[ $b = 1 ] && odd+=("$j")
+done
+echo "MEASURE: after the kill trials $((${#all[@]} - opened)) jobs pinned by an agorad, $opened released by the fail-open"
+for j in "${odd[@]:0:5}"; do
+	echo "# job $j: c1 $(snap_state "$j" 1), c2 $(snap_state "$j" 2), c3 $(snap_state "$j" 3); $(grep "^JobId=$j " "$t/snap.show" | grep -o 'AdminComment=.*' | cut -c1-100)"
 done
 [ $lost -eq 0 ] && [ $double -eq 0 ] && [ $stuck -eq 0 ] && [ $half -eq 0 ] &&
-	pass "SIGTERM/SIGKILL x10: ${#all[@]} jobs, 0 lost, 0 on two clusters, 0 held, 0 half-pinned" ||
-	fail "SIGTERM/SIGKILL x10: ${#all[@]} jobs, $lost lost, $double on two clusters, $stuck held, $half without their decision"
+	pass "SIGTERM/SIGKILL x10: ${#all[@]} jobs, 0 lost, 0 on two clusters, 0 held, 0 without a decision" ||
+	fail "SIGTERM/SIGKILL x10: ${#all[@]} jobs, $lost lost, $double on two clusters, $stuck held, $half without a decision (neither pinned nor failed open)"
 nf=$(grep -c 'pinned to .* before;' "$W/log/agorad.log")
 [ "$nf" -gt 0 ] && pass "SIGTERM/SIGKILL x10: $inside kills inside a pin left $nf pins half done, which the restarted agorad finished" ||
 	fail "SIGTERM/SIGKILL x10: $inside kills sent inside a pin, but no half-done pin finished by a restarted agorad (the check above proves little)"
