@@ -121,11 +121,17 @@ static int fed_prof_split(fed_prof_t *p, int64_t t)
 	return lo;
 }
 
-/* g GPUs taken on [s, s + len); -1/EPROTO if that overcommits */
-static int fed_prof_reserve(fed_prof_t *p, int64_t s, int64_t len, int g)
+/* g GPUs taken (g < 0: given back) on [s, s + len).  strict: -1/EPROTO
+ * if that overcommits (the clusters' schedule); else a plan that may
+ * overcommit: what will-run believes under --limits, where a job that ran
+ * past its limit still holds its GPUs. */
+static int fed_prof_add(fed_prof_t *p, int64_t s, int64_t len, int g,
+			bool strict)
 {
 	int a, b, k;
 
+	if (len <= 0 && !strict)
+		return 0;
 	if (fed_prof_split(p, s) < 0)
 		return -1;
 	b = fed_prof_split(p, s + len);
@@ -134,12 +140,17 @@ static int fed_prof_reserve(fed_prof_t *p, int64_t s, int64_t len, int g)
 		return -1;
 	for (k = a; k < b; k++) {
 		p->free[k] -= g;
-		if (p->free[k] < 0) { /* never more GPUs taken than exist */
+		if (strict && p->free[k] < 0) { /* never more than exist */
 			errno = EPROTO;
 			return -1;
 		}
 	}
 	return 0;
+}
+
+static int fed_prof_reserve(fed_prof_t *p, int64_t s, int64_t len, int g)
+{
+	return fed_prof_add(p, s, len, g, true);
 }
 
 /* ---- one dispatcher's run ------------------------------------------------ */
@@ -149,6 +160,9 @@ typedef struct fed_state {
 	const fed_opts_t *o;
 	fed_run_t *r;
 	fed_prof_t prof[FED_MAX_SITES];
+	/* --limits: each cluster's plan as will-run sees it, every job
+	 * reserved from its start to its limit until it ends */
+	fed_prof_t lprof[FED_MAX_SITES];
 	double load[FED_MAX_SITES]; /* GPUs of assigned jobs not ended */
 	fed_end_t *heap;            /* assigned jobs by end, a min-heap */
 	int n_heap;
@@ -245,7 +259,7 @@ static int fed_commit(fed_state_t *st, int i, int c, int64_t now)
 {
 	const fed_job_t *j = &st->sc->jobs[i];
 	fed_run_t *r = st->r;
-	int64_t x = fed_xfer(st, j, c, now), s;
+	int64_t x = fed_xfer(st, j, c, now), s, lend;
 
 	s = fed_prof_earliest(&st->prof[c], now, j->gpus, j->dur + x);
 	if (fed_prof_reserve(&st->prof[c], s, j->dur + x, j->gpus))
@@ -255,18 +269,26 @@ static int fed_commit(fed_state_t *st, int i, int c, int64_t now)
 	r->xfer[i] = x;
 	r->end[i] = s + x + j->dur;
 	st->load[c] += j->gpus;
+	lend = r->end[i];
+	if (st->o->knows_limits) {
+		lend = s + x + j->limit;
+		if (fed_prof_add(&st->lprof[c], s, x + j->limit, j->gpus,
+				 false))
+			return -1;
+	}
 	fed_heap_push(st->heap, &st->n_heap,
-		      (fed_end_t){ r->end[i], j->gpus, c });
+		      (fed_end_t){ r->end[i], j->gpus, c, lend });
 	if (s > now) {
 		st->queued[c]++;
 		fed_heap_push(st->wait, &st->n_wait,
-			      (fed_end_t){ s, j->gpus, c });
+			      (fed_end_t){ s, j->gpus, c, s });
 	}
 	return 0;
 }
 
-/* time moves to now: ended jobs leave the loads, past steps go */
-static void fed_advance(fed_state_t *st, int64_t now)
+/* time moves to now: ended jobs leave the loads (and give back the rest
+ * of their limit's plan), past steps go */
+static int fed_advance(fed_state_t *st, int64_t now)
 {
 	int c;
 
@@ -274,11 +296,19 @@ static void fed_advance(fed_state_t *st, int64_t now)
 		fed_end_t e = fed_heap_pop(st->heap, &st->n_heap);
 
 		st->load[e.c] -= e.gpus;
+		if (st->o->knows_limits && e.lend > e.end &&
+		    fed_prof_add(&st->lprof[e.c], e.end, e.lend - e.end,
+				 -e.gpus, false))
+			return -1;
 	}
 	while (st->n_wait && st->wait[0].end <= now)
 		st->queued[fed_heap_pop(st->wait, &st->n_wait).c]--;
-	for (c = 0; c < st->sc->n_sites; c++)
+	for (c = 0; c < st->sc->n_sites; c++) {
 		fed_prof_trim(&st->prof[c], now);
+		if (st->o->knows_limits)
+			fed_prof_trim(&st->lprof[c], now);
+	}
+	return 0;
 }
 
 static bool fed_elig(const fed_job_t *j, int c)
@@ -346,12 +376,19 @@ static int fed_round(fed_state_t *st, int i0, int i1, int64_t now)
 		jobs[i].dataset = j->dataset;
 		jobs[i].eligible = jobs[i].hw_match = j->eligible;
 		jobs[i].submit = j->submit;
-		jobs[i].hold_s = j->dur; /* exact run times, as will-run's */
+		/* exact run times, as will-run's; --limits: agorad's hold */
+		jobs[i].hold_s = st->o->knows_limits
+					 ? pol_fed_hold_of_limit(j->limit)
+					 : j->dur;
 		for (c = 0; c < S; c++) {
 			pol_fed_plan_t *p = &plans[(size_t) i * S + c];
 
 			p->valid = fed_elig(j, c);
-			if (p->valid)
+			if (p->valid && st->o->knows_limits)
+				p->start = fed_prof_earliest(
+					&st->lprof[c], now, j->gpus,
+					j->limit + fed_xfer(st, j, c, now));
+			else if (p->valid)
 				p->start = fed_plan_start(st, j, c, now);
 			p->locality = 0.0; /* not modelled: equal everywhere */
 			/* the queue before this round's jobs join it */
@@ -555,7 +592,9 @@ static int fed_state_init(fed_state_t *st, const fed_scen_t *sc,
 	memcpy(st->cat.datasets, sc->cat.datasets,
 	       (size_t) sc->cat.n_datasets * sizeof(*st->cat.datasets));
 	for (c = 0; c < sc->n_sites; c++)
-		if (fed_prof_init(&st->prof[c], sc->site[c].gpus, sc->t0))
+		if (fed_prof_init(&st->prof[c], sc->site[c].gpus, sc->t0) ||
+		    (o->knows_limits &&
+		     fed_prof_init(&st->lprof[c], sc->site[c].gpus, sc->t0)))
 			return -1;
 	return 0;
 }
@@ -564,8 +603,10 @@ static void fed_state_free(fed_state_t *st)
 {
 	int c;
 
-	for (c = 0; c < FED_MAX_SITES; c++)
+	for (c = 0; c < FED_MAX_SITES; c++) {
 		fed_prof_free(&st->prof[c]);
+		fed_prof_free(&st->lprof[c]);
+	}
 	free(st->heap);
 	free(st->wait);
 	free(st->cat.datasets);
@@ -600,7 +641,8 @@ int fed_simulate(const fed_scen_t *sc, const fed_opts_t *o, fed_run_t *r)
 		for (; st.next_place <= now; st.next_place += o->place_s)
 			if (fed_place_tick(&st, st.next_place))
 				goto out;
-		fed_advance(&st, now);
+		if (fed_advance(&st, now))
+			goto out;
 		if (auction ? fed_round(&st, i, k, now)
 			    : fed_dispatch(&st, i, now))
 			goto out;

@@ -46,10 +46,18 @@ typedef struct fed_opts {
 	double *prev_gpu_s;
 	int prev_n;
 	bool prev_before; /* the week before the window, not the first */
+	/* --limits: what the auction knows of run times.  Unset (exact):
+	 * the run times, as before.  Set: the time limits drawn under this
+	 * regime; will-run plans on them (running jobs hold their GPUs to
+	 * their limit until they end), the hold is agorad's 0.693 x limit.
+	 * The clusters still run every job for its run time. */
+	bool knows_limits;
+	sim_limits_t limits;
 } fed_opts_t;
 
 typedef struct fed_job {
 	int64_t id, submit, dur;
+	int64_t limit; /* the time limit it asks for (--limits; else dur) */
 	int gpus, dataset, origin;
 	uint64_t eligible;
 } fed_job_t;
@@ -68,6 +76,7 @@ typedef struct fed_scen {
 typedef struct fed_end {
 	int64_t end;
 	int gpus, c;
+	int64_t lend; /* the end its limit planned (--limits), else end */
 } fed_end_t;
 
 /* a replica that served on [from, to) and was later copied in again */

@@ -411,6 +411,14 @@ int fed_json(const char *path, const fed_scen_t *sc, const fed_opts_t *o,
 	FED_D(top, "worst_demand_supply_initial", initial);
 	json_object_object_add(top, "data_placement",
 			       json_object_new_string(o->placement));
+	{
+		char lim[64] = "exact";
+
+		if (o->knows_limits)
+			sim_limits_format(&o->limits, lim, sizeof(lim));
+		json_object_object_add(top, "limits",
+				       json_object_new_string(lim));
+	}
 	if (n > 0)
 		FED_D(top, "optimum_worst_demand_supply", runs[0].opt_worst);
 	json_object_object_add(top, "scenario", fed_json_scen(sc, o, initial));

@@ -59,6 +59,13 @@ static void fed_usage(FILE *f)
 	      "  --window FROM:DAYS     only the jobs submitted in days [FROM, FROM+DAYS)\n"
 	      "                         (day 0: the UTC day of the first submit)\n"
 	      "  --seed N               scenario seed (default 1)\n"
+	      "  --limits REGIME        what agora's plans know of run times: exact (the\n"
+	      "                         default: the run times), or time limits drawn as\n"
+	      "                         agora-sim run draws them (uniform:A:B,\n"
+	      "                         lognormal:SIGMA, constant:T, partmax[:T], trace):\n"
+	      "                         will-run plans on the limits of the jobs running\n"
+	      "                         and queued, the hold is 0.693 x the limit\n"
+	      "                         (agorad's); every job still runs its run time\n"
 	      "  --data-placement P     where the datasets start: skewed (three in four on\n"
 	      "                         the smallest cluster; default), random (each on a\n"
 	      "                         cluster drawn uniformly, seeded), home (all of a\n"
@@ -188,6 +195,7 @@ static const struct option fed_lopts[] = {
 	{ "bin", required_argument, NULL, 'B' },
 	{ "window", required_argument, NULL, 'W' },
 	{ "data-placement", required_argument, NULL, 'D' },
+	{ "limits", required_argument, NULL, 'X' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -269,6 +277,21 @@ static int fed_value_opt(int ch, const char *arg, fed_opts_t *o)
 		return fed_dur("place-every", arg, 60, &o->place_s);
 	case 'B':
 		return fed_dur("bin", arg, 60, &o->bin_s);
+	case 'X': {
+		agora_err_t err = { { 0 } };
+
+		if (!strcmp(arg, "exact")) {
+			o->knows_limits = false;
+			return 0;
+		}
+		if (sim_limits_parse(arg, &o->limits, &err)) {
+			fprintf(stderr, "agora-sim federation: %s (or exact)\n",
+				err.text);
+			return -1;
+		}
+		o->knows_limits = true;
+		return 0;
+	}
 	case 'D':
 		if (strcmp(arg, "home") && strcmp(arg, "random") &&
 		    strcmp(arg, "skewed"))
@@ -509,9 +532,17 @@ static int fed_job_cmp(const void *a, const void *b)
 static int fed_scen_build(const fed_opts_t *o, const trace_t *t, fed_scen_t *sc)
 {
 	int i, c;
+	int64_t partmax = 0;
 
 	if (fed_catalog_build(o, t, sc))
 		return -1;
+	/* --limits partmax: T, or the longest run time rounded up to a day */
+	for (i = 0; i < t->n; i++)
+		if (t->jobs[i].duration > partmax)
+			partmax = t->jobs[i].duration;
+	partmax = o->limits.kind == SIM_LIMITS_PARTMAX && o->limits.t > 0
+			  ? o->limits.t
+			  : (partmax / 86400 + 1) * 86400;
 	sc->jobs = calloc((size_t) t->n + 1, sizeof(*sc->jobs));
 	if (!sc->jobs)
 		return -1;
@@ -534,6 +565,23 @@ static int fed_scen_build(const fed_opts_t *o, const trace_t *t, fed_scen_t *sc)
 		j->id = s->id;
 		j->submit = s->submit;
 		j->dur = s->duration > 0 ? s->duration : 1;
+		j->limit = j->dur;
+		if (o->knows_limits) {
+			/* drawn from the seed and the id, as the dataset */
+			uint64_t lrng = o->seed * 0x94d049bb133111ebULL +
+					(uint64_t) s->id *
+						0xd6e8feb86659fd93ULL;
+
+			if (o->limits.kind == SIM_LIMITS_TRACE &&
+			    s->time_limit <= 0) {
+				fprintf(stderr,
+					"agora-sim federation: %s: --limits trace: job %lld has no time_limit\n",
+					o->trace, (long long) s->id);
+				return -1;
+			}
+			j->limit = sim_limit_draw(&o->limits, s, partmax,
+						  &lrng);
+		}
 		j->gpus = s->gpus;
 		j->dataset = (s->tenant > 0 ? s->tenant : 0) * o->per_tenant +
 			     (k < o->per_tenant ? k : o->per_tenant - 1);

@@ -3,8 +3,9 @@
 # JSON has the five dispatchers and their keys, a two-job case computed by
 # hand, the Philly scenario starts imbalanced (worst demand/supply >= 2.5)
 # and replica placement lowers it, results are deterministic, the queue term
-# of the score moves a job off its data by hand, and a bad
-# --federation spec or dispatcher is refused naming the field.
+# of the score moves a job off its data by hand, --limits makes agora
+# plan on time limits (by hand), and a bad --federation spec, dispatcher
+# or regime is refused naming the field.
 set -u
 SIM=${SIM:-./agora-sim}
 SRC=${srcdir:-.}
@@ -190,5 +191,29 @@ assert near(a1["mean_transfer_s"], 100 / 3), a1
 PY
 bad "bad --queue-weight named" "--queue-weight: '-1': expected a number 0-1000" \
 	--federation a:1x8,b:1x8 --queue-weight -1
+# --limits: what agora's plans know, by hand on the two-job case.  Exact:
+# j2 waits 40 s for a (above: mean JCT 95).  uniform:1:1: j1 asks for
+# its 50 s rounded up to a minute, so will-run on a says 50 s of wait,
+# under the 100 s of transfer to b: a, where the cluster starts it when
+# j1 really ends (50): 95 again.  uniform:2:2 (120 s: a wait of 110 s)
+# and constant:10m: b, as first-start (mean 125).  first-start runs on
+# the run times.
+for lim in exact uniform:1:1 uniform:2:2 constant:10m; do
+	"$SIM" federation --trace "$TMP/two.csv" --federation a:1x8,b:1x8 \
+		--datasets-per-tenant 1 --data-size 1e9:1e9 --link 1e7 \
+		--limits $lim --json "$TMP/lim-$lim.json" >/dev/null 2>"$TMP/err" ||
+		ko "federation --limits $lim: $(cat "$TMP/err")"
+done
+python3 - "$TMP/lim-exact.json" "$TMP/lim-uniform:1:1.json" "$TMP/lim-uniform:2:2.json" "$TMP/lim-constant:10m.json" <<'PY' && ok "--limits: agora plans on the limits, by hand" || ko "--limits by hand"
+import json, sys
+rs = [json.load(open(p)) for p in sys.argv[1:]]
+near = lambda a, b: abs(a - b) < 1e-6
+assert [r["limits"] for r in rs] == ["exact", "uniform:1:1", "uniform:2:2", "constant:600"], [r["limits"] for r in rs]
+assert [r["agora"]["mean_jct_s"] for r in rs] == [95, 95, 125, 125], [r["agora"]["mean_jct_s"] for r in rs]
+for r in rs:
+    assert near(r["first-start"]["mean_jct_s"], 125), r["first-start"]
+PY
+bad "bad --limits named" "--limits: 'soon': unknown regime" \
+	--federation a:1x8,b:1x8 --limits soon
 echo "1..$n"
 exit $fail
