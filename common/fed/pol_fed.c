@@ -282,6 +282,33 @@ static int64_t fed_taken_start(const pol_fed_weights_t *w, int free_gpus,
 	return now + (int64_t) (w->taken_wait_s * turns);
 }
 
+/* What a round has given a cluster that does not start now: jobs that
+ * queue there, and their work (GPUs x hold_s). */
+typedef struct fed_queued {
+	int jobs;
+	double gpu_s;
+} fed_queued_t;
+
+/* Plan p as the round's earlier awards left it (q: what they queued on
+ * its cluster): their jobs join the queue term's queue, and a plan that
+ * starts later, not now, waits for their work spread over the cluster's
+ * GPUs too.  Unchanged when the cluster's GPUs are unknown. */
+static pol_fed_plan_t fed_plan_after(const pol_fed_plan_t *p,
+				     const fed_queued_t *q, int64_t now)
+{
+	pol_fed_plan_t a = *p;
+
+	if (p->gpus_total <= 0 || q->jobs <= 0)
+		return a;
+	a.queue_per_gpu += (double) q->jobs / p->gpus_total;
+	if (!fed_now(p, now)) {
+		double s = q->gpu_s / p->gpus_total;
+
+		a.start += (int64_t) (s < 1e9 ? s : 1e9);
+	}
+	return a;
+}
+
 /* The team's credit used for the batch order: the best of its valid plans
  * (one federation-wide ledger makes them equal), 0 if none. */
 static double fed_job_credit(const pol_fed_plan_t *row, int n)
@@ -304,6 +331,7 @@ int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 	pol_fed_weights_t dflt;
 	fed_order_t *ord;
 	int avail[64], sent[64] = { 0 }, over[64] = { 0 };
+	fed_queued_t queued[64];
 	int i, c;
 
 	if (n_jobs < 0 || n_clusters < 0 || n_clusters > 64 ||
@@ -326,6 +354,7 @@ int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 	for (c = 0; c < n_clusters; c++)
 		avail[c] = free_gpus ? (free_gpus[c] > 0 ? free_gpus[c] : 0)
 				     : 0;
+	memset(queued, 0, sizeof(queued));
 	for (i = 0; i < n_jobs; i++) {
 		ord[i].priority = isnan(jobs[i].priority) ? 0.0
 							  : jobs[i].priority;
@@ -344,18 +373,20 @@ int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 		pol_fed_award_t *a = &out[ord[i].idx];
 		double best = INFINITY, second = INFINITY;
 		int win = -1, runner = -1;
-		bool win_taken = false;
+		bool win_taken = false, starts_now;
 		int gpus = j->gpus > 0 ? j->gpus : 0;
 
 		for (c = 0; c < n_clusters; c++) {
-			const pol_fed_plan_t *p = &row[c];
+			pol_fed_plan_t pa;
+			const pol_fed_plan_t *p = &pa;
 			fed_terms_t t;
 			int64_t start;
 			bool taken;
 			double cost;
 
-			if (!fed_usable(cat, j, c, p))
+			if (!fed_usable(cat, j, c, &row[c]))
 				continue;
+			pa = fed_plan_after(&row[c], &queued[c], now);
 			start = p->start;
 			/* Starts now, but this round already gave the free
 			 * GPUs it counted on to earlier jobs. */
@@ -390,7 +421,9 @@ int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 			continue;
 		}
 		{
-			const pol_fed_plan_t *p = &row[win];
+			const pol_fed_plan_t pa = fed_plan_after(
+				&row[win], &queued[win], now);
+			const pol_fed_plan_t *p = &pa;
 			int64_t start = win_taken ? fed_taken_start(
 							    w, free_gpus[win],
 							    over[win], now)
@@ -411,6 +444,10 @@ int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 				snprintf(a->why + len, sizeof(a->why) - len,
 					 "; next cluster%d cost %.0f", runner,
 					 second);
+			/* it starts now on GPUs the round still had free
+			 * (supply unknown: as will-run says) */
+			starts_now = fed_now(p, now) && !win_taken &&
+				     (!free_gpus || avail[win] >= gpus);
 			/* the copy queues behind the ones won before it */
 			if (p->transit_per_job > 0.0)
 				sent[win]++;
@@ -420,6 +457,16 @@ int pol_fed_auction(const pol_fed_weights_t *w, const pol_fed_catalog_t *cat,
 						     : 0;
 			else if (win_taken)
 				over[win] += gpus;
+			/* it queues there (a later plan, GPUs taken, or none
+			 * free for it): the later jobs of the round wait
+			 * behind it */
+			if (!starts_now) {
+				queued[win].jobs++;
+				queued[win].gpu_s +=
+					(double) gpus *
+					(double) (j->hold_s > 0 ? j->hold_s
+								: 0);
+			}
 		}
 	}
 	free(ord);

@@ -125,6 +125,9 @@ typedef struct pol_fed_plan {
 	double transit_per_job; /* s each job the cluster wins in this
 				   round adds to that (its seconds per
 				   copy; 0 at the origin) */
+	int gpus_total;         /* the cluster's GPUs (0: unknown: the jobs
+				   the round gives it before this one move
+				   neither the start nor the queue term) */
 } pol_fed_plan_t;
 
 /* ---- start times that cannot be true -------------------------------- */
@@ -309,7 +312,13 @@ typedef struct pol_fed_award {
  * given away costs as waiting instead: taken_wait_s x (1 + the GPUs
  * already given beyond free[c], over free[c]), so that a round's overflow
  * goes to the clusters by their free GPUs rather than all to the lowest
- * index).  plans is n_jobs x n_clusters, row-major.
+ * index).  A job the round gives a cluster that does not start it now
+ * (a plan that starts later, or GPUs taken) queues there: for the later
+ * jobs of the round it joins the cluster's queue term (one more job per
+ * gpus_total), and a plan there that starts later starts later still by
+ * its GPUs x hold_s spread over gpus_total (without it a round sent every
+ * such job to the one cluster whose will-run was a few seconds sooner).
+ * plans is n_jobs x n_clusters, row-major.
  * out[n_jobs] receives one award per job, in the jobs' order.
  * free_gpus may be NULL: supply unknown, nothing is consumed.  Ties go to
  * the lower cluster index.  A plan with locality < 0 (unknown) counts as

@@ -10,12 +10,13 @@
 #include "pol_fed_inflight.h"
 
 int pol_fed_inflight_add(pol_fed_inflight_list_t *l, uint32_t job_id,
-			 const char *cluster, int gpus, int64_t at)
+			 const char *cluster, int gpus, int64_t limit_s,
+			 int64_t at)
 {
 	pol_fed_inflight_t *e = NULL;
 	size_t n = cluster ? strlen(cluster) : 0;
 
-	if (!n || n >= POL_FED_INFLIGHT_NAME || gpus < 0) {
+	if (!n || n >= POL_FED_INFLIGHT_NAME || gpus < 0 || limit_s < 0) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -39,6 +40,7 @@ int pol_fed_inflight_add(pol_fed_inflight_list_t *l, uint32_t job_id,
 	e->job_id = job_id;
 	memcpy(e->cluster, cluster, n + 1);
 	e->gpus = gpus;
+	e->limit_s = limit_s;
 	e->at = at;
 	return 0;
 }
@@ -199,6 +201,41 @@ int pol_fed_inflight_gpus(const pol_fed_inflight_list_t *l, const char *cluster)
 		if (cluster && !strcmp(l->v[k].cluster, cluster))
 			g += l->v[k].gpus;
 	return g;
+}
+
+double pol_fed_inflight_gpu_s(const pol_fed_inflight_list_t *l,
+			      const char *cluster)
+{
+	double w = 0.0;
+
+	for (int k = 0; k < l->n; k++)
+		if (cluster && !strcmp(l->v[k].cluster, cluster))
+			w += (double) l->v[k].gpus * (double) l->v[k].limit_s;
+	return w;
+}
+
+int64_t pol_fed_inflight_max_limit_s(const pol_fed_inflight_list_t *l,
+				     const char *cluster)
+{
+	int64_t m = 0;
+
+	for (int k = 0; k < l->n; k++)
+		if (cluster && !strcmp(l->v[k].cluster, cluster) &&
+		    l->v[k].limit_s > m)
+			m = l->v[k].limit_s;
+	return m;
+}
+
+void pol_fed_inflight_load(const pol_fed_inflight_list_t *l,
+			   const char *cluster, pol_fed_cluster_load_t *load)
+{
+	int64_t m = pol_fed_inflight_max_limit_s(l, cluster);
+
+	load->gpus_queued += pol_fed_inflight_gpus(l, cluster);
+	load->jobs_queued += pol_fed_inflight_jobs(l, cluster);
+	load->queued_gpu_s += pol_fed_inflight_gpu_s(l, cluster);
+	if (m > load->max_limit_s)
+		load->max_limit_s = m;
 }
 
 int pol_fed_inflight_jobs(const pol_fed_inflight_list_t *l, const char *cluster)

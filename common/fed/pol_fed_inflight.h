@@ -31,6 +31,8 @@
 
 #include <stdint.h>
 
+#include "pol_fed.h"
+
 /* How long a pin counts at least (s), and for how long nothing may arrive
  * at its winner before it is dropped: copies that flow arrive within
  * seconds of each other. */
@@ -46,7 +48,8 @@ typedef struct pol_fed_inflight {
 	uint32_t job_id;
 	char cluster[POL_FED_INFLIGHT_NAME]; /* the winner */
 	int gpus;
-	int64_t at; /* when it was pinned */
+	int64_t limit_s; /* its time limit (s), 0: unknown */
+	int64_t at;      /* when it was pinned */
 } pol_fed_inflight_t;
 
 /* What the surveys of one winner showed of the copies' flow. */
@@ -67,11 +70,13 @@ typedef struct pol_fed_inflight_list {
 	int n_flow;
 } pol_fed_inflight_list_t;
 
-/* Keep job_id pinned to cluster at `at` (a job already kept is replaced:
- * a re-pin).  0, or -1 with errno (EINVAL: no cluster, one too long, or
- * gpus < 0; ENOMEM). */
+/* Keep job_id (gpus GPUs for at most limit_s, 0: unknown) pinned to
+ * cluster at `at` (a job already kept is replaced: a re-pin).  0, or -1
+ * with errno (EINVAL: no cluster, one too long, gpus < 0 or limit_s < 0;
+ * ENOMEM). */
 int pol_fed_inflight_add(pol_fed_inflight_list_t *l, uint32_t job_id,
-			 const char *cluster, int gpus, int64_t at);
+			 const char *cluster, int gpus, int64_t limit_s,
+			 int64_t at);
 
 /* What the survey of cluster at now shows: the ids of the jobs' copies
  * there (any order, n_seen of them).  Drops the pins to cluster whose copy
@@ -124,6 +129,20 @@ int pol_fed_inflight_drop(pol_fed_inflight_list_t *l, uint32_t job_id);
 int pol_fed_inflight_gpus(const pol_fed_inflight_list_t *l,
 			  const char *cluster);
 
+/* Their work: the sum of GPUs x time limit of the pins still in flight to
+ * cluster whose limit is known (the survey counts a queued job's so). */
+double pol_fed_inflight_gpu_s(const pol_fed_inflight_list_t *l,
+			      const char *cluster);
+/* The longest time limit of the pins in flight to cluster (0: none). */
+int64_t pol_fed_inflight_max_limit_s(const pol_fed_inflight_list_t *l,
+				     const char *cluster);
+/* Adds the pins still in flight to cluster to what its survey showed
+ * (*load): they will queue there, so their GPUs, their count and their
+ * work (GPUs x limit) join the queued ones, and their longest limit the
+ * cluster's.  The same job counts once: a pin is dropped when the survey
+ * shows its copy. */
+void pol_fed_inflight_load(const pol_fed_inflight_list_t *l,
+			   const char *cluster, pol_fed_cluster_load_t *load);
 /* The pins still in flight to cluster (jobs that will queue there). */
 int pol_fed_inflight_jobs(const pol_fed_inflight_list_t *l,
 			  const char *cluster);

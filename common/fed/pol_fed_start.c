@@ -90,8 +90,12 @@ static int64_t start_choose(const pol_fed_cluster_load_t *l, int gpus,
 	if (!l)
 		return start;
 	est = pol_fed_start_estimate(l, gpus, now);
-	if (start <= now && n_preempt <= 0 && est > now && est != INT64_MAX) {
-		*src = POL_FED_START_ESTIMATE; /* too early */
+	/* "now" (slurmctld answers at its own clock, a second or two after
+	 * the round's: POL_FED_NOW_SLACK_S) while the jobs queued there take
+	 * the free GPUs first: too early */
+	if (start <= now + POL_FED_NOW_SLACK_S && n_preempt <= 0 &&
+	    est > now + POL_FED_NOW_SLACK_S && est != INT64_MAX) {
+		*src = POL_FED_START_ESTIMATE;
 		return est;
 	}
 	if (pol_fed_start_plausible(l, gpus, start, now))

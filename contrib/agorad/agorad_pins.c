@@ -225,8 +225,9 @@ int pins_start(ad_round_t *r, ad_stats_t *st, int *pin_rc, volatile int *stop)
 		 * (dropped at the collection if the pin fails) */
 		if (pol_fed_hold_bids(j->act) && w >= 0 &&
 		    strcmp(j->winner, j->origin) &&
-		    pol_fed_inflight_add(&r->inflight, j->job_id, j->winner,
-					 j->gpus, now))
+		    pol_fed_inflight_add(
+			    &r->inflight, j->job_id, j->winner, j->gpus,
+			    ad_limit_s(r->jobs[i].time_limit), now))
 			ad_error(
 				"JobId=%u: out of memory: its pin to %s does not count there until its copy arrives",
 				j->job_id, j->winner);

@@ -253,19 +253,19 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 	r->clusters[c].load = (pol_fed_cluster_load_t){
 		.gpus_total = h.gpus_total,
 		.gpus_free = h.gpus_free,
-		/* plus the pins still on their way to c */
-		.gpus_queued = h.gpus_queued +
-			       pol_fed_inflight_gpus(&r->inflight,
-						     r->clusters[c].name),
+		.gpus_queued = h.gpus_queued,
 		.busy = r->clusters[c].busy,
 		.n_busy = r->clusters[c].busy ? h.n_busy : 0,
 		.queued_gpu_s = h.queued_gpu_s,
 		.max_limit_s = h.max_limit_s,
-		/* and the queue term's queue: they will wait there too */
-		.jobs_queued = h.jobs_queued +
-			       pol_fed_inflight_jobs(&r->inflight,
-						     r->clusters[c].name),
+		.jobs_queued = h.jobs_queued,
 	};
+	/* plus the pins still on their way to c: their GPUs, their count
+	 * (the queue term) and their work (the start estimate; without it a
+	 * winner whose copies were still on their way looked hundreds of
+	 * seconds shorter than the origin) */
+	pol_fed_inflight_load(&r->inflight, r->clusters[c].name,
+			      &r->clusters[c].load);
 	return true;
 }
 
@@ -486,9 +486,11 @@ static pol_fed_job_t *auction_jobs(const ad_round_t *r, const ad_catalog_t *ac,
 						&r->inflight,
 						r->clusters[c].name);
 			}
-			/* the queue term's queue: this round's survey */
+			/* the queue term's queue: this round's survey; the
+			 * auction adds the jobs the round queues there */
 			p->queue_per_gpu = pol_fed_queue_per_gpu(
 				&r->clusters[c].load);
+			p->gpus_total = r->clusters[c].load.gpus_total;
 		}
 	}
 	return pj;

@@ -336,6 +336,9 @@ void plans_child(const ad_round_t *r, int c, int fd);
 int *leaf_map(const node_info_msg_t *nm);
 /* What the federation hold's state machine sees of job j. */
 pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j);
+/* A job's time limit (minutes, as Slurm gives it) in s; unlimited or
+ * unset as POL_FED_HORIZON_S. */
+int64_t ad_limit_s(uint32_t minutes);
 /* The shape of a request: jobs of one shape share one will-run
  * (malloc'ed; NULL if out of memory). */
 char *shape_key(const ad_job_t *j);

@@ -198,7 +198,7 @@ static int survey_usage(List l, ad_usage_t **out, bool *seen, bool *hidden)
 #endif
 
 /* A job's time limit in s; unlimited (or unset) as the horizon. */
-static int64_t limit_s(uint32_t minutes)
+int64_t ad_limit_s(uint32_t minutes)
 {
 	if (minutes == INFINITE || minutes == NO_VAL || !minutes ||
 	    (int64_t) minutes * 60 > POL_FED_HORIZON_S)
@@ -244,12 +244,12 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 			copies[h->n_copies++] = j->job_id;
 		if (base == JOB_RUNNING && !(j->job_state & JOB_REVOKED) &&
 		    (g = tres_gpus(j->tres_alloc_str)) > 0) {
-			int64_t end = j->start_time + limit_s(j->time_limit);
+			int64_t end = j->start_time + ad_limit_s(j->time_limit);
 
 			busy[h->n_busy].gpus = g;
 			busy[h->n_busy++].end = end > now ? end : now;
-			if (limit_s(j->time_limit) > h->max_limit_s)
-				h->max_limit_s = limit_s(j->time_limit);
+			if (ad_limit_s(j->time_limit) > h->max_limit_s)
+				h->max_limit_s = ad_limit_s(j->time_limit);
 		}
 		/* at its origin: what is left of the hold; a sibling copy
 		 * pinned here: its failover (pol_fed_seen_act) */
@@ -287,9 +287,10 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 		     j->state_reason == WAIT_RESOURCES)) {
 			h->gpus_queued += g;
 			h->jobs_queued++;
-			h->queued_gpu_s += (double) g * limit_s(j->time_limit);
-			if (limit_s(j->time_limit) > h->max_limit_s)
-				h->max_limit_s = limit_s(j->time_limit);
+			h->queued_gpu_s += (double) g *
+					   ad_limit_s(j->time_limit);
+			if (ad_limit_s(j->time_limit) > h->max_limit_s)
+				h->max_limit_s = ad_limit_s(j->time_limit);
 		}
 	}
 }

@@ -391,9 +391,11 @@ static int fed_round(fed_state_t *st, int i0, int i1, int64_t now)
 			else if (p->valid)
 				p->start = fed_plan_start(st, j, c, now);
 			p->locality = 0.0; /* not modelled: equal everywhere */
-			/* the queue before this round's jobs join it */
+			/* the queue before this round's jobs join it (the
+			 * auction adds them) */
 			p->queue_per_gpu = (double) st->queued[c] /
 					   st->sc->site[c].gpus;
+			p->gpus_total = st->sc->site[c].gpus;
 		}
 	}
 	pol_fed_weights_default(&w);

@@ -51,6 +51,9 @@
 # AGORA_PLUGIN_DIR, AGORA_BUILD.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+# AGORA_DC_SLURM=24.11: that release's sbatch, squeue and sdiag, as the
+# harness' daemons
+. "$repo/tests/integration/slurm_path.sh"
 BUILD=${AGORA_BUILD:-$repo/_build}
 AGORAD_BIN=${AGORAD_BIN:-$BUILD/contrib/agorad/agorad}
 PLUGINS=${AGORA_PLUGIN_DIR:-$BUILD/stage/plugins}
@@ -72,7 +75,7 @@ case " $WITH " in *" lib "* | *" paced "*)
 	[ -x "$SUBMIT_BIN" ] || die "$SUBMIT_BIN: build it first (make, with Slurm)" ;;
 esac
 t=$(mktemp -d /tmp/agora-dispatch.XXXXXX)
-trap 'kill -CONT "$(cat "$W/run/agorad.pid" 2>/dev/null)" 2>/dev/null; $DC stop >/dev/null 2>&1; rm -rf "$t"' EXIT
+trap 'rm -rf "$t"' EXIT
 
 cat >"$t/extra.conf" <<EOT
 PriorityType=priority/multifactor
@@ -91,7 +94,16 @@ EOT
 $DC --base-port "$BASE_PORT" --clusters 2 --nodes 8 --plugin-dir "$PLUGINS" \
 	--conf-extra "$t/extra.conf" --agora-conf "$t/agora.conf" --agorad \
 	--agorad-bin "$AGORAD_BIN" --fresh start >"$t/start.log" 2>&1 ||
-	{ tail "$t/start.log"; die "agora-dc start failed"; }
+	{
+		tail "$t/start.log"
+		# a half-started harness is this run's to stop; another run's
+		# daemons are not
+		grep -q 'has running daemons' "$t/start.log" || $DC stop >/dev/null 2>&1
+		die "agora-dc start failed"
+	}
+# the daemons are this run's from here on: stop them at exit (not before,
+# or a run refused because another one is running would stop that one's)
+trap 'kill -CONT "$(cat "$W/run/agorad.pid" 2>/dev/null)" 2>/dev/null; $DC stop >/dev/null 2>&1; rm -rf "$t"' EXIT
 export SLURM_CONF=$W/c1/etc/slurm.conf
 ms() { date +%s%3N; }
 # agorad's heartbeat (its first will-run) must have reached c1

@@ -729,6 +729,15 @@ static void test_start_estimate(void **state)
 	assert_int_equal(src, POL_FED_START_ESTIMATE);
 	assert_int_equal(pol_fed_start_choose(&l, 8, NOW, 1, NOW, &src), NOW);
 	assert_int_equal(src, POL_FED_START_WILL_RUN);
+	/* will-run answers at its own clock, "+1s": still now (a 22.05
+	 * burst's second round trusted it on a cluster with 345 copies on
+	 * their way) */
+	assert_int_equal(pol_fed_start_choose(&l, 8, NOW + 1, 0, NOW, &src),
+			 NOW + 600);
+	assert_int_equal(src, POL_FED_START_ESTIMATE);
+	assert_int_equal(pol_fed_start_choose(&l, 8, NOW + POL_FED_NOW_SLACK_S,
+					      0, NOW, &src),
+			 NOW + 600);
 	l.gpus_queued = 0;
 	/* a queue ahead (64 GPUs x 10 h) makes a later answer true */
 	l.queued_gpu_s = 64.0 * 36000;

@@ -8,6 +8,7 @@
  * into that queue only while its copy would still start there first.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,19 +29,19 @@ static void test_inflight_list(void **state)
 	const uint32_t seen_c2[] = { 7, 2, 99 };
 
 	(void) state;
-	assert_int_equal(pol_fed_inflight_add(&l, 1, "c2", 8, NOW), 0);
-	assert_int_equal(pol_fed_inflight_add(&l, 2, "c2", 8, NOW), 0);
-	assert_int_equal(pol_fed_inflight_add(&l, 3, "c3", 4, NOW + 1), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 1, "c2", 8, 0, NOW), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 2, "c2", 8, 0, NOW), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 3, "c3", 4, 0, NOW + 1), 0);
 	assert_int_equal(pol_fed_inflight_gpus(&l, "c2"), 16);
 	assert_int_equal(pol_fed_inflight_gpus(&l, "c3"), 4);
 	assert_int_equal(pol_fed_inflight_gpus(&l, "c1"), 0);
 	/* a re-pin replaces the job's entry */
-	assert_int_equal(pol_fed_inflight_add(&l, 1, "c3", 8, NOW + 2), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 1, "c3", 8, 0, NOW + 2), 0);
 	assert_int_equal(l.n, 3);
 	assert_int_equal(pol_fed_inflight_gpus(&l, "c2"), 8);
 	assert_int_equal(pol_fed_inflight_gpus(&l, "c3"), 12);
 	/* a pin kept as its step started and then failed: dropped */
-	assert_int_equal(pol_fed_inflight_add(&l, 50, "c2", 2, NOW + 2), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 50, "c2", 2, 0, NOW + 2), 0);
 	assert_int_equal(pol_fed_inflight_gpus(&l, "c2"), 10);
 	assert_int_equal(pol_fed_inflight_drop(&l, 50), 1);
 	assert_int_equal(pol_fed_inflight_drop(&l, 50), 0);
@@ -73,19 +74,20 @@ static void test_inflight_list(void **state)
 	assert_int_equal(l.n, 0);
 	/* refused */
 	errno = 0;
-	assert_int_equal(pol_fed_inflight_add(&l, 4, "", 8, NOW), -1);
+	assert_int_equal(pol_fed_inflight_add(&l, 4, "", 8, 0, NOW), -1);
 	assert_int_equal(errno, EINVAL);
-	assert_int_equal(pol_fed_inflight_add(&l, 4, NULL, 8, NOW), -1);
-	assert_int_equal(pol_fed_inflight_add(&l, 4, "c1", -1, NOW), -1);
+	assert_int_equal(pol_fed_inflight_add(&l, 4, NULL, 8, 0, NOW), -1);
+	assert_int_equal(pol_fed_inflight_add(&l, 4, "c1", -1, 0, NOW), -1);
 	assert_int_equal(
 		pol_fed_inflight_add(&l, 4,
 				     "a-cluster-name-of-sixty-four-characters-"
 				     "or-more-is-too-long-for-it",
-				     8, NOW),
+				     8, 0, NOW),
 		-1);
 	/* growth past the first block */
 	for (uint32_t j = 1; j <= 200; j++)
-		assert_int_equal(pol_fed_inflight_add(&l, j, "c1", 1, NOW), 0);
+		assert_int_equal(pol_fed_inflight_add(&l, j, "c1", 1, 0, NOW),
+				 0);
 	assert_int_equal(pol_fed_inflight_gpus(&l, "c1"), 200);
 	pol_fed_inflight_free(&l);
 	assert_null(l.v);
@@ -116,8 +118,8 @@ static void test_burst_over_two_rounds(void **state)
 	(void) state;
 	assert_int_equal(pol_fed_start_estimate(&c2, 8, NOW), NOW);
 	/* round 1: jobs 11 and 12 pinned to c2 */
-	assert_int_equal(pol_fed_inflight_add(&l, 11, "c2", 8, NOW), 0);
-	assert_int_equal(pol_fed_inflight_add(&l, 12, "c2", 8, NOW), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 11, "c2", 8, 0, NOW), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 12, "c2", 8, 0, NOW), 0);
 	/* round 2, 2 s later: no copy on c2 yet */
 	assert_int_equal(pol_fed_inflight_seen(&l, "c2", NULL, 0, NOW + 2), 0);
 	seen = c2;
@@ -152,7 +154,7 @@ static void test_flow_measured(void **state)
 	for (uint32_t j = 0; j < 10; j++) {
 		arrived[j] = 100 + j;
 		assert_int_equal(
-			pol_fed_inflight_add(&l, 100 + j, "c2", 1, NOW), 0);
+			pol_fed_inflight_add(&l, 100 + j, "c2", 1, 0, NOW), 0);
 	}
 	assert_true(pol_fed_inflight_transit_s(&l, "c2") == 0.0);
 	assert_int_equal(pol_fed_inflight_jobs(&l, "c2"), 10);
@@ -179,7 +181,7 @@ static void test_flow_measured(void **state)
 	assert_int_equal(pol_fed_inflight_seen(&l, "c3", NULL, 0, NOW), 0);
 	for (uint32_t j = 0; j < 500; j++)
 		assert_int_equal(
-			pol_fed_inflight_add(&l, 1000 + j, "c3", 1, NOW + 1),
+			pol_fed_inflight_add(&l, 1000 + j, "c3", 1, 0, NOW + 1),
 			0);
 	{
 		uint32_t *all = malloc(500 * sizeof(*all));
@@ -205,7 +207,7 @@ static void test_flow_measured(void **state)
 	assert_int_equal(pol_fed_inflight_set_prior(&l, "", 1.0), -1);
 	for (uint32_t j = 0; j < 3; j++)
 		assert_int_equal(
-			pol_fed_inflight_add(&l, 2000 + j, "c4", 1, NOW), 0);
+			pol_fed_inflight_add(&l, 2000 + j, "c4", 1, 0, NOW), 0);
 	assert_true(pol_fed_inflight_transit_s(&l, "c4") == 3.0);
 	/* measured: 4 s for 1 copy with 2 left waiting */
 	assert_int_equal(pol_fed_inflight_seen(&l, "c4", NULL, 0, NOW), 0);
@@ -230,9 +232,9 @@ static void test_expire_while_flowing(void **state)
 
 	(void) state;
 	assert_int_equal(pol_fed_inflight_seen(&l, "c2", NULL, 0, NOW), 0);
-	assert_int_equal(pol_fed_inflight_add(&l, 1, "c2", 8, NOW), 0);
-	assert_int_equal(pol_fed_inflight_add(&l, 2, "c2", 8, NOW), 0);
-	assert_int_equal(pol_fed_inflight_add(&l, 3, "c3", 8, NOW), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 1, "c2", 8, 0, NOW), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 2, "c2", 8, 0, NOW), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 3, "c3", 8, 0, NOW), 0);
 	/* job 1's copy arrives late, at t: c2 flows, c3 does not */
 	assert_int_equal(
 		pol_fed_inflight_seen(&l, "c2", (uint32_t[]){ 1 }, 1, t), 1);
@@ -249,8 +251,8 @@ static void test_expire_while_flowing(void **state)
 						 POL_FED_INFLIGHT_MAX_S),
 			 1);
 	/* the hard limit: copies flow all along, the pin goes at 1 h */
-	assert_int_equal(pol_fed_inflight_add(&l, 4, "c2", 8, NOW), 0);
-	assert_int_equal(pol_fed_inflight_add(&l, 5, "c2", 8, NOW + 10), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 4, "c2", 8, 0, NOW), 0);
+	assert_int_equal(pol_fed_inflight_add(&l, 5, "c2", 8, 0, NOW + 10), 0);
 	assert_int_equal(pol_fed_inflight_seen(&l, "c2", (uint32_t[]){ 5 }, 1,
 					       NOW + POL_FED_INFLIGHT_HARD_S),
 			 1);
@@ -314,6 +316,30 @@ static void test_auction_now_slack(void **state)
 		assert_int_equal(out[i].cluster, 0);
 }
 
+/* n one-GPU jobs of team "a" without data, eligible on two clusters,
+ * submitted a second apart before NOW, each with a plan on both clusters
+ * that starts at start (locality 0); everything else zero. */
+static void one_gpu_jobs(pol_fed_job_t *jobs, pol_fed_plan_t *plans, int n,
+			 int64_t start)
+{
+	memset(jobs, 0, (size_t) n * sizeof(*jobs));
+	memset(plans, 0, (size_t) n * 2 * sizeof(*plans));
+	for (int i = 0; i < n; i++) {
+		jobs[i].id = i + 1;
+		snprintf(jobs[i].team, sizeof(jobs[i].team), "a");
+		jobs[i].gpus = 1;
+		jobs[i].dataset = -1;
+		jobs[i].eligible = 3;
+		jobs[i].hw_match = 3;
+		jobs[i].submit = NOW - n + i;
+		for (int c = 0; c < 2; c++) {
+			plans[i * 2 + c].valid = true;
+			plans[i * 2 + c].start = start;
+			plans[i * 2 + c].locality = 0;
+		}
+	}
+}
+
 /*
  * The auction and the queue of copies.  Two clusters with 8 free GPUs
  * each, 20 one-GPU jobs of origin c1, will-run "now" on both.  Without
@@ -340,21 +366,8 @@ static void test_auction_transit(void **state)
 	(void) state;
 	pol_fed_weights_default(&w);
 	w.taken_wait_s = 60;
-	memset(jobs, 0, sizeof(jobs));
-	memset(plans, 0, sizeof(plans));
+	one_gpu_jobs(jobs, plans, NJ, NOW);
 	for (int i = 0; i < NJ; i++) {
-		jobs[i].id = i + 1;
-		snprintf(jobs[i].team, sizeof(jobs[i].team), "a");
-		jobs[i].gpus = 1;
-		jobs[i].dataset = -1;
-		jobs[i].eligible = 3;
-		jobs[i].hw_match = 3;
-		jobs[i].submit = NOW - NJ + i;
-		for (int c = 0; c < 2; c++) {
-			plans[i * 2 + c].valid = true;
-			plans[i * 2 + c].start = NOW;
-			plans[i * 2 + c].locality = 0;
-		}
 		plans[i * 2 + 1].transit_s = 30;
 		plans[i * 2 + 1].transit_per_job = 1;
 	}
@@ -402,6 +415,108 @@ static void test_auction_transit(void **state)
 		assert_int_equal(out[i].cluster, 0);
 }
 
+/*
+ * The pins in flight join the winner's queue with their work.  Two
+ * clusters of 64 GPUs, each busy with 64 one-GPU jobs ending at +100 s and
+ * 100 more one-GPU jobs of 120 s behind them: on a the survey shows the
+ * 100 queued, on b they are pins whose copies are still on their way.
+ * Both must get the same start estimate, +100 s + 100 x 120 / 64 = +287 s
+ * (without their work b's was +100 s: a round sent its whole overflow
+ * there, 24.11's bench of 6 December).  Limits unknown (0) count in the
+ * queue but add no work.
+ */
+static void test_inflight_load(void **state)
+{
+	pol_fed_inflight_list_t l = { 0 };
+	pol_fed_busy_t busy[64];
+	pol_fed_cluster_load_t a = { 0 }, b;
+
+	(void) state;
+	for (int i = 0; i < 64; i++)
+		busy[i] = (pol_fed_busy_t){ .end = NOW + 100, .gpus = 1 };
+	a.gpus_total = 64;
+	a.busy = busy;
+	a.n_busy = 64;
+	b = a;
+	a.gpus_queued = 100;
+	a.jobs_queued = 100;
+	a.queued_gpu_s = 100 * 120.0;
+	a.max_limit_s = 120;
+	for (int j = 0; j < 100; j++)
+		assert_int_equal(
+			pol_fed_inflight_add(&l, 100 + j, "b", 1, 120, NOW), 0);
+	assert_true(pol_fed_inflight_gpu_s(&l, "b") == 12000.0);
+	assert_int_equal(pol_fed_inflight_max_limit_s(&l, "b"), 120);
+	assert_int_equal(pol_fed_inflight_max_limit_s(&l, "a"), 0);
+	pol_fed_inflight_load(&l, "b", &b);
+	assert_int_equal(b.gpus_queued, 100);
+	assert_int_equal(b.jobs_queued, 100);
+	assert_true(b.queued_gpu_s == 12000.0);
+	assert_int_equal(b.max_limit_s, 120);
+	assert_int_equal(pol_fed_start_estimate(&a, 1, NOW), NOW + 287);
+	assert_int_equal(pol_fed_start_estimate(&b, 1, NOW), NOW + 287);
+	/* a load of its own keeps its longer limit; an unknown limit adds a
+	 * job and its GPUs, no work */
+	b.max_limit_s = 600;
+	assert_int_equal(pol_fed_inflight_add(&l, 999, "b", 2, 0, NOW), 0);
+	pol_fed_inflight_load(&l, "b", &b);
+	assert_int_equal(b.max_limit_s, 600);
+	assert_int_equal(b.jobs_queued, 201);
+	assert_int_equal(b.gpus_queued, 202);
+	assert_true(b.queued_gpu_s == 24000.0);
+	/* a bad limit is refused */
+	assert_int_equal(pol_fed_inflight_add(&l, 5, "b", 1, -1, NOW), -1);
+	pol_fed_inflight_free(&l);
+}
+
+/*
+ * A round's own queue.  Two clusters of 8 GPUs, none free; ten one-GPU
+ * jobs of 80 s hold, will-run at +600 s on c1 and +630 s on c2.  Each job
+ * the round gives a cluster queues there: for the later jobs it adds 80 /
+ * 8 = 10 s to a plan's start and 1/8 job per GPU x 80 s = 10 s of queue
+ * term, 20 s in all.  So c1 takes jobs 1 and 2 (600, 620 < 630), then the
+ * two alternate: c1 gets 1, 2, 4, 6, 8, 10 and c2 3, 5, 7, 9.  Without
+ * gpus_total (unknown) every job sees the same bids: all ten to c1, as
+ * before.
+ */
+static void test_auction_round_queue(void **state)
+{
+	enum { NJ = 10 };
+	pol_fed_weights_t w;
+	pol_fed_job_t jobs[NJ];
+	pol_fed_plan_t plans[NJ * 2];
+	pol_fed_award_t out[NJ];
+	const int free_gpus[2] = { 0, 0 };
+	static const int want[NJ] = { 0, 0, 1, 0, 1, 0, 1, 0, 1, 0 };
+
+	(void) state;
+	pol_fed_weights_default(&w);
+	one_gpu_jobs(jobs, plans, NJ, NOW + 600);
+	for (int i = 0; i < NJ; i++) {
+		jobs[i].hold_s = 80;
+		plans[i * 2 + 1].start = NOW + 630;
+		for (int c = 0; c < 2; c++)
+			plans[i * 2 + c].gpus_total = 8;
+	}
+	assert_int_equal(pol_fed_auction(&w, NULL, jobs, NJ, plans, 2,
+					 free_gpus, NOW, out),
+			 0);
+	for (int i = 0; i < NJ; i++)
+		assert_int_equal(out[i].cluster, want[i]);
+	/* job 4 at c1 behind jobs 1 and 2 of the round */
+	assert_non_null(strstr(out[3].why, "start +620s"));
+	assert_non_null(strstr(out[3].why, "queue 0.250/GPU +20s"));
+	assert_true(fabs(out[3].cost - 640) < 1e-9);
+
+	for (int i = 0; i < NJ * 2; i++)
+		plans[i].gpus_total = 0;
+	assert_int_equal(pol_fed_auction(&w, NULL, jobs, NJ, plans, 2,
+					 free_gpus, NOW, out),
+			 0);
+	for (int i = 0; i < NJ; i++)
+		assert_int_equal(out[i].cluster, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +526,8 @@ int main(void)
 		cmocka_unit_test(test_expire_while_flowing),
 		cmocka_unit_test(test_auction_now_slack),
 		cmocka_unit_test(test_auction_transit),
+		cmocka_unit_test(test_inflight_load),
+		cmocka_unit_test(test_auction_round_queue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
