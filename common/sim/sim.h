@@ -304,6 +304,9 @@ void sim_limits_format(const sim_limits_t *l, char *buf, size_t len);
 /* A duration: seconds ("604800", "90.5" rounded up) or a number with a
  * unit s, m, h, d or w ("7d", "1w", "1.5h").  0, or -1/EINVAL. */
 int sim_duration_parse(const char *text, int64_t *out);
+/* The partmax of l over jobs[0..n): its T when given, else the longest
+ * duration rounded up to a day (what sim_limit_draw's partmax wants). */
+int64_t sim_limits_partmax(const sim_limits_t *l, const sim_job_t *jobs, int n);
 /* The limit job j asks for under l (rng: the run's model RNG, advanced
  * only by the regimes that draw; partmax: the resolved partmax). */
 int64_t sim_limit_draw(const sim_limits_t *l, const sim_job_t *j,

@@ -475,21 +475,6 @@ static int check_trace_limits(const sim_params_t *p, const sim_job_t *jobs,
 	return 0;
 }
 
-/* partmax: given, or the longest duration rounded up to a day */
-static int64_t resolve_partmax(const sim_limits_t *l, const sim_job_t *jobs,
-			       int n)
-{
-	int64_t m = 0;
-	int i;
-
-	if (l->t > 0)
-		return l->t;
-	for (i = 0; i < n; i++)
-		if (jobs[i].duration > m)
-			m = jobs[i].duration;
-	return (m / 86400 + 1) * 86400;
-}
-
 int sim_run(const pol_cluster_t *cluster, const sim_job_t *jobs, int n,
 	    pol_policy_t *policy, const sim_params_t *params, sim_result_t *res,
 	    agora_err_t *err)
@@ -510,7 +495,7 @@ int sim_run(const pol_cluster_t *cluster, const sim_job_t *jobs, int n,
 		return -1;
 	}
 	memset(&s, 0, sizeof(s));
-	s.partmax = resolve_partmax(&params->limits, jobs, n);
+	s.partmax = sim_limits_partmax(&params->limits, jobs, n);
 	s.livelock_s = resolve_livelock(params, jobs, n);
 	s.in = jobs;
 	s.p = params;

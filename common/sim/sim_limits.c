@@ -153,6 +153,18 @@ static int64_t round_minute(double v)
 	return l < 60 ? 60 : l;
 }
 
+int64_t sim_limits_partmax(const sim_limits_t *l, const sim_job_t *jobs, int n)
+{
+	int64_t m = 0;
+
+	if (l->kind == SIM_LIMITS_PARTMAX && l->t > 0)
+		return l->t;
+	for (int i = 0; i < n; i++)
+		if (jobs[i].duration > m)
+			m = jobs[i].duration;
+	return (m / 86400 + 1) * 86400;
+}
+
 int64_t sim_limit_draw(const sim_limits_t *l, const sim_job_t *j,
 		       int64_t partmax, uint64_t *rng)
 {

@@ -532,17 +532,10 @@ static int fed_job_cmp(const void *a, const void *b)
 static int fed_scen_build(const fed_opts_t *o, const trace_t *t, fed_scen_t *sc)
 {
 	int i, c;
-	int64_t partmax = 0;
+	int64_t partmax = sim_limits_partmax(&o->limits, t->jobs, t->n);
 
 	if (fed_catalog_build(o, t, sc))
 		return -1;
-	/* --limits partmax: T, or the longest run time rounded up to a day */
-	for (i = 0; i < t->n; i++)
-		if (t->jobs[i].duration > partmax)
-			partmax = t->jobs[i].duration;
-	partmax = o->limits.kind == SIM_LIMITS_PARTMAX && o->limits.t > 0
-			  ? o->limits.t
-			  : (partmax / 86400 + 1) * 86400;
 	sc->jobs = calloc((size_t) t->n + 1, sizeof(*sc->jobs));
 	if (!sc->jobs)
 		return -1;

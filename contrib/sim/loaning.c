@@ -681,17 +681,12 @@ int loaning_main(int argc, char **argv)
 	/* elastic and --no-requeue jobs are drawn, seeded, per job */
 	rng = o.p.seed * 0x2545f4914f6cdd1dULL + 17;
 	{
-		int64_t first = INT64_MAX, partmax = 0;
+		int64_t first = INT64_MAX,
+			partmax = sim_limits_partmax(&o.ctx.params.limits,
+						     o.ctx.trace.jobs,
+						     o.ctx.trace.n);
 		uint64_t lrng = o.p.seed;
 		int m = 0;
-
-		for (i = 0; i < o.ctx.trace.n; i++)
-			if (o.ctx.trace.jobs[i].duration > partmax)
-				partmax = o.ctx.trace.jobs[i].duration;
-		partmax = o.ctx.params.limits.kind == SIM_LIMITS_PARTMAX &&
-					  o.ctx.params.limits.t > 0
-				  ? o.ctx.params.limits.t
-				  : (partmax / 86400 + 1) * 86400;
 
 		for (i = 0; i < o.ctx.trace.n; i++) {
 			const sim_job_t *s = &o.ctx.trace.jobs[i];
