@@ -64,6 +64,20 @@ int64_t pol_fed_hold_of_limit(int64_t limit_s)
 	return hold > 0 ? hold : 1;
 }
 
+int64_t pol_fed_hold_of(int64_t limit_s, double hist_s)
+{
+	double h;
+
+	if (!(hist_s > 0.0) || !isfinite(hist_s))
+		return pol_fed_hold_of_limit(limit_s);
+	h = hist_s;
+	if (limit_s > 0 && h > (double) limit_s)
+		h = (double) limit_s;
+	if (h > (double) POL_FED_HORIZON_S)
+		h = (double) POL_FED_HORIZON_S;
+	return llround(h) > 0 ? llround(h) : 1;
+}
+
 static bool fed_bit(uint64_t mask, int c)
 {
 	return c >= 0 && c < 64 && (mask >> c) & 1;

@@ -276,6 +276,15 @@ double pol_fed_queue_per_gpu(const pol_fed_cluster_load_t *l);
  * rounded to the second and at least 1 s; 0 (unknown: no queue term) for a
  * job without a limit, which says nothing of its hold. */
 int64_t pol_fed_hold_of_limit(int64_t limit_s);
+/* The hold of a job whose group's recent completed jobs ran hist_s
+ * seconds on average (pol_estimate.h's history; <= 0 or not finite: no
+ * history): that mean, capped by the limit (limit_s > 0) and by
+ * POL_FED_HORIZON_S, rounded to the second and at least 1 s.  Without a
+ * history, pol_fed_hold_of_limit(limit_s).  A limit says how long a job
+ * may run; what the same user's jobs did run says how long it will, and
+ * only a limit that means something (doc/evaluation.md, "What the plans
+ * know") makes 0.693 x limit a hold. */
+int64_t pol_fed_hold_of(int64_t limit_s, double hist_s);
 
 /*
  * The cost of plan p for job j on cluster c (see pol_fed_weights_t);

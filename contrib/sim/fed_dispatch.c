@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "fed_int.h"
+#include "pol_estimate.h"
 
 /* ---- a cluster's schedule: free GPUs as a step function of time -------- */
 
@@ -172,6 +173,9 @@ typedef struct fed_state {
 	pol_fed_catalog_t cat;     /* replicas usable now (sites shared) */
 	uint64_t rng;
 	int64_t next_place;
+	/* --limits --hold history: the run times of the jobs ended so far,
+	 * by tenant and GPUs (agorad's history) */
+	pol_est_t *est;
 } fed_state_t;
 
 /* a min-heap of fed_end_t by .end */
@@ -277,17 +281,43 @@ static int fed_commit(fed_state_t *st, int i, int c, int64_t now)
 			return -1;
 	}
 	fed_heap_push(st->heap, &st->n_heap,
-		      (fed_end_t){ r->end[i], j->gpus, c, lend });
+		      (fed_end_t){ r->end[i], j->gpus, c, lend, i });
 	if (s > now) {
 		st->queued[c]++;
 		fed_heap_push(st->wait, &st->n_wait,
-			      (fed_end_t){ s, j->gpus, c, s });
+			      (fed_end_t){ s, j->gpus, c, s, -1 });
 	}
 	return 0;
 }
 
+/* the history's group of job j: its tenant (app, user) and GPUs */
+static pol_est_key_t fed_est_key(const fed_job_t *j, char *buf, size_t len)
+{
+	snprintf(buf, len, "t%d", j->tenant);
+	return (pol_est_key_t){ buf, buf, NULL, j->gpus, NULL };
+}
+
+/* the hold of job j in the queue term (fed_opts_t.hold_history) */
+static int64_t fed_hold(const fed_state_t *st, const fed_job_t *j)
+{
+	char buf[24];
+	pol_est_key_t key;
+	double mean = 0.0;
+	int n = 0;
+
+	if (!st->o->knows_limits)
+		return j->dur; /* exact run times, as will-run's */
+	if (!st->est)
+		return pol_fed_hold_of_limit(j->limit);
+	key = fed_est_key(j, buf, sizeof(buf));
+	if (pol_est_history(st->est, &key, &mean, &n) < 0)
+		mean = 0.0;
+	return pol_fed_hold_of(j->limit, mean);
+}
+
 /* time moves to now: ended jobs leave the loads (and give back the rest
- * of their limit's plan), past steps go */
+ * of their limit's plan, and their run time goes into the history), past
+ * steps go */
 static int fed_advance(fed_state_t *st, int64_t now)
 {
 	int c;
@@ -296,6 +326,14 @@ static int fed_advance(fed_state_t *st, int64_t now)
 		fed_end_t e = fed_heap_pop(st->heap, &st->n_heap);
 
 		st->load[e.c] -= e.gpus;
+		if (st->est && e.job >= 0) {
+			const fed_job_t *j = &st->sc->jobs[e.job];
+			char buf[24];
+			pol_est_key_t key = fed_est_key(j, buf, sizeof(buf));
+
+			if (pol_est_record(st->est, &key, j->dur, e.end) < 0)
+				return -1;
+		}
 		if (st->o->knows_limits && e.lend > e.end &&
 		    fed_prof_add(&st->lprof[e.c], e.end, e.lend - e.end,
 				 -e.gpus, false))
@@ -377,9 +415,7 @@ static int fed_round(fed_state_t *st, int i0, int i1, int64_t now)
 		jobs[i].eligible = jobs[i].hw_match = j->eligible;
 		jobs[i].submit = j->submit;
 		/* exact run times, as will-run's; --limits: agorad's hold */
-		jobs[i].hold_s = st->o->knows_limits
-					 ? pol_fed_hold_of_limit(j->limit)
-					 : j->dur;
+		jobs[i].hold_s = fed_hold(st, j);
 		for (c = 0; c < S; c++) {
 			pol_fed_plan_t *p = &plans[(size_t) i * S + c];
 
@@ -591,6 +627,10 @@ static int fed_state_init(fed_state_t *st, const fed_scen_t *sc,
 				  sizeof(*st->cat.datasets));
 	if (!st->heap || !st->wait || !st->cat.datasets)
 		return -1;
+	if (o->knows_limits && o->hold_history &&
+	    (r->disp == FED_AGORA || r->disp == FED_AGORA_DATA) &&
+	    !(st->est = pol_est_create(NULL)))
+		return -1;
 	memcpy(st->cat.datasets, sc->cat.datasets,
 	       (size_t) sc->cat.n_datasets * sizeof(*st->cat.datasets));
 	for (c = 0; c < sc->n_sites; c++)
@@ -612,6 +652,7 @@ static void fed_state_free(fed_state_t *st)
 	free(st->heap);
 	free(st->wait);
 	free(st->cat.datasets);
+	pol_est_destroy(&st->est);
 }
 
 static int fed_dispatch(fed_state_t *st, int i, int64_t now)

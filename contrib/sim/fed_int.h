@@ -53,12 +53,18 @@ typedef struct fed_opts {
 	 * The clusters still run every job for its run time. */
 	bool knows_limits;
 	sim_limits_t limits;
+	/* --hold history: with --limits, the hold of a job whose tenant and
+	 * GPU count have completed jobs is their recent mean run time
+	 * (pol_estimate.h), else 0.693 x limit; false (--hold limit, the
+	 * default, agorad's): always 0.693 x limit */
+	bool hold_history;
 } fed_opts_t;
 
 typedef struct fed_job {
 	int64_t id, submit, dur;
 	int64_t limit; /* the time limit it asks for (--limits; else dur) */
 	int gpus, dataset, origin;
+	int tenant; /* the trace's tenant (its history's group) */
 	uint64_t eligible;
 } fed_job_t;
 
@@ -77,6 +83,7 @@ typedef struct fed_end {
 	int64_t end;
 	int gpus, c;
 	int64_t lend; /* the end its limit planned (--limits), else end */
+	int job;      /* the job's index (ends), -1 (starts) */
 } fed_end_t;
 
 /* a replica that served on [from, to) and was later copied in again */

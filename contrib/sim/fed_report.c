@@ -418,6 +418,11 @@ int fed_json(const char *path, const fed_scen_t *sc, const fed_opts_t *o,
 			sim_limits_format(&o->limits, lim, sizeof(lim));
 		json_object_object_add(top, "limits",
 				       json_object_new_string(lim));
+		json_object_object_add(
+			top, "hold",
+			json_object_new_string(!o->knows_limits  ? "run_time"
+					       : o->hold_history ? "history"
+								 : "limit"));
 	}
 	if (n > 0)
 		FED_D(top, "optimum_worst_demand_supply", runs[0].opt_worst);

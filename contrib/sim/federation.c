@@ -64,8 +64,12 @@ static void fed_usage(FILE *f)
 	      "                         agora-sim run draws them (uniform:A:B,\n"
 	      "                         lognormal:SIGMA, constant:T, partmax[:T], trace):\n"
 	      "                         will-run plans on the limits of the jobs running\n"
-	      "                         and queued, the hold is 0.693 x the limit\n"
-	      "                         (agorad's); every job still runs its run time\n"
+	      "                         and queued; every job still runs its run time\n"
+	      "  --hold limit|history   with --limits, the hold of a job in the queue\n"
+	      "                         term: limit (the default, agorad's): 0.693 x\n"
+	      "                         its limit; history: the mean run time of its\n"
+	      "                         tenant's 2 latest completed jobs of its GPU\n"
+	      "                         count, capped by its limit, else 0.693 x limit\n"
 	      "  --data-placement P     where the datasets start: skewed (three in four on\n"
 	      "                         the smallest cluster; default), random (each on a\n"
 	      "                         cluster drawn uniformly, seeded), home (all of a\n"
@@ -196,6 +200,7 @@ static const struct option fed_lopts[] = {
 	{ "window", required_argument, NULL, 'W' },
 	{ "data-placement", required_argument, NULL, 'D' },
 	{ "limits", required_argument, NULL, 'X' },
+	{ "hold", required_argument, NULL, 'H' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -292,6 +297,12 @@ static int fed_value_opt(int ch, const char *arg, fed_opts_t *o)
 		o->knows_limits = true;
 		return 0;
 	}
+	case 'H':
+		if (strcmp(arg, "history") && strcmp(arg, "limit"))
+			return fed_bad("hold", arg,
+				       "expected history or limit");
+		o->hold_history = !strcmp(arg, "history");
+		return 0;
 	case 'D':
 		if (strcmp(arg, "home") && strcmp(arg, "random") &&
 		    strcmp(arg, "skewed"))
@@ -576,6 +587,7 @@ static int fed_scen_build(const fed_opts_t *o, const trace_t *t, fed_scen_t *sc)
 						  &lrng);
 		}
 		j->gpus = s->gpus;
+		j->tenant = s->tenant;
 		j->dataset = (s->tenant > 0 ? s->tenant : 0) * o->per_tenant +
 			     (k < o->per_tenant ? k : o->per_tenant - 1);
 		j->origin = __builtin_ctzll(sc->cat.datasets[j->dataset].where);

@@ -632,5 +632,53 @@ if [ -f "$PHILLY" ]; then
 		ok "tiresias hold+budget finishes the Philly slice" ||
 		ko "tiresias on the Philly slice: $(cat "$TMP/err")"
 fi
+# splice-window.py: a window cut from the named ones; a gap is an error
+if command -v python3 >/dev/null 2>&1; then
+	# two files of one week each, contiguous, named by what they cover
+	cat > "$TMP/w_2017-10-02_1wk.csv" <<'CSV'
+timestamp,duration,num_gpus,gpu_time,cluster
+2017-10-02 00:00:01,60.0,1,60.0,a
+2017-10-05 10:00:00,60.0,1,60.0,a
+2017-10-08 23:59:59,70.0,2,140.0,b
+2017-10-08 23:59:59,70.0,2,140.0,b
+CSV
+	cat > "$TMP/w_2017-10-09_1wk.csv" <<'CSV'
+timestamp,duration,num_gpus,gpu_time,cluster
+2017-10-09 00:00:00,80.0,1,80.0,a
+2017-10-12 00:00:00,90.0,1,90.0,c
+CSV
+	if python3 "$SRC/splice-window.py" 2017-10-05 5 "$TMP/sp.csv" \
+		"$TMP/w_2017-10-09_1wk.csv" "$TMP/w_2017-10-02_1wk.csv" \
+		2>"$TMP/err"; then
+		# [10-05, 10-10): the 10-05 job, both identical 10-08 rows
+		# (two jobs, not one), the 10-09 job, in submit order
+		printf '%s\n' "timestamp,duration,num_gpus,gpu_time,cluster" \
+			"2017-10-05 10:00:00,60.0,1,60.0,a" \
+			"2017-10-08 23:59:59,70.0,2,140.0,b" \
+			"2017-10-08 23:59:59,70.0,2,140.0,b" \
+			"2017-10-09 00:00:00,80.0,1,80.0,a" >"$TMP/sp.want"
+		cmp -s "$TMP/sp.csv" "$TMP/sp.want" &&
+			ok "splice-window: the jobs of the span, in order" ||
+			ko "splice-window: $(cat "$TMP/sp.csv")"
+	else
+		ko "splice-window: $(cat "$TMP/err")"
+	fi
+	python3 "$SRC/splice-window.py" 2017-10-05 14 "$TMP/sp2.csv" \
+		"$TMP/w_2017-10-02_1wk.csv" "$TMP/w_2017-10-09_1wk.csv" \
+		2>"$TMP/err"
+	rc=$?
+	{ [ $rc = 2 ] && grep -q "no file holds 2017-10-16" "$TMP/err" &&
+		[ ! -e "$TMP/sp2.csv" ]; } &&
+		ok "splice-window: a span the files do not cover is named" ||
+		ko "splice-window: uncovered span (rc $rc: $(cat "$TMP/err"))"
+	printf 'timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-20 00:00:00,1.0,1,1.0,a\n' \
+		>"$TMP/x_2017-10-02_1wk.csv"
+	python3 "$SRC/splice-window.py" 2017-10-02 7 "$TMP/sp3.csv" \
+		"$TMP/x_2017-10-02_1wk.csv" 2>"$TMP/err"
+	rc=$?
+	{ [ $rc = 2 ] && grep -q "x_2017-10-02_1wk.csv:2: timestamp" "$TMP/err"; } &&
+		ok "splice-window: a row outside its file's span: FILE:LINE: FIELD" ||
+		ko "splice-window: row outside (rc $rc: $(cat "$TMP/err"))"
+fi
 echo "1..$n"
 exit $fail

@@ -215,5 +215,39 @@ for r in rs:
 PY
 bad "bad --limits named" "--limits: 'soon': unknown regime" \
 	--federation a:1x8,b:1x8 --limits soon
+# --hold: the queue term's hold from the history or from the limit, by
+# hand.  a:1x8 and b:1x8, the data on a, 100 s from b; rounds of 1 s;
+# uniform:1:1 (each limit its run time rounded up to a minute).  j0 (4
+# GPUs, 2 s) runs on a [0, 2); j1 (8 GPUs) on a [2, 52); j2 (4 GPUs, 500
+# s) queued on a from 52.  j3 (4 GPUs, 500 s, round 5): will-run on the
+# limits starts it on a at 62 (j1's 60 s limit), 57 s of wait, and a has
+# one job queued.  --hold limit: 1/8 x 4 x 0.693 x 540 = 187 s more, 244
+# against b's 100 of transfer: b, [5, 605), JCT 600.  --hold history: j0
+# (same tenant and GPUs, ended at 2) ran 2 s: 1 s more, 58: a, where it
+# starts at 52 beside j2, JCT 547.
+cat > "$TMP/hold.csv" <<'CSV'
+id,submit,duration,gpus,tenant
+0,0,2,4,a
+1,1,50,8,a
+2,3,500,4,a
+3,5,500,4,a
+CSV
+for h in limit history; do
+	"$SIM" federation --trace "$TMP/hold.csv" --federation a:1x8,b:1x8 \
+		--datasets-per-tenant 1 --data-size 1e9:1e9 --link 1e7 \
+		--dispatchers agora --round 1 --limits uniform:1:1 --hold $h \
+		--json "$TMP/hold-$h.json" >/dev/null 2>"$TMP/err" ||
+		ko "federation --hold $h: $(cat "$TMP/err")"
+done
+python3 - "$TMP/hold-limit.json" "$TMP/hold-history.json" <<'PY' && ok "--hold: the queue term's hold from the history, by hand" || ko "--hold by hand"
+import json, sys
+rl, rh = (json.load(open(p)) for p in sys.argv[1:])
+near = lambda a, b: abs(a - b) < 1e-6
+assert rl["hold"] == "limit" and rh["hold"] == "history", (rl["hold"], rh["hold"])
+assert near(rl["agora"]["mean_jct_s"], (2 + 51 + 549 + 600) / 4), rl["agora"]
+assert near(rh["agora"]["mean_jct_s"], (2 + 51 + 549 + 547) / 4), rh["agora"]
+PY
+bad "bad --hold named" "--hold: 'guess': expected history or limit" \
+	--federation a:1x8,b:1x8 --hold guess
 echo "1..$n"
 exit $fail

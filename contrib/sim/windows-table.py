@@ -15,6 +15,10 @@ A bounds-KEY.json file beside the runs (agora-sim bounds) adds the bound on
 mean JCT and the share of the backfill-fs -> bound gap closed.
 --summary: one line per label (goals met, geometric-mean ratios), for
 choosing defaults on all cells at once.
+Environment: HEAVY, space-separated WINDOW:SIZE cells scored as heavy
+besides the three windows' own (e.g. "2017-10-09:68x8 2017-10-02:60x8" for
+a window the defaults were not chosen on, or a cluster smaller than the
+heavy one).
 """
 import glob
 import json
@@ -22,7 +26,8 @@ import math
 import os
 import sys
 
-HEAVY = {"2017-10-02": "64x8", "2017-10-16": "86x8", "2017-11-20": "38x8"}
+HEAVY = {("2017-10-02", "64x8"), ("2017-10-16", "86x8"), ("2017-11-20", "38x8")}
+HEAVY |= {tuple(x.split(":", 1)) for x in os.environ.get("HEAVY", "").split() if ":" in x}
 
 
 def load(d):
@@ -84,7 +89,7 @@ def main():
     rows = []
     for key in keys:
         w, c, reg = cell_of(key)
-        heavy = HEAVY.get(w) == c
+        heavy = (w, c) in HEAVY
         bf = runs.get((key, "backfill-fs"))
         sr = runs.get((key, "srtf"))
         nc = [runs.get((key, b)) for b in base_nc]

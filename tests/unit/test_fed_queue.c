@@ -254,6 +254,29 @@ static void test_hold_of_limit(void **state)
 	assert_int_equal(pol_fed_hold_of_limit(-60), 0);
 }
 
+/* the hold from a history: the recent mean, capped by the limit */
+static void test_hold_of_history(void **state)
+{
+	(void) state;
+	/* a week's limit, the user's jobs ran 40 min: 2,400 s, not 419,126 */
+	assert_int_equal(pol_fed_hold_of(POL_FED_HORIZON_S, 2400.0), 2400);
+	/* 1,234.5 s rounds to 1,235 (llround: half away from zero) */
+	assert_int_equal(pol_fed_hold_of(86400, 1234.5), 1235);
+	/* history longer than the limit: the limit (a job is killed there) */
+	assert_int_equal(pol_fed_hold_of(3600, 7200.0), 3600);
+	/* no limit: the history, capped at the horizon */
+	assert_int_equal(pol_fed_hold_of(0, 5000.0), 5000);
+	assert_int_equal(pol_fed_hold_of(0, 30.0 * 86400), POL_FED_HORIZON_S);
+	/* under a second: one */
+	assert_int_equal(pol_fed_hold_of(3600, 0.2), 1);
+	/* no history (0, negative, NaN, inf): 0.693 x limit, as before */
+	assert_int_equal(pol_fed_hold_of(3600, 0.0), 2495);
+	assert_int_equal(pol_fed_hold_of(3600, -1.0), 2495);
+	assert_int_equal(pol_fed_hold_of(3600, NAN), 2495);
+	assert_int_equal(pol_fed_hold_of(3600, INFINITY), 2495);
+	assert_int_equal(pol_fed_hold_of(0, 0.0), 0);
+}
+
 /* The two together as agorad fills them, in the bid's why text: a 2-GPU
  * job of a 2-hour limit (hold 0.693 x 7,200 = 4,989.6 -> 4,990 s) on a
  * cluster of 16 GPUs with 4 jobs queued (0.25/GPU), no data: the term is
@@ -298,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_queue_crossover),
 		cmocka_unit_test(test_queue_per_gpu),
 		cmocka_unit_test(test_hold_of_limit),
+		cmocka_unit_test(test_hold_of_history),
 		cmocka_unit_test(test_agorad_inputs_why),
 	};
 
