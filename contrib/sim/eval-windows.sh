@@ -16,8 +16,9 @@
 # backfill-fs,tiresias,las,srtf,agora), VARIANTS (space-separated
 # LABEL:PARAMS of extra agora runs, default none), REGIMES, CELLS
 # ("window:heavy:moderate" ...), JOBS (runs at once, default 1), TMO
-# (seconds per run, default 1200).  Runs with nice.  Deterministic
-# (seed 1) apart from wall_s and cpu_s.
+# (seconds per run, default 1200), SEED (agora-sim's --seed: the limits
+# drawn, default 1).  Runs with nice.  Deterministic for a SEED apart from
+# wall_s and cpu_s.
 set -eu
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "${1:-}" = --one ]; then
@@ -40,6 +41,7 @@ REGIMES=${REGIMES:-uniform:1:2 lognormal:1.5 constant:1w}
 CELLS=${CELLS:-2017-10-02:64:75 2017-10-16:86:101 2017-11-20:38:45}
 JOBS=${JOBS:-1}
 TMO=${TMO:-1200}
+SEED=${SEED:-1}
 # one run: window cluster regime key label policy params
 one() {
 	j="$O/$4-$5.json"
@@ -49,7 +51,7 @@ one() {
 	# shellcheck disable=SC2086
 	if nice timeout "$TMO" "$SIM" compare \
 		--trace "$TRACES/philly_pollux_jobs_$1_2wk.csv" --cluster "$2" \
-		--ckpt 1800 --limits "$3" --app "$APP" --no-check \
+		--ckpt 1800 --limits "$3" --app "$APP" --seed "$SEED" --no-check \
 		--policies "$5=$6" $par --baseline "$5" --json "$j.tmp" \
 		>"$O/$4-$5.txt" 2>"$O/$4-$5.err"; then
 		mv "$j.tmp" "$j"
@@ -89,7 +91,7 @@ for cell in $CELLS; do
 	done
 done
 if [ "$JOBS" -gt 1 ]; then
-	export APP TMO TRACES
+	export APP TMO TRACES SEED
 	xargs -P "$JOBS" -L 1 "$0" --one "$B" "$O" <"$list"
 else
 	while read -r a b c d e f g; do
