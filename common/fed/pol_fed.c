@@ -66,16 +66,15 @@ int64_t pol_fed_hold_of_limit(int64_t limit_s)
 
 int64_t pol_fed_hold_of(int64_t limit_s, double hist_s)
 {
-	double h;
+	double cap = limit_s > 0 && limit_s < POL_FED_HORIZON_S
+			     ? (double) limit_s
+			     : (double) POL_FED_HORIZON_S;
+	int64_t hold;
 
 	if (!(hist_s > 0.0) || !isfinite(hist_s))
 		return pol_fed_hold_of_limit(limit_s);
-	h = hist_s;
-	if (limit_s > 0 && h > (double) limit_s)
-		h = (double) limit_s;
-	if (h > (double) POL_FED_HORIZON_S)
-		h = (double) POL_FED_HORIZON_S;
-	return llround(h) > 0 ? llround(h) : 1;
+	hold = llround(hist_s < cap ? hist_s : cap);
+	return hold > 0 ? hold : 1;
 }
 
 static bool fed_bit(uint64_t mask, int c)

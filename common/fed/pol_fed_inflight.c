@@ -203,39 +203,20 @@ int pol_fed_inflight_gpus(const pol_fed_inflight_list_t *l, const char *cluster)
 	return g;
 }
 
-double pol_fed_inflight_gpu_s(const pol_fed_inflight_list_t *l,
-			      const char *cluster)
-{
-	double w = 0.0;
-
-	for (int k = 0; k < l->n; k++)
-		if (cluster && !strcmp(l->v[k].cluster, cluster))
-			w += (double) l->v[k].gpus * (double) l->v[k].limit_s;
-	return w;
-}
-
-int64_t pol_fed_inflight_max_limit_s(const pol_fed_inflight_list_t *l,
-				     const char *cluster)
-{
-	int64_t m = 0;
-
-	for (int k = 0; k < l->n; k++)
-		if (cluster && !strcmp(l->v[k].cluster, cluster) &&
-		    l->v[k].limit_s > m)
-			m = l->v[k].limit_s;
-	return m;
-}
-
 void pol_fed_inflight_load(const pol_fed_inflight_list_t *l,
 			   const char *cluster, pol_fed_cluster_load_t *load)
 {
-	int64_t m = pol_fed_inflight_max_limit_s(l, cluster);
+	for (int k = 0; k < l->n; k++) {
+		const pol_fed_inflight_t *e = &l->v[k];
 
-	load->gpus_queued += pol_fed_inflight_gpus(l, cluster);
-	load->jobs_queued += pol_fed_inflight_jobs(l, cluster);
-	load->queued_gpu_s += pol_fed_inflight_gpu_s(l, cluster);
-	if (m > load->max_limit_s)
-		load->max_limit_s = m;
+		if (!cluster || strcmp(e->cluster, cluster))
+			continue;
+		load->gpus_queued += e->gpus;
+		load->jobs_queued++;
+		load->queued_gpu_s += (double) e->gpus * (double) e->limit_s;
+		if (e->limit_s > load->max_limit_s)
+			load->max_limit_s = e->limit_s;
+	}
 }
 
 int pol_fed_inflight_jobs(const pol_fed_inflight_list_t *l, const char *cluster)

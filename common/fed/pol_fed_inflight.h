@@ -129,16 +129,10 @@ int pol_fed_inflight_drop(pol_fed_inflight_list_t *l, uint32_t job_id);
 int pol_fed_inflight_gpus(const pol_fed_inflight_list_t *l,
 			  const char *cluster);
 
-/* Their work: the sum of GPUs x time limit of the pins still in flight to
- * cluster whose limit is known (the survey counts a queued job's so). */
-double pol_fed_inflight_gpu_s(const pol_fed_inflight_list_t *l,
-			      const char *cluster);
-/* The longest time limit of the pins in flight to cluster (0: none). */
-int64_t pol_fed_inflight_max_limit_s(const pol_fed_inflight_list_t *l,
-				     const char *cluster);
 /* Adds the pins still in flight to cluster to what its survey showed
  * (*load): they will queue there, so their GPUs, their count and their
- * work (GPUs x limit) join the queued ones, and their longest limit the
+ * work (GPUs x time limit, as the survey counts a queued job's; 0 for an
+ * unknown limit) join the queued ones, and their longest limit the
  * cluster's.  The same job counts once: a pin is dropped when the survey
  * shows its copy. */
 void pol_fed_inflight_load(const pol_fed_inflight_list_t *l,
