@@ -62,6 +62,8 @@ static const conf_key_t conf_keys[] = {
 	{ "GraceTime", CT_DURATION, OFF(grace_s), 0, 86400, false },
 	{ "CheckpointInterval", CT_CKPT, OFF(ckpts), 60, 30 * 86400, true },
 	{ "PreemptBudget", CT_INT, OFF(preempt_budget), 0, 1000000, false },
+	{ "PreemptEvery", CT_DURATION, OFF(preempt_every_s), 0, 30 * 86400,
+	  false },
 	{ "ReserveForWorstApp", CT_BOOL, OFF(reserve_worst_app), 0, 0, false },
 	{ "CreditHalfLife", CT_DOUBLE, OFF(credit_half_life_h), 0.01, 1e6,
 	  false },
@@ -134,6 +136,7 @@ void agora_conf_defaults(agora_conf_t *conf)
 	conf->grace_s = 60;
 	/* the agora policy's default (pol_agora.c, doc/evaluation.md) */
 	conf->preempt_budget = 1;
+	conf->preempt_every_s = 1800;
 	conf->credit_half_life_h = 7 * 24;
 	conf->credit_period_h = 7 * 24;
 	conf->default_quota = 1000;

@@ -82,6 +82,10 @@ typedef struct agora_conf {
 	agora_ckpt_t *ckpts;     /* CheckpointInterval (repeatable) */
 	size_t n_ckpts;
 	int preempt_budget; /* PreemptBudget: preemptions per job */
+	/* PreemptEvery: a job that checkpoints more often (or on its
+	 * --signal) is preempted as if it checkpointed this often (s; 0:
+	 * off; the policy's every) */
+	int preempt_every_s;
 	/* ReserveForWorstApp: the leftover pass reserves for the worst-rho
 	 * app's job (the policy's drain_rho) */
 	bool reserve_worst_app;

@@ -60,10 +60,12 @@ static pol_agora_policy_t *ag_new(bool auctions, const ag_params_t *p,
 	    p->ckpt_s < POL_CKPT_NEVER || p->ckpt_s >= ((int64_t) 1 << 40) ||
 	    p->budget < 0 || !(p->max_loss >= 0 && p->max_loss <= 1) ||
 	    p->drain < 0 || p->drain > 2 || p->max_run < 0 ||
-	    p->keep_long < 0 || p->est_acct < 0 || p->est_acct > 2) {
+	    p->keep_long < 0 || p->every < 0 ||
+	    p->every >= ((int64_t) 1 << 40) || p->est_acct < 0 ||
+	    p->est_acct > 2) {
 		agora_err_set(
 			err,
-			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16, ckpt >= -2, budget an integer >= 0, max_loss in [0,1], drain 0..2, est_acct 0..2, max_run and keep_long >= 0",
+			"policy %s: half_life, period, default_limit, lease, min_lease and est_prior must be > 0, quota and grace >= 0, f in [0,1), options in 1..64, solver 0..2, app 0..1, est_k 1..16, ckpt >= -2, budget an integer >= 0, max_loss in [0,1], drain 0..2, est_acct 0..2, max_run, keep_long and every >= 0",
 			name);
 		errno = EINVAL;
 		return NULL;
@@ -144,6 +146,8 @@ static void params_default(ag_params_t *p)
 	p->budget = 1;
 	p->max_loss = 0;
 	p->max_run = 12 * 3600;
+	/* the interval the defaults above were chosen at */
+	p->every = 1800;
 }
 
 pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
@@ -170,6 +174,7 @@ pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
 	p.lease_s = conf->lease_s;
 	p.grace_s = conf->grace_s;
 	p.budget = conf->preempt_budget;
+	p.every = conf->preempt_every_s;
 	p.drain_rho = conf->reserve_worst_app;
 	if (p.min_lease_s > p.lease_s)
 		p.min_lease_s = p.lease_s;
@@ -518,10 +523,10 @@ static void *create_common(bool auctions, const char *params,
 		"est_order", "ckpt",      "ckpt_lease", "budget",
 		"max_loss",  "max_run",   "drain_rho",  "est_acct",
 		"bid_skip",  "left_rho",  "left_bf",    "lose_young",
-		"left_back", "keep_long", NULL
+		"left_back", "keep_long", "every",      NULL
 	};
 	ag_params_t p;
-	double v[30];
+	double v[31];
 	char rest[256];
 
 	params_default(&p);
@@ -570,6 +575,7 @@ static void *create_common(bool auctions, const char *params,
 		v[27] = p.lose_young;
 		v[28] = p.left_back;
 		v[29] = (double) p.keep_long;
+		v[30] = (double) p.every;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -610,6 +616,7 @@ static void *create_common(bool auctions, const char *params,
 		p.lose_young = v[27] != 0;
 		p.left_back = v[28] != 0;
 		p.keep_long = (int64_t) v[29];
+		p.every = (int64_t) v[30];
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

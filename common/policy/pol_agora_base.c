@@ -46,9 +46,30 @@ int64_t pol_ag_full_lease(const pol_agora_policy_t *a, int64_t now)
 	return end - now;
 }
 
-int64_t pol_ag_lease_len(const pol_agora_policy_t *a, const pol_job_t *j,
+/*
+ * j as the preemption rules see it (ag_params_t.every): a job that saves
+ * more often than every E seconds, or on demand, is taken to save every
+ * E seconds (on demand) or every k c >= E seconds (every c), so that its
+ * leases, its age rule and its chance to lose fall on that rhythm; each
+ * of those instants is a real checkpoint of the job.  tmp holds the copy.
+ */
+static const pol_job_t *ag_rhythm(const pol_agora_policy_t *a,
+				  const pol_job_t *j, pol_job_t *tmp)
+{
+	int64_t c = pol_ckpt_interval(j, a->p.ckpt_s), e = a->p.every;
+
+	if (e <= 0 || c == POL_CKPT_NEVER || c >= e)
+		return j;
+	*tmp = *j;
+	tmp->ckpt_s = c > 0 ? (e + c - 1) / c * c : e;
+	return tmp;
+}
+
+int64_t pol_ag_lease_len(const pol_agora_policy_t *a, const pol_job_t *j0,
 			 int64_t start, int64_t now, int64_t dur)
 {
+	pol_job_t tmp;
+	const pol_job_t *j = ag_rhythm(a, j0, &tmp);
 	int64_t c = pol_ckpt_interval(j, a->p.ckpt_s), end = now + dur;
 
 	if (a->p.ckpt_lease && c > 0)
@@ -64,9 +85,11 @@ double pol_ag_preempt_cost(const pol_agora_policy_t *a, const pol_job_t *j,
 			     now + a->p.grace_s);
 }
 
-bool pol_ag_may_lose(const pol_agora_policy_t *a, const pol_job_t *j,
+bool pol_ag_may_lose(const pol_agora_policy_t *a, const pol_job_t *j0,
 		     int64_t now)
 {
+	pol_job_t tmp;
+	const pol_job_t *j = ag_rhythm(a, j0, &tmp);
 	int64_t c = pol_ckpt_interval(j, a->p.ckpt_s);
 	const pol_preempt_rule_t rule = {
 		.budget = a->p.budget,

@@ -146,6 +146,13 @@ typedef struct ag_params {
 	 * preempted (0: none): limits are not durations, but a long job, the
 	 * p99 JCT tail, has a long limit (issue 17) */
 	int64_t keep_long;
+	/* the rhythm of preemption (s; 0: off): a job that saves its state
+	 * more often than this, or on demand (CONTINUOUS: Slurm's --signal),
+	 * is preempted as if it saved every `every` seconds (the least
+	 * multiple of its own interval that is at least this), so that cheap
+	 * checkpoints do not let the auction requeue it every lease
+	 * (doc/evaluation.md, "Free checkpoints") */
+	int64_t every;
 	double max_loss; /* an incumbent that would lose more than this
 			  * share of its interval is not offered */
 } ag_params_t;

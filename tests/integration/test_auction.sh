@@ -74,6 +74,9 @@ AuctionPartitions=batch
 LeaseTime=30
 GraceTime=10
 CheckpointInterval=partition:batch:2m
+# jobs with --signal lose at their first lease end, not on the 30-min
+# rhythm of the default (test_agora_rhythm covers that)
+PreemptEvery=0
 AppDefinition=array
 AppGap=10m
 DefaultQuota=0.5

@@ -307,7 +307,8 @@ static int start_node(const pol_actions_t *out, int64_t id)
  */
 static void test_agora_victims_smallest_first(void **state)
 {
-	static const char *const params[] = { "grace=0", "grace=0,victims=0" };
+	static const char *const params[] = { "grace=0,every=0",
+					      "grace=0,every=0,victims=0" };
 	int v;
 
 	(void) state;
@@ -399,8 +400,9 @@ static int64_t least_served_victim(const char *params, int64_t limit1)
 static void test_agora_victims_least_served(void **state)
 {
 	(void) state;
-	assert_int_equal(least_served_victim("grace=0", 3600), 1);
-	assert_int_equal(least_served_victim("grace=0,lose_young=1", 3600), 3);
+	assert_int_equal(least_served_victim("grace=0,every=0", 3600), 1);
+	assert_int_equal(
+		least_served_victim("grace=0,every=0,lose_young=1", 3600), 3);
 }
 
 /*
@@ -414,14 +416,16 @@ static void test_agora_victims_least_served(void **state)
 static void test_agora_victims_keep_long(void **state)
 {
 	(void) state;
-	assert_int_equal(least_served_victim("grace=0", 200 * 3600), 1);
+	assert_int_equal(least_served_victim("grace=0,every=0", 200 * 3600), 1);
+	assert_int_equal(least_served_victim("grace=0,every=0,keep_long=7200",
+					     200 * 3600),
+			 3);
 	assert_int_equal(
-		least_served_victim("grace=0,keep_long=7200", 200 * 3600), 3);
-	assert_int_equal(least_served_victim("grace=0,keep_long=7200", 7199),
-			 1);
-	assert_int_equal(least_served_victim("grace=0,keep_long=3600", 3600),
-			 0);
-	assert_int_equal(least_served_victim("grace=0,keep_long=7200", 0), 3);
+		least_served_victim("grace=0,every=0,keep_long=7200", 7199), 1);
+	assert_int_equal(
+		least_served_victim("grace=0,every=0,keep_long=3600", 3600), 0);
+	assert_int_equal(
+		least_served_victim("grace=0,every=0,keep_long=7200", 0), 3);
 }
 
 /*

@@ -97,6 +97,25 @@ static void test_ckpt_model(void **state)
 	assert_false(may(&j, 2, 600, 1600));
 }
 
+/* Passes of p on s at t[0..n): job 1 is preempted at the last, not
+ * before. */
+static void preempts_at_last(pol_policy_t *p, const pol_snapshot_t *s,
+			     const int64_t *t, int n)
+{
+	pol_actions_t out = { 0 };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		assert_int_equal(pol_policy_decide(p, s, t[i], &out), 0);
+		if (i < n - 1)
+			assert_null(find(&out, POL_ACT_PREEMPT, 1));
+		else
+			assert_non_null(find(&out, POL_ACT_PREEMPT, 1));
+		pol_actions_clear(&out);
+	}
+	pol_actions_free(&out);
+}
+
 /*
  * Losers by work lost: two 4-GPU jobs of a 2 x 4 cluster, checkpoint
  * every 1000 s; a 4-GPU winner needs one node at t = 1800.  Job 1 started
@@ -109,8 +128,8 @@ static void test_agora_loser_by_work_lost(void **state)
 	agora_err_t err = { { 0 } };
 	pol_cluster_t *c = pol_cluster_uniform(2, 4, 0);
 	pol_policy_t *p = pol_policy_create(
-		"agora", "grace=0,lease=600,ckpt_lease=0,max_loss=1", NULL,
-		&err);
+		"agora", "grace=0,lease=600,ckpt_lease=0,max_loss=1,every=0",
+		NULL, &err);
 	pol_job_t run[2] = { job(1, 0, 4, 0), job(2, 1, 4, -500) };
 	pol_job_t pend[1] = { job(3, 2, 4, 100) };
 	pol_alloc_part_t part[2];
@@ -152,26 +171,71 @@ static void test_agora_not_twice_per_interval(void **state)
 	pol_job_t pend[1] = { job(2, 1, 8, 100) };
 	pol_alloc_part_t part;
 	pol_snapshot_t s = { c, pend, 1, run, 1, 2 };
-	pol_actions_t out = { 0 };
 	static const int64_t t[] = { 1200, 1800, 2400, 3000 };
-	int i;
 
 	(void) state;
 	assert_non_null(p);
 	run_at(c, &run[0], &part, 0, 0xff, 1000);
 	run[0].ckpt_s = 1800;
 	run[0].preemptions = 1;
-	for (i = 0; i < 4; i++) {
-		assert_int_equal(pol_policy_decide(p, &s, t[i], &out), 0);
-		if (i < 3)
-			assert_null(find(&out, POL_ACT_PREEMPT, 1));
-		else
-			assert_non_null(find(&out, POL_ACT_PREEMPT, 1));
-		pol_actions_clear(&out);
-	}
-	pol_actions_free(&out);
+	preempts_at_last(p, &s, t, 4);
 	pol_policy_destroy(&p);
 	pol_cluster_destroy(&c);
+}
+
+/*
+ * The rhythm (every): one 8-GPU job (job 1, run from 0) holds the only
+ * node; a winner (job 2) wants it.  The passes run at times[] until the
+ * first preemption, which must come at the last of them; leases end on
+ * the job's checkpoint as the rule sees it (ckpt_lease, the default).  A
+ * job that saves on demand (CONTINUOUS) is preempted at its first lease
+ * end without the rhythm (600) and at 1800 with every=1800; one that saves
+ * every 700 s at its second checkpoint without it (1400: at 600 its run is
+ * younger than one interval, so its lease runs to 1400) and at 2100 (3 x
+ * 700, the least multiple >= 1800) with it, though 1400 is a checkpoint
+ * too; one that saves every 2400 s at 2400 either way.
+ */
+static void test_agora_rhythm(void **state)
+{
+	static const struct {
+		int64_t ckpt;
+		const char *every;
+		int64_t times[5];
+		int n;
+	} cs[] = {
+		{ POL_CKPT_CONTINUOUS, "every=0", { 300, 600 }, 2 },
+		{ POL_CKPT_CONTINUOUS,
+		  "every=1800",
+		  { 600, 1200, 1740, 1800 },
+		  4 },
+		{ 700, "every=0", { 600, 700, 1400 }, 3 },
+		{ 700, "every=1800", { 700, 1400, 1800, 2100 }, 4 },
+		{ 2400, "every=1800", { 1800, 2100, 2400 }, 3 },
+		{ 2400, "every=0", { 1800, 2100, 2400 }, 3 },
+	};
+	size_t k;
+
+	(void) state;
+	for (k = 0; k < sizeof(cs) / sizeof(cs[0]); k++) {
+		agora_err_t err = { { 0 } };
+		char params[128];
+		pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+		pol_policy_t *p;
+		pol_job_t run[1] = { job(1, 0, 8, 0) };
+		pol_job_t pend[1] = { job(2, 1, 8, 100) };
+		pol_alloc_part_t part;
+		pol_snapshot_t s = { c, pend, 1, run, 1, 2 };
+
+		snprintf(params, sizeof(params),
+			 "grace=0,lease=600,budget=0,%s", cs[k].every);
+		p = pol_policy_create("agora", params, NULL, &err);
+		assert_non_null(p);
+		run_at(c, &run[0], &part, 0, 0xff, 0);
+		run[0].ckpt_s = cs[k].ckpt;
+		preempts_at_last(p, &s, cs[k].times, cs[k].n);
+		pol_policy_destroy(&p);
+		pol_cluster_destroy(&c);
+	}
 }
 
 /*
@@ -186,14 +250,14 @@ static void test_agora_preemption_budget(void **state)
 		const char *params;
 		int preemptions, lose;
 	} cs[] = {
-		{ "grace=0,ckpt_lease=0,max_loss=1,budget=2", 1, 1 },
-		{ "grace=0,ckpt_lease=0,max_loss=1,budget=2", 2, 0 },
-		{ "grace=0,ckpt_lease=0,max_loss=1,budget=0", 9, 1 },
+		{ "grace=0,every=0,ckpt_lease=0,max_loss=1,budget=2", 1, 1 },
+		{ "grace=0,every=0,ckpt_lease=0,max_loss=1,budget=2", 2, 0 },
+		{ "grace=0,every=0,ckpt_lease=0,max_loss=1,budget=0", 9, 1 },
 		/* a run of 4800 s is past max_run: kept */
-		{ "grace=0,ckpt_lease=0,max_loss=1,budget=0,max_run=4000", 0,
-		  0 },
-		{ "grace=0,ckpt_lease=0,max_loss=1,budget=0,max_run=5000", 0,
-		  1 },
+		{ "grace=0,every=0,ckpt_lease=0,max_loss=1,budget=0,max_run=4000",
+		  0, 0 },
+		{ "grace=0,every=0,ckpt_lease=0,max_loss=1,budget=0,max_run=5000",
+		  0, 1 },
 	};
 	size_t k;
 
@@ -328,7 +392,8 @@ static void test_agora_ckpt_bad_params(void **state)
 		"ckpt=-3",        "drain=3",      "max_run=-1",
 		"max_run=1e30",   "keep_long=-1", "keep_long=1e30",
 		"lease=1e300",    "grace=-1e30",  "ckpt=1e19",
-		"est_prior=1e30", "options=1e30", "solver=-1e30"
+		"est_prior=1e30", "options=1e30", "solver=-1e30",
+		"every=-1",       "every=1e30"
 	};
 	size_t k;
 
@@ -347,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_ckpt_model),
 		cmocka_unit_test(test_agora_loser_by_work_lost),
 		cmocka_unit_test(test_agora_not_twice_per_interval),
+		cmocka_unit_test(test_agora_rhythm),
 		cmocka_unit_test(test_agora_preemption_budget),
 		cmocka_unit_test(test_agora_lease_covers_interval),
 		cmocka_unit_test(test_agora_drain_gang),
