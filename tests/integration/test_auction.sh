@@ -17,7 +17,8 @@
 #   - a CPU-only job in the auction partition runs, and does not stop the
 #     auction: GPU jobs submitted after it start too
 #   - Slurm starts acct_a's jobs; Agora records their lease (SystemComment,
-#     node Comment)
+#     node Comment); a --signal job's lease ends on the PreemptEvery rhythm
+#     (60 s: start + 60 k - GraceTime), not the 30-s grid
 #   - an afterok dependency is kept: the dependent job starts only after its
 #     parent completed
 #   - pending jobs say what Agora decided (SystemComment: the decision and the app)
@@ -74,9 +75,9 @@ AuctionPartitions=batch
 LeaseTime=30
 GraceTime=10
 CheckpointInterval=partition:batch:2m
-# jobs with --signal lose at their first lease end, not on the 30-min
-# rhythm of the default (test_agora_rhythm covers that)
-PreemptEvery=0
+# jobs with --signal (nothing lost) are preempted on a 60-s rhythm, not
+# the default 30 min: their leases end at start + 60 k - GraceTime
+PreemptEvery=60
 AppDefinition=array
 AppGap=10m
 DefaultQuota=0.5
@@ -190,6 +191,16 @@ has_lease_note() {
 }
 if wait_for "$T_OK" has_lease_note; then
 	ok "a started job records its lease: $(scontrol show job "$first_run" | sed -n 's/.*SystemComment=//p')"
+	# PreemptEvery=60: the lease of a --signal job ends so that its
+	# requeue (lease end + GraceTime 10 s) falls on its 60-s rhythm, not
+	# on the 30-s grid
+	r_until=$(scontrol show job "$first_run" | sed -n 's/.*lease of [0-9]* GPUs until \([^ ;]*\).*/\1/p' | head -1)
+	r_len=$(($(date -d "$r_until" +%s) - $(date -d "$(field "$first_run" StartTime)" +%s)))
+	if [ $(((r_len + 10) % 60)) = 0 ]; then
+		ok "a --signal job's lease ends on the PreemptEvery rhythm: ${r_len} s from its start (60 k - GraceTime)"
+	else
+		notok "a --signal job's lease ends on the PreemptEvery rhythm (${r_len} s from its start to $r_until)"
+	fi
 else
 	notok "a started job records its lease (SystemComment: '$(scontrol show job "$first_run" | sed -n 's/.*SystemComment=//p')')"
 	grep "site_factor/agora" "$LOG" | tail -5 | diag
