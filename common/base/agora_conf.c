@@ -64,6 +64,7 @@ static const conf_key_t conf_keys[] = {
 	{ "PreemptBudget", CT_INT, OFF(preempt_budget), 0, 1000000, false },
 	{ "PreemptEvery", CT_DURATION, OFF(preempt_every_s), 0, 30 * 86400,
 	  false },
+	{ "PreemptUnsaved", CT_BOOL, OFF(preempt_unsaved), 0, 0, false },
 	{ "ReserveForWorstApp", CT_BOOL, OFF(reserve_worst_app), 0, 0, false },
 	{ "CreditHalfLife", CT_DOUBLE, OFF(credit_half_life_h), 0.01, 1e6,
 	  false },

@@ -86,6 +86,10 @@ typedef struct agora_conf {
 	 * --signal) is preempted as if it checkpointed this often (s; 0:
 	 * off; the policy's every) */
 	int preempt_every_s;
+	/* PreemptUnsaved: a job that saves nothing (no CheckpointInterval,
+	 * no --signal) may lose its GPUs and its run (the policy's unsaved;
+	 * default no) */
+	bool preempt_unsaved;
 	/* ReserveForWorstApp: the leftover pass reserves for the worst-rho
 	 * app's job (the policy's drain_rho) */
 	bool reserve_worst_app;

@@ -175,6 +175,7 @@ pol_agora_policy_t *pol_agora_policy_create_conf(const agora_conf_t *conf,
 	p.grace_s = conf->grace_s;
 	p.budget = conf->preempt_budget;
 	p.every = conf->preempt_every_s;
+	p.unsaved = conf->preempt_unsaved;
 	p.drain_rho = conf->reserve_worst_app;
 	if (p.min_lease_s > p.lease_s)
 		p.min_lease_s = p.lease_s;
@@ -523,10 +524,11 @@ static void *create_common(bool auctions, const char *params,
 		"est_order", "ckpt",      "ckpt_lease", "budget",
 		"max_loss",  "max_run",   "drain_rho",  "est_acct",
 		"bid_skip",  "left_rho",  "left_bf",    "lose_young",
-		"left_back", "keep_long", "every",      NULL
+		"left_back", "keep_long", "every",      "unsaved",
+		NULL
 	};
 	ag_params_t p;
-	double v[31];
+	double v[32];
 	char rest[256];
 
 	params_default(&p);
@@ -576,6 +578,7 @@ static void *create_common(bool auctions, const char *params,
 		v[28] = p.left_back;
 		v[29] = (double) p.keep_long;
 		v[30] = (double) p.every;
+		v[31] = p.unsaved;
 		if (pol_params_parse("agora", params, keys_agora, v, err) < 0)
 			return NULL;
 		p.f = v[4];
@@ -617,6 +620,7 @@ static void *create_common(bool auctions, const char *params,
 		p.left_back = v[28] != 0;
 		p.keep_long = (int64_t) v[29];
 		p.every = (int64_t) v[30];
+		p.unsaved = v[31] != 0;
 	}
 	p.half_life_s = v[0];
 	p.period_s = v[1];

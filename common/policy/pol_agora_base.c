@@ -103,6 +103,8 @@ bool pol_ag_may_lose(const pol_agora_policy_t *a, const pol_job_t *j0,
 	    (a->p.keep_long > 0 &&
 	     (j->time_limit <= 0 || j->time_limit >= a->p.keep_long)))
 		return false;
+	if (c == POL_CKPT_NEVER)
+		return a->p.unsaved;
 	return c <= 0 ||
 	       (double) pol_ckpt_lost(j, a->p.ckpt_s, now + a->p.grace_s) <=
 		       a->p.max_loss * (double) c;

@@ -153,6 +153,10 @@ typedef struct ag_params {
 	 * checkpoints do not let the auction requeue it every lease
 	 * (doc/evaluation.md, "Free checkpoints") */
 	int64_t every;
+	/* a job that saves nothing (NEVER: no CheckpointInterval, no
+	 * --signal) may lose its GPUs, and its whole run with them (else,
+	 * the default, it is never an auction's loser) */
+	bool unsaved;
 	double max_loss; /* an incumbent that would lose more than this
 			  * share of its interval is not offered */
 } ag_params_t;

@@ -105,6 +105,8 @@ ok "harness starts one cluster with all of Agora (stock sched/backfill) ($(($(da
 
 export SLURM_CONF=$W/c1/etc/slurm.conf
 LOG=$W/log/c1/slurmctld.log
+check "site_factor/agora reads the preemption rules: PreemptEvery=60, PreemptUnsaved=no (the default)" \
+	grep -q 'site_factor/agora: loaded: .* PreemptBudget=1 PreemptEvery=60 PreemptUnsaved=no' "$LOG"
 OUT=$IN/jobs
 rm -rf "$OUT" # job ids repeat on a fresh database: no stale files
 mkdir -p "$OUT"

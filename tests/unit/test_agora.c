@@ -124,8 +124,10 @@ static void test_agora_lease_expiry_requeues_after_grace(void **state)
 {
 	agora_err_t err = { { 0 } };
 	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
-	pol_policy_t *p = pol_policy_create("agora", "lease=600,grace=60,f=0.8",
-					    NULL, &err);
+	/* unsaved=1: job 1 saves nothing, and may lose its run (else it
+	 * would keep its GPUs: test_agora_unsaved_kept) */
+	pol_policy_t *p = pol_policy_create(
+		"agora", "lease=600,grace=60,f=0.8,unsaved=1", NULL, &err);
 	pol_job_t run[1] = { job(1, 0, 8, 0) };
 	pol_job_t pend[2] = { job(2, 1, 8, 10) };
 	pol_alloc_part_t part;
@@ -176,7 +178,8 @@ static void test_agora_no_needless_requeue(void **state)
 {
 	agora_err_t err = { { 0 } };
 	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
-	pol_policy_t *p = pol_policy_create("agora", "grace=0", NULL, &err);
+	pol_policy_t *p = pol_policy_create("agora", "grace=0,unsaved=1", NULL,
+					    &err);
 	pol_job_t run[2] = { job(1, 0, 4, 0), job(3, 2, 4, 0) };
 	pol_job_t pend[1] = { job(2, 1, 4, 10) };
 	pol_alloc_part_t part[2];

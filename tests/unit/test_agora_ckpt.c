@@ -97,23 +97,49 @@ static void test_ckpt_model(void **state)
 	assert_false(may(&j, 2, 600, 1600));
 }
 
-/* Passes of p on s at t[0..n): job 1 is preempted at the last, not
- * before. */
+/* Passes of p on s at t[0..n): job 1 is not preempted before the last,
+ * and at the last exactly when lose. */
 static void preempts_at_last(pol_policy_t *p, const pol_snapshot_t *s,
-			     const int64_t *t, int n)
+			     const int64_t *t, int n, bool lose)
 {
 	pol_actions_t out = { 0 };
 	int i;
 
 	for (i = 0; i < n; i++) {
 		assert_int_equal(pol_policy_decide(p, s, t[i], &out), 0);
-		if (i < n - 1)
+		if (i < n - 1 || !lose)
 			assert_null(find(&out, POL_ACT_PREEMPT, 1));
 		else
 			assert_non_null(find(&out, POL_ACT_PREEMPT, 1));
 		pol_actions_clear(&out);
 	}
 	pol_actions_free(&out);
+}
+
+/*
+ * The one-node contest of the tests below: job 1 (8 GPUs, tenant 0, run
+ * from 0, checkpoint interval ckpt, preempted `preemptions` times) holds
+ * the only node of 8 GPUs; job 2 (8 GPUs, tenant 1, submitted at 100)
+ * wants it.  Agora with params passes at t[0..n) (preempts_at_last()).
+ */
+static void one_node_contest(const char *params, int64_t ckpt, int preemptions,
+			     const int64_t *t, int n, bool lose)
+{
+	agora_err_t err = { { 0 } };
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_policy_t *p = pol_policy_create("agora", params, NULL, &err);
+	pol_job_t run[1] = { job(1, 0, 8, 0) };
+	pol_job_t pend[1] = { job(2, 1, 8, 100) };
+	pol_alloc_part_t part;
+	pol_snapshot_t s = { c, pend, 1, run, 1, 2 };
+
+	assert_non_null(p);
+	run_at(c, &run[0], &part, 0, 0xff, 0);
+	run[0].ckpt_s = ckpt;
+	run[0].preemptions = preemptions;
+	preempts_at_last(p, &s, t, n, lose);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
 }
 
 /*
@@ -178,7 +204,7 @@ static void test_agora_not_twice_per_interval(void **state)
 	run_at(c, &run[0], &part, 0, 0xff, 1000);
 	run[0].ckpt_s = 1800;
 	run[0].preemptions = 1;
-	preempts_at_last(p, &s, t, 4);
+	preempts_at_last(p, &s, t, 4, true);
 	pol_policy_destroy(&p);
 	pol_cluster_destroy(&c);
 }
@@ -217,25 +243,45 @@ static void test_agora_rhythm(void **state)
 
 	(void) state;
 	for (k = 0; k < sizeof(cs) / sizeof(cs[0]); k++) {
-		agora_err_t err = { { 0 } };
 		char params[128];
-		pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
-		pol_policy_t *p;
-		pol_job_t run[1] = { job(1, 0, 8, 0) };
-		pol_job_t pend[1] = { job(2, 1, 8, 100) };
-		pol_alloc_part_t part;
-		pol_snapshot_t s = { c, pend, 1, run, 1, 2 };
 
 		snprintf(params, sizeof(params),
 			 "grace=0,lease=600,budget=0,%s", cs[k].every);
-		p = pol_policy_create("agora", params, NULL, &err);
-		assert_non_null(p);
-		run_at(c, &run[0], &part, 0, 0xff, 0);
-		run[0].ckpt_s = cs[k].ckpt;
-		preempts_at_last(p, &s, cs[k].times, cs[k].n);
-		pol_policy_destroy(&p);
-		pol_cluster_destroy(&c);
+		one_node_contest(params, cs[k].ckpt, 0, cs[k].times, cs[k].n,
+				 true);
 	}
+}
+
+/*
+ * A job that saves nothing (no interval of its own, none assumed: NEVER)
+ * is not an auction's loser by default: job 1 (8 GPUs, run from 0, first
+ * seen at 100) keeps the node through lease ends at 600, 1200 and 1800
+ * however long job 2 waits.  With unsaved=1 it loses at its first lease
+ * end (600); with an assumed interval (ckpt=1800, the policy's
+ * CheckpointInterval for jobs without one) at its first checkpoint as
+ * assumed (1800).
+ */
+static void test_agora_unsaved_kept(void **state)
+{
+	static const struct {
+		const char *params;
+		int64_t times[4];
+		int n;
+		bool lose;
+	} cs[] = {
+		{ "grace=0,lease=600", { 100, 600, 1200, 1800 }, 4, false },
+		{ "grace=0,lease=600,unsaved=1", { 100, 600 }, 2, true },
+		{ "grace=0,lease=600,ckpt=1800",
+		  { 100, 600, 1200, 1800 },
+		  4,
+		  true },
+	};
+	size_t k;
+
+	(void) state;
+	for (k = 0; k < sizeof(cs) / sizeof(cs[0]); k++)
+		one_node_contest(cs[k].params, POL_CKPT_UNKNOWN, 0, cs[k].times,
+				 cs[k].n, cs[k].lose);
 }
 
 /*
@@ -259,33 +305,13 @@ static void test_agora_preemption_budget(void **state)
 		{ "grace=0,every=0,ckpt_lease=0,max_loss=1,budget=0,max_run=5000",
 		  0, 1 },
 	};
+	static const int64_t t[] = { 4500, 4800 };
 	size_t k;
 
 	(void) state;
-	for (k = 0; k < sizeof(cs) / sizeof(cs[0]); k++) {
-		agora_err_t err = { { 0 } };
-		pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
-		pol_policy_t *p = pol_policy_create("agora", cs[k].params, NULL,
-						    &err);
-		pol_job_t run[1] = { job(1, 0, 8, 0) };
-		pol_job_t pend[1] = { job(2, 1, 8, 100) };
-		pol_alloc_part_t part;
-		pol_snapshot_t s = { c, pend, 1, run, 1, 2 };
-		pol_actions_t out = { 0 };
-
-		assert_non_null(p);
-		run_at(c, &run[0], &part, 0, 0xff, 0);
-		run[0].ckpt_s = 1000;
-		run[0].preemptions = cs[k].preemptions;
-		assert_int_equal(pol_policy_decide(p, &s, 4500, &out), 0);
-		pol_actions_clear(&out);
-		assert_int_equal(pol_policy_decide(p, &s, 4800, &out), 0);
-		assert_int_equal(find(&out, POL_ACT_PREEMPT, 1) != NULL,
+	for (k = 0; k < sizeof(cs) / sizeof(cs[0]); k++)
+		one_node_contest(cs[k].params, 1000, cs[k].preemptions, t, 2,
 				 cs[k].lose);
-		pol_actions_free(&out);
-		pol_policy_destroy(&p);
-		pol_cluster_destroy(&c);
-	}
 }
 
 /*
@@ -413,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_agora_loser_by_work_lost),
 		cmocka_unit_test(test_agora_not_twice_per_interval),
 		cmocka_unit_test(test_agora_rhythm),
+		cmocka_unit_test(test_agora_unsaved_kept),
 		cmocka_unit_test(test_agora_preemption_budget),
 		cmocka_unit_test(test_agora_lease_covers_interval),
 		cmocka_unit_test(test_agora_drain_gang),

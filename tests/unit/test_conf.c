@@ -184,6 +184,8 @@ static const struct {
 	  "bad.conf:1: PreemptBudget: -1 is out of range" },
 	{ "PreemptEvery=31d\n",
 	  "bad.conf:1: PreemptEvery: 2678400 s is out of range [0, 2592000] s" },
+	{ "PreemptUnsaved=sometimes\n",
+	  "bad.conf:1: PreemptUnsaved: 'sometimes' is not yes/no" },
 	{ "PreemptEvery=often\n",
 	  "bad.conf:1: PreemptEvery: 'often' is not a duration (seconds, or with suffix s/m/h/d)" },
 };
@@ -199,6 +201,7 @@ static void test_conf_ckpt_keys(void **state)
 	agora_conf_defaults(&c);
 	assert_int_equal(c.preempt_budget, 1);
 	assert_int_equal(c.preempt_every_s, 1800);
+	assert_false(c.preempt_unsaved);
 	assert_false(c.reserve_worst_app);
 	assert_int_equal(agora_conf_ckpt(&c, "gpu", "normal"), 0);
 	assert_int_equal(
@@ -207,11 +210,13 @@ static void test_conf_ckpt_keys(void **state)
 					"CheckpointInterval=qos:long:2h\n"
 					"PreemptBudget=0\n"
 					"PreemptEvery=0\n"
+					"PreemptUnsaved=yes\n"
 					"ReserveForWorstApp=yes\n",
 					"t.conf", &c, &err),
 		0);
 	assert_int_equal(c.preempt_budget, 0);
 	assert_int_equal(c.preempt_every_s, 0);
+	assert_true(c.preempt_unsaved);
 	assert_true(c.reserve_worst_app);
 	assert_int_equal(agora_conf_ckpt(&c, "gpu", "long"), 7200);
 	assert_int_equal(agora_conf_ckpt(&c, "gpu", "normal"), 3600);

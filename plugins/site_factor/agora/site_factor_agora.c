@@ -110,12 +110,12 @@ static void log_conf(const agora_conf_t *c, const char *when)
 	for (i = 0; i < c->n_auction_partitions; i++)
 		xstrfmtcat(parts, "%s%s", i ? "," : "",
 			   c->auction_partitions[i]);
-	info("%s: %s: SchedulerInterval=%d AuctionPartitions=%s AppDefinition=%s FairnessKnob=%.2f LeaseTime=%d GraceTime=%d CreditHalfLife=%.1fh DefaultQuota=%.1f AccountQuotas=%zu CreditWeight=%u CheckpointIntervals=%zu PreemptBudget=%d PreemptEvery=%d",
+	info("%s: %s: SchedulerInterval=%d AuctionPartitions=%s AppDefinition=%s FairnessKnob=%.2f LeaseTime=%d GraceTime=%d CreditHalfLife=%.1fh DefaultQuota=%.1f AccountQuotas=%zu CreditWeight=%u CheckpointIntervals=%zu PreemptBudget=%d PreemptEvery=%d PreemptUnsaved=%s",
 	     plugin_type, when, c->sched_interval_s, parts ? parts : "(none)",
 	     agora_app_def_name(c->app_def), c->fairness_knob, c->lease_s,
 	     c->grace_s, c->credit_half_life_h, c->default_quota, c->n_quotas,
 	     c->credit_weight, c->n_ckpts, c->preempt_budget,
-	     c->preempt_every_s);
+	     c->preempt_every_s, c->preempt_unsaved ? "yes" : "no");
 	xfree(parts);
 }
 
