@@ -47,21 +47,20 @@ int64_t pol_ag_full_lease(const pol_agora_policy_t *a, int64_t now)
 }
 
 /*
- * j as the preemption rules see it (ag_params_t.every): a job that saves
- * more often than every E seconds, or on demand, is taken to save every
- * E seconds (on demand) or every k c >= E seconds (every c), so that its
- * leases, its age rule and its chance to lose fall on that rhythm; each
- * of those instants is a real checkpoint of the job.  tmp holds the copy.
+ * j as the preemption rules see it (ag_params_t.every, pol_ckpt_rhythm()):
+ * its leases, its age rule and its chance to lose fall on the rhythm.
+ * tmp holds the copy when the interval changes.
  */
 static const pol_job_t *ag_rhythm(const pol_agora_policy_t *a,
 				  const pol_job_t *j, pol_job_t *tmp)
 {
-	int64_t c = pol_ckpt_interval(j, a->p.ckpt_s), e = a->p.every;
+	int64_t c = pol_ckpt_interval(j, a->p.ckpt_s),
+		r = pol_ckpt_rhythm(c, a->p.every);
 
-	if (e <= 0 || c == POL_CKPT_NEVER || c >= e)
+	if (r == c)
 		return j;
 	*tmp = *j;
-	tmp->ckpt_s = c > 0 ? (e + c - 1) / c * c : e;
+	tmp->ckpt_s = r;
 	return tmp;
 }
 

@@ -29,6 +29,14 @@ double pol_ckpt_cost(const pol_job_t *j, int64_t dflt, int gpus, int64_t t)
 	       (double) (gpus > 0 ? gpus : 0);
 }
 
+int64_t pol_ckpt_rhythm(int64_t interval, int64_t every)
+{
+	if (every <= 0 || interval == POL_CKPT_NEVER || interval >= every)
+		return interval;
+	return interval > 0 ? (every + interval - 1) / interval * interval
+			    : every;
+}
+
 int64_t pol_ckpt_next(int64_t start, int64_t interval, int64_t t)
 {
 	int64_t run = t - start, k;

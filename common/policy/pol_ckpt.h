@@ -34,6 +34,14 @@ enum {
 /* The interval that applies to j (> 0, CONTINUOUS or NEVER). */
 int64_t pol_ckpt_interval(const pol_job_t *j, int64_t dflt);
 
+/*
+ * An interval (> 0, CONTINUOUS or NEVER) as preemption on a rhythm of
+ * every seconds sees it: CONTINUOUS becomes every, an interval c < every
+ * the least multiple of c that is >= every (each such instant is one of
+ * the job's checkpoints); NEVER, intervals >= every and every <= 0 stay.
+ */
+int64_t pol_ckpt_rhythm(int64_t interval, int64_t every);
+
 /* Seconds of work running job j loses if requeued at t (>= 0; 0 before
  * its start). */
 int64_t pol_ckpt_lost(const pol_job_t *j, int64_t dflt, int64_t t);

@@ -72,6 +72,14 @@ static void test_ckpt_model(void **state)
 	assert_int_equal(pol_ckpt_lost(&j, 0, 3500), 2500);
 	j.ckpt_s = POL_CKPT_CONTINUOUS;
 	assert_int_equal(pol_ckpt_lost(&j, 600, 3500), 0);
+	/* the rhythm: on demand -> every; 700 -> 3 x 700; longer intervals,
+	 * never, and no rhythm stay */
+	assert_int_equal(pol_ckpt_rhythm(POL_CKPT_CONTINUOUS, 1800), 1800);
+	assert_int_equal(pol_ckpt_rhythm(700, 1800), 2100);
+	assert_int_equal(pol_ckpt_rhythm(600, 1800), 1800);
+	assert_int_equal(pol_ckpt_rhythm(2400, 1800), 2400);
+	assert_int_equal(pol_ckpt_rhythm(POL_CKPT_NEVER, 1800), POL_CKPT_NEVER);
+	assert_int_equal(pol_ckpt_rhythm(700, 0), 700);
 	/* agora's rule (pol_job_may_preempt() on all preemptions, with the
 	 * age rule): a run one interval old, within the budget */
 	j.ckpt_s = 1800;
