@@ -18,7 +18,7 @@
 #     auction: GPU jobs submitted after it start too
 #   - Slurm starts acct_a's jobs; Agora records their lease (SystemComment,
 #     node Comment); a --signal job's lease ends on the PreemptEvery rhythm
-#     (60 s: start + 60 k - GraceTime), not the 30-s grid
+#     (30 s: start + 30 k - GraceTime), not the 30-s grid of LeaseTime
 #   - an afterok dependency is kept: the dependent job starts only after its
 #     parent completed
 #   - pending jobs say what Agora decided (SystemComment: the decision and the app)
@@ -75,9 +75,10 @@ AuctionPartitions=batch
 LeaseTime=30
 GraceTime=10
 CheckpointInterval=partition:batch:2m
-# jobs with --signal (nothing lost) are preempted on a 60-s rhythm, not
-# the default 30 min: their leases end at start + 60 k - GraceTime
-PreemptEvery=60
+# jobs with --signal (nothing lost) are preempted on a 30-s rhythm (as
+# often as LeaseTime, so the contest below keeps its timing), not the
+# default 30 min: their leases end at start + 30 k - GraceTime
+PreemptEvery=30
 AppDefinition=array
 AppGap=10m
 DefaultQuota=0.5
@@ -105,8 +106,8 @@ ok "harness starts one cluster with all of Agora (stock sched/backfill) ($(($(da
 
 export SLURM_CONF=$W/c1/etc/slurm.conf
 LOG=$W/log/c1/slurmctld.log
-check "site_factor/agora reads the preemption rules: PreemptEvery=60, PreemptUnsaved=no (the default)" \
-	grep -q 'site_factor/agora: loaded: .* PreemptBudget=1 PreemptEvery=60 PreemptUnsaved=no' "$LOG"
+check "site_factor/agora reads the preemption rules: PreemptEvery=30, PreemptUnsaved=no (the default)" \
+	grep -q 'site_factor/agora: loaded: .* PreemptBudget=1 PreemptEvery=30 PreemptUnsaved=no' "$LOG"
 OUT=$IN/jobs
 rm -rf "$OUT" # job ids repeat on a fresh database: no stale files
 mkdir -p "$OUT"
@@ -193,13 +194,13 @@ has_lease_note() {
 }
 if wait_for "$T_OK" has_lease_note; then
 	ok "a started job records its lease: $(scontrol show job "$first_run" | sed -n 's/.*SystemComment=//p')"
-	# PreemptEvery=60: the lease of a --signal job ends so that its
-	# requeue (lease end + GraceTime 10 s) falls on its 60-s rhythm, not
+	# PreemptEvery=30: the lease of a --signal job ends so that its
+	# requeue (lease end + GraceTime 10 s) falls on its 30-s rhythm, not
 	# on the 30-s grid
 	r_until=$(scontrol show job "$first_run" | sed -n 's/.*lease of [0-9]* GPUs until \([^ ;]*\).*/\1/p' | head -1)
 	r_len=$(($(date -d "$r_until" +%s) - $(date -d "$(field "$first_run" StartTime)" +%s)))
-	if [ $(((r_len + 10) % 60)) = 0 ]; then
-		ok "a --signal job's lease ends on the PreemptEvery rhythm: ${r_len} s from its start (60 k - GraceTime)"
+	if [ $(((r_len + 10) % 30)) = 0 ]; then
+		ok "a --signal job's lease ends on the PreemptEvery rhythm: ${r_len} s from its start (30 k - GraceTime)"
 	else
 		notok "a --signal job's lease ends on the PreemptEvery rhythm (${r_len} s from its start to $r_until)"
 	fi
