@@ -272,8 +272,8 @@ out:
 	return rc;
 }
 
-/* Lend up to k home nodes: up, idle (no inference job), whose Comment is
- * empty or Agora's, from the end. */
+/* Lend up to k home nodes: up and registered, idle (no inference job),
+ * whose Comment is empty or Agora's, from the end. */
 static int lend_nodes(const pol_loan_round_in_t *in, pol_loan_round_out_t *out,
 		      int k)
 {
@@ -284,7 +284,7 @@ static int lend_nodes(const pol_loan_round_in_t *in, pol_loan_round_out_t *out,
 		pol_loan_round_node_out_t *o = &out->nodes[i];
 
 		if (o->state != POL_LOAN_NODE_HOME || !nd->up ||
-		    nd->other_jobs || !nd->free_comment)
+		    nd->registering || nd->other_jobs || !nd->free_comment)
 			continue;
 		o->since = in->now;
 		o->state = POL_LOAN_NODE_LENT;
@@ -388,9 +388,14 @@ static int surplus(const pol_loan_round_in_t *in, pol_loan_round_out_t *out,
 		}
 	}
 	/* lend what neither the peak demand nor the projection nor a recent
-	 * rise keeps (the next round would take it back) */
+	 * rise keeps (the next round would take it back); a node not yet
+	 * registered counts as home against a reclaim but not for a loan:
+	 * the doubt never requeues a job, nor lends a node */
 	if (keep < out->hold)
 		keep = out->hold;
+	for (int i = 0; i < in->n_nodes; i++)
+		home -= out->nodes[i].state == POL_LOAN_NODE_HOME &&
+			in->nodes[i].up && in->nodes[i].registering;
 	if (home > keep)
 		out->lent = lend_nodes(in, out, home - keep);
 	return 0;

@@ -48,6 +48,12 @@ typedef struct pol_loan_round_node {
 	bool pinned;     /* runs a training job that cannot be requeued */
 	int64_t since;   /* loan start, from the mark (0 unknown) */
 	int n_borrowers; /* training jobs running on it */
+	/* slurmctld has not heard from it since it started (Slurm's UNKNOWN:
+	 * a restart recovers idle nodes so until their slurmd registers,
+	 * a few seconds): home against a reclaim (it serves inference as
+	 * before, as a node that stopped answering does until Slurm says
+	 * DOWN), but never lent nor counted for a loan */
+	bool registering;
 } pol_loan_round_node_t;
 
 /* A running training job on inference nodes. */

@@ -290,6 +290,7 @@ static void round_input(const agora_conf_t *conf, const ln_snap_t *s, double d,
 
 		pn[i] = (pol_loan_round_node_t){
 			.up = n->up,
+			.registering = n->registering,
 			.in_train = n->in_train,
 			.commented = n->commented,
 			.free_comment = n->free_comment,

@@ -86,6 +86,7 @@ typedef enum {
 typedef struct {
 	char name[LN_NAME];
 	bool up;           /* not down, drained or failing */
+	bool registering;  /* UNKNOWN: not heard from since slurmctld started */
 	bool in_train;     /* in a training partition's node list now */
 	bool commented;    /* its Comment is a loan mark (pol_loan_lease.h) */
 	bool free_comment; /* Comment empty or Agora's: may be lent */

@@ -30,6 +30,9 @@ static json_object *node_json(const ln_snap_t *s, int i)
 	json_object_object_add(o, "state",
 			       json_object_new_string(names[n->state]));
 	json_object_object_add(o, "up", json_object_new_boolean(n->up));
+	if (n->registering)
+		json_object_object_add(o, "registering",
+				       json_object_new_boolean(true));
 	json_object_object_add(o, "since", json_object_new_int64(n->since));
 	jobs = json_object_new_array();
 	for (int j = 0; j < s->n_jobs; j++)
