@@ -28,7 +28,9 @@
 #     job is left alone
 #   - slurmctld restarted with nodes on loan: the partition list resets to
 #     slurm.conf, agorad lends the nodes again, the borrowers keep running
-#     (not requeued); a reclaim afterwards meets the deadline
+#     (not requeued), while a home node whose slurmd is frozen across the
+#     restart stays UNKNOWN for 8 s (counted home, not lent); a reclaim
+#     afterwards meets the deadline
 #   - slurmctld kill -9 mid-reclaim, CTLD_TRIALS trials (0.1-0.9 s after the
 #     demand rises, no submission in the 6 s before: Slurm's state-save
 #     window): each time every inference node is home within
@@ -122,6 +124,8 @@ fi
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	# a slurmd frozen by check 4 (SIGSTOP) would not stop
+	[ -z "${n1_pid:-}" ] || kill -CONT "$n1_pid" 2>/dev/null
 	[ "${AGORA_IT_KEEP:-0}" = 1 ] || "$HARNESS" --workdir "$W" stop >/dev/null 2>&1
 }
 finish() {
@@ -302,18 +306,43 @@ lend_phase
 borrowers=$(squeue -h -p train -t R -o '%i %N' | while read -r j l; do
 	scontrol show hostnames "$l" | grep -qE "^c1n[1-$INFER]$" && echo "$j"; done)
 rs_before=$(for j in $borrowers; do scontrol show job "$j" | grep -o 'Restarts=[0-9]*'; done | tr '\n' ' ')
-"$HARNESS" --workdir "$W" restart-ctld 1 >"$IN/restart.out" 2>&1
+# A restarted slurmctld shows its idle nodes UNKNOWN until their slurmd
+# registers (about 4 s).  c1n1 (home: nodes are lent from the end) has
+# its slurmd frozen (SIGSTOP, a hung node) across the restart, so that it
+# stays UNKNOWN for UNK_S s, every agorad round of them seeing it so: it
+# must count as home (no borrower requeued for it; read as down, CI saw
+# one requeued) and must not be lent.  Then SIGCONT: it registers.
+UNK_S=8
+n1_pid=$(cat "$W/run/c1-n1-slurmd.pid" 2>/dev/null)
+[ -n "$n1_pid" ] && kill -STOP "$n1_pid"
+"$HARNESS" --workdir "$W" restart-ctld 1 >"$IN/restart.out" 2>&1 &
+rs_pid=$!
+unk_seen=0 n1_lent=0
+# UNK_S s of samples (0.5 s apart) that see it UNKNOWN, within 30 s (the
+# restart itself takes 1-5 s)
+for ((i = 0; i < 60 && unk_seen < UNK_S * 2; i++)); do
+	sleep 0.5
+	st=$(scontrol show node c1n1 2>/dev/null | sed -n 's/^ *State=\([^ ]*\).*/\1/p')
+	[[ $st == UNKNOWN* ]] && unk_seen=$((unk_seen + 1))
+	scontrol show hostnames "$(sinfo -h -p train -o %N 2>/dev/null | head -1)" 2>/dev/null |
+		grep -qx c1n1 && n1_lent=1
+done
+[ -n "$n1_pid" ] && kill -CONT "$n1_pid"
+wait "$rs_pid"
 # the partition list is slurm.conf's again; agorad lends within its rounds
 lent_again() { lent_after=$(home_lent | cut -d' ' -f2) && [ "${lent_after:-0}" -ge 2 ]; }
 wait_for 20 lent_again
 lent_after=$(home_lent | cut -d' ' -f2)
 rs_after=$(for j in $borrowers; do scontrol show job "$j" | grep -o 'Restarts=[0-9]*'; done | tr '\n' ' ')
 still=$(for j in $borrowers; do squeue -h -j "$j" -t R -o %i; done | wc -w)
-if [ -n "$borrowers" ] && [ "$lent_after" -ge 2 ] && [ "$rs_before" = "$rs_after" ]; then
-	ok "slurmctld restart with $(wc -w <<<"$borrowers") borrowers: lent again ($lent_after nodes), $still still running, none requeued"
+n1_state=$(scontrol show node c1n1 | sed -n 's/^ *State=\([^ ]*\).*/\1/p')
+if [ -n "$borrowers" ] && [ "$lent_after" -ge 2 ] && [ "$rs_before" = "$rs_after" ] &&
+	[ "$unk_seen" -ge $((UNK_S * 2)) ] && [ "$n1_lent" = 0 ] && [[ $n1_state != UNKNOWN* ]] && [[ $n1_state != DOWN* ]]; then
+	ok "slurmctld restart with $(wc -w <<<"$borrowers") borrowers, c1n1 UNKNOWN in $unk_seen samples (its slurmd frozen ${UNK_S} s): lent again ($lent_after nodes), $still still running, none requeued, c1n1 not lent, then $n1_state"
 else
-	notok "slurmctld restart: borrowers '$borrowers', lent after $lent_after, restarts '$rs_before' -> '$rs_after'"
+	notok "slurmctld restart: borrowers '$borrowers', lent after $lent_after, restarts '$rs_before' -> '$rs_after'; c1n1 UNKNOWN in $unk_seen samples, lent $n1_lent, now $n1_state"
 	grep -E 'lent again|loan:' "$ALOG" | tail -5 | diag
+	tail -3 "$IN/restart.out" | diag
 fi
 echo 7 >"$DEMAND"
 s=$(wait_home $INFER "$DEADLINE" "$(date +%s%3N)")
