@@ -303,6 +303,23 @@ fi
 
 # ---- 4. slurmctld restart with nodes on loan ---------------------------------
 lend_phase
+# every lent node busy (the feeder fills them within seconds): a lent node
+# without a borrower would come home after the restart and make up for a
+# home node read as down, hiding the case below
+lent_busy() {
+	local tn jn i
+	tn=$(scontrol show hostnames "$(sinfo -h -p train -o %N | head -1)" 2>/dev/null) || return 1
+	jn=$(squeue -h -p train -t R -o %N 2>/dev/null | while read -r l; do
+		[ -n "$l" ] && scontrol show hostnames "$l"; done)
+	n_lent=0 n_busy=0
+	for ((i = 1; i <= INFER; i++)); do
+		grep -qx "c1n$i" <<<"$tn" || continue
+		n_lent=$((n_lent + 1))
+		grep -qx "c1n$i" <<<"$jn" && n_busy=$((n_busy + 1))
+	done
+	[ "$n_lent" -ge 2 ] && [ "$n_busy" = "$n_lent" ]
+}
+wait_for 30 lent_busy
 borrowers=$(squeue -h -p train -t R -o '%i %N' | while read -r j l; do
 	scontrol show hostnames "$l" | grep -qE "^c1n[1-$INFER]$" && echo "$j"; done)
 rs_before=$(for j in $borrowers; do scontrol show job "$j" | grep -o 'Restarts=[0-9]*'; done | tr '\n' ' ')
@@ -338,9 +355,9 @@ still=$(for j in $borrowers; do squeue -h -j "$j" -t R -o %i; done | wc -w)
 n1_state=$(scontrol show node c1n1 | sed -n 's/^ *State=\([^ ]*\).*/\1/p')
 if [ -n "$borrowers" ] && [ "$lent_after" -ge 2 ] && [ "$rs_before" = "$rs_after" ] &&
 	[ "$unk_seen" -ge $((UNK_S * 2)) ] && [ "$n1_lent" = 0 ] && [[ $n1_state != UNKNOWN* ]] && [[ $n1_state != DOWN* ]]; then
-	ok "slurmctld restart with $(wc -w <<<"$borrowers") borrowers, c1n1 UNKNOWN in $unk_seen samples (its slurmd frozen ${UNK_S} s): lent again ($lent_after nodes), $still still running, none requeued, c1n1 not lent, then $n1_state"
+	ok "slurmctld restart with $(wc -w <<<"$borrowers") borrowers ($n_busy of $n_lent lent nodes busy), c1n1 UNKNOWN in $unk_seen samples (its slurmd frozen ${UNK_S} s): lent again ($lent_after nodes), $still still running, none requeued, c1n1 not lent, then $n1_state"
 else
-	notok "slurmctld restart: borrowers '$borrowers', lent after $lent_after, restarts '$rs_before' -> '$rs_after'; c1n1 UNKNOWN in $unk_seen samples, lent $n1_lent, now $n1_state"
+	notok "slurmctld restart: borrowers '$borrowers' ($n_busy of $n_lent lent nodes busy), lent after $lent_after, restarts '$rs_before' -> '$rs_after'; c1n1 UNKNOWN in $unk_seen samples, lent $n1_lent, now $n1_state"
 	grep -E 'lent again|loan:' "$ALOG" | tail -5 | diag
 	tail -3 "$IN/restart.out" | diag
 fi
