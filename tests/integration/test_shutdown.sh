@@ -40,6 +40,11 @@ if [ ! -f "$PLUGIN_DIR/site_factor_agora.so" ]; then
 	echo "1 passed, 0 failed"
 	exit 0
 fi
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "ok 1 - shutdown # SKIP the calls are made by hand for x86-64 only"
+	echo "1 passed, 0 failed"
+	exit 0
+fi
 if ! command -v gdb >/dev/null; then
 	notok "gdb is installed (contrib/bin/agora-deps installs it)"
 	tap_counts
@@ -69,20 +74,66 @@ if [ -z "$job" ] || [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then
 	tap_counts
 	exit 1
 fi
+# The calls are made by hand, not with gdb's "call": on a host whose CPUs
+# have AMX (Sapphire Rapids, CI's machine since 7 December) Debian 12's
+# gdb 13.1 cannot restore the extended state after an inferior call
+# ("Couldn't write extended state status: Bad address").  By hand, gdb
+# writes only general registers and memory: a return address on a fresh
+# 16-byte aligned stack below the red zone (the breakpoint's own address,
+# so the return stops there again), the arguments, and the function as
+# the pc.  The caller-saved registers are restored after the two calls;
+# no vector register is live at that point (shutdown_state_save takes no
+# argument).  x86-64 only.
 cat >"$IN/gdb.cmd" <<EOT
 set pagination off
 set confirm off
-set unwindonsignal on
 handle all nostop noprint pass
 handle SIGSEGV stop print nopass
 set \$pps = (void *) &priority_p_set
+set \$fjr = (void *) &find_job_record
 printf "AGORA-PPS %p\n", \$pps
 break shutdown_state_save
 printf "AGORA-ATTACHED\n"
 continue
 printf "AGORA-AT-BREAK\n"
-print (unsigned int) ((unsigned int (*)(unsigned int, void *)) \$pps)(0, ((void *(*)(unsigned int)) find_job_record)($job))
+set \$o_rip = (unsigned long) \$rip
+set \$o_rsp = (unsigned long) \$rsp
+set \$o_rax = \$rax
+set \$o_rcx = \$rcx
+set \$o_rdx = \$rdx
+set \$o_rsi = \$rsi
+set \$o_rdi = \$rdi
+set \$o_r8 = \$r8
+set \$o_r9 = \$r9
+set \$o_r10 = \$r10
+set \$o_r11 = \$r11
+set \$nsp = ((\$o_rsp - 1024) & ~15) - 8
+set *(unsigned long *) \$nsp = \$o_rip
+set \$rdi = $job
+set \$rsp = \$nsp
+set \$rip = \$fjr
+continue
+printf "AGORA-FOUND %p\n", (void *) \$rax
+set \$jp = \$rax
+set *(unsigned long *) \$nsp = \$o_rip
+set \$rdi = 0
+set \$rsi = \$jp
+set \$rsp = \$nsp
+set \$rip = \$pps
+continue
+print (unsigned int) \$rax
 printf "AGORA-CALLED\n"
+set \$rsp = \$o_rsp
+set \$rip = \$o_rip
+set \$rax = \$o_rax
+set \$rcx = \$o_rcx
+set \$rdx = \$o_rdx
+set \$rsi = \$o_rsi
+set \$rdi = \$o_rdi
+set \$r8 = \$o_r8
+set \$r9 = \$o_r9
+set \$r10 = \$o_r10
+set \$r11 = \$o_r11
 delete
 continue
 printf "AGORA-END\n"
@@ -102,8 +153,8 @@ gone() { ! kill -0 "$gpid" 2>/dev/null; }
 wait_for 120 gone || kill -9 "$gpid" 2>/dev/null
 wait "$gpid" 2>/dev/null
 res=$(sed -n 's/^\$1 = //p' "$IN/gdb.out")
-if grep -q AGORA-AT-BREAK "$IN/gdb.out" && [[ $res =~ ^[0-9]+$ ]] &&
-	! grep -q "signaled while in a function called" "$IN/gdb.out"; then
+if grep -q AGORA-AT-BREAK "$IN/gdb.out" && grep -q AGORA-CALLED "$IN/gdb.out" &&
+	[[ $res =~ ^[0-9]+$ ]] && ! grep -q "received signal SIGSEGV" "$IN/gdb.out"; then
 	ok "after priority_g_fini(), priority_p_set for job $job returns priority $res (both objects still mapped)"
 else
 	notok "a call of priority_p_set after priority_g_fini(): gdb says"
