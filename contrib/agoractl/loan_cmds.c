@@ -91,8 +91,14 @@ static void print_nodes(json_object *root)
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		n = json_object_array_get_idx(a, i);
 		when(jnum(n, "since"), since, sizeof(since));
+		/* reg: up but not yet registered with a restarted
+		 * slurmctld (counted home, never lent) */
 		printf("%-12s %-10s %-3s %-20s", jstr(n, "name"),
-		       jstr(n, "state"), jnum(n, "up") ? "yes" : "no", since);
+		       jstr(n, "state"),
+		       jnum(n, "registering") ? "reg"
+		       : jnum(n, "up")        ? "yes"
+					      : "no",
+		       since);
 		if (json_object_object_get_ex(n, "jobs", &jobs))
 			for (size_t k = 0; k < json_object_array_length(jobs);
 			     k++)

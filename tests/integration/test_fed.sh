@@ -277,6 +277,15 @@ on 2 scontrol update NodeName='c2n[1-8]' State=RESUME
 sed -i 's/^FedPinStartTimeout=10$/FedPinStartTimeout=0/' "$W/c1/etc/agora.conf"
 kill -HUP "$(cat "$W/run/agorad.pid")"
 cancel_all
+# the next check bids on every cluster's free GPUs: wait until agorad has
+# seen c2 resumed and every GPU free (on 24.11 CI once auctioned the 16
+# jobs while agorad's last round still saw c2 drained: c1 10, c2 0, c3 6)
+all_free_seen() {
+	AGORAD_STATE=$W/agorad.json "$AGORACTL" fed >"$t/fed0" 2>&1 &&
+		grep -Eq '^c1 +yes +64 +64 ' "$t/fed0" && grep -Eq '^c2 +yes +64 +64 ' "$t/fed0" &&
+		grep -Eq '^c3 +yes +32 +32 ' "$t/fed0"
+}
+wait_for 30 all_free_seen || echo "# agorad did not see every GPU free within 30 s: $(grep -E '^c[123] ' "$t/fed0" | tr '\n' ';')"
 
 # 2. free GPUs: 16 jobs of 8 GPUs; c1 has 8 nodes
 ids=()

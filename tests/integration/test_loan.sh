@@ -334,7 +334,7 @@ n1_pid=$(cat "$W/run/c1-n1-slurmd.pid" 2>/dev/null)
 [ -n "$n1_pid" ] && kill -STOP "$n1_pid"
 "$HARNESS" --workdir "$W" restart-ctld 1 >"$IN/restart.out" 2>&1 &
 rs_pid=$!
-unk_seen=0 n1_lent=0
+unk_seen=0 n1_lent=0 n1_reg=0
 # UNK_S s of samples (0.5 s apart) that see it UNKNOWN, within 30 s (the
 # restart itself takes 1-5 s)
 for ((i = 0; i < 60 && unk_seen < UNK_S * 2; i++)); do
@@ -343,6 +343,8 @@ for ((i = 0; i < 60 && unk_seen < UNK_S * 2; i++)); do
 	[[ $st == UNKNOWN* ]] && unk_seen=$((unk_seen + 1))
 	scontrol show hostnames "$(sinfo -h -p train -o %N 2>/dev/null | head -1)" 2>/dev/null |
 		grep -qx c1n1 && n1_lent=1
+	# agoractl loans says so (UP column "reg")
+	"$AGORACTL" loans 2>/dev/null | grep -qE '^c1n1 +home +reg ' && n1_reg=1
 done
 [ -n "$n1_pid" ] && kill -CONT "$n1_pid"
 wait "$rs_pid"
@@ -354,10 +356,10 @@ rs_after=$(for j in $borrowers; do scontrol show job "$j" | grep -o 'Restarts=[0
 still=$(for j in $borrowers; do squeue -h -j "$j" -t R -o %i; done | wc -w)
 n1_state=$(scontrol show node c1n1 | sed -n 's/^ *State=\([^ ]*\).*/\1/p')
 if [ -n "$borrowers" ] && [ "$lent_after" -ge 2 ] && [ "$rs_before" = "$rs_after" ] &&
-	[ "$unk_seen" -ge $((UNK_S * 2)) ] && [ "$n1_lent" = 0 ] && [[ $n1_state != UNKNOWN* ]] && [[ $n1_state != DOWN* ]]; then
-	ok "slurmctld restart with $(wc -w <<<"$borrowers") borrowers ($n_busy of $n_lent lent nodes busy), c1n1 UNKNOWN in $unk_seen samples (its slurmd frozen ${UNK_S} s): lent again ($lent_after nodes), $still still running, none requeued, c1n1 not lent, then $n1_state"
+	[ "$unk_seen" -ge $((UNK_S * 2)) ] && [ "$n1_lent" = 0 ] && [ "$n1_reg" = 1 ] && [[ $n1_state != UNKNOWN* ]] && [[ $n1_state != DOWN* ]]; then
+	ok "slurmctld restart with $(wc -w <<<"$borrowers") borrowers ($n_busy of $n_lent lent nodes busy), c1n1 UNKNOWN in $unk_seen samples (its slurmd frozen ${UNK_S} s): lent again ($lent_after nodes), $still still running, none requeued, c1n1 not lent (agoractl loans: home, up 'reg'), then $n1_state"
 else
-	notok "slurmctld restart: borrowers '$borrowers' ($n_busy of $n_lent lent nodes busy), lent after $lent_after, restarts '$rs_before' -> '$rs_after'; c1n1 UNKNOWN in $unk_seen samples, lent $n1_lent, now $n1_state"
+	notok "slurmctld restart: borrowers '$borrowers' ($n_busy of $n_lent lent nodes busy), lent after $lent_after, restarts '$rs_before' -> '$rs_after'; c1n1 UNKNOWN in $unk_seen samples, lent $n1_lent, agoractl 'home reg' $n1_reg, now $n1_state"
 	grep -E 'lent again|loan:' "$ALOG" | tail -5 | diag
 	tail -3 "$IN/restart.out" | diag
 fi
