@@ -98,6 +98,19 @@ static int64_t start_choose(const pol_fed_cluster_load_t *l, int gpus,
 		*src = POL_FED_START_ESTIMATE;
 		return est;
 	}
+	/* later than now, but still before the jobs pending there: will-run
+	 * plans on the running jobs alone (select/cons_tres's will-run test
+	 * holds them to their limits and ignores the pending ones), so its
+	 * answer puts this job ahead of the whole queue; the estimate puts
+	 * the queue first.  Without this rule agora-sim's federation, with
+	 * time limits, sent the small jobs of a round to the cluster whose
+	 * running jobs ended first, however long its queue (doc/
+	 * evaluation.md, "Federation: what agorad's bids know") */
+	if (n_preempt <= 0 && l->gpus_queued > 0 && est != INT64_MAX &&
+	    est > start) {
+		*src = POL_FED_START_ESTIMATE;
+		return est;
+	}
 	if (pol_fed_start_plausible(l, gpus, start, now))
 		return start;
 	*src = POL_FED_START_ESTIMATE;

@@ -161,9 +161,6 @@ typedef struct fed_state {
 	const fed_opts_t *o;
 	fed_run_t *r;
 	fed_prof_t prof[FED_MAX_SITES];
-	/* --limits: each cluster's plan as will-run sees it, every job
-	 * reserved from its start to its limit until it ends */
-	fed_prof_t lprof[FED_MAX_SITES];
 	double load[FED_MAX_SITES]; /* GPUs of assigned jobs not ended */
 	fed_end_t *heap;            /* assigned jobs by end, a min-heap */
 	int n_heap;
@@ -273,13 +270,7 @@ static int fed_commit(fed_state_t *st, int i, int c, int64_t now)
 	r->xfer[i] = x;
 	r->end[i] = s + x + j->dur;
 	st->load[c] += j->gpus;
-	lend = r->end[i];
-	if (st->o->knows_limits) {
-		lend = s + x + j->limit;
-		if (fed_prof_add(&st->lprof[c], s, x + j->limit, j->gpus,
-				 false))
-			return -1;
-	}
+	lend = st->o->knows_limits ? s + x + j->limit : r->end[i];
 	fed_heap_push(st->heap, &st->n_heap,
 		      (fed_end_t){ r->end[i], j->gpus, c, lend, i });
 	if (s > now) {
@@ -315,9 +306,8 @@ static int64_t fed_hold(const fed_state_t *st, const fed_job_t *j)
 	return pol_fed_hold_of(j->limit, mean);
 }
 
-/* time moves to now: ended jobs leave the loads (and give back the rest
- * of their limit's plan, and their run time goes into the history), past
- * steps go */
+/* time moves to now: ended jobs leave the loads (and their run time goes
+ * into the history), past steps go */
 static int fed_advance(fed_state_t *st, int64_t now)
 {
 	int c;
@@ -334,18 +324,11 @@ static int fed_advance(fed_state_t *st, int64_t now)
 			if (pol_est_record(st->est, &key, j->dur, e.end) < 0)
 				return -1;
 		}
-		if (st->o->knows_limits && e.lend > e.end &&
-		    fed_prof_add(&st->lprof[e.c], e.end, e.lend - e.end,
-				 -e.gpus, false))
-			return -1;
 	}
 	while (st->n_wait && st->wait[0].end <= now)
 		st->queued[fed_heap_pop(st->wait, &st->n_wait).c]--;
-	for (c = 0; c < st->sc->n_sites; c++) {
+	for (c = 0; c < st->sc->n_sites; c++)
 		fed_prof_trim(&st->prof[c], now);
-		if (st->o->knows_limits)
-			fed_prof_trim(&st->lprof[c], now);
-	}
 	return 0;
 }
 
@@ -391,6 +374,80 @@ static int fed_pick(fed_state_t *st, const fed_job_t *j, int64_t now)
 	}
 }
 
+/* a time limit as agorad's survey counts it (unlimited: the horizon) */
+static int64_t fed_limit_s(int64_t limit)
+{
+	return limit > 0 && limit < POL_FED_HORIZON_S ? limit
+						      : POL_FED_HORIZON_S;
+}
+
+/*
+ * --limits: what agorad's survey of each cluster reads at now (its
+ * pol_fed_cluster_load_t): the GPUs free, the running jobs with the ends
+ * of their limits, the pending ones with their GPUs and limits.  busy
+ * holds the running jobs of every cluster (st->n_heap entries at most),
+ * each cluster's a slice of it.
+ */
+static void fed_loads(const fed_state_t *st, int64_t now, pol_fed_busy_t *busy,
+		      pol_fed_cluster_load_t *l)
+{
+	int S = st->sc->n_sites, c, k, nb = 0;
+	int first[FED_MAX_SITES];
+
+	memset(l, 0, (size_t) S * sizeof(*l));
+	/* the running jobs grouped by cluster: count, then place */
+	for (k = 0; k < st->n_heap; k++)
+		if (st->r->start[st->heap[k].job] <= now)
+			l[st->heap[k].c].n_busy++;
+	for (c = 0; c < S; c++) {
+		first[c] = nb;
+		nb += l[c].n_busy;
+		l[c].busy = busy + first[c];
+		l[c].n_busy = 0;
+		l[c].gpus_total = st->sc->site[c].gpus;
+		l[c].gpus_free = st->prof[c].free[0];
+	}
+	for (k = 0; k < st->n_heap; k++) {
+		const fed_end_t *e = &st->heap[k];
+		const fed_job_t *j = &st->sc->jobs[e->job];
+		pol_fed_cluster_load_t *lc = &l[e->c];
+		int64_t lim = fed_limit_s(j->limit);
+
+		if (lim > lc->max_limit_s)
+			lc->max_limit_s = lim;
+		if (st->r->start[e->job] <= now) {
+			busy[first[e->c] + lc->n_busy++] = (pol_fed_busy_t){
+				e->lend > now ? e->lend : now, e->gpus
+			};
+			continue;
+		}
+		lc->gpus_queued += e->gpus;
+		lc->jobs_queued++;
+		lc->queued_gpu_s += (double) e->gpus * (double) lim;
+	}
+}
+
+/*
+ * --limits: the start agorad bids for a job of gpus GPUs on a cluster of
+ * load l: Slurm's will-run answer, which plans on the running jobs held
+ * to their limits and ignores the pending ones (select/cons_tres's
+ * will-run test), through the core's pol_fed_start_choose as agorad's
+ * plan_take() passes it.  Node boundaries are not modelled.
+ */
+static int64_t fed_limits_start(const pol_fed_cluster_load_t *l, int gpus,
+				int64_t now)
+{
+	pol_fed_cluster_load_t running = *l;
+	int src;
+
+	running.gpus_queued = 0;
+	running.jobs_queued = 0;
+	running.queued_gpu_s = 0.0;
+	return pol_fed_start_choose(l, gpus,
+				    pol_fed_start_estimate(&running, gpus, now),
+				    0, now, &src);
+}
+
 /* agora, agora+data: one auction round at now for jobs [i0, i1) */
 static int fed_round(fed_state_t *st, int i0, int i1, int64_t now)
 {
@@ -398,6 +455,8 @@ static int fed_round(fed_state_t *st, int i0, int i1, int64_t now)
 	pol_fed_job_t *jobs = calloc((size_t) n, sizeof(*jobs));
 	pol_fed_plan_t *plans = calloc((size_t) n * (size_t) S, sizeof(*plans));
 	pol_fed_award_t *aw = calloc((size_t) n, sizeof(*aw));
+	pol_fed_busy_t *busy = NULL;
+	pol_fed_cluster_load_t load[FED_MAX_SITES];
 	int free_gpus[FED_MAX_SITES];
 	pol_fed_weights_t w;
 
@@ -406,6 +465,18 @@ static int fed_round(fed_state_t *st, int i0, int i1, int64_t now)
 	fed_where(st, now, &st->cat);
 	for (c = 0; c < S; c++)
 		free_gpus[c] = st->prof[c].free[0];
+	if (st->o->knows_limits) {
+		if (!(busy = calloc((size_t) st->n_heap + 1, sizeof(*busy))))
+			goto out;
+		fed_loads(st, now, busy, load);
+		/* agorad's supply: free now, less what the pending jobs
+		 * there take first */
+		for (c = 0; c < S; c++) {
+			int f = load[c].gpus_free - load[c].gpus_queued;
+
+			free_gpus[c] = f > 0 ? f : 0;
+		}
+	}
 	for (i = 0; i < n; i++) {
 		const fed_job_t *j = &st->sc->jobs[i0 + i];
 
@@ -421,9 +492,8 @@ static int fed_round(fed_state_t *st, int i0, int i1, int64_t now)
 
 			p->valid = fed_elig(j, c);
 			if (p->valid && st->o->knows_limits)
-				p->start = fed_prof_earliest(
-					&st->lprof[c], now, j->gpus,
-					j->limit + fed_xfer(st, j, c, now));
+				p->start = fed_limits_start(&load[c], j->gpus,
+							    now);
 			else if (p->valid)
 				p->start = fed_plan_start(st, j, c, now);
 			p->locality = 0.0; /* not modelled: equal everywhere */
@@ -453,6 +523,7 @@ out:
 	free(jobs);
 	free(plans);
 	free(aw);
+	free(busy);
 	return rc;
 }
 
@@ -634,9 +705,7 @@ static int fed_state_init(fed_state_t *st, const fed_scen_t *sc,
 	memcpy(st->cat.datasets, sc->cat.datasets,
 	       (size_t) sc->cat.n_datasets * sizeof(*st->cat.datasets));
 	for (c = 0; c < sc->n_sites; c++)
-		if (fed_prof_init(&st->prof[c], sc->site[c].gpus, sc->t0) ||
-		    (o->knows_limits &&
-		     fed_prof_init(&st->lprof[c], sc->site[c].gpus, sc->t0)))
+		if (fed_prof_init(&st->prof[c], sc->site[c].gpus, sc->t0))
 			return -1;
 	return 0;
 }
@@ -645,10 +714,8 @@ static void fed_state_free(fed_state_t *st)
 {
 	int c;
 
-	for (c = 0; c < FED_MAX_SITES; c++) {
+	for (c = 0; c < FED_MAX_SITES; c++)
 		fed_prof_free(&st->prof[c]);
-		fed_prof_free(&st->lprof[c]);
-	}
 	free(st->heap);
 	free(st->wait);
 	free(st->cat.datasets);

@@ -48,9 +48,14 @@ typedef struct fed_opts {
 	bool prev_before; /* the week before the window, not the first */
 	/* --limits: what the auction knows of run times.  Unset (exact):
 	 * the run times, as before.  Set: the time limits drawn under this
-	 * regime; will-run plans on them (running jobs hold their GPUs to
-	 * their limit until they end), the hold is agorad's 0.693 x limit.
-	 * The clusters still run every job for its run time. */
+	 * regime, and agora bids as agorad does: will-run plans on the
+	 * running jobs held to their limits and ignores the pending ones
+	 * (Slurm's will-run test), the core's pol_fed_start_choose puts the
+	 * jobs queued there first (agorad's survey of the cluster: GPUs
+	 * free, running jobs' limit ends, queued GPUs and GPU-seconds of
+	 * limit), the supply is the free GPUs less the queued ones, the
+	 * hold agorad's 0.693 x limit.  The clusters still run every job
+	 * for its run time. */
 	bool knows_limits;
 	sim_limits_t limits;
 	/* --hold history: with --limits, the hold of a job whose tenant and

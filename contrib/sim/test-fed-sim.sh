@@ -17,6 +17,16 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 ko() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+# the hand cases' federation: a:1x8 and b:1x8, one dataset per tenant
+# (1 GB, on a: 100 s from b); fed2 NAME TRACE JSON ARGS...
+fed2() {
+	f2name=$1 f2trace=$2 f2json=$3
+	shift 3
+	"$SIM" federation --trace "$f2trace" --federation a:1x8,b:1x8 \
+		--datasets-per-tenant 1 --data-size 1e9:1e9 --link 1e7 \
+		--json "$f2json" "$@" >/dev/null 2>"$TMP/err" ||
+		ko "federation $f2name: $(cat "$TMP/err")"
+}
 
 # Two 8-GPU jobs, one dataset on cluster a (1 GB at 1e7 B/s: 100 s away).
 # j1 runs on a over [0, 50).  j2 (submit 10): first-start takes b, where
@@ -171,11 +181,8 @@ id,submit,duration,gpus,tenant
 3,4,500,4,a
 CSV
 for wq in 0 1; do
-	"$SIM" federation --trace "$TMP/three.csv" --federation a:1x8,b:1x8 \
-		--datasets-per-tenant 1 --data-size 1e9:1e9 --link 1e7 \
-		--dispatchers agora --queue-weight $wq \
-		--json "$TMP/q$wq.json" >/dev/null 2>"$TMP/err" ||
-		ko "federation --queue-weight $wq: $(cat "$TMP/err")"
+	fed2 "--queue-weight $wq" "$TMP/three.csv" "$TMP/q$wq.json" \
+		--dispatchers agora --queue-weight $wq
 done
 python3 - "$TMP/q0.json" "$TMP/q1.json" <<'PY' && ok "queue term: a job leaves its data for a shorter queue, by hand" || ko "queue term by hand"
 import json, sys
@@ -199,10 +206,7 @@ bad "bad --queue-weight named" "--queue-weight: '-1': expected a number 0-1000" 
 # and constant:10m: b, as first-start (mean 125).  first-start runs on
 # the run times.
 for lim in exact uniform:1:1 uniform:2:2 constant:10m; do
-	"$SIM" federation --trace "$TMP/two.csv" --federation a:1x8,b:1x8 \
-		--datasets-per-tenant 1 --data-size 1e9:1e9 --link 1e7 \
-		--limits $lim --json "$TMP/lim-$lim.json" >/dev/null 2>"$TMP/err" ||
-		ko "federation --limits $lim: $(cat "$TMP/err")"
+	fed2 "--limits $lim" "$TMP/two.csv" "$TMP/lim-$lim.json" --limits $lim
 done
 python3 - "$TMP/lim-exact.json" "$TMP/lim-uniform:1:1.json" "$TMP/lim-uniform:2:2.json" "$TMP/lim-constant:10m.json" <<'PY' && ok "--limits: agora plans on the limits, by hand" || ko "--limits by hand"
 import json, sys
@@ -233,11 +237,8 @@ id,submit,duration,gpus,tenant
 3,5,500,4,a
 CSV
 for h in limit history; do
-	"$SIM" federation --trace "$TMP/hold.csv" --federation a:1x8,b:1x8 \
-		--datasets-per-tenant 1 --data-size 1e9:1e9 --link 1e7 \
-		--dispatchers agora --round 1 --limits uniform:1:1 --hold $h \
-		--json "$TMP/hold-$h.json" >/dev/null 2>"$TMP/err" ||
-		ko "federation --hold $h: $(cat "$TMP/err")"
+	fed2 "--hold $h" "$TMP/hold.csv" "$TMP/hold-$h.json" \
+		--dispatchers agora --round 1 --limits uniform:1:1 --hold $h
 done
 python3 - "$TMP/hold-limit.json" "$TMP/hold-history.json" <<'PY' && ok "--hold: the queue term's hold from the history, by hand" || ko "--hold by hand"
 import json, sys
@@ -249,5 +250,29 @@ assert near(rh["agora"]["mean_jct_s"], (2 + 51 + 549 + 547) / 4), rh["agora"]
 PY
 bad "bad --hold named" "--hold: 'guess': expected history or limit" \
 	--federation a:1x8,b:1x8 --hold guess
+# --limits: will-run plans on the running jobs only, and agorad's bid puts
+# the jobs queued there first (pol_fed_start_choose), by hand.  a:1x8 and
+# b:1x8, the data on a, 100 s from b; rounds of 1 s; uniform:1:1.  j0 (8
+# GPUs, 60 s) on a [0, 60); j1 (8 GPUs, 600 s) waits 59 s on a (b: 100 s
+# of transfer), [60, 660); j2 (8 GPUs, 300 s) to b, which is free:
+# [2, 402) with its transfer.  j3 (1 GPU, 60 s) at 3: will-run on a says
+# 60 (j0's limit), ahead of j1, which the queue term weighs at only
+# 1/8 x 1 x 0.693 x 60 = 5 s; the estimate with j1 first says 660 (j0's
+# end, then j1's 8 x 600 GPU-s over 8 GPUs).  b: 402, no queue, + 100 s
+# of transfer: b, [402, 562), JCT 559, as with exact run times; taking
+# will-run's 60 it went to a behind j1, [660, 720), JCT 717.
+printf '%s\n' id,submit,duration,gpus,tenant 0,0,60,8,a 1,1,600,8,a \
+	2,2,300,8,a 3,3,60,1,a >"$TMP/ahead.csv"
+for lim in exact uniform:1:1; do
+	fed2 "ahead --limits $lim" "$TMP/ahead.csv" "$TMP/ahead-$lim.json" \
+		--dispatchers agora --round 1 --limits $lim
+done
+python3 - "$TMP/ahead-exact.json" "$TMP/ahead-uniform:1:1.json" <<'PY' && ok "--limits: the bid puts the queued jobs before will-run's start, by hand" || ko "--limits queue ahead by hand"
+import json, sys
+re_, rl = (json.load(open(p)) for p in sys.argv[1:])
+near = lambda a, b: abs(a - b) < 1e-6
+for r in (re_, rl):
+    assert near(r["agora"]["mean_jct_s"], (60 + 659 + 400 + 559) / 4), r["agora"]
+PY
 echo "1..$n"
 exit $fail

@@ -738,7 +738,28 @@ static void test_start_estimate(void **state)
 	assert_int_equal(pol_fed_start_choose(&l, 8, NOW + POL_FED_NOW_SLACK_S,
 					      0, NOW, &src),
 			 NOW + 600);
+	/* later than now, but ahead of the queued jobs (will-run: +60 s,
+	 * the queue takes the free GPUs and the first end): the estimate;
+	 * a will-run answer later than the estimate stands, and without a
+	 * queue the answer stands too */
+	assert_int_equal(pol_fed_start_choose(&l, 8, NOW + 60, 0, NOW, &src),
+			 NOW + 600);
+	assert_int_equal(src, POL_FED_START_ESTIMATE);
+	l.gpus_queued = 24;
+	assert_int_equal(pol_fed_start_estimate(&l, 8, NOW), NOW + 1200);
+	assert_int_equal(pol_fed_start_choose(&l, 8, NOW + 900, 0, NOW, &src),
+			 NOW + 1200);
+	assert_int_equal(src, POL_FED_START_ESTIMATE);
+	assert_int_equal(pol_fed_start_choose(&l, 8, NOW + 1500, 0, NOW, &src),
+			 NOW + 1500);
+	assert_int_equal(src, POL_FED_START_WILL_RUN);
+	assert_int_equal(pol_fed_start_choose(&l, 8, NOW + 900, 1, NOW, &src),
+			 NOW + 900);
+	assert_int_equal(src, POL_FED_START_WILL_RUN);
 	l.gpus_queued = 0;
+	assert_int_equal(pol_fed_start_choose(&l, 8, NOW + 300, 0, NOW, &src),
+			 NOW + 300);
+	assert_int_equal(src, POL_FED_START_WILL_RUN);
 	/* a queue ahead (64 GPUs x 10 h) makes a later answer true */
 	l.queued_gpu_s = 64.0 * 36000;
 	assert_true(pol_fed_start_plausible(&l, 8, NOW + 36000, NOW));
