@@ -157,23 +157,27 @@ JOBS=$IN/jobs
 want_of() { # DEMAND -> nodes inference wants
 	awk -v d="$1" -v n=$INFER 'BEGIN { w = int(d); if (w < d - 1e-9) w++; w++; if (w > n) w = n; print w }'
 }
-# home lent: inference nodes home (no training partition, no training job),
-# and in the training partition
-home_lent() {
-	local tn jn
+# loan_view STATES: the inference nodes as Slurm shows them: n_lent in the
+# training partition, n_busy of those running a training job in one of
+# STATES, n_home neither in the training partition nor running one
+loan_view() {
+	local tn jn i
 	tn=$(scontrol show hostnames "$(sinfo -h -p train -o %N | head -1)" 2>/dev/null) || return 1
-	jn=$(squeue -h -p train -t R,CG -o %N 2>/dev/null | while read -r l; do
+	jn=$(squeue -h -p train -t "$1" -o %N 2>/dev/null | while read -r l; do
 		[ -n "$l" ] && scontrol show hostnames "$l"; done)
-	local h=0 l=0 i
+	n_home=0 n_lent=0 n_busy=0
 	for ((i = 1; i <= INFER; i++)); do
 		if grep -qx "c1n$i" <<<"$tn"; then
-			l=$((l + 1))
+			n_lent=$((n_lent + 1))
+			if grep -qx "c1n$i" <<<"$jn"; then n_busy=$((n_busy + 1)); fi
 		elif ! grep -qx "c1n$i" <<<"$jn"; then
-			h=$((h + 1))
+			n_home=$((n_home + 1))
 		fi
 	done
-	echo "$h $l"
 }
+# home lent: inference nodes home (no training partition, no training job
+# running or completing), and in the training partition
+home_lent() { loan_view R,CG || return 1; echo "$n_home $n_lent"; }
 # wait_home WANT LIMIT_S [SINCE_MS]: seconds from SINCE_MS (default now)
 # until WANT nodes are home, or -1 if not by SINCE_MS + LIMIT_S
 wait_home() {
@@ -307,16 +311,7 @@ lend_phase
 # without a borrower would come home after the restart and make up for a
 # home node read as down, hiding the case below
 lent_busy() {
-	local tn jn i
-	tn=$(scontrol show hostnames "$(sinfo -h -p train -o %N | head -1)" 2>/dev/null) || return 1
-	jn=$(squeue -h -p train -t R -o %N 2>/dev/null | while read -r l; do
-		[ -n "$l" ] && scontrol show hostnames "$l"; done)
-	n_lent=0 n_busy=0
-	for ((i = 1; i <= INFER; i++)); do
-		grep -qx "c1n$i" <<<"$tn" || continue
-		n_lent=$((n_lent + 1))
-		grep -qx "c1n$i" <<<"$jn" && n_busy=$((n_busy + 1))
-	done
+	loan_view R || return 1
 	[ "$n_lent" -ge 2 ] && [ "$n_busy" = "$n_lent" ]
 }
 wait_for 30 lent_busy
