@@ -52,23 +52,26 @@ double pol_fed_queue_per_gpu(const pol_fed_cluster_load_t *l)
 	return (double) l->jobs_queued / (double) l->gpus_total;
 }
 
+int64_t pol_fed_limit_s(int64_t limit_s)
+{
+	return limit_s > 0 && limit_s < POL_FED_HORIZON_S ? limit_s
+							  : POL_FED_HORIZON_S;
+}
+
 int64_t pol_fed_hold_of_limit(int64_t limit_s)
 {
 	int64_t hold;
 
 	if (limit_s <= 0)
 		return 0;
-	if (limit_s > POL_FED_HORIZON_S)
-		limit_s = POL_FED_HORIZON_S;
-	hold = llround(POL_FED_HOLD_OF_LIMIT * (double) limit_s);
+	hold = llround(POL_FED_HOLD_OF_LIMIT *
+		       (double) pol_fed_limit_s(limit_s));
 	return hold > 0 ? hold : 1;
 }
 
 int64_t pol_fed_hold_of(int64_t limit_s, double hist_s)
 {
-	double cap = limit_s > 0 && limit_s < POL_FED_HORIZON_S
-			     ? (double) limit_s
-			     : (double) POL_FED_HORIZON_S;
+	double cap = (double) pol_fed_limit_s(limit_s);
 	int64_t hold;
 
 	if (!(hist_s > 0.0) || !isfinite(hist_s))

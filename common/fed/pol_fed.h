@@ -142,6 +142,11 @@ typedef enum pol_fed_start_src {
 /* A horizon for time limits Slurm does not bound (UNLIMITED): a week. */
 #define POL_FED_HORIZON_S (7 * 86400)
 
+/* A job's time limit of limit_s seconds as the federation counts it: the
+ * limit, or POL_FED_HORIZON_S for none (<= 0: unlimited) and for one
+ * beyond the horizon (agorad's survey, agora-sim's, the hold's cap). */
+int64_t pol_fed_limit_s(int64_t limit_s);
+
 /* A running job as the estimate sees it: its GPUs and the end of its
  * time limit (a job without a limit: now + POL_FED_HORIZON_S). */
 typedef struct pol_fed_busy {

@@ -200,10 +200,9 @@ static int survey_usage(List l, ad_usage_t **out, bool *seen, bool *hidden)
 /* A job's time limit in s; unlimited (or unset) as the horizon. */
 int64_t ad_limit_s(uint32_t minutes)
 {
-	if (minutes == INFINITE || minutes == NO_VAL || !minutes ||
-	    (int64_t) minutes * 60 > POL_FED_HORIZON_S)
+	if (minutes == INFINITE || minutes == NO_VAL)
 		return POL_FED_HORIZON_S;
-	return (int64_t) minutes * 60;
+	return pol_fed_limit_s((int64_t) minutes * 60);
 }
 
 pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j)

@@ -122,17 +122,12 @@ static int fed_prof_split(fed_prof_t *p, int64_t t)
 	return lo;
 }
 
-/* g GPUs taken (g < 0: given back) on [s, s + len).  strict: -1/EPROTO
- * if that overcommits (the clusters' schedule); else a plan that may
- * overcommit: what will-run believes under --limits, where a job that ran
- * past its limit still holds its GPUs. */
-static int fed_prof_add(fed_prof_t *p, int64_t s, int64_t len, int g,
-			bool strict)
+/* g GPUs taken on [s, s + len) of the cluster's schedule: -1/EPROTO if
+ * that overcommits */
+static int fed_prof_reserve(fed_prof_t *p, int64_t s, int64_t len, int g)
 {
 	int a, b, k;
 
-	if (len <= 0 && !strict)
-		return 0;
 	if (fed_prof_split(p, s) < 0)
 		return -1;
 	b = fed_prof_split(p, s + len);
@@ -141,17 +136,12 @@ static int fed_prof_add(fed_prof_t *p, int64_t s, int64_t len, int g,
 		return -1;
 	for (k = a; k < b; k++) {
 		p->free[k] -= g;
-		if (strict && p->free[k] < 0) { /* never more than exist */
+		if (p->free[k] < 0) { /* never more than exist */
 			errno = EPROTO;
 			return -1;
 		}
 	}
 	return 0;
-}
-
-static int fed_prof_reserve(fed_prof_t *p, int64_t s, int64_t len, int g)
-{
-	return fed_prof_add(p, s, len, g, true);
 }
 
 /* ---- one dispatcher's run ------------------------------------------------ */
@@ -374,13 +364,6 @@ static int fed_pick(fed_state_t *st, const fed_job_t *j, int64_t now)
 	}
 }
 
-/* a time limit as agorad's survey counts it (unlimited: the horizon) */
-static int64_t fed_limit_s(int64_t limit)
-{
-	return limit > 0 && limit < POL_FED_HORIZON_S ? limit
-						      : POL_FED_HORIZON_S;
-}
-
 /*
  * --limits: what agorad's survey of each cluster reads at now (its
  * pol_fed_cluster_load_t): the GPUs free, the running jobs with the ends
@@ -411,7 +394,7 @@ static void fed_loads(const fed_state_t *st, int64_t now, pol_fed_busy_t *busy,
 		const fed_end_t *e = &st->heap[k];
 		const fed_job_t *j = &st->sc->jobs[e->job];
 		pol_fed_cluster_load_t *lc = &l[e->c];
-		int64_t lim = fed_limit_s(j->limit);
+		int64_t lim = pol_fed_limit_s(j->limit);
 
 		if (lim > lc->max_limit_s)
 			lc->max_limit_s = lim;

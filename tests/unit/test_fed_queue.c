@@ -254,6 +254,18 @@ static void test_hold_of_limit(void **state)
 	assert_int_equal(pol_fed_hold_of_limit(-60), 0);
 }
 
+/* a time limit as the federation counts it: the horizon for none */
+static void test_limit_s(void **state)
+{
+	(void) state;
+	assert_int_equal(pol_fed_limit_s(3600), 3600);
+	assert_int_equal(pol_fed_limit_s(POL_FED_HORIZON_S - 1),
+			 POL_FED_HORIZON_S - 1);
+	assert_int_equal(pol_fed_limit_s(30 * 86400), POL_FED_HORIZON_S);
+	assert_int_equal(pol_fed_limit_s(0), POL_FED_HORIZON_S);
+	assert_int_equal(pol_fed_limit_s(-60), POL_FED_HORIZON_S);
+}
+
 /* the hold from a history: the recent mean, capped by the limit */
 static void test_hold_of_history(void **state)
 {
@@ -321,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_queue_crossover),
 		cmocka_unit_test(test_queue_per_gpu),
 		cmocka_unit_test(test_hold_of_limit),
+		cmocka_unit_test(test_limit_s),
 		cmocka_unit_test(test_hold_of_history),
 		cmocka_unit_test(test_agorad_inputs_why),
 	};
