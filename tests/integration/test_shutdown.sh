@@ -77,11 +77,11 @@ fi
 # The calls are made by hand, not with gdb's "call": on a host whose CPUs
 # have AMX (Sapphire Rapids, CI's machine since 7 December) Debian 12's
 # gdb 13.1 cannot restore the extended state after an inferior call
-# ("Couldn't write extended state status: Bad address").  By hand, gdb
-# writes only general registers and memory: a return address on a fresh
-# 16-byte aligned stack below the red zone (the breakpoint's own address,
-# so the return stops there again), the arguments, and the function as
-# the pc.  The caller-saved registers are restored after the two calls;
+# ("Couldn't write extended state status: Bad address").  By hand
+# (agora_call FUNCTION ARG1 ARG2), gdb writes only general registers and
+# memory: a return address on a fresh 16-byte aligned stack below the red
+# zone (the breakpoint's own address, so the return stops there again),
+# the arguments, and the function as the pc.  The caller-saved registers are restored after the two calls;
 # no vector register is live at that point (shutdown_state_save takes no
 # argument).  x86-64 only.
 cat >"$IN/gdb.cmd" <<EOT
@@ -108,19 +108,18 @@ set \$o_r9 = \$r9
 set \$o_r10 = \$r10
 set \$o_r11 = \$r11
 set \$nsp = ((\$o_rsp - 1024) & ~15) - 8
+define agora_call
 set *(unsigned long *) \$nsp = \$o_rip
-set \$rdi = $job
+set \$rdi = \$arg1
+set \$rsi = \$arg2
 set \$rsp = \$nsp
-set \$rip = \$fjr
+set \$rip = \$arg0
 continue
+end
+agora_call \$fjr $job 0
 printf "AGORA-FOUND %p\n", (void *) \$rax
 set \$jp = \$rax
-set *(unsigned long *) \$nsp = \$o_rip
-set \$rdi = 0
-set \$rsi = \$jp
-set \$rsp = \$nsp
-set \$rip = \$pps
-continue
+agora_call \$pps 0 \$jp
 print (unsigned int) \$rax
 printf "AGORA-CALLED\n"
 set \$rsp = \$o_rsp
