@@ -201,11 +201,12 @@ bool pol_fed_start_plausible(const pol_fed_cluster_load_t *l, int gpus,
 
 /* The start the auction uses for will-run answer start: it, or (src
  * START_ESTIMATE) the estimate when it cannot be true: too late (above),
- * or, without preempting (n_preempt 0), earlier than the estimate while
- * jobs are queued there: "now" while the GPUs free now, less the queued
- * ones, do not suffice, or a later start that puts the job ahead of the
- * queued ones (will-run ignores pending jobs, those agorad pinned here a
- * round ago among them).  *src gets which.  Either
+ * or, without preempting (n_preempt 0), earlier than the estimate, which
+ * puts the jobs queued there first ("now" while the GPUs free now, less
+ * the queued ones, do not suffice, or a later start ahead of the queued
+ * ones: will-run ignores pending jobs, those agorad pinned here a round
+ * ago among them; an answer within POL_FED_NOW_SLACK_S is "now").  *src
+ * gets which.  Either
  * is capped at now + POL_FED_HORIZON_S: beyond the horizon that job
  * limits are capped at, starts are not told apart (a cluster full of
  * jobs without --time bids "a week", not two). */

@@ -84,30 +84,27 @@ bool pol_fed_start_plausible(const pol_fed_cluster_load_t *l, int gpus,
 static int64_t start_choose(const pol_fed_cluster_load_t *l, int gpus,
 			    int64_t start, int n_preempt, int64_t now, int *src)
 {
-	int64_t est;
+	int64_t est, asked;
 
 	*src = POL_FED_START_WILL_RUN;
 	if (!l)
 		return start;
 	est = pol_fed_start_estimate(l, gpus, now);
-	/* "now" (slurmctld answers at its own clock, a second or two after
-	 * the round's: POL_FED_NOW_SLACK_S) while the jobs queued there take
-	 * the free GPUs first: too early */
-	if (start <= now + POL_FED_NOW_SLACK_S && n_preempt <= 0 &&
-	    est > now + POL_FED_NOW_SLACK_S && est != INT64_MAX) {
-		*src = POL_FED_START_ESTIMATE;
-		return est;
-	}
-	/* later than now, but still before the jobs pending there: will-run
-	 * plans on the running jobs alone (select/cons_tres's will-run test
-	 * holds them to their limits and ignores the pending ones), so its
-	 * answer puts this job ahead of the whole queue; the estimate puts
-	 * the queue first.  Without this rule agora-sim's federation, with
+	/* too early: will-run plans on the running jobs alone (select/
+	 * cons_tres's will-run test holds them to their limits and ignores
+	 * the pending ones, those agorad pinned here a round ago among
+	 * them), so an answer before the estimate puts this job ahead of the
+	 * jobs queued there: "now" while they take the free GPUs first, or a
+	 * later start ahead of the whole queue (agora-sim's federation, on
 	 * time limits, sent the small jobs of a round to the cluster whose
-	 * running jobs ended first, however long its queue (doc/
-	 * evaluation.md, "Federation: what agorad's bids know") */
-	if (n_preempt <= 0 && l->gpus_queued > 0 && est != INT64_MAX &&
-	    est > start) {
+	 * running jobs ended first, however long its queue: doc/
+	 * evaluation.md, "Federation: what agorad's bids know").  "Now" is
+	 * within POL_FED_NOW_SLACK_S: slurmctld answers at its own clock, a
+	 * second or two after the round's.  A plan that preempts may be
+	 * true. */
+	asked = start <= now + POL_FED_NOW_SLACK_S ? now + POL_FED_NOW_SLACK_S
+						   : start;
+	if (n_preempt <= 0 && est != INT64_MAX && est > asked) {
 		*src = POL_FED_START_ESTIMATE;
 		return est;
 	}
