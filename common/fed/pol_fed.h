@@ -174,9 +174,12 @@ typedef struct pol_fed_cluster_load {
  * agorad's own start estimate for a job of gpus GPUs: the earliest time at
  * which the free GPUs now (less the queued ones) plus those of running
  * jobs at the ends of their limits reach gpus (now if they do already).
- * When the queued jobs keep them short even then: the last running job's
- * end plus the queued work spread over the cluster's GPUs (the demo saw
- * Slurm answer +1e9 s there, and an estimate of "never" let that stand).
+ * When the queued jobs keep them short even then (a deep queue: the job
+ * waits for queued jobs to end, at run times nobody knows): now +
+ * POL_FED_HORIZON_S, the same for every such cluster, so that the
+ * auction's queue term chooses among them (with no queued work known:
+ * the last running job's end; the demo saw Slurm answer +1e9 s there, and
+ * an estimate of "never" let that stand).
  * INT64_MAX only when the job asks more GPUs than the cluster has.
  * Ignores node boundaries.
  */

@@ -43,17 +43,24 @@ int64_t pol_fed_start_estimate(const pol_fed_cluster_load_t *l, int gpus,
 		free(b);
 	}
 	if (t == INT64_MAX) {
-		/* the queued jobs need the GPUs the running ones free: after
-		 * the last running job's end, the work queued ahead spread
-		 * over the cluster's GPUs (a queue of GPUs but no work known:
-		 * that end) */
-		double ahead = l->queued_gpu_s > 0
-				       ? l->queued_gpu_s / l->gpus_total
-				       : 0.0;
-
-		if (ahead > 100.0 * POL_FED_HORIZON_S)
-			ahead = 100.0 * POL_FED_HORIZON_S;
-		t = (last > now ? last : now) + (int64_t) ahead;
+		/* A deep queue: the queued jobs need more GPUs than every
+		 * running job frees, so this job starts only after queued
+		 * jobs end, at run times and in an order nobody here knows.
+		 * Not estimated: the horizon, the same for every such
+		 * cluster, so that a cluster whose running jobs free the GPUs
+		 * wins over them and among them the auction's queue term
+		 * (jobs queued per GPU) chooses.  "The last running job's end
+		 * plus the queued work over the cluster's GPUs" made one
+		 * multi-day limit set a cluster's bid and sent a round's jobs
+		 * elsewhere up to 8.1x that cluster's supply; the queued work
+		 * poured into the GPUs as they come free sent more jobs to
+		 * deep queues and lost more (doc/evaluation.md, "A deep
+		 * queue's start").  A queue of GPUs but no work known (pins
+		 * without a limit): the last running job's end. */
+		if (l->queued_gpu_s > 0)
+			t = now + POL_FED_HORIZON_S;
+		else
+			t = last > now ? last : now;
 	}
 	return t;
 }

@@ -770,17 +770,50 @@ static void test_start_estimate(void **state)
 	assert_true(pol_fed_start_plausible(&l, 8, NOW + 86400, NOW));
 	assert_false(pol_fed_start_plausible(&l, 8, NOW + 503316420, NOW));
 	/* queued GPUs beyond what every running job frees (the demo: 16
-	 * free, 48 queued, 48 running): after the last end plus the queued
-	 * work, not "never", so Slurm's +1e9 s answer is replaced */
+	 * free, 48 queued, 48 running): a deep queue bids the horizon, not
+	 * "never", so Slurm's +1e9 s answer is replaced, and so is an
+	 * earlier answer that ignores the queue */
 	l.max_limit_s = 3600;
 	l.gpus_queued = 80;
 	l.queued_gpu_s = 64.0 * 7200;
-	assert_int_equal(pol_fed_start_estimate(&l, 8, NOW), NOW + 3600 + 7200);
+	assert_int_equal(pol_fed_start_estimate(&l, 8, NOW),
+			 NOW + POL_FED_HORIZON_S);
 	assert_false(pol_fed_start_plausible(&l, 8, NOW + 1000000000, NOW));
 	assert_int_equal(
 		pol_fed_start_choose(&l, 8, NOW + 1000000000, 0, NOW, &src),
-		NOW + 3600 + 7200);
+		NOW + POL_FED_HORIZON_S);
 	assert_int_equal(src, POL_FED_START_ESTIMATE);
+	assert_int_equal(pol_fed_start_choose(&l, 8, NOW + 3600, 0, NOW, &src),
+			 NOW + POL_FED_HORIZON_S);
+	assert_int_equal(src, POL_FED_START_ESTIMATE);
+	{
+		/* one running job of a five-day limit: the deep queue's bid
+		 * does not depend on it (it was +5 days + the queue's work
+		 * over the GPUs, +438,300 s, below the horizon while a
+		 * cluster without it bid the horizon: the sparse window's
+		 * worst seed, doc/evaluation.md "A deep queue's start") */
+		pol_fed_busy_t lng[2] = { { NOW + 5 * 86400, 8 },
+					  { NOW + 600, 56 } };
+		pol_fed_cluster_load_t d = { .gpus_total = 64,
+					     .busy = lng,
+					     .n_busy = 2,
+					     .gpus_queued = 100,
+					     .queued_gpu_s = 56.0 * 7200,
+					     .max_limit_s = 5 * 86400 };
+
+		assert_int_equal(pol_fed_start_estimate(&d, 8, NOW),
+				 NOW + POL_FED_HORIZON_S);
+		/* no work known for the queue (pins without a limit): the
+		 * last running job's end */
+		d.queued_gpu_s = 0;
+		assert_int_equal(pol_fed_start_estimate(&d, 8, NOW),
+				 NOW + 5 * 86400);
+		/* not deep (the jobs ending at +600 s free the queue's 40
+		 * GPUs and the job's 8): that end */
+		d.gpus_queued = 40;
+		d.queued_gpu_s = 40.0 * 7200;
+		assert_int_equal(pol_fed_start_estimate(&d, 8, NOW), NOW + 600);
+	}
 	/* a bid starts at most a week out: queued work of two weeks */
 	l.queued_gpu_s = 64.0 * 14 * 86400;
 	assert_int_equal(
@@ -788,9 +821,10 @@ static void test_start_estimate(void **state)
 		NOW + POL_FED_HORIZON_S);
 	assert_int_equal(src, POL_FED_START_ESTIMATE);
 	l.queued_gpu_s = 64.0 * 7200;
-	/* no running job and no free GPU (all queued): the queue's work */
+	/* no running job and the queue beyond the free GPUs: deep too */
 	l.n_busy = 0;
-	assert_int_equal(pol_fed_start_estimate(&l, 8, NOW), NOW + 7200);
+	assert_int_equal(pol_fed_start_estimate(&l, 8, NOW),
+			 NOW + POL_FED_HORIZON_S);
 	l.n_busy = 6;
 	l.gpus_queued = 0;
 	l.queued_gpu_s = 0;

@@ -420,10 +420,10 @@ static void test_auction_transit(void **state)
  * clusters of 64 GPUs, each busy with 64 one-GPU jobs ending at +100 s and
  * 100 more one-GPU jobs of 120 s behind them: on a the survey shows the
  * 100 queued, on b they are pins whose copies are still on their way.
- * Both must get the same start estimate, +100 s + 100 x 120 / 64 = +287 s
- * (without their work b's was +100 s: a round sent its whole overflow
- * there, 24.11's bench of 6 December).  Limits unknown (0) count in the
- * queue but add no work.
+ * Both must get the same start estimate: a deep queue's, the horizon
+ * (without their work b's was +100 s, the running jobs' end: a round sent
+ * its whole overflow there, 24.11's bench of 6 December).  Limits unknown
+ * (0) count in the queue but add no work.
  */
 static void test_inflight_load(void **state)
 {
@@ -459,8 +459,10 @@ static void test_inflight_load(void **state)
 	assert_int_equal(b.jobs_queued, 100);
 	assert_true(b.queued_gpu_s == 12000.0);
 	assert_int_equal(b.max_limit_s, 120);
-	assert_int_equal(pol_fed_start_estimate(&a, 1, NOW), NOW + 287);
-	assert_int_equal(pol_fed_start_estimate(&b, 1, NOW), NOW + 287);
+	assert_int_equal(pol_fed_start_estimate(&a, 1, NOW),
+			 NOW + POL_FED_HORIZON_S);
+	assert_int_equal(pol_fed_start_estimate(&b, 1, NOW),
+			 NOW + POL_FED_HORIZON_S);
 	/* a load of its own keeps its longer limit; an unknown limit adds a
 	 * job and its GPUs, no work */
 	b.max_limit_s = 600;
