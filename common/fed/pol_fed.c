@@ -221,13 +221,17 @@ static void fed_why(const pol_fed_catalog_t *cat, const pol_fed_job_t *j, int c,
 	}
 	if (p->start_src == POL_FED_START_WILL_RUN)
 		fed_cat(why, len, ", start: will-run");
-	else if (p->start_src == POL_FED_START_ESTIMATE) {
-		char est[96];
+	else if (p->start_src == POL_FED_START_ESTIMATE ||
+		 p->start_src == POL_FED_START_DEEP) {
+		char est[160];
 
 		snprintf(est, sizeof(est),
-			 ", start: agorad's estimate (will-run said +%.0fs)",
-			 p->will_run > p->start ? (double) (p->will_run - now)
-						: 0.0);
+			 ", start: agorad's estimate (will-run said +%.0fs%s)",
+			 p->will_run > now ? (double) (p->will_run - now) : 0.0,
+			 p->start_src == POL_FED_START_DEEP
+				 ? "; a deep queue, more GPUs queued than its "
+				   "running jobs free: the horizon, a week"
+				 : "");
 		fed_cat(why, len, est);
 	}
 }

@@ -115,7 +115,8 @@ typedef struct pol_fed_plan {
 	double team_credit;   /* the team's credit fraction, credit/quota in
 			       [-1, 1] (one federation-wide ledger) */
 	int start_src;        /* where start came from (pol_fed_start_src_t) */
-	int64_t will_run;     /* START_ESTIMATE: what will-run said, s */
+	int64_t will_run;     /* START_ESTIMATE, START_DEEP: what will-run
+				 said, s */
 	double queue_per_gpu; /* jobs waiting on the cluster for GPUs, per
 				 GPU of the cluster (0: none or unknown) */
 	double transit_s;     /* s until the job's copy, pinned now, would
@@ -137,6 +138,8 @@ typedef enum pol_fed_start_src {
 	POL_FED_START_WILL_RUN,   /* Slurm's will-run answer */
 	POL_FED_START_ESTIMATE,   /* will-run's answer could not be true:
 				     pol_fed_start_estimate's instead */
+	POL_FED_START_DEEP,       /* the same, on a deep queue: the
+				     estimate is the horizon */
 } pol_fed_start_src_t;
 
 /* A horizon for time limits Slurm does not bound (UNLIMITED): a week. */
@@ -209,7 +212,7 @@ bool pol_fed_start_plausible(const pol_fed_cluster_load_t *l, int gpus,
  * the queued ones, do not suffice, or a later start ahead of the queued
  * ones: will-run ignores pending jobs, those agorad pinned here a round
  * ago among them; an answer within POL_FED_NOW_SLACK_S is "now").  *src
- * gets which.  Either
+ * gets which (START_DEEP: the estimate, a deep queue's horizon).  Either
  * is capped at now + POL_FED_HORIZON_S: beyond the horizon that job
  * limits are capped at, starts are not told apart (a cluster full of
  * jobs without --time bids "a week", not two). */

@@ -2,6 +2,7 @@
  * pol_fed_start.c - start times that cannot be true, and agorad's own
  * estimate in their place (pol_fed.h).
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -14,8 +15,9 @@ static int busy_by_end(const void *a, const void *b)
 	return (x->end > y->end) - (x->end < y->end);
 }
 
-int64_t pol_fed_start_estimate(const pol_fed_cluster_load_t *l, int gpus,
-			       int64_t now)
+/* pol_fed_start_estimate; *deep: whether it is a deep queue's horizon */
+static int64_t estimate(const pol_fed_cluster_load_t *l, int gpus, int64_t now,
+			bool *deep)
 {
 	pol_fed_busy_t *b;
 	int64_t t = INT64_MAX, last = now;
@@ -57,12 +59,22 @@ int64_t pol_fed_start_estimate(const pol_fed_cluster_load_t *l, int gpus,
 		 * deep queues and lost more (doc/evaluation.md, "A deep
 		 * queue's start").  A queue of GPUs but no work known (pins
 		 * without a limit): the last running job's end. */
-		if (l->queued_gpu_s > 0)
+		if (l->queued_gpu_s > 0) {
 			t = now + POL_FED_HORIZON_S;
-		else
+			*deep = true;
+		} else {
 			t = last > now ? last : now;
+		}
 	}
 	return t;
+}
+
+int64_t pol_fed_start_estimate(const pol_fed_cluster_load_t *l, int gpus,
+			       int64_t now)
+{
+	bool deep = false;
+
+	return estimate(l, gpus, now, &deep);
 }
 
 bool pol_fed_start_plausible(const pol_fed_cluster_load_t *l, int gpus,
@@ -93,10 +105,12 @@ static int64_t start_choose(const pol_fed_cluster_load_t *l, int gpus,
 {
 	int64_t est, asked;
 
+	bool deep = false;
+
 	*src = POL_FED_START_WILL_RUN;
 	if (!l)
 		return start;
-	est = pol_fed_start_estimate(l, gpus, now);
+	est = estimate(l, gpus, now, &deep);
 	/* too early: will-run plans on the running jobs alone (select/
 	 * cons_tres's will-run test holds them to their limits and ignores
 	 * the pending ones, those agorad pinned here a round ago among
@@ -112,13 +126,15 @@ static int64_t start_choose(const pol_fed_cluster_load_t *l, int gpus,
 	asked = start <= now + POL_FED_NOW_SLACK_S ? now + POL_FED_NOW_SLACK_S
 						   : start;
 	if (n_preempt <= 0 && est != INT64_MAX && est > asked) {
-		*src = POL_FED_START_ESTIMATE;
+		*src = deep ? POL_FED_START_DEEP : POL_FED_START_ESTIMATE;
 		return est;
 	}
 	if (pol_fed_start_plausible(l, gpus, start, now))
 		return start;
-	*src = POL_FED_START_ESTIMATE;
-	return est == INT64_MAX ? start : est;
+	if (est == INT64_MAX)
+		return start;
+	*src = deep ? POL_FED_START_DEEP : POL_FED_START_ESTIMATE;
+	return est;
 }
 
 /* A start is told apart from "later" up to the horizon only (job limits

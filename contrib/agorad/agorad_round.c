@@ -350,7 +350,8 @@ static void plan_take(ad_round_t *r, int c, const ad_plan_msg_t *m,
 		p->start = pol_fed_start_choose(
 			&r->clusters[c].load, r->jobs[m->idx].gpus, p->start,
 			m->n_preempt, now, &p->start_src);
-		if (p->start_src == POL_FED_START_ESTIMATE)
+		if (p->start_src == POL_FED_START_ESTIMATE ||
+		    p->start_src == POL_FED_START_DEEP)
 			ad_verbose(
 				"JobId=%u on %s: will-run said start +%lld s, which cannot be true (free GPUs, limits); agorad's estimate +%lld s",
 				r->jobs[m->idx].job_id, r->clusters[c].name,

@@ -782,10 +782,24 @@ static void test_start_estimate(void **state)
 	assert_int_equal(
 		pol_fed_start_choose(&l, 8, NOW + 1000000000, 0, NOW, &src),
 		NOW + POL_FED_HORIZON_S);
-	assert_int_equal(src, POL_FED_START_ESTIMATE);
+	assert_int_equal(src, POL_FED_START_DEEP);
 	assert_int_equal(pol_fed_start_choose(&l, 8, NOW + 3600, 0, NOW, &src),
 			 NOW + POL_FED_HORIZON_S);
-	assert_int_equal(src, POL_FED_START_ESTIMATE);
+	assert_int_equal(src, POL_FED_START_DEEP);
+	{
+		/* and the bid says why it reads a week */
+		pol_fed_plan_t dp = { .valid = true,
+				      .locality = 0,
+				      .start_src = src,
+				      .start = NOW + POL_FED_HORIZON_S,
+				      .will_run = NOW + 3600 };
+
+		(void) pol_fed_cost(NULL, NULL, &j, 0, &dp, NOW, why,
+				    sizeof(why));
+		assert_non_null(strstr(why, "start +604800s"));
+		assert_non_null(strstr(why, "will-run said +3600s; a deep "
+					    "queue"));
+	}
 	{
 		/* one running job of a five-day limit: the deep queue's bid
 		 * does not depend on it (it was +5 days + the queue's work
@@ -819,7 +833,7 @@ static void test_start_estimate(void **state)
 	assert_int_equal(
 		pol_fed_start_choose(&l, 8, NOW + 1000000000, 0, NOW, &src),
 		NOW + POL_FED_HORIZON_S);
-	assert_int_equal(src, POL_FED_START_ESTIMATE);
+	assert_int_equal(src, POL_FED_START_DEEP);
 	l.queued_gpu_s = 64.0 * 7200;
 	/* no running job and the queue beyond the free GPUs: deep too */
 	l.n_busy = 0;
