@@ -147,7 +147,12 @@ static double fed_terms(const pol_fed_weights_t *w,
 }
 
 /* The start of plan p when the job's copy arrives after transit_s plus
- * ahead copies won earlier in the round: the later of the two. */
+ * ahead copies won earlier in the round: the later of the two.  On a
+ * deep queue (POL_FED_START_DEEP: the start is the horizon, not a time)
+ * the copy joins the queue when it arrives, so its wait there counts
+ * from then: the horizon plus the transit.  Without it a deep remote
+ * cluster tied with a deep origin whatever its copies' delay (22.05
+ * forwards them one a second). */
 static int64_t fed_arrival_start(const pol_fed_plan_t *p, int64_t start,
 				 int ahead, int64_t now)
 {
@@ -156,7 +161,11 @@ static int64_t fed_arrival_start(const pol_fed_plan_t *p, int64_t start,
 					      0.0);
 	int64_t at = now + (int64_t) ceil(transit);
 
-	return transit > 0.0 && at > start ? at : start;
+	if (transit <= 0.0)
+		return start;
+	if (p->start_src == POL_FED_START_DEEP)
+		return start + (int64_t) ceil(transit);
+	return at > start ? at : start;
 }
 
 static bool fed_usable(const pol_fed_catalog_t *cat, const pol_fed_job_t *j,

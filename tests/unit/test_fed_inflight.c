@@ -413,6 +413,32 @@ static void test_auction_transit(void **state)
 			 0);
 	for (int i = 0; i < NJ; i++)
 		assert_int_equal(out[i].cluster, 0);
+
+	/* Both deep queues (the horizon on both, no free GPU): the copies'
+	 * delay still counts, from the horizon on, so c1 wins every job
+	 * even at equal queues; without it the tie went to c1 only until
+	 * the round's own queue made c2 the cheaper */
+	for (int i = 0; i < NJ; i++)
+		for (int c = 0; c < 2; c++) {
+			pol_fed_plan_t *p = &plans[i * 2 + c];
+
+			p->start = NOW + POL_FED_HORIZON_S;
+			p->start_src = POL_FED_START_DEEP;
+			p->queue_per_gpu = 1.0;
+			p->gpus_total = 8;
+			p->transit_s = c == 1 ? 600 : 0;
+			p->transit_per_job = c == 1 ? 1 : 0;
+		}
+	for (int i = 0; i < NJ; i++)
+		jobs[i].hold_s = 60;
+	assert_int_equal(
+		pol_fed_auction(&w, &cat, jobs, NJ, plans, 2, NULL, NOW, out),
+		0);
+	memset(won, 0, sizeof(won));
+	for (int i = 0; i < NJ; i++)
+		won[out[i].cluster]++;
+	assert_int_equal(won[0], NJ);
+	assert_non_null(strstr(out[0].why, "a deep queue"));
 }
 
 /*
