@@ -104,7 +104,6 @@ static int64_t start_choose(const pol_fed_cluster_load_t *l, int gpus,
 			    int64_t start, int n_preempt, int64_t now, int *src)
 {
 	int64_t est, asked;
-
 	bool deep = false;
 
 	*src = POL_FED_START_WILL_RUN;
