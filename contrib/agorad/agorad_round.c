@@ -353,10 +353,13 @@ static void plan_take(ad_round_t *r, int c, const ad_plan_msg_t *m,
 		if (p->start_src == POL_FED_START_ESTIMATE ||
 		    p->start_src == POL_FED_START_DEEP)
 			ad_verbose(
-				"JobId=%u on %s: will-run said start +%lld s, which cannot be true (free GPUs, limits); agorad's estimate +%lld s",
+				"JobId=%u on %s: will-run said start +%lld s, which cannot be true (free GPUs, queued jobs, limits); agorad's estimate +%lld s%s",
 				r->jobs[m->idx].job_id, r->clusters[c].name,
 				(long long) (p->will_run - now),
-				(long long) (p->start - now));
+				(long long) (p->start - now),
+				p->start_src == POL_FED_START_DEEP
+					? " (a deep queue: the horizon)"
+					: "");
 	}
 	p->n_preempt = m->n_preempt;
 	/* the select wrapper's placer on the planned nodes (-1: unknown,
