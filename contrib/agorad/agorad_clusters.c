@@ -112,6 +112,9 @@ int refresh_clusters(ad_round_t *r)
 				 * changes */
 				memcpy(c->usage_src, old[o].usage_src,
 				       sizeof(c->usage_src));
+				memcpy(c->save_dir, old[o].save_dir,
+				       sizeof(c->save_dir));
+				c->save_dir_at = old[o].save_dir_at;
 				old[o].name[0] = '\0'; /* taken */
 			}
 	}

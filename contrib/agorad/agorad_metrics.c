@@ -283,25 +283,35 @@ static int cmp_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static void gpus_part(agora_prom_t *p)
+/* The running jobs' GPUs per account and cluster, as last read: a read
+ * of the whole federation's job list (squeue --federation's call, which
+ * slurmctld fans out to every sibling) at most every
+ * AD_METRICS_JOBS_EVERY_S.  Read after every turn of the loop it cost
+ * the next round up to 2 s during a burst (the siblings busy with the
+ * copies arriving: doc/evaluation.md, "A metric on the round's path"). */
+#define AD_METRICS_JOBS_EVERY_S 15.0
+
+static struct {
+	ad_run_t *rows; /* one per account and cluster, GPUs summed */
+	size_t n;
+	bool read; /* the last read answered */
+	double at; /* when it was read (0: never) */
+} R;
+
+static void running_read(double now)
 {
 	job_info_msg_t *m = NULL;
 	ad_run_t *r;
-	size_t n = 0, k = 0;
+	size_t n = 0, k = 0, out = 0;
 
+	R.at = now;
 	if (slurm_load_jobs((time_t) 0, &m, SHOW_ALL | SHOW_FEDERATION)) {
-		agora_prom_one(
-			p, "agora_running_jobs_read", "gauge",
-			"1 if the job list behind agora_account_running_gpus was read",
-			0);
+		R.read = false;
 		return;
 	}
-	agora_prom_one(
-		p, "agora_running_jobs_read", "gauge",
-		"1 if the job list behind agora_account_running_gpus was read",
-		1);
 	if (!(r = calloc(m->record_count + 1, sizeof(*r)))) {
 		slurm_free_job_info_msg(m);
+		R.read = false;
 		return;
 	}
 	for (uint32_t i = 0; i < m->record_count; i++) {
@@ -322,9 +332,6 @@ static void gpus_part(agora_prom_t *p)
 		n++;
 	}
 	slurm_free_job_info_msg(m);
-	agora_prom_family(
-		p, "agora_account_running_gpus", "gauge",
-		"GPUs allocated to the account's running jobs, by cluster");
 	/* a federated job may show in more than one record */
 	qsort(r, n, sizeof(*r), cmp_id);
 	for (size_t i = 0; i < n; i++)
@@ -333,18 +340,40 @@ static void gpus_part(agora_prom_t *p)
 	qsort(r, k, sizeof(*r), cmp_run);
 	for (size_t i = 0; i < k;) {
 		size_t e = i;
-		double g = 0;
+		int g = 0;
 
 		while (e < k && !strcmp(r[e].account, r[i].account) &&
 		       !strcmp(r[e].cluster, r[i].cluster))
 			g += r[e++].gpus;
-		agora_prom_sample(p, "agora_account_running_gpus",
-				  (const char *[]){ "account", r[i].account,
-						    "cluster", r[i].cluster },
-				  2, g);
+		r[out] = r[i];
+		r[out++].gpus = g;
 		i = e;
 	}
-	free(r);
+	free(R.rows);
+	R.rows = r;
+	R.n = out;
+	R.read = true;
+}
+
+static void gpus_part(agora_prom_t *p, double now)
+{
+	if (R.at <= 0 || now < R.at || now - R.at >= AD_METRICS_JOBS_EVERY_S)
+		running_read(now);
+	agora_prom_one(
+		p, "agora_running_jobs_read", "gauge",
+		"1 if the job list behind agora_account_running_gpus was read",
+		R.read);
+	if (!R.read)
+		return;
+	agora_prom_family(
+		p, "agora_account_running_gpus", "gauge",
+		"GPUs allocated to the account's running jobs, by cluster");
+	for (size_t i = 0; i < R.n; i++)
+		agora_prom_sample(
+			p, "agora_account_running_gpus",
+			(const char *[]){ "account", R.rows[i].account,
+					  "cluster", R.rows[i].cluster },
+			2, R.rows[i].gpus);
 }
 
 /* slurmctld's view, where agorad can read it (the controller). */
@@ -451,7 +480,7 @@ void ad_metrics_update(const char *state_path, const ad_stats_t *st,
 	/* X.prom: agorad's own part (agoractl metrics adds the view it
 	 * reads from slurmctld); /metrics: both */
 	view_part(&q, now);
-	gpus_part(&q);
+	gpus_part(&q, now);
 	if (!(text = agora_prom_text(&p)) || !(vtext = agora_prom_text(&q))) {
 		ad_error("metrics: %s", p.failed ? p.err : q.err);
 		agora_prom_free(&p);
@@ -638,4 +667,6 @@ void ad_metrics_fini(void)
 	pthread_mutex_unlock(&text_lock);
 	free(M.view_path);
 	M.view_path = NULL;
+	free(R.rows);
+	memset(&R, 0, sizeof(R));
 }

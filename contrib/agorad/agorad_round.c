@@ -324,6 +324,12 @@ static int round_survey(ad_round_t *r, ad_stats_t *st, volatile int *stop)
 			cl->survey_len = len[c];
 			memcpy(&h, out[c], sizeof(h));
 			cl->jobs_update = (time_t) h.jobs_update;
+			if (h.conf_read) {
+				h.save_dir[sizeof(h.save_dir) - 1] = '\0';
+				scopy(cl->save_dir, h.save_dir,
+				      sizeof(cl->save_dir));
+				cl->save_dir_at = now;
+			}
 			continue;
 		}
 		free(cl->survey);

@@ -43,6 +43,12 @@
 #define AD_MAX_CLUSTERS  64
 #define AD_CHILD_LIMIT_S 30
 #define AD_STOP_GRACE_S  5 /* SIGTERM to SIGKILL of a child */
+/* a StateSaveLocation path at most (longer: the configuration is read
+ * every round, as before the cache) */
+#define AD_SAVE_DIR 1024
+/* the survey reads a cluster's configuration (for its StateSaveLocation)
+ * this often at most; a reconfigure that moves it is seen within this */
+#define AD_CONF_REREAD_S 60
 /* a pins child's processes at most, and the jobs that make one more
  * worth its fork (pol_fed_pin_workers); 8 rather than 4: p99 of a
  * 1,000-job burst 5.2-6.0 s against 6.4-7.4 s in four interleaved pairs
@@ -82,6 +88,12 @@ typedef struct ad_cluster {
 				asks nothing else (pol_fed_heartbeat_due) */
 	/* where the last survey read the usage per app ("none: why") */
 	char usage_src[256];
+	/* kept between rounds: its StateSaveLocation (the view file's
+	 * directory) from the last configuration read, and when ("" / 0:
+	 * none); the survey reads the configuration again after
+	 * AD_CONF_REREAD_S */
+	char save_dir[AD_SAVE_DIR];
+	time_t save_dir_at;
 	/* kept between rounds: skipped for a while after a timeout */
 	pol_fed_backoff_t backoff;
 } ad_cluster_t;
@@ -148,6 +160,9 @@ typedef struct {
 	int timed_out; /* !ok: slurmctld did not answer in time */
 	char err[128];
 	char usage_src[256]; /* agorad_usage.c: the file, or "none: why" */
+	int conf_read;       /* the configuration was read: save_dir is its
+				StateSaveLocation */
+	char save_dir[AD_SAVE_DIR];
 } ad_survey_hdr_t;
 
 typedef struct {

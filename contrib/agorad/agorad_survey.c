@@ -294,18 +294,90 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 	}
 }
 
+/* The usage per app of cluster c into *us, h->n_usage and h->usage_src:
+ * slurmctld's view file first (PrivateData hides the plugstack rows from
+ * every caller), then the rows (agorad_usage.c).  The view file's
+ * directory is the last configuration read's StateSaveLocation while
+ * that is under AD_CONF_REREAD_S old: during a burst a sibling busy
+ * taking the copies answered each read a second or more late, and the
+ * configuration was one of three reads per survey.  The configuration
+ * is read (h->conf_read) when none is kept, when it is old, and on
+ * 22.05 when the view file cannot be read (the rows are in it). */
+static void survey_usage_any(const ad_round_t *r, int c, ad_survey_hdr_t *h,
+			     ad_usage_t **us)
+{
+	const ad_cluster_t *cl = &r->clusters[c];
+	const char *me = cl->name;
+	time_t now = time(NULL);
+	slurm_conf_t *cf = NULL;
+	char view_why[160];
+
+	if (cl->save_dir[0] && now >= cl->save_dir_at &&
+	    now - cl->save_dir_at < AD_CONF_REREAD_S) {
+		if ((h->n_usage = usage_from_view(cl->save_dir, me, us,
+						  view_why,
+						  sizeof(view_why))) >= 0) {
+			snprintf(h->usage_src, sizeof(h->usage_src), "%s",
+				 view_why);
+			return;
+		}
+		h->n_usage = 0;
+#if !AGORA_HAVE_CTLD_PLUGSTACK
+		snprintf(h->usage_src, sizeof(h->usage_src), "none: %s",
+			 view_why);
+		return;
+#endif
+	}
+	if (slurm_load_ctl_conf(0, &cf)) {
+		snprintf(h->usage_src, sizeof(h->usage_src),
+			 "none: no configuration: %s",
+			 slurm_strerror(slurm_get_errno()));
+		return;
+	}
+	h->conf_read = 1;
+	if (cf->state_save_location &&
+	    strlen(cf->state_save_location) < sizeof(h->save_dir))
+		snprintf(h->save_dir, sizeof(h->save_dir), "%s",
+			 cf->state_save_location);
+	/* else none kept: read every round */
+	if ((h->n_usage = usage_from_view(cf->state_save_location, me, us,
+					  view_why, sizeof(view_why))) >= 0) {
+		snprintf(h->usage_src, sizeof(h->usage_src), "%s", view_why);
+	} else {
+		h->n_usage = 0;
+#if AGORA_HAVE_CTLD_PLUGSTACK
+		bool seen = false, hidden = false;
+
+		if (cf->slurmctld_plugstack_conf)
+			h->n_usage = survey_usage(cf->slurmctld_plugstack_conf,
+						  us, &seen, &hidden);
+		if (seen && !hidden)
+			snprintf(h->usage_src, sizeof(h->usage_src),
+				 "scontrol show config (%s)", view_why);
+		else
+			snprintf(h->usage_src, sizeof(h->usage_src),
+				 "none: %s; scontrol show config: %s", view_why,
+				 hidden ? "Credit rows hidden by PrivateData"
+					: "no slurmctld/agora");
+#else
+		/* 23.02+: no SlurmctldPlugstack, the view file only */
+		snprintf(h->usage_src, sizeof(h->usage_src), "none: %s",
+			 view_why);
+#endif
+	}
+	slurm_free_ctl_conf(cf);
+}
+
 void survey_child(const ad_round_t *r, int c, int fd)
 {
 	ad_survey_hdr_t h = { 0 };
 	job_info_msg_t *jm = NULL;
 	node_info_msg_t *nm = NULL;
-	slurm_conf_t *cf = NULL;
 	ad_job_t *mine = NULL;
 	pol_fed_busy_t *busy = NULL;
 	uint32_t *copies = NULL;
 	ad_usage_t *us = NULL;
 	const char *me = r->clusters[c].name;
-	char view_why[160];
 
 	/* the job table asked with the last full read's update time: when
 	 * no job changed, slurmctld packs none (20,000 queued jobs are a
@@ -382,42 +454,7 @@ void survey_child(const ad_round_t *r, int c, int fd)
 		if (usable && g > used)
 			h.gpus_free += g - used;
 	}
-	/* usage per app: the view file first (PrivateData hides the
-	 * plugstack rows from every caller), then the rows
-	 * (agorad_usage.c) */
-	if (slurm_load_ctl_conf(0, &cf)) {
-		cf = NULL;
-		snprintf(h.usage_src, sizeof(h.usage_src),
-			 "none: no configuration: %s",
-			 slurm_strerror(slurm_get_errno()));
-	} else if ((h.n_usage = usage_from_view(cf->state_save_location, me,
-						&us, view_why,
-						sizeof(view_why))) >= 0) {
-		snprintf(h.usage_src, sizeof(h.usage_src), "%s", view_why);
-	} else {
-		h.n_usage = 0;
-#if AGORA_HAVE_CTLD_PLUGSTACK
-		bool seen = false, hidden = false;
-
-		if (cf->slurmctld_plugstack_conf)
-			h.n_usage = survey_usage(cf->slurmctld_plugstack_conf,
-						 &us, &seen, &hidden);
-		if (seen && !hidden)
-			snprintf(h.usage_src, sizeof(h.usage_src),
-				 "scontrol show config (%s)", view_why);
-		else
-			snprintf(h.usage_src, sizeof(h.usage_src),
-				 "none: %s; scontrol show config: %s", view_why,
-				 hidden ? "Credit rows hidden by PrivateData"
-					: "no slurmctld/agora");
-#else
-		/* 23.02+: no SlurmctldPlugstack, the view file only */
-		snprintf(h.usage_src, sizeof(h.usage_src), "none: %s",
-			 view_why);
-#endif
-	}
-	if (cf)
-		slurm_free_ctl_conf(cf);
+	survey_usage_any(r, c, &h, &us);
 	if (jm)
 		slurm_free_job_info_msg(jm);
 	slurm_free_node_info_msg(nm);
