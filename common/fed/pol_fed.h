@@ -205,6 +205,16 @@ int64_t pol_fed_start_estimate(const pol_fed_cluster_load_t *l, int gpus,
 bool pol_fed_start_plausible(const pol_fed_cluster_load_t *l, int gpus,
 			     int64_t start, int64_t now);
 
+/* Whether a will-run of a job of gpus GPUs cannot change its bid on a
+ * cluster with load l: the cluster cannot preempt (can_preempt false:
+ * its PreemptType is preempt/none) and its queue is deep for the job
+ * (pol_fed_start_estimate's horizon).  Then pol_fed_start_choose bids
+ * the horizon whatever the answer says: an earlier start without
+ * preemption gives way to the estimate, a later one is capped at the
+ * horizon. */
+bool pol_fed_willrun_moot(const pol_fed_cluster_load_t *l, int gpus,
+			  bool can_preempt, int64_t now);
+
 /* The start the auction uses for will-run answer start: it, or (src
  * START_ESTIMATE) the estimate when it cannot be true: too late (above),
  * or, without preempting (n_preempt 0), earlier than the estimate, which

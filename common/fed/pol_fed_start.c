@@ -100,6 +100,17 @@ bool pol_fed_start_plausible(const pol_fed_cluster_load_t *l, int gpus,
 	return start <= bound;
 }
 
+bool pol_fed_willrun_moot(const pol_fed_cluster_load_t *l, int gpus,
+			  bool can_preempt, int64_t now)
+{
+	bool deep = false;
+
+	if (can_preempt || !l)
+		return false;
+	(void) estimate(l, gpus, now, &deep);
+	return deep;
+}
+
 static int64_t start_choose(const pol_fed_cluster_load_t *l, int gpus,
 			    int64_t start, int n_preempt, int64_t now, int *src)
 {

@@ -14,14 +14,22 @@ bool pol_fed_willrun_fresh(const pol_fed_willrun_kept_t *k, int64_t now,
 	       k->free_then == free_now;
 }
 
-int pol_fed_willrun_pick(const pol_fed_willrun_kept_t *kept, int n, int64_t now,
-			 int free_now, int max_age_s, int max_asks,
-			 pol_fed_willrun_act_t *act)
+int pol_fed_willrun_pick_moot(const pol_fed_willrun_kept_t *kept,
+			      const bool *moot, int n, int64_t now,
+			      int free_now, int max_age_s, int moot_age_s,
+			      int max_asks, pol_fed_willrun_act_t *act)
 {
 	int asks = 0;
 
 	for (int i = 0; i < n; i++) {
-		if (pol_fed_willrun_fresh(&kept[i], now, free_now, max_age_s))
+		bool stands = pol_fed_willrun_fresh(&kept[i], now, free_now,
+						    max_age_s);
+
+		if (!stands && moot && moot[i] && kept[i].have &&
+		    kept[i].valid && now >= kept[i].asked &&
+		    now - kept[i].asked < moot_age_s)
+			stands = true;
+		if (stands)
 			act[i] = POL_FED_WILLRUN_REUSE;
 		else if (asks < max_asks) {
 			act[i] = POL_FED_WILLRUN_ASK;
@@ -30,6 +38,14 @@ int pol_fed_willrun_pick(const pol_fed_willrun_kept_t *kept, int n, int64_t now,
 			act[i] = POL_FED_WILLRUN_DEFER;
 	}
 	return asks;
+}
+
+int pol_fed_willrun_pick(const pol_fed_willrun_kept_t *kept, int n, int64_t now,
+			 int free_now, int max_age_s, int max_asks,
+			 pol_fed_willrun_act_t *act)
+{
+	return pol_fed_willrun_pick_moot(kept, NULL, n, now, free_now,
+					 max_age_s, 0, max_asks, act);
 }
 
 bool pol_fed_heartbeat_due(int64_t last, int64_t now, int timeout_s)

@@ -19,6 +19,9 @@
 #define POL_FED_WILLRUN_MAX_AGE_S 10
 /* new requests per cluster and round */
 #define POL_FED_WILLRUN_MAX_ASKS 64
+/* a moot answer (pol_fed_willrun_moot) stands this long at most, free
+ * GPUs changed or not */
+#define POL_FED_WILLRUN_MOOT_AGE_S 60
 
 typedef enum {
 	POL_FED_WILLRUN_ASK = 0, /* send a will-run */
@@ -31,6 +34,7 @@ typedef struct {
 	bool have;     /* an answer is kept */
 	int64_t asked; /* when it was asked */
 	int free_then; /* the cluster's free GPUs then */
+	bool valid;    /* it was a plan (a refusal is never moot) */
 } pol_fed_willrun_kept_t;
 
 /* Whether kept answer k stands at now with free_now GPUs free. */
@@ -44,6 +48,20 @@ bool pol_fed_willrun_fresh(const pol_fed_willrun_kept_t *k, int64_t now,
 int pol_fed_willrun_pick(const pol_fed_willrun_kept_t *kept, int n, int64_t now,
 			 int free_now, int max_age_s, int max_asks,
 			 pol_fed_willrun_act_t *act);
+
+/* The same, where moot[i] (NULL: none) says that shape i's answer cannot
+ * change its bid this round (pol_fed_willrun_moot): its kept answer then
+ * stands while it is under moot_age_s old, whether or not the free GPUs
+ * changed; with none kept it is asked, as any other.  A burst's second
+ * round found both clusters' queues deep, and each of its will-runs
+ * (slurmctld's job and node write locks, on a sibling busy taking the
+ * copies) took up to 3.4 s to bid the horizon it would have bid without
+ * them (doc/evaluation.md, "The sibling's answers on the round's
+ * path"). */
+int pol_fed_willrun_pick_moot(const pol_fed_willrun_kept_t *kept,
+			      const bool *moot, int n, int64_t now,
+			      int free_now, int max_age_s, int moot_age_s,
+			      int max_asks, pol_fed_willrun_act_t *act);
 
 /* One field of a held job's request into agorad's copy of it (issue 19,
  * medium 7: refuse rather than truncate): src (NULL: "") into dst[size]

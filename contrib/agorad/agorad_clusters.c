@@ -115,6 +115,7 @@ int refresh_clusters(ad_round_t *r)
 				memcpy(c->save_dir, old[o].save_dir,
 				       sizeof(c->save_dir));
 				c->save_dir_at = old[o].save_dir_at;
+				c->preempt_none = old[o].preempt_none;
 				old[o].name[0] = '\0'; /* taken */
 			}
 	}

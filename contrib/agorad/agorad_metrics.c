@@ -288,7 +288,7 @@ static int cmp_id(const void *a, const void *b)
  * slurmctld fans out to every sibling) at most every
  * AD_METRICS_JOBS_EVERY_S.  Read after every turn of the loop it cost
  * the next round up to 2 s during a burst (the siblings busy with the
- * copies arriving: doc/evaluation.md, "A metric on the round's path"). */
+ * copies arriving: doc/evaluation.md, "Two reads fewer per turn"). */
 #define AD_METRICS_JOBS_EVERY_S 15.0
 
 static struct {

@@ -329,6 +329,7 @@ static int round_survey(ad_round_t *r, ad_stats_t *st, volatile int *stop)
 				scopy(cl->save_dir, h.save_dir,
 				      sizeof(cl->save_dir));
 				cl->save_dir_at = now;
+				cl->preempt_none = h.preempt_none != 0;
 			}
 			continue;
 		}

@@ -94,6 +94,9 @@ typedef struct ad_cluster {
 	 * AD_CONF_REREAD_S */
 	char save_dir[AD_SAVE_DIR];
 	time_t save_dir_at;
+	/* kept with it: its PreemptType is preempt/none (no will-run can
+	 * preempt there: pol_fed_willrun_moot) */
+	bool preempt_none;
 	/* kept between rounds: skipped for a while after a timeout */
 	pol_fed_backoff_t backoff;
 } ad_cluster_t;
@@ -163,6 +166,7 @@ typedef struct {
 	int conf_read;       /* the configuration was read: save_dir is its
 				StateSaveLocation */
 	char save_dir[AD_SAVE_DIR];
+	int preempt_none; /* conf_read: PreemptType is preempt/none */
 } ad_survey_hdr_t;
 
 typedef struct {

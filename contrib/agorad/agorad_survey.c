@@ -14,6 +14,7 @@
  *      request carries the other clusters' usage per app and tells
  *      job_submit/agora that agorad is alive
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,6 +295,26 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 	}
 }
 
+/* The survey's node table read (on a thread beside the job table's). */
+typedef struct {
+	node_info_msg_t *nm;
+	int rc, err;
+} ad_node_read_t;
+
+static void *node_read(void *arg)
+{
+	ad_node_read_t *nr = arg;
+
+	/* SHOW_DETAIL: without it slurmctld leaves gres_used out, and every
+	 * GPU looks free */
+	nr->rc = slurm_load_node(0, &nr->nm,
+				 SHOW_ALL | SHOW_LOCAL | SHOW_DETAIL);
+	nr->err = nr->rc ? slurm_get_errno() : 0;
+	if (nr->rc)
+		nr->nm = NULL;
+	return NULL;
+}
+
 /* The usage per app of cluster c into *us, h->n_usage and h->usage_src:
  * slurmctld's view file first (PrivateData hides the plugstack rows from
  * every caller), then the rows (agorad_usage.c).  The view file's
@@ -335,6 +356,8 @@ static void survey_usage_any(const ad_round_t *r, int c, ad_survey_hdr_t *h,
 		return;
 	}
 	h->conf_read = 1;
+	h->preempt_none = !cf->preempt_type || !cf->preempt_type[0] ||
+			  !strcmp(cf->preempt_type, "preempt/none");
 	if (cf->state_save_location &&
 	    strlen(cf->state_save_location) < sizeof(h->save_dir))
 		snprintf(h->save_dir, sizeof(h->save_dir), "%s",
@@ -392,27 +415,40 @@ void survey_child(const ad_round_t *r, int c, int fd)
 			since = 0;
 	}
 
-	if (slurm_load_jobs(since, &jm, SHOW_ALL | SHOW_LOCAL)) {
-		int e = slurm_get_errno();
+	/* the node table beside the job table, on a thread: a cluster busy
+	 * taking a burst's copies answered each read a second or more late
+	 * (doc/evaluation.md, "The sibling's answers on the round's
+	 * path"), and the two waits overlap */
+	ad_node_read_t nr = { 0 };
+	pthread_t nt;
+	bool threaded = !pthread_create(&nt, NULL, node_read, &nr);
+	int jrc = slurm_load_jobs(since, &jm, SHOW_ALL | SHOW_LOCAL);
+	int je = jrc ? slurm_get_errno() : 0;
 
-		if (!since || e != SLURM_NO_CHANGE_IN_DATA) {
-			h.timed_out = e == SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT ||
-				      e == ETIMEDOUT;
-			snprintf(h.err, sizeof(h.err), "%s", slurm_strerror(e));
+	if (threaded)
+		(void) pthread_join(nt, NULL);
+	else
+		(void) node_read(&nr);
+	nm = nr.nm;
+	if (jrc) {
+		if (!since || je != SLURM_NO_CHANGE_IN_DATA) {
+			h.timed_out =
+				je == SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT ||
+				je == ETIMEDOUT;
+			snprintf(h.err, sizeof(h.err), "%s",
+				 slurm_strerror(je));
 			(void) write_all(fd, &h, sizeof(h));
+			if (nm)
+				slurm_free_node_info_msg(nm);
 			return;
 		}
 		jm = NULL;
 		h.jobs_same = 1;
 	}
-	/* SHOW_DETAIL: without it slurmctld leaves gres_used out, and every
-	 * GPU looks free */
-	if (slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL | SHOW_DETAIL)) {
-		int e = slurm_get_errno();
-
-		h.timed_out = e == SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT ||
-			      e == ETIMEDOUT;
-		snprintf(h.err, sizeof(h.err), "%s", slurm_strerror(e));
+	if (nr.rc) {
+		h.timed_out = nr.err == SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT ||
+			      nr.err == ETIMEDOUT;
+		snprintf(h.err, sizeof(h.err), "%s", slurm_strerror(nr.err));
 		(void) write_all(fd, &h, sizeof(h));
 		if (jm)
 			slurm_free_job_info_msg(jm);
@@ -691,8 +727,16 @@ void plans_child(const ad_round_t *r, int c, int fd)
 	snprintf(admin, alen, "%s%s%s", AGORA_FED_PLAN,
 		 r->usage_text[c] ? AGORA_FED_USAGE : "",
 		 r->usage_text[c] ? r->usage_text[c] : "");
-	/* GPUs in use per node, for the plans' locality */
-	if (r->n_jobs && slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL))
+	/* GPUs in use per node, for the plans' locality: read only if a
+	 * will-run is sent here (kept answers carry their locality) */
+	bool asks = r->n_jobs > 0 && !r->wr_act;
+
+	for (int i = 0; !asks && i < r->n_jobs; i++)
+		asks = r->wr_act[(size_t) i * r->n_clusters + c] ==
+			       POL_FED_WILLRUN_ASK &&
+		       pol_fed_hold_bids(r->jobs[i].act) &&
+		       eligible(&r->jobs[i], r->clusters[c].name);
+	if (asks && slurm_load_node(0, &nm, SHOW_ALL | SHOW_LOCAL))
 		nm = NULL;
 	leaf = leaf_map(nm);
 	for (int i = 0; i < r->n_jobs; i++) {

@@ -42,6 +42,7 @@ void willrun_plan(ad_round_t *r, time_t now)
 	pol_fed_willrun_kept_t *kept;
 	pol_fed_willrun_act_t *act;
 	int *first; /* the first job of each shape */
+	bool *moot;
 
 	kept_prune(r, now);
 	r->shape = calloc((size_t) r->n_jobs + 1, sizeof(char *));
@@ -50,7 +51,9 @@ void willrun_plan(ad_round_t *r, time_t now)
 	kept = calloc((size_t) r->n_jobs + 1, sizeof(*kept));
 	act = calloc((size_t) r->n_jobs + 1, sizeof(*act));
 	first = calloc((size_t) r->n_jobs + 1, sizeof(*first));
-	if (!r->shape || !r->wr_act || !r->wr_plan || !kept || !act || !first) {
+	moot = calloc((size_t) r->n_jobs + 1, sizeof(*moot));
+	if (!r->shape || !r->wr_act || !r->wr_plan || !kept || !act || !first ||
+	    !moot) {
 		/* no memory: every job is asked, unshared, as it was */
 		free(r->wr_act);
 		free(r->wr_plan);
@@ -84,9 +87,17 @@ void willrun_plan(ad_round_t *r, time_t now)
 			w = kept_find(r, cl->name, r->shape[i]);
 			kept[n++] = w ? w->kept : (pol_fed_willrun_kept_t){ 0 };
 		}
-		(void) pol_fed_willrun_pick(kept, n, now, cl->gpus_free,
-					    POL_FED_WILLRUN_MAX_AGE_S,
-					    POL_FED_WILLRUN_MAX_ASKS, act);
+		/* a shape whose answer cannot change its bid here (no
+		 * preemption, a deep queue) keeps its answer up to a minute */
+		for (int k = 0; k < n; k++)
+			moot[k] = cl->preempt_none &&
+				  pol_fed_willrun_moot(&cl->load,
+						       r->jobs[first[k]].gpus,
+						       false, now);
+		(void) pol_fed_willrun_pick_moot(
+			kept, moot, n, now, cl->gpus_free,
+			POL_FED_WILLRUN_MAX_AGE_S, POL_FED_WILLRUN_MOOT_AGE_S,
+			POL_FED_WILLRUN_MAX_ASKS, act);
 		for (int i = 0; i < r->n_jobs; i++) {
 			size_t at = (size_t) i * r->n_clusters + c;
 			const ad_willrun_t *w;
@@ -109,6 +120,7 @@ out:
 	free(kept);
 	free(act);
 	free(first);
+	free(moot);
 }
 
 void willrun_keep(ad_round_t *r, int c, const ad_plan_msg_t *m, time_t now)
@@ -135,6 +147,7 @@ void willrun_keep(ad_round_t *r, int c, const ad_plan_msg_t *m, time_t now)
 		.have = true,
 		.asked = now,
 		.free_then = r->clusters[c].gpus_free,
+		.valid = m->valid != 0,
 	};
 }
 

@@ -817,9 +817,23 @@ static void test_start_estimate(void **state)
 
 		assert_int_equal(pol_fed_start_estimate(&d, 8, NOW),
 				 NOW + POL_FED_HORIZON_S);
+		/* there, without preemption, no will-run answer changes the
+		 * bid: an earlier start, a later one and Slurm's "never"
+		 * all bid the horizon, so agorad does not ask again */
+		assert_true(pol_fed_willrun_moot(&d, 8, false, NOW));
+		for (int64_t a = 0; a <= 1000000000; a += 250000000)
+			assert_int_equal(pol_fed_start_choose(&d, 8, NOW + a, 0,
+							      NOW, &src),
+					 NOW + POL_FED_HORIZON_S);
+		/* with preemption an answer may be a plan that preempts */
+		assert_false(pol_fed_willrun_moot(&d, 8, true, NOW));
+		assert_int_equal(pol_fed_start_choose(&d, 8, NOW, 2, NOW, &src),
+				 NOW);
+		assert_false(pol_fed_willrun_moot(NULL, 8, false, NOW));
 		/* no work known for the queue (pins without a limit): the
 		 * last running job's end */
 		d.queued_gpu_s = 0;
+		assert_false(pol_fed_willrun_moot(&d, 8, false, NOW));
 		assert_int_equal(pol_fed_start_estimate(&d, 8, NOW),
 				 NOW + 5 * 86400);
 		/* not deep (the jobs ending at +600 s free the queue's 40
@@ -827,6 +841,7 @@ static void test_start_estimate(void **state)
 		d.gpus_queued = 40;
 		d.queued_gpu_s = 40.0 * 7200;
 		assert_int_equal(pol_fed_start_estimate(&d, 8, NOW), NOW + 600);
+		assert_false(pol_fed_willrun_moot(&d, 8, false, NOW));
 	}
 	/* a bid starts at most a week out: queued work of two weeks */
 	l.queued_gpu_s = 64.0 * 14 * 86400;

@@ -66,6 +66,55 @@ static void test_pick_budget(void **state)
 	assert_int_equal(act[1], POL_FED_WILLRUN_REUSE);
 }
 
+/* A moot shape (no preemption, a deep queue: pol_fed_willrun_moot) keeps
+ * a valid answer up to moot_age_s although the free GPUs changed; a
+ * refusal, an old answer and no answer are asked as before. */
+static void test_pick_moot(void **state)
+{
+	pol_fed_willrun_kept_t k[5] = {
+		{ .have = true,
+		  .asked = T0 - 3,
+		  .free_then = 8,
+		  .valid = true },
+		{ .have = true,
+		  .asked = T0 - 3,
+		  .free_then = 8,
+		  .valid = true },
+		{ .have = true,
+		  .asked = T0 - 60,
+		  .free_then = 8,
+		  .valid = true },
+		{ .have = true,
+		  .asked = T0 - 3,
+		  .free_then = 8,
+		  .valid = false },
+		{ .have = false },
+	};
+	bool moot[5] = { true, false, true, true, true };
+	pol_fed_willrun_act_t act[5];
+
+	(void) state;
+	/* free GPUs 8 -> 0 */
+	assert_int_equal(
+		pol_fed_willrun_pick_moot(k, moot, 5, T0, 0, 10, 60, 64, act),
+		4);
+	assert_int_equal(act[0], POL_FED_WILLRUN_REUSE);
+	assert_int_equal(act[1], POL_FED_WILLRUN_ASK); /* not moot */
+	assert_int_equal(act[2], POL_FED_WILLRUN_ASK); /* a minute old */
+	assert_int_equal(act[3], POL_FED_WILLRUN_ASK); /* a refusal */
+	assert_int_equal(act[4], POL_FED_WILLRUN_ASK); /* none kept */
+	/* without moot flags: pol_fed_willrun_pick */
+	assert_int_equal(
+		pol_fed_willrun_pick_moot(k, NULL, 5, T0, 0, 10, 60, 64, act),
+		5);
+	assert_int_equal(act[0], POL_FED_WILLRUN_ASK);
+	/* a clock that went back: asked */
+	assert_int_equal(pol_fed_willrun_pick_moot(k, moot, 1, T0 - 10, 0, 10,
+						   60, 64, act),
+			 1);
+	assert_int_equal(act[0], POL_FED_WILLRUN_ASK);
+}
+
 static void test_heartbeat(void **state)
 {
 	(void) state;
@@ -195,6 +244,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fresh),
 		cmocka_unit_test(test_pick_budget),
+		cmocka_unit_test(test_pick_moot),
 		cmocka_unit_test(test_heartbeat),
 		cmocka_unit_test(test_pin_workers),
 		cmocka_unit_test(test_copy_table),
