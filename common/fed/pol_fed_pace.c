@@ -92,3 +92,30 @@ void pol_fed_idset_free(pol_fed_idset_t *s)
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
+
+static int id_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+int pol_fed_orphans(const uint32_t *alive, int n_alive,
+		    const uint32_t *cancelled, int n_cancelled, uint32_t *out)
+{
+	uint32_t *c;
+	int n = 0;
+
+	if (n_alive <= 0 || n_cancelled <= 0 || !alive || !cancelled)
+		return 0;
+	if (!(c = malloc((size_t) n_cancelled * sizeof(*c))))
+		return -1;
+	memcpy(c, cancelled, (size_t) n_cancelled * sizeof(*c));
+	qsort(c, (size_t) n_cancelled, sizeof(*c), id_cmp);
+	for (int i = 0; i < n_alive; i++)
+		if (bsearch(&alive[i], c, (size_t) n_cancelled, sizeof(*c),
+			    id_cmp))
+			out[n++] = alive[i];
+	free(c);
+	return n;
+}

@@ -48,4 +48,18 @@ void pol_fed_idset_keep(pol_fed_idset_t *s, const uint32_t *keep, int n);
 
 void pol_fed_idset_free(pol_fed_idset_t *s);
 
+/* The copies to cancel at one cluster: of alive[n_alive], the live copies
+ * there of jobs from other origins (pending, running or suspended, not
+ * revoked), those whose id is in cancelled[n_cancelled], the jobs that
+ * their origin shows cancelled.  Slurm 22.05 delivers a sibling's copies
+ * and forwarded cancels one a second, so a cancel at the origin in the
+ * seconds after a burst's pins misses the copies still on their way: they
+ * arrive and start (on the harness 48 of 130 were running a minute after
+ * `scancel -u` at the origin; doc/federation.md, "Faults").  A copy whose
+ * origin says cancelled is the user's cancel not yet applied.  Into out
+ * (room for n_alive), in alive's order; returns how many (-1: out of
+ * memory, nothing decided). */
+int pol_fed_orphans(const uint32_t *alive, int n_alive,
+		    const uint32_t *cancelled, int n_cancelled, uint32_t *out);
+
 #endif

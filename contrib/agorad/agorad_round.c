@@ -8,6 +8,9 @@
  *      pending GPU demand, the running jobs' limits (the start estimate
  *      that replaces will-run answers that cannot be true), and the usage
  *      per app that slurmctld/agora publishes
+ *  1b. copies of cancelled jobs (agorad_orphans.c): a live copy at one
+ *      cluster of a job that its origin shows cancelled (a 22.05 copy that
+ *      arrived after the user's cancel) is cancelled there
  *   2. plans, one process per cluster, in parallel: Slurm's will-run of
  *      each held job on that cluster (start, nodes, preempted jobs); the
  *      first request carries the other clusters' usage per app (the
@@ -96,7 +99,7 @@ static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 			  size_t *mlen, time_t now)
 {
 	ad_survey_hdr_t h, o;
-	size_t jobs_b, busy_b, use_b, copies_b;
+	size_t jobs_b, busy_b, use_b, copies_b, fate_b, tail_b;
 	char *m, *p;
 
 	if (!cl->survey || cl->survey_len < sizeof(o) || len < sizeof(h))
@@ -106,15 +109,18 @@ static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 	jobs_b = o.n_jobs * sizeof(ad_job_t);
 	busy_b = o.n_busy * sizeof(pol_fed_busy_t);
 	copies_b = o.n_copies * sizeof(uint32_t);
+	fate_b = (o.n_alive + o.n_cancelled) * sizeof(uint32_t);
+	tail_b = busy_b + copies_b + fate_b; /* the job part after usage */
 	use_b = h.n_usage > 0 ? h.n_usage * sizeof(ad_usage_t) : 0;
 	if (len != sizeof(h) + use_b ||
 	    cl->survey_len != sizeof(o) + jobs_b +
-				      o.n_usage * sizeof(ad_usage_t) + busy_b +
-				      copies_b)
+				      o.n_usage * sizeof(ad_usage_t) + tail_b)
 		return NULL;
 	h.n_jobs = o.n_jobs;
 	h.n_busy = o.n_busy;
 	h.n_copies = o.n_copies;
+	h.n_alive = o.n_alive;
+	h.n_cancelled = o.n_cancelled;
 	h.gpus_pending = o.gpus_pending;
 	h.gpus_queued = o.gpus_queued;
 	h.queued_gpu_s = o.queued_gpu_s;
@@ -123,7 +129,7 @@ static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 	h.jobs_update = o.jobs_update;
 	h.recheck_at = o.recheck_at;
 	h.jobs_same = 0;
-	*mlen = sizeof(h) + jobs_b + use_b + busy_b + copies_b;
+	*mlen = sizeof(h) + jobs_b + use_b + tail_b;
 	if (!(m = malloc(*mlen)))
 		return NULL;
 	p = m;
@@ -133,8 +139,7 @@ static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 	p += jobs_b;
 	memcpy(p, out + sizeof(h), use_b);
 	p += use_b;
-	memcpy(p + busy_b, cl->survey + cl->survey_len - copies_b, copies_b);
-	memcpy(p, cl->survey + cl->survey_len - copies_b - busy_b, busy_b);
+	memcpy(p, cl->survey + cl->survey_len - tail_b, tail_b);
 	for (int k = 0; k < o.n_busy; k++) {
 		pol_fed_busy_t b;
 
@@ -163,11 +168,12 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 	}
 	memcpy(&h, out, sizeof(h));
 	if (!h.ok || h.n_jobs < 0 || h.n_usage < 0 || h.n_busy < 0 ||
-	    h.n_copies < 0 ||
+	    h.n_copies < 0 || h.n_alive < 0 || h.n_cancelled < 0 ||
 	    len != sizeof(h) + h.n_jobs * sizeof(ad_job_t) +
 			    h.n_usage * sizeof(ad_usage_t) +
 			    h.n_busy * sizeof(pol_fed_busy_t) +
-			    h.n_copies * sizeof(uint32_t)) {
+			    (h.n_copies + h.n_alive + h.n_cancelled) *
+				    sizeof(uint32_t)) {
 		if (was_up || st->rounds == 1)
 			ad_error(
 				"%s: cannot reach slurmctld (%s): its bids are skipped",
@@ -231,7 +237,10 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 		if (ids || !h.n_copies) {
 			if (ids)
 				memcpy(ids,
-				       out + len - h.n_copies * sizeof(*ids),
+				       out + len -
+					       (h.n_copies + h.n_alive +
+						h.n_cancelled) *
+						       sizeof(*ids),
 				       h.n_copies * sizeof(*ids));
 			(void) pol_fed_inflight_seen(
 				&r->inflight, r->clusters[c].name, ids,
@@ -629,6 +638,8 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 		ad_error("no cluster of federation %s answers", r->fed_name);
 		return -1;
 	}
+	/* copies that arrived after their job was cancelled at its origin */
+	(void) orphans_reap(r, stop);
 	/* the jobs of a pins step still in flight are its own */
 	in_flight = pins_exclude(r);
 	build_usage_texts(r);

@@ -157,9 +157,14 @@ typedef struct {
 	 * has come the next survey reads the job table in full even if it
 	 * did not change */
 	int64_t recheck_at;
-	int n_copies;  /* then n_copies uint32_t: the ids of the active
+	int n_copies; /* then n_copies uint32_t: the ids of the active
 			 copies here of jobs from other origins (the pins
 			 that have arrived; part of the job part) */
+	/* then n_alive uint32_t: the live copies here of jobs from other
+	 * origins (pending, running, suspended; not revoked), and
+	 * n_cancelled uint32_t: the jobs from this origin that it shows
+	 * cancelled (part of the job part; pol_fed_orphans) */
+	int n_alive, n_cancelled;
 	int timed_out; /* !ok: slurmctld did not answer in time */
 	char err[128];
 	char usage_src[256]; /* agorad_usage.c: the file, or "none: why" */
@@ -301,6 +306,10 @@ typedef struct ad_round {
 	 * round leaves those jobs alone until the step is collected */
 	ad_pins_run_t pins[AD_PINS_RUNS];
 	pol_fed_idset_t pinning;
+	/* step 1b, within the round: the copies to cancel per cluster
+	 * (agorad_orphans.c) */
+	uint32_t *orphans[AD_MAX_CLUSTERS];
+	int n_orphans[AD_MAX_CLUSTERS];
 } ad_round_t;
 
 /* agorad_round_util.c */
@@ -322,6 +331,10 @@ void clusters_fini(ad_round_t *r);
  * past limit_s, or AD_STOP_GRACE_S after *stop was set, get SIGTERM, then
  * SIGKILL AD_STOP_GRACE_S later; what a killed child wrote is dropped. */
 typedef void (*child_fn)(const ad_round_t *r, int c, int fd);
+/* agorad_orphans.c: cancels the live copies of jobs that their origin
+ * shows cancelled (pol_fed_orphans), from this round's surveys; returns
+ * how many were cancelled */
+int orphans_reap(ad_round_t *r, volatile int *stop);
 void run_children(const ad_round_t *r, const bool *want, child_fn fn,
 		  char **out, size_t *len, int limit_s, volatile int *stop);
 /* The same in two halves, for a step that runs on while later rounds

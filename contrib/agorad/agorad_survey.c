@@ -226,7 +226,8 @@ pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j)
  * and busy (running GPU jobs: their GPUs and the end of their limits). */
 static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 			int pin_timeout_s, ad_survey_hdr_t *h, ad_job_t *mine,
-			pol_fed_busy_t *busy, uint32_t *copies)
+			pol_fed_busy_t *busy, uint32_t *copies, uint32_t *alive,
+			uint32_t *cancelled)
 {
 	for (uint32_t i = 0; i < jm->record_count; i++) {
 		slurm_job_info_t *j = &jm->job_array[i];
@@ -242,6 +243,17 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 		if (j->fed_origin_str && strcmp(j->fed_origin_str, me) &&
 		    !(j->job_state & JOB_REVOKED))
 			copies[h->n_copies++] = j->job_id;
+		/* a live copy here of a job from another origin, and a job
+		 * of this origin that it shows cancelled: a copy still on
+		 * its way when the user cancelled it (pol_fed_orphans) */
+		if (j->fed_origin_str && strcmp(j->fed_origin_str, me) &&
+		    !(j->job_state & JOB_REVOKED) &&
+		    (base == JOB_PENDING || base == JOB_RUNNING ||
+		     base == JOB_SUSPENDED))
+			alive[h->n_alive++] = j->job_id;
+		if (j->fed_origin_str && !strcmp(j->fed_origin_str, me) &&
+		    base == JOB_CANCELLED)
+			cancelled[h->n_cancelled++] = j->job_id;
 		if (base == JOB_RUNNING && !(j->job_state & JOB_REVOKED) &&
 		    (g = tres_gpus(j->tres_alloc_str)) > 0) {
 			int64_t end = j->start_time + ad_limit_s(j->time_limit);
@@ -398,7 +410,7 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	node_info_msg_t *nm = NULL;
 	ad_job_t *mine = NULL;
 	pol_fed_busy_t *busy = NULL;
-	uint32_t *copies = NULL;
+	uint32_t *copies = NULL, *alive = NULL, *cancelled = NULL;
 	ad_usage_t *us = NULL;
 	const char *me = r->clusters[c].name;
 
@@ -457,19 +469,23 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	mine = calloc(jm ? jm->record_count + 1 : 1, sizeof(*mine));
 	busy = calloc(jm ? jm->record_count + 1 : 1, sizeof(*busy));
 	copies = calloc(jm ? jm->record_count + 1 : 1, sizeof(*copies));
-	if (!mine || !busy || !copies) {
+	alive = calloc(jm ? jm->record_count + 1 : 1, sizeof(*alive));
+	cancelled = calloc(jm ? jm->record_count + 1 : 1, sizeof(*cancelled));
+	if (!mine || !busy || !copies || !alive || !cancelled) {
 		snprintf(h.err, sizeof(h.err), "out of memory");
 		(void) write_all(fd, &h, sizeof(h));
 		free(mine);
 		free(busy);
 		free(copies);
+		free(alive);
+		free(cancelled);
 		return;
 	}
 	h.ok = 1;
 	if (jm) {
 		h.jobs_update = jm->last_update;
 		survey_jobs(jm, me, time(NULL), r->pin_start_timeout_s, &h,
-			    mine, busy, copies);
+			    mine, busy, copies, alive, cancelled);
 	}
 	for (uint32_t i = 0; i < nm->record_count; i++) {
 		node_info_t *n = &nm->node_array[i];
@@ -502,9 +518,16 @@ void survey_child(const ad_round_t *r, int c, int fd)
 		(void) write_all(fd, busy, h.n_busy * sizeof(*busy));
 	if (h.n_copies)
 		(void) write_all(fd, copies, h.n_copies * sizeof(*copies));
+	if (h.n_alive)
+		(void) write_all(fd, alive, h.n_alive * sizeof(*alive));
+	if (h.n_cancelled)
+		(void) write_all(fd, cancelled,
+				 h.n_cancelled * sizeof(*cancelled));
 	free(mine);
 	free(busy);
 	free(copies);
+	free(alive);
+	free(cancelled);
 	free(us);
 }
 

@@ -40,7 +40,12 @@
 #   7. one credit per team under PrivateData=accounts,jobs,usage,users
 #      (agorad reads each cluster's view file, and its log says so)
 # and measures the dispatch rate (jobs/s) and the median submit->pinned
-# time.  Needs root and a build with agorad (AGORAD_BIN or _build).
+# time; then
+#   9. a burst of 120 one-GPU jobs, cancelled at its origin only once 40
+#      are pinned to c2/c3: every copy still on its way (22.05: one a
+#      second) is gone once it arrives (agorad cancels the copies of jobs
+#      their origin shows cancelled)
+# Needs root and a build with agorad (AGORAD_BIN or _build).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${AGORA_BUILD:-$repo/_build}
@@ -675,8 +680,8 @@ for c in 1 2 3; do
 done
 [ $nview -eq 3 ] && pass "PrivateData: agorad reads every cluster's usage from its view file"
 
-# 8. measurement (last: its burst of sibling copies does not delay the
-# checks above): 100 jobs submitted back to back
+# 8. measurement (after the checks, so that its burst of sibling copies
+# does not delay them; 9 cancels it): 100 jobs submitted back to back
 ids=()
 : >"$t/submits"
 for i in $(seq 100); do
@@ -702,8 +707,66 @@ if lat:
 else:
     print("MEASURE: no job pinned")
 PY
-# (no cancel_all here: nothing is checked after the measurement, and the
-# EXIT trap's agora-dc stop ends every job with its daemons)
+
+# 9. a cancel at the origin right after the pins (last: it waits for the
+# copies still on their way).  A burst of 120 one-GPU jobs, more than c1's
+# 64 GPUs, so that some 50 are pinned to c2 and c3; once 40 are, the user
+# cancels every job at the origin only, as scancel does.  On 22.05 the
+# copies arrive one a second, after the cancel, and start; the cancels the
+# origin forwards queue behind them (on the harness 49 of 130 such copies
+# were running a minute after the cancel, the last ended after about
+# two).  agorad cancels a live copy of a job that its origin shows
+# cancelled (pol_fed_orphans) in the round after it arrives: no copy that
+# started after the cancel may run 20 s.  On 24.11 the copies arrive with
+# the pins and none starts after the cancel.
+cancel_all # section 8's burst
+ids=()
+for i in $(seq 120); do
+	ids+=("$(sbatch --parsable -A acct_a -N1 --gres=gpu:1 -t 10 --wrap 'sleep 300' | cut -d';' -f1)")
+done
+remote_pinned() {
+	local j n=0
+	for j in "${ids[@]}"; do
+		case $(winner "$j") in c2 | c3) n=$((n + 1)) ;; esac
+	done
+	echo "$n" >"$t/remote"
+	[ "$n" -ge 40 ]
+}
+wait_for 30 remote_pinned || echo "# section 9: only $(cat "$t/remote") of 120 pinned to c2/c3 within 30 s"
+t_cancel_s=$(date +%s)
+on 1 scancel -u root 2>/dev/null
+gone=no max_age=0 late=0
+for _ in $(seq 150); do
+	now=$(date +%s)
+	for c in 2 3; do
+		while read -r id st; do
+			s=$(date -d "$st" +%s 2>/dev/null) || continue
+			[ "$s" -ge "$t_cancel_s" ] || continue
+			# a copy that started after the cancel; an orphan if
+			# its origin shows it cancelled (REVOKED: the origin
+			# had granted its start before the cancel, and the
+			# forwarded cancel ends it)
+			if ! grep -qx "$id" "$t/late" 2>/dev/null; then
+				echo "$id" >>"$t/late"
+				late=$((late + 1))
+				on 1 scontrol --local show job "$id" 2>/dev/null | grep -q 'JobState=CANCELLED' &&
+					echo "$id" >>"$t/orphans"
+			fi
+			grep -qx "$id" "$t/orphans" 2>/dev/null || continue
+			[ $((now - s)) -gt $max_age ] && max_age=$((now - s))
+		done < <(on $c squeue --local -h -t R -o '%i %S' 2>/dev/null)
+	done
+	no_jobs && no_jobs_settled && { gone=yes; break; }
+	sleep 1
+done
+reaped=$(grep -c 'a copy of a job cancelled at its origin (it arrived after the cancel): cancelled here' "$W/log/agorad.log")
+orphans=$(wc -l <"$t/orphans" 2>/dev/null || echo 0)
+echo "MEASURE: cancel at the origin: every copy gone after $(($(date +%s) - t_cancel_s)) s; $late copies started after the cancel, $orphans of them with the origin showing the job cancelled, the longest of those ran ${max_age} s; agorad cancelled $reaped on arrival"
+[ $gone = yes ] && [ $max_age -le 20 ] &&
+	pass "cancel at the origin after $(cat "$t/remote") remote pins: no copy left, no copy of a cancelled job ran over 20 s (longest ${max_age} s; $reaped cancelled by agorad)" ||
+	fail "cancel at the origin after $(cat "$t/remote") remote pins: gone=$gone, a copy of a job cancelled at its origin ran ${max_age} s ($orphans such copies; left: $(left_jobs))"
+# (no cancel_all here: nothing is checked after this, and the EXIT trap's
+# agora-dc stop ends every job with its daemons)
 
 echo "test_fed: $fails failure(s)"
 [ $fails -eq 0 ]

@@ -106,10 +106,33 @@ static void test_idset_many(void **state)
 	pol_fed_idset_free(&s);
 }
 
+/* A copy is cancelled where its origin shows the job cancelled, and
+ * nowhere else. */
+static void test_orphans(void **state)
+{
+	const uint32_t alive[5] = { 67108871, 67108876, 67108891, 67108895,
+				    134217730 };
+	const uint32_t cancelled[4] = { 67108895, 67108876, 1, 67108900 };
+	uint32_t out[5];
+
+	(void) state;
+	assert_int_equal(pol_fed_orphans(alive, 5, cancelled, 4, out), 2);
+	assert_int_equal(out[0], 67108876);
+	assert_int_equal(out[1], 67108895);
+	/* nothing cancelled, nothing alive */
+	assert_int_equal(pol_fed_orphans(alive, 5, cancelled, 0, out), 0);
+	assert_int_equal(pol_fed_orphans(alive, 0, cancelled, 4, out), 0);
+	assert_int_equal(pol_fed_orphans(NULL, 5, cancelled, 4, out), 0);
+	/* a running copy whose origin shows it revoked is not in the
+	 * cancelled list: left alone */
+	assert_int_equal(pol_fed_orphans(alive, 1, cancelled, 4, out), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_wait),
+		cmocka_unit_test(test_orphans),
 		cmocka_unit_test(test_idset),
 		cmocka_unit_test(test_idset_inflight),
 		cmocka_unit_test(test_idset_many),
