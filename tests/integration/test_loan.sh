@@ -476,11 +476,22 @@ else
 fi
 "$AGORACTL" loans >"$IN/loans.out" 2>&1
 done_s=$(grep -oE 'reclaim of .* done in [0-9]+ s' "$ALOG" | grep -oE '[0-9]+ s$' | tr -d ' s' | sort -n | tr '\n' ' ')
-late=$(grep -c 'not done within ReclaimDeadline' "$ALOG")
+# a reclaim that began inside a slurmctld kill trial's window is held to
+# DEADLINE + CTLD_RETRY by the trials' own check above (CI once saw one
+# done in 17 s with slurmctld killed 1 s after it began); every other one
+# to DEADLINE.  agorad logs a late one with the time it began.
+late=0 late_k=0
+for at in $(grep -oE 'at [0-9]+ not done within ReclaimDeadline' "$ALOG" | grep -oE '^at [0-9]+' | tr -d 'at '); do
+	if awk -v a="$at" '$1 - 2 <= a && a <= $2 { f = 1 } END { exit !f }' "$IN/ctld-windows"; then
+		late_k=$((late_k + 1))
+	else
+		late=$((late + 1))
+	fi
+done
 if [ "$late" = 0 ] && [ -n "$done_s" ]; then
-	ok "agorad: every reclaim done within ReclaimDeadline (s: $done_s)"
+	ok "agorad: every reclaim done within ReclaimDeadline outside the slurmctld kill trials ($late_k late inside them, held to $((DEADLINE + CTLD_RETRY)) s above; done s: $done_s)"
 else
-	notok "agorad: $late reclaims late (done s: $done_s)"
+	notok "agorad: $late reclaims late outside the slurmctld kill trials (done s: $done_s)"
 fi
 if grep -q 'VICTIMS' "$IN/loans.out" && grep -qE '^c1n1 +home' "$IN/loans.out"; then
 	ok "agoractl loans shows the nodes and $(awk '/^[0-9]{4}-/' "$IN/loans.out" | wc -l) reclaims"
