@@ -377,6 +377,13 @@ char *shape_key(const ad_job_t *j);
 /* Whether job j may run on cluster (its viable siblings). */
 bool eligible(const ad_job_t *j, const char *cluster);
 
+/* agorad_usage.c: the usage per app of cluster c into *us, h->n_usage and
+ * h->usage_src, from the view file (its directory kept up to
+ * AD_CONF_REREAD_S from the last configuration read, h->conf_read when
+ * read again) or 22.05's plugstack rows. */
+void survey_usage_any(const ad_round_t *r, int c, ad_survey_hdr_t *h,
+		      ad_usage_t **us);
+
 /* agorad_usage.c: usage per app from StateSaveLocation's view file
  * (state_dir as the cluster's slurmctld reports it): the count, *out
  * malloc'ed, src the file; or -1, src the reason.  usage_note logs where
