@@ -83,6 +83,8 @@ static const conf_key_t conf_keys[] = {
 	  86400, false },
 	{ "FedAuctionInterval", CT_DURATION, OFF(fed_interval_s), 1, 600,
 	  false },
+	{ "FedSurveyMaxAge", CT_DURATION, OFF(fed_survey_max_age_s), 0, 60,
+	  false },
 	{ "FedCatalog", CT_STRING, OFF(fed_catalog), 0, 0, false },
 	{ "Loaning", CT_BOOL, OFF(loaning), 0, 0, false },
 	{ "LoanInferencePartitions", CT_LIST, OFF(loan_infer_partitions), 0, 0,
@@ -148,6 +150,8 @@ void agora_conf_defaults(agora_conf_t *conf)
 	conf->fed_auction_timeout_s = 60;
 	conf->fed_pin_start_timeout_s = 300;
 	conf->fed_interval_s = 2;
+	/* a few rounds: a burst's copies keep a sibling busy for seconds */
+	conf->fed_survey_max_age_s = 5;
 	/* loaning: one spare node above demand, a period well inside the
 	 * deadline, agora-sim's checkpoint model (doc/sim.md) */
 	conf->loan_headroom = 1;

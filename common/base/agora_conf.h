@@ -116,6 +116,9 @@ typedef struct agora_conf {
 					long after its planned start is
 					auctioned again (0: never) */
 	int fed_interval_s;          /* FedAuctionInterval: agorad's round */
+	int fed_survey_max_age_s;    /* FedSurveyMaxAge: a sibling still
+					reading stands on its last answer
+					if no older (0: always wait) */
 	char *fed_catalog;           /* FedCatalog: dataset catalog (JSON) */
 
 	/* loaning idle inference nodes to training, by agorad */

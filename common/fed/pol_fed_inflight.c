@@ -61,6 +61,38 @@ int pol_fed_inflight_drop(pol_fed_inflight_list_t *l, uint32_t job_id)
 	return 0;
 }
 
+static int id_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+int pol_fed_inflight_cancelled(pol_fed_inflight_list_t *l, const uint32_t *ids,
+			       int n)
+{
+	uint32_t *s;
+	int dropped = 0;
+
+	if (!l || !ids || n <= 0 || l->n == 0)
+		return 0;
+	if (!(s = malloc((size_t) n * sizeof(*s))))
+		return -1;
+	memcpy(s, ids, (size_t) n * sizeof(*s));
+	qsort(s, (size_t) n, sizeof(*s), id_cmp);
+	for (int k = 0; k < l->n;) {
+		if (bsearch(&l->v[k].job_id, s, (size_t) n, sizeof(*s),
+			    id_cmp)) {
+			drop(l, k); /* the last one moved to k */
+			dropped++;
+		} else {
+			k++;
+		}
+	}
+	free(s);
+	return dropped;
+}
+
 /* The flow record of cluster (NULL: none, and with add: none free). */
 static pol_fed_inflight_flow_t *flow_of(pol_fed_inflight_list_t *l,
 					const char *cluster, bool add)

@@ -125,6 +125,17 @@ int pol_fed_inflight_expire(pol_fed_inflight_list_t *l, int64_t now,
  * started); returns whether it was kept. */
 int pol_fed_inflight_drop(pol_fed_inflight_list_t *l, uint32_t job_id);
 
+/* Drops the pins of the jobs their origin shows cancelled (ids[n], any
+ * order): Slurm forwards the cancel, and a copy that still arrives is
+ * cancelled there (pol_fed_orphans), so none of them will take GPUs at
+ * its winner.  Without this a burst cancelled at its origin kept its
+ * winners looking busy until the pins expired (on the harness: 304 GPUs
+ * "on their way" to c2 after a 100-job burst's cancel, and the next
+ * burst went to c1 alone for 30 s).  Returns how many were dropped (-1:
+ * out of memory, none). */
+int pol_fed_inflight_cancelled(pol_fed_inflight_list_t *l, const uint32_t *ids,
+			       int n);
+
 /* The GPUs of the pins still in flight to cluster. */
 int pol_fed_inflight_gpus(const pol_fed_inflight_list_t *l,
 			  const char *cluster);

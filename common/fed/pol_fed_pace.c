@@ -17,6 +17,18 @@ double pol_fed_round_wait_s(double interval_s, double elapsed_s, int pinned)
 	return left > 0 ? left : 0;
 }
 
+bool pol_fed_survey_late(double now, double first_at, double kept_at,
+			 int pins_on_way, bool was_late, double grace_s,
+			 double max_age_s)
+{
+	if (max_age_s <= 0 || first_at < 0 || kept_at < 0 || pins_on_way <= 0 ||
+	    was_late)
+		return false;
+	if (now - first_at < grace_s)
+		return false;
+	return now - kept_at <= max_age_s;
+}
+
 /* The first index of s->v not below id. */
 static int idset_at(const pol_fed_idset_t *s, uint32_t id)
 {

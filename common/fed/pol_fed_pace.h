@@ -27,6 +27,25 @@
  * began (elapsed_s ago), at least 0. */
 double pol_fed_round_wait_s(double interval_s, double elapsed_s, int pinned);
 
+/* Whether a round may go on without a cluster whose survey is still
+ * reading, its last answer standing in (issue 18: on Slurm 24.11 the
+ * sibling that takes a burst's copies answers its job table read in
+ * 0.6-2.4 s, slurmctld's job lock, while the origin answers in 0.01-0.07
+ * s; every job submitted meanwhile waited for it).  Only such a
+ * sibling: one with pins on their way to it (pins_on_way > 0), whose
+ * answer was not given up in the round before (was_late: a cluster's
+ * own new held jobs wait at most one round, and an origin busy with
+ * its own submissions, which has no pins on their way, is always
+ * waited for).  Yes when the round's first answer came grace_s or more
+ * ago (first_at: when, < 0 none yet), and the cluster's last full
+ * answer was read at kept_at (< 0: none) no more than max_age_s before
+ * now (0: never).  So a bid stands on a survey at most max_age_s old,
+ * plus the pins on their way (counted by pol_fed_inflight_load).  Times
+ * in seconds on one clock. */
+bool pol_fed_survey_late(double now, double first_at, double kept_at,
+			 int pins_on_way, bool was_late, double grace_s,
+			 double max_age_s);
+
 typedef struct pol_fed_idset {
 	uint32_t *v; /* sorted */
 	int n, cap;

@@ -11,10 +11,13 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
 #include "agora_compat_pub.h"
+
+#include "pol_fed_pace.h"
 
 #include "agorad_round_int.h"
 
@@ -168,5 +171,120 @@ void run_children(const ad_round_t *r, const bool *want, child_fn fn,
 	for (int c = 0; c < r->n_clusters; c++) {
 		out[c] = ch.out[c];
 		len[c] = ch.len[c];
+	}
+}
+
+void late_child_end(ad_held_child_t *h)
+{
+	if (h->pid > 0) {
+		kill(h->pid, SIGKILL);
+		while (waitpid(h->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		close(h->fd);
+	}
+	free(h->out);
+	memset(h, 0, sizeof(*h));
+}
+
+void run_children_late(ad_round_t *r, const bool *want, child_fn fn,
+		       const ad_late_t *lt, double grace_s, double max_age_s,
+		       char **out, size_t *len, bool *late, double *started,
+		       int limit_s, volatile int *stop)
+{
+	ad_children_t ch;
+	bool fork_c[AD_MAX_CLUSTERS];
+	double first_at = -1, t0 = ad_now_s(), end_at[AD_MAX_CLUSTERS];
+
+	/* a child given up in an earlier round is this round's for its
+	 * cluster (one not wanted now, skipped for a while, ends) */
+	for (int c = 0; c < r->n_clusters; c++) {
+		ad_held_child_t *h = &r->clusters[c].late_child;
+
+		if (h->pid > 0 && !want[c])
+			late_child_end(h);
+		fork_c[c] = want[c] && h->pid <= 0;
+	}
+	children_start(r, fork_c, fn, limit_s, &ch);
+	for (int c = 0; c < ch.n; c++) {
+		ad_held_child_t *h = &r->clusters[c].late_child;
+
+		end_at[c] = -1;
+		started[c] = t0;
+		if (h->pid <= 0)
+			continue;
+		ch.pid[c] = h->pid;
+		ch.fd[c] = h->fd;
+		ch.out[c] = h->out;
+		ch.len[c] = h->len;
+		ch.cap[c] = h->cap;
+		ch.open_n++;
+		started[c] = h->started;
+		memset(h, 0, sizeof(*h));
+	}
+	memset(late, 0, r->n_clusters * sizeof(*late));
+	/* until every child ended, or those still reading may be given up
+	 * (pol_fed_survey_late): then they are killed, their answers
+	 * dropped, late[c] set */
+	while (ch.open_n > 0) {
+		int open_n = ch.open_n, n_late = 0;
+		double now;
+
+		if (children_collect(&ch, false, stop))
+			break;
+		now = ad_now_s();
+		for (int c = 0; c < ch.n; c++)
+			if (want[c] && ch.fd[c] < 0 && end_at[c] < 0) {
+				end_at[c] = now;
+				if (first_at < 0)
+					first_at = now;
+			}
+		for (int c = 0; c < ch.n; c++)
+			if (ch.fd[c] >= 0 &&
+			    pol_fed_survey_late(now, first_at, lt[c].kept_at,
+						lt[c].pins_on_way,
+						lt[c].was_late, grace_s,
+						max_age_s))
+				n_late++;
+		if (n_late && n_late == ch.open_n) {
+			for (int c = 0; c < ch.n; c++) {
+				ad_held_child_t *h = &r->clusters[c].late_child;
+
+				if (ch.fd[c] < 0)
+					continue;
+				*h = (ad_held_child_t){ .pid = ch.pid[c],
+							.fd = ch.fd[c],
+							.out = ch.out[c],
+							.len = ch.len[c],
+							.cap = ch.cap[c],
+							.started = started[c] };
+				ch.pid[c] = -1;
+				ch.fd[c] = -1;
+				ch.out[c] = NULL;
+				ch.len[c] = 0;
+				ch.cap[c] = 0;
+				ch.open_n--;
+				late[c] = true;
+			}
+			break;
+		}
+		if (ch.open_n == open_n) {
+			struct timespec ts = { 0, 5 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	(void) children_collect(&ch, true, stop);
+	for (int c = 0; c < r->n_clusters; c++) {
+		out[c] = ch.out[c];
+		len[c] = ch.len[c];
+		if (want[c])
+			ad_debug(
+				"%s: survey %s in %.3f s (its last answer %.1f s old, %d pins on their way)",
+				ch.name[c],
+				late && late[c] ? "given up" : "answered",
+				(end_at[c] >= 0 ? end_at[c] : ad_now_s()) -
+					started[c],
+				lt[c].kept_at >= 0 ? t0 - lt[c].kept_at : -1.0,
+				lt[c].pins_on_way);
 	}
 }

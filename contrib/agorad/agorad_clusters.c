@@ -107,6 +107,9 @@ int refresh_clusters(ad_round_t *r)
 				c->survey = old[o].survey;
 				c->survey_len = old[o].survey_len;
 				c->jobs_update = old[o].jobs_update;
+				c->survey_at = old[o].survey_at;
+				c->survey_late = old[o].survey_late;
+				c->late_child = old[o].late_child;
 				c->will_run_at = old[o].will_run_at;
 				/* where its usage came from: logged when it
 				 * changes */
@@ -121,8 +124,10 @@ int refresh_clusters(ad_round_t *r)
 	}
 	slurm_list_iterator_destroy(it);
 	for (int o = 0; o < n_old; o++)
-		if (old[o].name[0])
-			free(old[o].survey); /* left the federation */
+		if (old[o].name[0]) { /* left the federation */
+			free(old[o].survey);
+			late_child_end(&old[o].late_child);
+		}
 	if (cluster_list)
 		slurm_list_destroy(cluster_list);
 	cluster_list = l;
@@ -139,6 +144,7 @@ void clusters_fini(ad_round_t *r)
 		r->clusters[c].busy = NULL;
 		free(r->clusters[c].survey);
 		r->clusters[c].survey = NULL;
+		late_child_end(&r->clusters[c].late_child);
 	}
 	r->n_clusters = 0;
 }

@@ -40,7 +40,10 @@ static bool survey_fates(const ad_cluster_t *cl, const uint32_t **alive,
 	ad_survey_hdr_t h;
 	size_t fate_b;
 
-	if (!cl->up || !cl->survey || cl->survey_len < sizeof(h))
+	/* a cluster late to answer this round (its last answer stands in
+	 * for its load): nothing is read from it or sent to it */
+	if (!cl->up || cl->survey_late || !cl->survey ||
+	    cl->survey_len < sizeof(h))
 		return false;
 	memcpy(&h, cl->survey, sizeof(h));
 	if (h.n_alive < 0 || h.n_cancelled < 0)

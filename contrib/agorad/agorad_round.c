@@ -91,66 +91,6 @@ static void round_reset(ad_round_t *r)
 
 /* ---- the round ------------------------------------------------------ */
 
-/* A survey whose job table did not change (h.jobs_same): the last full
- * answer's job part with this answer's nodes and usage, as one answer
- * (malloc'ed, *mlen); NULL if there is no last answer or no memory.
- * The running jobs' ends are clamped at now, as a fresh read would. */
-static char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
-			  size_t *mlen, time_t now)
-{
-	ad_survey_hdr_t h, o;
-	size_t jobs_b, busy_b, use_b, copies_b, fate_b, tail_b;
-	char *m, *p;
-
-	if (!cl->survey || cl->survey_len < sizeof(o) || len < sizeof(h))
-		return NULL;
-	memcpy(&h, out, sizeof(h));
-	memcpy(&o, cl->survey, sizeof(o));
-	jobs_b = o.n_jobs * sizeof(ad_job_t);
-	busy_b = o.n_busy * sizeof(pol_fed_busy_t);
-	copies_b = o.n_copies * sizeof(uint32_t);
-	fate_b = (o.n_alive + o.n_cancelled) * sizeof(uint32_t);
-	tail_b = busy_b + copies_b + fate_b; /* the job part after usage */
-	use_b = h.n_usage > 0 ? h.n_usage * sizeof(ad_usage_t) : 0;
-	if (len != sizeof(h) + use_b ||
-	    cl->survey_len != sizeof(o) + jobs_b +
-				      o.n_usage * sizeof(ad_usage_t) + tail_b)
-		return NULL;
-	h.n_jobs = o.n_jobs;
-	h.n_busy = o.n_busy;
-	h.n_copies = o.n_copies;
-	h.n_alive = o.n_alive;
-	h.n_cancelled = o.n_cancelled;
-	h.gpus_pending = o.gpus_pending;
-	h.gpus_queued = o.gpus_queued;
-	h.queued_gpu_s = o.queued_gpu_s;
-	h.max_limit_s = o.max_limit_s;
-	h.jobs_queued = o.jobs_queued;
-	h.jobs_update = o.jobs_update;
-	h.recheck_at = o.recheck_at;
-	h.jobs_same = 0;
-	*mlen = sizeof(h) + jobs_b + use_b + tail_b;
-	if (!(m = malloc(*mlen)))
-		return NULL;
-	p = m;
-	memcpy(p, &h, sizeof(h));
-	p += sizeof(h);
-	memcpy(p, cl->survey + sizeof(o), jobs_b);
-	p += jobs_b;
-	memcpy(p, out + sizeof(h), use_b);
-	p += use_b;
-	memcpy(p, cl->survey + cl->survey_len - tail_b, tail_b);
-	for (int k = 0; k < o.n_busy; k++) {
-		pol_fed_busy_t b;
-
-		memcpy(&b, p + k * sizeof(b), sizeof(b));
-		if (b.end < now)
-			b.end = now;
-		memcpy(p + k * sizeof(b), &b, sizeof(b));
-	}
-	return m;
-}
-
 /* Step 1 for cluster c: its answer (out, len) into clusters[c], jobs and
  * usage[c].  Returns whether it answered. */
 static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
@@ -229,8 +169,10 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 		       h.n_busy * sizeof(pol_fed_busy_t));
 	/* the pins to c whose copy it shows have arrived: Slurm's queue
 	 * there counts them now; a survey without copies still tells the
-	 * flow (pol_fed_inflight.h) */
-	{
+	 * flow (pol_fed_inflight.h).  Not from a last answer standing in for
+	 * a late one: every pin since is still on its way, and no copy
+	 * arrived in the meantime as far as the flow can tell */
+	if (!r->clusters[c].survey_late) {
 		uint32_t *ids = h.n_copies ? malloc(h.n_copies * sizeof(*ids))
 					   : NULL;
 
@@ -246,6 +188,21 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 				&r->inflight, r->clusters[c].name, ids,
 				ids ? h.n_copies : 0, time(NULL));
 			free(ids);
+		}
+		/* the pins of jobs that c, their origin, shows cancelled
+		 * are not on their way any more */
+		if (h.n_cancelled) {
+			uint32_t *cids = malloc(h.n_cancelled * sizeof(*cids));
+
+			if (cids) {
+				memcpy(cids,
+				       out + len -
+					       h.n_cancelled * sizeof(*cids),
+				       h.n_cancelled * sizeof(*cids));
+				(void) pol_fed_inflight_cancelled(
+					&r->inflight, cids, h.n_cancelled);
+				free(cids);
+			}
 		}
 		if (pol_fed_inflight_transit_s(&r->inflight,
 					       r->clusters[c].name) > 0.0)
@@ -284,18 +241,50 @@ static int round_survey(ad_round_t *r, ad_stats_t *st, volatile int *stop)
 	bool want[AD_MAX_CLUSTERS];
 	char *out[AD_MAX_CLUSTERS];
 	size_t len[AD_MAX_CLUSTERS];
+	bool late[AD_MAX_CLUSTERS];
+	ad_late_t lt[AD_MAX_CLUSTERS];
+	double started[AD_MAX_CLUSTERS];
 	int n_up = 0;
 	time_t now = time(NULL);
 
 	/* a cluster that timed out is skipped for a while (pol_fed_backoff):
 	 * one that does not answer would cost every round the child limit */
-	for (int c = 0; c < r->n_clusters; c++)
+	for (int c = 0; c < r->n_clusters; c++) {
 		want[c] = !pol_fed_backoff_skip(&r->clusters[c].backoff, now);
-	run_children(r, want, survey_child, out, len, AD_CHILD_LIMIT_S, stop);
+		/* a cluster late to answer may stand on its last answer
+		 * (pol_fed_survey_late) */
+		lt[c].kept_at = r->clusters[c].survey && r->clusters[c].up
+					? r->clusters[c].survey_at
+					: -1;
+		lt[c].pins_on_way = pol_fed_inflight_jobs(&r->inflight,
+							  r->clusters[c].name);
+		lt[c].was_late = r->clusters[c].survey_late;
+	}
+	run_children_late(r, want, survey_child, lt, AD_SURVEY_LATE_S,
+			  r->survey_max_age_s, out, len, late, started,
+			  AD_CHILD_LIMIT_S, stop);
 	for (int c = 0; c < r->n_clusters; c++) {
 		ad_cluster_t *cl = &r->clusters[c];
+
+		cl->survey_late = false;
 		if (!want[c]) {
 			r->clusters[c].up = false;
+			continue;
+		}
+		if (late[c]) {
+			size_t sl = 0;
+			char *s = survey_stale(cl, &sl, now);
+
+			cl->survey_late = s != NULL;
+			if (survey_take(r, c, s, s ? sl : 0, st)) {
+				n_up++;
+				st->survey_late++;
+				ad_verbose(
+					"%s: still reading %.1f s after the first answer: its answer of %.1f s ago stands in (its own held jobs wait for the next round, which takes the read in progress)",
+					cl->name, AD_SURVEY_LATE_S,
+					ad_now_s() - cl->survey_at);
+			}
+			free(s);
 			continue;
 		}
 		/* nothing at all: killed at the limit; or its slurmctld did
@@ -331,6 +320,8 @@ static int round_survey(ad_round_t *r, ad_stats_t *st, volatile int *stop)
 			free(cl->survey);
 			cl->survey = out[c];
 			cl->survey_len = len[c];
+			/* what it says: since its read began */
+			cl->survey_at = started[c];
 			memcpy(&h, out[c], sizeof(h));
 			cl->jobs_update = (time_t) h.jobs_update;
 			if (h.conf_read) {
@@ -406,8 +397,11 @@ static pol_fed_plan_t *round_plans(ad_round_t *r, const agora_conf_t *conf,
 	for (int c = 0; c < r->n_clusters; c++) {
 		ad_cluster_t *cl = &r->clusters[c];
 
-		cl->heartbeat = pol_fed_heartbeat_due(
-			cl->will_run_at, now, conf->fed_auction_timeout_s);
+		/* none to a cluster late to answer (the next round's) */
+		cl->heartbeat = !cl->survey_late &&
+				pol_fed_heartbeat_due(
+					cl->will_run_at, now,
+					conf->fed_auction_timeout_s);
 		want[c] = cl->up && (cl->heartbeat || r->n_jobs > 0);
 		if (!want[c])
 			continue;
@@ -623,6 +617,7 @@ int ad_round(const agora_conf_t *conf, const char *state_path, ad_stats_t *st,
 
 	round_reset(r);
 	r->pin_start_timeout_s = conf->fed_pin_start_timeout_s;
+	r->survey_max_age_s = conf->fed_survey_max_age_s;
 	/* the pins steps of earlier rounds that have ended */
 	collected = pins_collect(r, st, false, stop, NULL);
 	if (refresh_clusters(r))

@@ -7,6 +7,8 @@
  * agorad_children.c one child per cluster, answers through pipes
  * agorad_state.c    the state file agoractl fed / explain read
  * agorad_survey.c   what the survey and plans children do on a cluster
+ * agorad_kept.c     a cluster's kept survey answer standing in for this
+ *                   round's (unchanged job table, a cluster late to answer)
  * agorad_auction.c  the pins child, the catalog, the credit exchange and
  *                   the decision texts of the auction
  * agorad_pins.c     step 4 in flight: a round's pins run on while the
@@ -43,6 +45,10 @@
 #define AD_MAX_CLUSTERS  64
 #define AD_CHILD_LIMIT_S 30
 #define AD_STOP_GRACE_S  5 /* SIGTERM to SIGKILL of a child */
+/* a survey still reading this long after the round's first answer may
+ * be given up for its last answer (FedSurveyMaxAge, pol_fed_survey_late);
+ * an idle cluster answers in 0.01-0.07 s on the harness */
+#define AD_SURVEY_LATE_S 0.2
 /* a StateSaveLocation path at most (longer: the configuration is read
  * every round, as before the cache) */
 #define AD_SAVE_DIR 1024
@@ -67,6 +73,18 @@ typedef struct {
 	List key_pairs;
 } ad_plugin_params_t;
 
+/* A survey child given up as late (run_children_late): not killed (that
+ * would cost slurmctld an error line and the read it is doing); it reads
+ * on, and the next round takes its answer instead of asking again.  pid
+ * <= 0: none. */
+typedef struct {
+	pid_t pid;
+	int fd;
+	char *out;
+	size_t len, cap;
+	double started; /* ad_now_s() at its fork: what its answer says */
+} ad_held_child_t;
+
 typedef struct ad_cluster {
 	char name[AD_NAME];
 	slurmdb_cluster_rec_t *rec;
@@ -83,6 +101,11 @@ typedef struct ad_cluster {
 	char *survey;
 	size_t survey_len;
 	time_t jobs_update;
+	/* when that answer came (ad_now_s), and whether this round stands
+	 * on it because the cluster was late to answer (run_children_late) */
+	double survey_at;
+	bool survey_late;
+	ad_held_child_t late_child;
 	int64_t will_run_at; /* the last will-run sent (kept) */
 	bool heartbeat;      /* this round's plans child sends one if it
 				asks nothing else (pol_fed_heartbeat_due) */
@@ -276,6 +299,7 @@ typedef struct ad_round {
 	 * get uniform types); borrowed from model_refresh() */
 	const topo_model_t *model;
 	int pin_start_timeout_s; /* FedPinStartTimeout (0: off) */
+	int survey_max_age_s;    /* FedSurveyMaxAge (0: always wait) */
 	/* per round */
 	ad_job_t *jobs; /* the jobs with a step of the hold left */
 	int n_jobs;
@@ -337,6 +361,24 @@ typedef void (*child_fn)(const ad_round_t *r, int c, int fd);
 int orphans_reap(ad_round_t *r, volatile int *stop);
 void run_children(const ad_round_t *r, const bool *want, child_fn fn,
 		  char **out, size_t *len, int limit_s, volatile int *stop);
+/* The same for the survey: once the children still reading may all be
+ * given up (pol_fed_survey_late on lt[c], the round's first answer
+ * grace_s old, max_age_s), they are left to read on as the clusters'
+ * late_child and late[c] is set (the caller stands on their last
+ * answers); a cluster's late_child from an earlier round is this round's
+ * child for it, not a new one.  started[c]: when the read of out[c]
+ * began (ad_now_s). */
+typedef struct {
+	double kept_at;  /* its last full answer's read (< 0: none) */
+	int pins_on_way; /* pins to it whose copies it did not show yet */
+	bool was_late;   /* given up in the round before */
+} ad_late_t;
+void run_children_late(ad_round_t *r, const bool *want, child_fn fn,
+		       const ad_late_t *lt, double grace_s, double max_age_s,
+		       char **out, size_t *len, bool *late, double *started,
+		       int limit_s, volatile int *stop);
+/* Ends a late_child (SIGKILL, reaped): shutdown, a cluster that left. */
+void late_child_end(ad_held_child_t *h);
 /* The same in two halves, for a step that runs on while later rounds
  * go on (the pins): children_start forks them into *ch;
  * children_collect reads what has come and, with wait, until every
@@ -377,6 +419,15 @@ char *shape_key(const ad_job_t *j);
 /* Whether job j may run on cluster (its viable siblings). */
 bool eligible(const ad_job_t *j, const char *cluster);
 
+/* agorad_kept.c: a survey whose job table did not change (h.jobs_same):
+ * the last full answer's job part with this answer's nodes and usage
+ * (malloc'ed, *mlen); a cluster late to answer: its last full answer
+ * without its jobs, live copies and cancels (malloc'ed, *slen).  NULL if
+ * there is no last answer or no memory; running jobs' ends clamped at
+ * now, as a fresh read would. */
+char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
+		   size_t *mlen, time_t now);
+char *survey_stale(const ad_cluster_t *cl, size_t *slen, time_t now);
 /* agorad_usage.c: the usage per app of cluster c into *us, h->n_usage and
  * h->usage_src, from the view file (its directory kept up to
  * AD_CONF_REREAD_S from the last configuration read, h->conf_read when

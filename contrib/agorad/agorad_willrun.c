@@ -98,6 +98,13 @@ void willrun_plan(ad_round_t *r, time_t now)
 			kept, moot, n, now, cl->gpus_free,
 			POL_FED_WILLRUN_MAX_AGE_S, POL_FED_WILLRUN_MOOT_AGE_S,
 			POL_FED_WILLRUN_MAX_ASKS, act);
+		/* a cluster late to answer its survey (it stands on its last
+		 * answer) is asked nothing this round: a will-run would wait
+		 * for the same locks.  Its kept answers stand; a shape
+		 * without one waits for the next round */
+		for (int k = 0; cl->survey_late && k < n; k++)
+			if (act[k] == POL_FED_WILLRUN_ASK)
+				act[k] = POL_FED_WILLRUN_DEFER;
 		for (int i = 0; i < r->n_jobs; i++) {
 			size_t at = (size_t) i * r->n_clusters + c;
 			const ad_willrun_t *w;

@@ -45,6 +45,7 @@
 # AGORA_DISPATCH_RATE [150]: the paced submitter's jobs/s,
 # AGORA_DISPATCH_ARRIVE_WAIT [180]: the longest wait for copies to reach
 # their winners (0: not measured),
+# AGORA_DISPATCH_AGORA_CONF [unset]: lines added to agora.conf,
 # AGORA_DISPATCH_SCHED [unset]: a SchedulerParameters line for both
 # clusters instead of the harness's (e.g. a sched_min_interval),
 # AGORAD_BIN (its file must be named agorad), AGORA_SUBMIT_BIN,
@@ -91,6 +92,8 @@ FedAuction=yes
 FedAuctionInterval=1
 FedAuctionTimeout=300
 EOT
+# AGORA_DISPATCH_AGORA_CONF: more agora.conf lines (e.g. FedSurveyMaxAge=0)
+[ -n "${AGORA_DISPATCH_AGORA_CONF:-}" ] && printf '%s\n' "$AGORA_DISPATCH_AGORA_CONF" >>"$t/agora.conf"
 $DC --base-port "$BASE_PORT" --clusters 2 --nodes 8 --plugin-dir "$PLUGINS" \
 	--conf-extra "$t/extra.conf" --agora-conf "$t/agora.conf" --agorad \
 	--agorad-bin "$AGORAD_BIN" --fresh start >"$t/start.log" 2>&1 ||

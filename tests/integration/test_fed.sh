@@ -105,85 +105,8 @@ $DC --base-port "$PORT" --clusters 3 --nodes 8,8,4 --plugin-dir "$BUILD/stage/pl
 export SLURM_CONF=$W/c1/etc/slurm.conf
 cd "$t" || exit 1
 
-sub() { # sub ARGS... -> job id
-	sbatch --parsable -A acct_a -N1 --gres=gpu:8 -t 10 "$@" --wrap 'sleep 120' | cut -d';' -f1
-}
-# scontrol -a (SHOW_ALL): a job pinned while held has only its origin
-# copy, REVOKED (Clusters= leaves the origin out, the sibling waits for the
-# release), and 24.11's slurmctld hides REVOKED records from every caller
-# without SHOW_ALL (22.05 from non-operators only), as agorad and agoractl
-# read them (doc/federation.md)
-admin() { on 1 scontrol -a show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p'; }
-# the cluster a job was pinned to, "" while undecided
-winner() { admin "$1" | sed -n 's/^Agora: fed auction: won by \([^ ]*\) .*/\1/p'; }
-wait_pinned() { # JOBID... : up to 20 s
-	local j d=$(($(ms) + 20000))
-	for j; do
-		while [ -z "$(winner "$j")" ] && [ "$(ms)" -lt $d ]; do sleep 0.2; done
-	done
-}
-# copies of a job that are not revoked (pending, running or ended: jobs
-# here run 10 minutes, longer than the test), over all clusters (0 = lost)
-copies() {
-	local c n=0
-	for c in 1 2 3; do
-		on $c squeue --local -h -j "$1" -t all -o %T 2>/dev/null | grep -vq REVOKED && n=$((n + 1))
-	done
-	echo $n
-}
-# held at the origin (priority 0); a pinned origin copy is REVOKED (its
-# sibling is elsewhere) and squeue shows no "Held" for it
-held() { on 1 scontrol -a -o show job "$1" 2>/dev/null | grep -Eq ' Priority=0 .*JobState=(PENDING|REVOKED) '; }
-not_held() { ! held "$1"; }
-# cancel every job and wait (up to 30 s) until no cluster runs or queues
-# one: under load a cancelled job can hold its GPUs for seconds, and the
-# next section counts free GPUs
-no_jobs() {
-	local c
-	for c in 1 2 3; do [ -z "$(on $c squeue --local -h -o %i 2>/dev/null)" ] || return 1; done
-}
-left_jobs() { # JOBID:STATE@cLUSTER of every job left, one line
-	local c
-	for c in 1 2 3; do on $c squeue --local -h -o "%i:%T@c$c" 2>/dev/null; done | tr '\n' ' '
-}
-# cancel_all: no job left on any cluster.  One scancel can cross a
-# federation update in flight (CI once saw a job RUNNING on c2 30 s after
-# it): what is left is cancelled again by id on every cluster every 5 s,
-# for up to 40 s, and the log says which jobs needed it.
-# no job for 3 s on end: on 22.05 a sibling copy pinned a few seconds
-# before can arrive after the origin's cancel (copies arrive one a second:
-# doc/evaluation.md, "Pinned is not arrived") and start there; CI once
-# found none, then 67108893 PENDING at c2 with its origin CANCELLED
-no_jobs_settled() {
-	local i
-	for i in 1 2 3 4 5 6; do
-		no_jobs || return 1
-		sleep 0.5
-	done
-}
-cancel_all() {
-	local c k left ids again=""
-	for c in 1 2 3; do on $c scancel -u root 2>/dev/null; done
-	for ((k = 0; k < 8; k++)); do
-		wait_for 5 no_jobs && no_jobs_settled && break
-		left=$(left_jobs)
-		again="$again $left"
-		ids=$(echo "$left" | tr ' ' '\n' | sed -n 's/:.*//p' | sort -u)
-		[ -n "$ids" ] || continue
-		# shellcheck disable=SC2086 # one word per id
-		for c in 1 2 3; do on $c scancel $ids 2>/dev/null; done
-	done
-	if ! no_jobs; then
-		echo "# cancel_all: jobs left after $k rounds of scancel: $(left_jobs)"
-		for ids in $(left_jobs); do
-			c=${ids##*@c}
-			on "$c" scontrol show job "${ids%%:*}" 2>&1 | grep -Eo '(JobState|Reason|FedOrigin|FedViableSiblings|FedActiveSiblings)=[^ ]*' | tr '\n' ' ' | sed 's/^/#   /'
-			echo
-		done
-	elif [ -n "$again" ]; then
-		echo "# cancel_all: needed scancel again for:$again"
-	fi
-}
+# shellcheck source=tests/integration/fed_helpers.sh
+. "$repo/tests/integration/fed_helpers.sh"
 
 sleep 3 # agorad's first round: job_submit/agora learns it is alive
 
@@ -708,6 +631,86 @@ else:
     print("MEASURE: no job pinned")
 PY
 
+# 8b. a sibling late to answer (FedSurveyMaxAge, pol_fed_survey_late): c3
+# full with local jobs, then a burst of 100 one-GPU jobs, more than c1's 64
+# GPUs, so that some 36 are pinned to c2 (without c3 full, one run gave
+# all of them to c3); while their copies are on their way (22.05 hands them over
+# one a second), c2's slurmctld is stopped (SIGSTOP) for 10 s.  The round
+# after does not wait for c2's survey: c2's last answer stands in ("c2:
+# still reading") and the round ends while c2 is stopped (agorad writes
+# its state file, agorad.json, at every round's end; a round without held
+# jobs logs no "round N:" line); the next round
+# takes the survey still in progress once c2 goes on (no "no answer" for
+# c2), and no job is pinned twice or copied to two clusters.  On 24.11 the
+# copies arrive with the pins, so none is on its way by the stop and the
+# rounds wait for c2 as before: a MEASURE line there.
+cancel_all # section 8's burst
+for i in 1 2 3 4; do on 3 sbatch -M c3 -A acct_a -N1 -w "c3n$i" --gres=gpu:8 -t 10 --wrap 'sleep 600' >/dev/null; done
+ids=()
+for i in $(seq 100); do
+	ids+=("$(sbatch --parsable -A acct_a -N1 --gres=gpu:1 -t 10 --wrap 'sleep 300' | cut -d';' -f1)")
+done
+c2_pinned() {
+	local j n=0
+	for j in "${ids[@]}"; do [ "$(winner "$j")" = c2 ] && n=$((n + 1)); done
+	echo "$n" >"$t/c2n"
+	[ "$n" -ge 10 ]
+}
+wait_for 30 c2_pinned || echo "# section 8b: only $(cat "$t/c2n") of 100 pinned to c2 within 30 s"
+# stop c2 right after a round ended (agorad.json written) whose c2 answer
+# was read afresh ("c2: N GPUs of pins on their way", not "still
+# reading"): not in the middle of a round, whose will-run or heartbeat
+# to c2 would wait, and not after a late answer, whose next round waits
+# for c2 by design (22.05 only: on 24.11 no pin stays on its way)
+from=$(($(wc -l <"$W/log/agorad.log") + 1))
+m0=$(date -r "$W/agorad.json" +%s.%N 2>/dev/null || echo 0)
+d=$(date +%s)
+[ "${AGORA_DC_SLURM:-22.05}" = 22.05 ] && d=$((d + 20))
+while [ "$(date +%s)" -lt $d ]; do
+	m=$(date -r "$W/agorad.json" +%s.%N 2>/dev/null || echo 0)
+	if [ "$m" != "$m0" ]; then
+		m0=$m
+		tail -n +"$from" "$W/log/agorad.log" | grep -E 'c2: (still reading|[0-9]+ GPUs of pins on their way)' |
+			tail -n 1 | grep -q 'on their way' && break
+	fi
+	sleep 0.02
+done
+from=$(($(wc -l <"$W/log/agorad.log") + 1))
+c2pid=$(cat "$W/run/c2-slurmctld.pid")
+kill -STOP "$c2pid"
+sleep 10
+tail -n +"$from" "$W/log/agorad.log" >"$t/late.log"
+state_at=$(date -r "$W/agorad.json" +%s.%N 2>/dev/null || echo 0)
+kill -CONT "$c2pid"
+late_n=$(grep -c 'c2: still reading' "$t/late.log")
+# the first late round's time, and whether a round ended after it
+late_at=$(sed -n 's/^\[\([^]]*\)\] c2: still reading.*/\1/p' "$t/late.log" | head -1)
+if [ -n "$late_at" ]; then
+	late_at=$(date -d "${late_at/T/ }" +%s.%N 2>/dev/null || echo 0)
+else
+	late_at=0
+fi
+rounds_late=$(awk -v s="$state_at" -v l="$late_at" 'BEGIN { print (l > 0 && s > l) ? 1 : 0 }')
+wait_pinned "${ids[@]}"
+sleep 3
+unpinned=0
+for j in "${ids[@]}"; do [ -n "$(winner "$j")" ] || unpinned=$((unpinned + 1)); done
+printf '%s\n' "${ids[@]}" >"$t/ids8b"
+# this section's jobs pinned more than once; running on more than one
+# cluster (a pending origin record beside its sibling copy is normal)
+twice=$(grep -h 'pinned to' "$W/log/agorad.log" | sed -n 's/^\[[^]]*\] JobId=\([0-9]*\) .*/\1/p' | grep -xFf "$t/ids8b" | sort | uniq -d | wc -l)
+doubled=$(for c in 1 2 3; do on $c squeue --local -h -t R -o %i 2>/dev/null; done | grep -xFf "$t/ids8b" | sort | uniq -d | wc -l)
+no_answer=$(tail -n +"$from" "$W/log/agorad.log" | grep -c 'c2: no answer within')
+echo "MEASURE: c2 stopped 10 s with $(cat "$t/c2n") jobs pinned to it: $late_n rounds stood on its last answer; a round ended after the first of them while it was stopped: $([ "$rounds_late" = 1 ] && echo yes || echo no)"
+if [ "${AGORA_DC_SLURM:-22.05}" = 22.05 ]; then
+	[ "$late_n" -ge 1 ] && [ "$rounds_late" -ge 1 ] &&
+		pass "c2 stopped with pins on their way: a round went on on its last answer and ended while c2 was stopped" ||
+		fail "c2 stopped with pins on their way: no round went on without it ($late_n 'still reading', a round's end after it: $rounds_late)"
+fi
+[ "$unpinned" -eq 0 ] && [ "$twice" -eq 0 ] && [ "$doubled" -eq 0 ] && [ "$no_answer" -eq 0 ] &&
+	pass "c2 stopped 10 s: every job pinned once, none running on two clusters, c2's survey taken when it went on" ||
+	fail "c2 stopped 10 s: $unpinned not pinned, $twice pinned twice, $doubled running on two clusters, $no_answer 'no answer' for c2"
+
 # 9. a cancel at the origin right after the pins (last: it waits for the
 # copies still on their way).  A burst of 120 one-GPU jobs, more than c1's
 # 64 GPUs, so that some 50 are pinned to c2 and c3; once 40 are, the user
@@ -719,7 +722,7 @@ PY
 # cancelled (pol_fed_orphans) in the round after it arrives: no copy that
 # started after the cancel may run 20 s.  On 24.11 the copies arrive with
 # the pins and none starts after the cancel.
-cancel_all # section 8's burst
+cancel_all # section 8b's burst
 ids=()
 for i in $(seq 120); do
 	ids+=("$(sbatch --parsable -A acct_a -N1 --gres=gpu:1 -t 10 --wrap 'sleep 300' | cut -d';' -f1)")

@@ -313,15 +313,22 @@ static void test_conf_fed_keys(void **state)
 	assert_int_equal(c.fed_auction_timeout_s, 60);
 	assert_int_equal(c.fed_pin_start_timeout_s, 300);
 	assert_int_equal(c.fed_interval_s, 2);
+	assert_int_equal(c.fed_survey_max_age_s, 5);
 	assert_int_equal(
 		agora_conf_parse_string("FedAuction=yes\nFedAuctionTimeout=2m\n"
 					"FedAuctionInterval=3\n"
+					"FedSurveyMaxAge=0\n"
 					"FedCatalog=/etc/slurm/datasets.json\n",
 					"t.conf", &c, &err),
 		0);
 	assert_true(c.fed_auction);
 	assert_int_equal(c.fed_auction_timeout_s, 120);
 	assert_int_equal(c.fed_interval_s, 3);
+	assert_int_equal(c.fed_survey_max_age_s, 0);
+	assert_int_equal(agora_conf_parse_string("FedSurveyMaxAge=2m\n",
+						 "t.conf", &c, &err),
+			 -1);
+	assert_non_null(strstr(err.text, "t.conf:1: FedSurveyMaxAge:"));
 	assert_string_equal(c.fed_catalog, "/etc/slurm/datasets.json");
 	assert_int_equal(agora_conf_parse_string("\nFedAuctionTimeout=1s\n",
 						 "t.conf", &c, &err),

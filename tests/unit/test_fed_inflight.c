@@ -103,6 +103,38 @@ static void test_inflight_list(void **state)
  * GPUs for); once the copies are seen (pending there: Slurm's own queue
  * counts them) the pins stop counting.
  */
+/* A burst cancelled at its origin: its pins are no longer on their way */
+static void test_inflight_cancelled(void **state)
+{
+	pol_fed_inflight_list_t l = { 0 };
+	const uint32_t cancelled[] = { 9, 4, 1, 77 };
+
+	(void) state;
+	for (uint32_t j = 1; j <= 6; j++)
+		assert_int_equal(pol_fed_inflight_add(
+					 &l, j, j % 2 ? "c2" : "c3", 8, 0, NOW),
+				 0);
+	assert_int_equal(pol_fed_inflight_gpus(&l, "c2"), 24);
+	assert_int_equal(pol_fed_inflight_gpus(&l, "c3"), 24);
+	/* 1 (c2) and 4 (c3) cancelled; 9 and 77 were never pinned */
+	assert_int_equal(pol_fed_inflight_cancelled(&l, cancelled, 4), 2);
+	assert_int_equal(l.n, 4);
+	assert_int_equal(pol_fed_inflight_gpus(&l, "c2"), 16);
+	assert_int_equal(pol_fed_inflight_gpus(&l, "c3"), 16);
+	assert_int_equal(pol_fed_inflight_jobs(&l, "c2"), 2);
+	/* again: nothing left to drop; nothing cancelled, no list */
+	assert_int_equal(pol_fed_inflight_cancelled(&l, cancelled, 4), 0);
+	assert_int_equal(pol_fed_inflight_cancelled(&l, cancelled, 0), 0);
+	assert_int_equal(pol_fed_inflight_cancelled(&l, NULL, 4), 0);
+	/* every one cancelled, the last ones moved into the dropped slots */
+	assert_int_equal(
+		pol_fed_inflight_cancelled(&l, (uint32_t[]){ 6, 5, 3, 2 }, 4),
+		4);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(pol_fed_inflight_gpus(&l, "c2"), 0);
+	pol_fed_inflight_free(&l);
+}
+
 static void test_burst_over_two_rounds(void **state)
 {
 	pol_fed_inflight_list_t l = { 0 };
@@ -555,6 +587,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inflight_list),
+		cmocka_unit_test(test_inflight_cancelled),
 		cmocka_unit_test(test_burst_over_two_rounds),
 		cmocka_unit_test(test_flow_measured),
 		cmocka_unit_test(test_expire_while_flowing),

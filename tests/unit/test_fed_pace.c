@@ -106,6 +106,39 @@ static void test_idset_many(void **state)
 	pol_fed_idset_free(&s);
 }
 
+/* A survey still reading: given up for its last answer only once the
+ * round's first answer is grace old, and only while that answer is young */
+static void test_survey_late(void **state)
+{
+	(void) state;
+	/* c1 answered at 100.05, c2 still reads; c2's last answer: 98.0 */
+	assert_false(
+		pol_fed_survey_late(100.2, 100.05, 98.0, 10, false, 0.3, 5));
+	assert_true(
+		pol_fed_survey_late(100.4, 100.05, 98.0, 10, false, 0.3, 5));
+	/* no answer yet this round: nobody is late */
+	assert_false(pol_fed_survey_late(103.0, -1, 98.0, 10, false, 0.3, 5));
+	/* no last answer (a first round, a cluster that was down) */
+	assert_false(pol_fed_survey_late(100.4, 100.05, -1, 10, false, 0.3, 5));
+	/* the last answer is too old: wait for this one, as before */
+	assert_true(
+		pol_fed_survey_late(103.0, 100.05, 98.0, 10, false, 0.3, 5));
+	assert_false(
+		pol_fed_survey_late(103.01, 100.05, 98.0, 10, false, 0.3, 5));
+	/* max age 0: never (FedSurveyMaxAge=0) */
+	assert_false(
+		pol_fed_survey_late(100.4, 100.05, 100.0, 10, false, 0.3, 0));
+	/* no pins on their way to it: an origin busy with its own
+	 * submissions, its held jobs in this answer; waited for */
+	assert_false(
+		pol_fed_survey_late(100.4, 100.05, 98.0, 0, false, 0.3, 5));
+	/* given up in the round before: waited for this time */
+	assert_false(
+		pol_fed_survey_late(100.4, 100.05, 98.0, 10, true, 0.3, 5));
+	/* grace 0: at the first answer */
+	assert_true(pol_fed_survey_late(100.05, 100.05, 98.0, 10, false, 0, 5));
+}
+
 /* A copy is cancelled where its origin shows the job cancelled, and
  * nowhere else. */
 static void test_orphans(void **state)
@@ -133,6 +166,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_wait),
 		cmocka_unit_test(test_orphans),
+		cmocka_unit_test(test_survey_late),
 		cmocka_unit_test(test_idset),
 		cmocka_unit_test(test_idset_inflight),
 		cmocka_unit_test(test_idset_many),
