@@ -33,8 +33,6 @@ typedef struct ad_stats {
 	uint64_t rounds, pinned, failed, no_plan;
 	/* surveys whose job table had not changed (the last one reused) */
 	uint64_t survey_same;
-	/* surveys given up for the last answer (the cluster late) */
-	uint64_t survey_late;
 	double last_round_s;
 } ad_stats_t;
 

@@ -223,8 +223,8 @@ void run_children_late(ad_round_t *r, const bool *want, child_fn fn,
 	}
 	memset(late, 0, r->n_clusters * sizeof(*late));
 	/* until every child ended, or those still reading may be given up
-	 * (pol_fed_survey_late): then they are killed, their answers
-	 * dropped, late[c] set */
+	 * (pol_fed_survey_late): then each reads on as its cluster's
+	 * late_child (the next round's child there) and late[c] is set */
 	while (ch.open_n > 0) {
 		int open_n = ch.open_n, n_late = 0;
 		double now;
@@ -280,8 +280,7 @@ void run_children_late(ad_round_t *r, const bool *want, child_fn fn,
 		if (want[c])
 			ad_debug(
 				"%s: survey %s in %.3f s (its last answer %.1f s old, %d pins on their way)",
-				ch.name[c],
-				late && late[c] ? "given up" : "answered",
+				ch.name[c], late[c] ? "given up" : "answered",
 				(end_at[c] >= 0 ? end_at[c] : ad_now_s()) -
 					started[c],
 				lt[c].kept_at >= 0 ? t0 - lt[c].kept_at : -1.0,

@@ -278,7 +278,6 @@ static int round_survey(ad_round_t *r, ad_stats_t *st, volatile int *stop)
 			cl->survey_late = s != NULL;
 			if (survey_take(r, c, s, s ? sl : 0, st)) {
 				n_up++;
-				st->survey_late++;
 				ad_verbose(
 					"%s: still reading %.1f s after the first answer: its answer of %.1f s ago stands in (its own held jobs wait for the next round, which takes the read in progress)",
 					cl->name, AD_SURVEY_LATE_S,
