@@ -65,6 +65,8 @@ char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 	h.jobs_queued = o.jobs_queued;
 	h.jobs_update = o.jobs_update;
 	h.recheck_at = o.recheck_at;
+	h.n_acct = o.n_acct;
+	memcpy(h.acct, o.acct, sizeof(h.acct));
 	h.jobs_same = 0;
 	*mlen = sizeof(h) + jobs_b + use_b + tail_b;
 	if (!(m = malloc(*mlen)))

@@ -256,8 +256,8 @@ static void loan_part(agora_prom_t *p, json_object *ls)
 		       jnum(ls, "demand"));
 }
 
-/* GPUs of running jobs per account and cluster, from the federation's
- * job list (squeue --federation's call); a job counted once. */
+/* GPUs of running jobs per account and cluster (a job counted once: on
+ * the cluster it runs on). */
 typedef struct {
 	uint32_t id;
 	int gpus;
@@ -276,73 +276,38 @@ static int cmp_run(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-	const ad_run_t *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* The running jobs' GPUs per account and cluster, as last read: a read
- * of the whole federation's job list (squeue --federation's call, which
- * slurmctld fans out to every sibling) at most every
- * AD_METRICS_JOBS_EVERY_S.  Read after every turn of the loop it cost
- * the next round up to 2 s during a burst (the siblings busy with the
- * copies arriving: doc/evaluation.md, "Two reads fewer per turn"). */
+/* Where the rows come from:
+ *   - the last round's surveys (the state file's running_gpus of each
+ *     cluster that answered), when that round is at most
+ *     AD_METRICS_STATE_AGE_S old: the surveys read every cluster's job
+ *     table anyway, each in a child with its own time limit;
+ *   - else (no round: FedAuction=no, or rounds stopped) the local
+ *     cluster's job list, read at most every AD_METRICS_JOBS_EVERY_S.
+ * Never the federation's job list (SHOW_FEDERATION), which this loop
+ * read before: libslurm asks every sibling and waits for all of them, so
+ * a hung sibling held the loop that runs the rounds for MessageTimeout
+ * every read (doc/evaluation.md, "A hung sibling and the metrics"). */
 #define AD_METRICS_JOBS_EVERY_S 15.0
+#define AD_METRICS_STATE_AGE_S  120.0
 
 static struct {
 	ad_run_t *rows; /* one per account and cluster, GPUs summed */
 	size_t n;
-	bool read; /* the last read answered */
-	double at; /* when it was read (0: never) */
+	bool read;     /* the last read answered */
+	double at;     /* when the local list was read (0: never) */
+	bool of_state; /* the rows are the state file's */
 } R;
 
-static void running_read(double now)
+static void rows_set(ad_run_t *r, size_t n)
 {
-	job_info_msg_t *m = NULL;
-	ad_run_t *r;
-	size_t n = 0, k = 0, out = 0;
+	size_t out = 0;
 
-	R.at = now;
-	if (slurm_load_jobs((time_t) 0, &m, SHOW_ALL | SHOW_FEDERATION)) {
-		R.read = false;
-		return;
-	}
-	if (!(r = calloc(m->record_count + 1, sizeof(*r)))) {
-		slurm_free_job_info_msg(m);
-		R.read = false;
-		return;
-	}
-	for (uint32_t i = 0; i < m->record_count; i++) {
-		slurm_job_info_t *j = &m->job_array[i];
-		const char *g = j->tres_alloc_str
-					? strstr(j->tres_alloc_str, "gres/gpu=")
-					: NULL;
-
-		if ((j->job_state & JOB_STATE_BASE) != JOB_RUNNING || !g ||
-		    atoi(g + 9) <= 0)
-			continue;
-		r[n].id = j->job_id;
-		r[n].gpus = atoi(g + 9);
-		snprintf(r[n].account, sizeof(r[n].account), "%s",
-			 j->account ? j->account : "");
-		snprintf(r[n].cluster, sizeof(r[n].cluster), "%s",
-			 j->cluster ? j->cluster : "");
-		n++;
-	}
-	slurm_free_job_info_msg(m);
-	/* a federated job may show in more than one record */
-	qsort(r, n, sizeof(*r), cmp_id);
-	for (size_t i = 0; i < n; i++)
-		if (!k || r[i].id != r[k - 1].id)
-			r[k++] = r[i];
-	qsort(r, k, sizeof(*r), cmp_run);
-	for (size_t i = 0; i < k;) {
+	qsort(r, n, sizeof(*r), cmp_run);
+	for (size_t i = 0; i < n;) {
 		size_t e = i;
 		int g = 0;
 
-		while (e < k && !strcmp(r[e].account, r[i].account) &&
+		while (e < n && !strcmp(r[e].account, r[i].account) &&
 		       !strcmp(r[e].cluster, r[i].cluster))
 			g += r[e++].gpus;
 		r[out] = r[i];
@@ -355,13 +320,101 @@ static void running_read(double now)
 	R.read = true;
 }
 
-static void gpus_part(agora_prom_t *p, double now)
+/* The rows of the state file st (the last round's), if it is recent and
+ * a cluster answered in it. */
+static bool rows_of_state(json_object *st, double now)
 {
-	if (R.at <= 0 || now < R.at || now - R.at >= AD_METRICS_JOBS_EVERY_S)
-		running_read(now);
+	json_object *cl = NULL, *t;
+	ad_run_t *r = NULL;
+	size_t n = 0;
+	bool any = false;
+
+	if (!st || !json_object_object_get_ex(st, "time", &t) ||
+	    now - json_object_get_double(t) > AD_METRICS_STATE_AGE_S ||
+	    !json_object_object_get_ex(st, "clusters", &cl) ||
+	    !json_object_is_type(cl, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(cl); i++) {
+		json_object *c = json_object_array_get_idx(cl, i), *g;
+		ad_run_t *nr;
+
+		if (!json_object_object_get_ex(c, "running_gpus", &g) ||
+		    !json_object_is_type(g, json_type_object))
+			continue;
+		any = true;
+		json_object_object_foreach (g, acct, v) {
+			if (!(nr = realloc(r, (n + 1) * sizeof(*r)))) {
+				free(r);
+				return false;
+			}
+			r = nr;
+			memset(&r[n], 0, sizeof(r[n]));
+			snprintf(r[n].account, sizeof(r[n].account), "%s",
+				 acct);
+			snprintf(r[n].cluster, sizeof(r[n].cluster), "%s",
+				 jstr(c, "name"));
+			r[n++].gpus = json_object_get_int(v);
+		}
+	}
+	if (!any) {
+		free(r);
+		return false;
+	}
+	if (!r && !(r = calloc(1, sizeof(*r))))
+		return false;
+	rows_set(r, n);
+	return true;
+}
+
+/* The local cluster's running GPU jobs (SHOW_LOCAL: this slurmctld
+ * only). */
+static void rows_of_local(double now)
+{
+	job_info_msg_t *m = NULL;
+	ad_run_t *r;
+	size_t n = 0;
+
+	R.at = now;
+	R.read = false;
+	if (slurm_load_jobs((time_t) 0, &m, SHOW_ALL | SHOW_LOCAL))
+		return;
+	if (!(r = calloc(m->record_count + 1, sizeof(*r)))) {
+		slurm_free_job_info_msg(m);
+		return;
+	}
+	for (uint32_t i = 0; i < m->record_count; i++) {
+		slurm_job_info_t *j = &m->job_array[i];
+		const char *g = j->tres_alloc_str
+					? strstr(j->tres_alloc_str, "gres/gpu=")
+					: NULL;
+
+		if ((j->job_state & JOB_STATE_BASE) != JOB_RUNNING ||
+		    (j->job_state & JOB_REVOKED) || !g || atoi(g + 9) <= 0)
+			continue;
+		r[n].id = j->job_id;
+		r[n].gpus = atoi(g + 9);
+		snprintf(r[n].account, sizeof(r[n].account), "%s",
+			 j->account ? j->account : "");
+		snprintf(r[n].cluster, sizeof(r[n].cluster), "%s",
+			 j->cluster ? j->cluster : "");
+		n++;
+	}
+	slurm_free_job_info_msg(m);
+	rows_set(r, n);
+}
+
+static void gpus_part(agora_prom_t *p, json_object *st, double now)
+{
+	if (rows_of_state(st, now))
+		R.of_state = true;
+	else if (R.of_state || R.at <= 0 || now < R.at ||
+		 now - R.at >= AD_METRICS_JOBS_EVERY_S) {
+		R.of_state = false;
+		rows_of_local(now);
+	}
 	agora_prom_one(
 		p, "agora_running_jobs_read", "gauge",
-		"1 if the job list behind agora_account_running_gpus was read",
+		"1 if the job lists behind agora_account_running_gpus were read",
 		R.read);
 	if (!R.read)
 		return;
@@ -462,16 +515,15 @@ void ad_metrics_update(const char *state_path, const ad_stats_t *st,
 {
 	agora_err_t err = { { 0 } };
 	agora_prom_t p, q;
-	json_object *o;
+	json_object *o, *so;
 	char *lp, *pp, *all;
 	const char *text, *vtext;
 
 	agora_prom_init(&p);
 	agora_prom_init(&q);
 	counters(&p, st, loan_pass_s);
-	o = read_json(state_path);
-	fed_part(&p, o);
-	json_object_put(o);
+	so = read_json(state_path);
+	fed_part(&p, so);
 	lp = state_path ? ad_loan_path(state_path) : NULL;
 	o = read_json(lp);
 	loan_part(&p, o);
@@ -480,7 +532,8 @@ void ad_metrics_update(const char *state_path, const ad_stats_t *st,
 	/* X.prom: agorad's own part (agoractl metrics adds the view it
 	 * reads from slurmctld); /metrics: both */
 	view_part(&q, now);
-	gpus_part(&q, now);
+	gpus_part(&q, so, now);
+	json_object_put(so);
 	if (!(text = agora_prom_text(&p)) || !(vtext = agora_prom_text(&q))) {
 		ad_error("metrics: %s", p.failed ? p.err : q.err);
 		agora_prom_free(&p);

@@ -85,6 +85,17 @@ typedef struct {
 	double started; /* ad_now_s() at its fork: what its answer says */
 } ad_held_child_t;
 
+/* The GPUs of one account's running jobs on a cluster (the metrics'
+ * agora_account_running_gpus, from the round's surveys: doc/agorad.8).
+ * A survey tells at most AD_ACCT_MAX accounts; the rest are summed into
+ * the last row, named AD_ACCT_OTHER. */
+#define AD_ACCT_MAX   256
+#define AD_ACCT_OTHER "(other accounts)"
+typedef struct {
+	char account[AD_NAME];
+	int gpus;
+} ad_acct_gpus_t;
+
 typedef struct ad_cluster {
 	char name[AD_NAME];
 	slurmdb_cluster_rec_t *rec;
@@ -94,6 +105,10 @@ typedef struct ad_cluster {
 	 * replaces will-run answers that cannot be true (busy owned) */
 	pol_fed_busy_t *busy;
 	pol_fed_cluster_load_t load;
+	/* this round's running GPUs per account (the state file's
+	 * running_gpus, which the metrics read) */
+	ad_acct_gpus_t *acct;
+	int n_acct;
 	/* kept between rounds: the last survey answer whose job part was
 	 * read in full, and the job table's update time it was read at
 	 * (the next survey asks with it: SLURM_NO_CHANGE_IN_DATA reuses the
@@ -195,6 +210,9 @@ typedef struct {
 				StateSaveLocation */
 	char save_dir[AD_SAVE_DIR];
 	int preempt_none; /* conf_read: PreemptType is preempt/none */
+	/* the running jobs' GPUs per account (part of the job part) */
+	int n_acct;
+	ad_acct_gpus_t acct[AD_ACCT_MAX];
 } ad_survey_hdr_t;
 
 typedef struct {

@@ -48,10 +48,22 @@ void write_state(const ad_round_t *r, const char *path, time_t now, double secs,
 		fprintf(f, "%s{\"name\":", c ? "," : "");
 		json_str(f, r->clusters[c].name);
 		fprintf(f,
-			",\"up\":%s,\"nodes\":%d,\"gpus_total\":%d,\"gpus_free\":%d,\"gpus_pending\":%d}",
+			",\"up\":%s,\"nodes\":%d,\"gpus_total\":%d,\"gpus_free\":%d,\"gpus_pending\":%d",
 			r->clusters[c].up ? "true" : "false",
 			r->clusters[c].n_nodes, r->clusters[c].gpus_total,
 			r->clusters[c].gpus_free, r->clusters[c].gpus_pending);
+		/* what its survey read (an up cluster's only): the GPUs of
+		 * its running jobs per account, for the metrics */
+		if (r->clusters[c].up) {
+			fprintf(f, ",\"running_gpus\":{");
+			for (int a = 0; a < r->clusters[c].n_acct; a++) {
+				fprintf(f, "%s", a ? "," : "");
+				json_str(f, r->clusters[c].acct[a].account);
+				fprintf(f, ":%d", r->clusters[c].acct[a].gpus);
+			}
+			fputc('}', f);
+		}
+		fputc('}', f);
 	}
 	fprintf(f, "],\"jobs\":[");
 	for (int i = 0; i < r->n_jobs; i++) {

@@ -156,6 +156,27 @@ pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j)
 	return o;
 }
 
+/* g more running GPUs of account into h's rows; past AD_ACCT_MAX
+ * accounts, into the last row, renamed AD_ACCT_OTHER. */
+static void acct_add(ad_survey_hdr_t *h, const char *account, int g)
+{
+	const char *a = account ? account : "";
+	int i;
+
+	for (i = 0; i < h->n_acct; i++)
+		if (!strcmp(h->acct[i].account, a))
+			break;
+	if (i == h->n_acct && h->n_acct < AD_ACCT_MAX) {
+		scopy(h->acct[i].account, a, sizeof(h->acct[i].account));
+		h->n_acct++;
+	} else if (i == h->n_acct) {
+		i = AD_ACCT_MAX - 1;
+		scopy(h->acct[i].account, AD_ACCT_OTHER,
+		      sizeof(h->acct[i].account));
+	}
+	h->acct[i].gpus += g;
+}
+
 /* The jobs of jm into h and mine (the ones with a step of the hold left)
  * and busy (running GPU jobs: their GPUs and the end of their limits). */
 static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
@@ -194,6 +215,7 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 
 			busy[h->n_busy].gpus = g;
 			busy[h->n_busy++].end = end > now ? end : now;
+			acct_add(h, j->account, g);
 			if (ad_limit_s(j->time_limit) > h->max_limit_s)
 				h->max_limit_s = ad_limit_s(j->time_limit);
 		}

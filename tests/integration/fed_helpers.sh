@@ -6,6 +6,13 @@
 sub() { # sub ARGS... -> job id
 	sbatch --parsable -A acct_a -N1 --gres=gpu:8 -t 10 "$@" --wrap 'sleep 120' | cut -d';' -f1
 }
+burst1() { # burst1 N: N one-GPU jobs of 300 s submitted back to back, their ids into ids
+	local i
+	ids=()
+	for i in $(seq "$1"); do
+		ids+=("$(sbatch --parsable -A acct_a -N1 --gres=gpu:1 -t 10 --wrap 'sleep 300' | cut -d';' -f1)")
+	done
+}
 # scontrol -a (SHOW_ALL): a job pinned while held has only its origin
 # copy, REVOKED (Clusters= leaves the origin out, the sibling waits for the
 # release), and 24.11's slurmctld hides REVOKED records from every caller

@@ -646,10 +646,7 @@ PY
 # rounds wait for c2 as before: a MEASURE line there.
 cancel_all # section 8's burst
 for i in 1 2 3 4; do on 3 sbatch -M c3 -A acct_a -N1 -w "c3n$i" --gres=gpu:8 -t 10 --wrap 'sleep 600' >/dev/null; done
-ids=()
-for i in $(seq 100); do
-	ids+=("$(sbatch --parsable -A acct_a -N1 --gres=gpu:1 -t 10 --wrap 'sleep 300' | cut -d';' -f1)")
-done
+burst1 100
 c2_pinned() {
 	local j n=0
 	for j in "${ids[@]}"; do [ "$(winner "$j")" = c2 ] && n=$((n + 1)); done
@@ -723,10 +720,7 @@ fi
 # started after the cancel may run 20 s.  On 24.11 the copies arrive with
 # the pins and none starts after the cancel.
 cancel_all # section 8b's burst
-ids=()
-for i in $(seq 120); do
-	ids+=("$(sbatch --parsable -A acct_a -N1 --gres=gpu:1 -t 10 --wrap 'sleep 300' | cut -d';' -f1)")
-done
+burst1 120
 remote_pinned() {
 	local j n=0
 	for j in "${ids[@]}"; do

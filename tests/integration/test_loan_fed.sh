@@ -13,8 +13,12 @@
 #     (agorad's own "reclaim ... done in N s" line says the same)
 #   - agorad's federation round is still waiting on c2 then (the check
 #     above proves something only if it is)
+#   - once the round gives up on c2 (its child limit) and skips it, the
+#     rounds without it go on: at least 5 in 15 s, none 5 s apart (before,
+#     the metrics' federation-wide job list held the loop for
+#     MessageTimeout)
 # Then c2 is resumed (SIGCONT).  Prints TAP and "N passed, M failed".
-# ~45 s.
+# ~80 s.
 set -uo pipefail
 
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -130,6 +134,37 @@ if ! grep -Eq 'c2: (no answer within|cannot reach slurmctld)' "$ALOG"; then
 	ok "the federation round was still waiting on c2 during the reclaim"
 else
 	notok "the federation round gave up on c2 before the reclaim ended: the check proves little"
+fi
+
+# ---- 3. a hung sibling holds no turn of agorad's loop ---------------------------
+# The round that asked c2 gives up on it (its survey timed out); c2 is
+# then skipped for 30 s (pol_fed_backoff, "c2: skipped for") and the rounds
+# without it go on every FedAuctionInterval (1 s), each ending with a
+# write of agorad.json.  Before, the metrics read the whole federation's
+# job list after a turn (at most every 15 s), which libslurm asks of every
+# sibling and waits for: right after the give-up such a read held the loop
+# for MessageTimeout (30 s here), and no round ran.
+if wait_for 60 grep -Eq 'c2: skipped for [0-9]+ s' "$ALOG"; then
+	: >"$IN/writes"
+	m0=$(date -r "$W/agorad.json" +%s.%N 2>/dev/null || echo 0)
+	w0=$(date +%s.%N)
+	while [ "$(awk -v a="$w0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 15) }')" = 1 ]; do
+		m=$(date -r "$W/agorad.json" +%s.%N 2>/dev/null || echo 0)
+		[ "$m" != "$m0" ] && echo "$m" >>"$IN/writes" && m0=$m
+		sleep 0.1
+	done
+	read -r n_w gap < <(awk -v a="$w0" -v e="$(date +%s.%N)" '
+		{ if ($1 - a > g) g = $1 - a; a = $1; n++ }
+		END { if (e - a > g) g = e - a; printf "%d %.1f\n", n, g }' "$IN/writes")
+	if [ "$n_w" -ge 5 ] && awk -v g="$gap" 'BEGIN { exit !(g <= 5) }'; then
+		ok "c2 hung and skipped: $n_w rounds in the 15 s after agorad gave up on it, at most $gap s apart"
+	else
+		notok "c2 hung and skipped: $n_w rounds in the 15 s after agorad gave up on it, up to $gap s apart (want >= 5, <= 5 s)"
+		tail -n 8 "$ALOG" | diag
+	fi
+else
+	notok "agorad never gave up on the paused c2 within 60 s"
+	tail -n 8 "$ALOG" | diag
 fi
 kill -CONT "$C2_PID"
 C2_PID=

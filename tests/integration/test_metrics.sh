@@ -15,6 +15,8 @@
 #   - a real Prometheus (Debian's prometheus) scrapes agorad's /metrics;
 #     its HTTP API's value of agora_fed_cluster_gpus{cluster="c1",
 #     state="total"} equals agoractl fed --json's c1 GPUs
+#   - agora_account_running_gpus shows acct_b's running 3-GPU job on the
+#     cluster it runs on (and agora_running_jobs_read 1)
 #   - /metrics on bad input: a wrong path (404), a POST (405), garbage
 #     (400), an oversized request (431), a client that sends nothing; agorad
 #     answers the next scrape
@@ -101,6 +103,8 @@ fi
 ctl() { "$AGORACTL" "$@"; }
 
 j=$(sbatch --parsable -A acct_a -N1 --gres=gpu:2 -t 5 -o "$IN/slurm-%j.out" --wrap 'sleep 60' | cut -d';' -f1)
+# acct_b's 3 GPUs for agora_account_running_gpus (its data is on c2)
+jb=$(sbatch --parsable -A acct_b -N1 --gres=gpu:3 -t 5 -o /dev/null --wrap 'sleep 300' | cut -d';' -f1)
 wait_for 20 sh -c "'$AGORACTL' credits | grep -q acct_a" || true
 wait_for 20 test -s "$W/agorad.prom" || true
 
@@ -203,10 +207,13 @@ PY
 }
 st=$(http 'GET /metrics HTTP/1.0\r\n\r\n')
 [ "$st" = "HTTP/1.0 200 OK" ] && ok "agorad /metrics: $st" || notok "agorad /metrics: '$st'"
-python3 -c '
+scrape_metrics() {
+	python3 -c '
 import sys, urllib.request
 sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode())
-' "$MPORT" >"$IN/served.prom" 2>&1
+' "$MPORT"
+}
+scrape_metrics >"$IN/served.prom" 2>&1
 if grep -q '^agora_account_credit_gpu_seconds{account="acct_a"} ' "$IN/served.prom" &&
 	grep -q '^agora_reclaim_latency_seconds_count ' "$IN/served.prom" &&
 	{ ! command -v promtool >/dev/null || promtool check metrics <"$IN/served.prom" >"$IN/promtool2" 2>&1; }; then
@@ -215,6 +222,27 @@ else
 	notok "agorad /metrics content"
 	cat "$IN/promtool2" 2>/dev/null | diag
 fi
+# agora_account_running_gpus: acct_b's running job, on the cluster it runs
+# on, from the rounds' surveys (agorad reads no federation-wide job list)
+runs_on() {
+	local c
+	for c in c1 c2; do
+		[ -n "$(squeue -M "$c" -h -j "$jb" -t R -o %i 2>/dev/null | grep -x "$jb")" ] && echo "$c"
+	done
+}
+b_gpus() {
+	scrape_metrics >"$IN/served2.prom" 2>&1
+	rc=$(runs_on)
+	[ -n "$rc" ] && grep -qx "agora_account_running_gpus{account=\"acct_b\",cluster=\"$rc\"} 3" "$IN/served2.prom" &&
+		grep -qx 'agora_running_jobs_read 1' "$IN/served2.prom"
+}
+if wait_for 30 b_gpus; then
+	ok "agora_account_running_gpus: acct_b's 3 GPUs on $rc, where job $jb runs"
+else
+	notok "agora_account_running_gpus: acct_b's job $jb runs on '${rc:-}'; served:"
+	grep -E '^agora_(account_running_gpus|running_jobs_read)' "$IN/served2.prom" | diag
+fi
+scancel "$jb" 2>/dev/null
 if ! command -v prometheus >/dev/null; then
 	notok "prometheus not installed (contrib/bin/agora-deps installs it)"
 else
