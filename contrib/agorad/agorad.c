@@ -193,6 +193,18 @@ static double now_s(void)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
+/* How long the last round's state file stands for the running jobs'
+ * GPUs in the metrics (ad_metrics_update): three round periods, at least
+ * 120 s; 0 without rounds (FedAuction=no). */
+static double state_age_s(const agora_conf_t *conf)
+{
+	double s = 3.0 * conf->fed_interval_s;
+
+	if (!conf->fed_auction)
+		return 0;
+	return s > 120 ? s : 120;
+}
+
 /* Seconds on CLOCK_MONOTONIC: what the loop schedules and times with, so
  * that a step of the wall clock (an NTP step, an admin's date) neither
  * stalls the rounds until the clock catches up nor runs them back to
@@ -354,7 +366,7 @@ static int run_loop(ad_loop_t *lp, unsigned roles)
 		if (roles & AD_ROLE_FED) {
 			(void) ad_metrics_start(conf->metrics_port);
 			ad_metrics_update(lp->state_path, lp->st, loan_pass_s,
-					  now_s());
+					  state_age_s(conf), now_s());
 		}
 		if (lp->once) {
 			if (roles & AD_ROLE_FED)

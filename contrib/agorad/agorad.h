@@ -56,7 +56,7 @@ void ad_metrics_stop(void);
 /* After a turn of the loop: counters, X.prom beside the state file and
  * the text served. */
 void ad_metrics_update(const char *state_path, const ad_stats_t *st,
-		       double loan_pass_s, double now);
+		       double loan_pass_s, double state_max_age_s, double now);
 void ad_metrics_fini(void);
 
 #endif

@@ -278,17 +278,17 @@ static int cmp_run(const void *a, const void *b)
 
 /* Where the rows come from:
  *   - the last round's surveys (the state file's running_gpus of each
- *     cluster that answered), when that round is at most
- *     AD_METRICS_STATE_AGE_S old: the surveys read every cluster's job
- *     table anyway, each in a child with its own time limit;
- *   - else (no round: FedAuction=no, or rounds stopped) the local
- *     cluster's job list, read at most every AD_METRICS_JOBS_EVERY_S.
+ *     cluster that answered), when that round is at most max_age_s old
+ *     (ad_metrics_update: three round periods, at least 120 s; 0 with
+ *     FedAuction=no): the surveys read every cluster's job table anyway,
+ *     each in a child with its own time limit;
+ *   - else (no rounds, or rounds stopped) the local cluster's job list,
+ *     read at most every AD_METRICS_JOBS_EVERY_S.
  * Never the federation's job list (SHOW_FEDERATION), which this loop
  * read before: libslurm asks every sibling and waits for all of them, so
  * a hung sibling held the loop that runs the rounds for MessageTimeout
  * every read (doc/evaluation.md, "A hung sibling and the metrics"). */
 #define AD_METRICS_JOBS_EVERY_S 15.0
-#define AD_METRICS_STATE_AGE_S  120.0
 
 static struct {
 	ad_run_t *rows; /* one per account and cluster, GPUs summed */
@@ -322,15 +322,16 @@ static void rows_set(ad_run_t *r, size_t n)
 
 /* The rows of the state file st (the last round's), if it is recent and
  * a cluster answered in it. */
-static bool rows_of_state(json_object *st, double now)
+static bool rows_of_state(json_object *st, double max_age_s, double now)
 {
 	json_object *cl = NULL, *t;
 	ad_run_t *r = NULL;
 	size_t n = 0;
 	bool any = false;
 
-	if (!st || !json_object_object_get_ex(st, "time", &t) ||
-	    now - json_object_get_double(t) > AD_METRICS_STATE_AGE_S ||
+	if (!st || max_age_s <= 0 ||
+	    !json_object_object_get_ex(st, "time", &t) ||
+	    now - json_object_get_double(t) > max_age_s ||
 	    !json_object_object_get_ex(st, "clusters", &cl) ||
 	    !json_object_is_type(cl, json_type_array))
 		return false;
@@ -403,9 +404,10 @@ static void rows_of_local(double now)
 	rows_set(r, n);
 }
 
-static void gpus_part(agora_prom_t *p, json_object *st, double now)
+static void gpus_part(agora_prom_t *p, json_object *st, double max_age_s,
+		      double now)
 {
-	if (rows_of_state(st, now))
+	if (rows_of_state(st, max_age_s, now))
 		R.of_state = true;
 	else if (R.of_state || R.at <= 0 || now < R.at ||
 		 now - R.at >= AD_METRICS_JOBS_EVERY_S) {
@@ -511,7 +513,7 @@ static void counters(agora_prom_t *p, const ad_stats_t *st, double loan_pass_s)
 }
 
 void ad_metrics_update(const char *state_path, const ad_stats_t *st,
-		       double loan_pass_s, double now)
+		       double loan_pass_s, double state_max_age_s, double now)
 {
 	agora_err_t err = { { 0 } };
 	agora_prom_t p, q;
@@ -532,7 +534,7 @@ void ad_metrics_update(const char *state_path, const ad_stats_t *st,
 	/* X.prom: agorad's own part (agoractl metrics adds the view it
 	 * reads from slurmctld); /metrics: both */
 	view_part(&q, now);
-	gpus_part(&q, so, now);
+	gpus_part(&q, so, state_max_age_s, now);
 	json_object_put(so);
 	if (!(text = agora_prom_text(&p)) || !(vtext = agora_prom_text(&q))) {
 		ad_error("metrics: %s", p.failed ? p.err : q.err);

@@ -16,7 +16,8 @@
 #     its HTTP API's value of agora_fed_cluster_gpus{cluster="c1",
 #     state="total"} equals agoractl fed --json's c1 GPUs
 #   - agora_account_running_gpus shows acct_b's running 3-GPU job on the
-#     cluster it runs on (and agora_running_jobs_read 1)
+#     cluster it runs on (and agora_running_jobs_read 1); with FedAuction=no
+#     (agorad reloads agora.conf on SIGHUP) only c1's own jobs
 #   - /metrics on bad input: a wrong path (404), a POST (405), garbage
 #     (400), an oversized request (431), a client that sends nothing; agorad
 #     answers the next scrape
@@ -242,7 +243,6 @@ else
 	notok "agora_account_running_gpus: acct_b's job $jb runs on '${rc:-}'; served:"
 	grep -E '^agora_(account_running_gpus|running_jobs_read)' "$IN/served2.prom" | diag
 fi
-scancel "$jb" 2>/dev/null
 if ! command -v prometheus >/dev/null; then
 	notok "prometheus not installed (contrib/bin/agora-deps installs it)"
 else
@@ -279,3 +279,28 @@ big=$(head -c 6000 /dev/zero | tr '\0' a)
 	notok "empty request answered"
 [ "$(http 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n')" = "HTTP/1.0 200 OK" ] && kill -0 "$(cat "$W/run/agorad.pid" 2>/dev/null || echo 0)" 2>/dev/null &&
 	ok "agorad still serves /metrics after bad input" || notok "agorad after bad input"
+
+# ---- FedAuction=no: agora_account_running_gpus of the local cluster -------------
+# agorad reloads agora.conf on SIGHUP; without rounds the metrics read
+# c1's own job list (never the federation's): rows for c1 only, acct_b's
+# 3 GPUs there if job $jb runs on c1
+sed -i 's/^FedAuction=yes$/FedAuction=no/' "$W/c1/etc/agora.conf"
+kill -HUP "$(cat "$W/run/agorad.pid" 2>/dev/null || echo 0)" 2>/dev/null
+local_rows() {
+	scrape_metrics >"$IN/served3.prom" 2>&1
+	rc=$(runs_on)
+	grep -qx 'agora_running_jobs_read 1' "$IN/served3.prom" &&
+		! grep -q '^agora_account_running_gpus{.*cluster="c2"' "$IN/served3.prom" &&
+		if [ "$rc" = c1 ]; then
+			grep -qx 'agora_account_running_gpus{account="acct_b",cluster="c1"} 3' "$IN/served3.prom"
+		else
+			! grep -q '^agora_account_running_gpus{account="acct_b"' "$IN/served3.prom"
+		fi
+}
+if wait_for 20 local_rows; then
+	ok "FedAuction=no: agora_account_running_gpus from c1's own job list (job $jb on ${rc:-none})"
+else
+	notok "FedAuction=no: agora_account_running_gpus not c1's own (job $jb on '${rc:-}'); served:"
+	grep -E '^agora_(account_running_gpus|running_jobs_read)' "$IN/served3.prom" | diag
+fi
+scancel "$jb" 2>/dev/null
