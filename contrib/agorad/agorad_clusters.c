@@ -79,8 +79,6 @@ int refresh_clusters(ad_round_t *r)
 	for (int c = 0; c < n_old; c++) {
 		free(r->clusters[c].busy);
 		r->clusters[c].busy = NULL;
-		free(r->clusters[c].acct);
-		r->clusters[c].acct = NULL;
 	}
 	r->n_clusters = 0;
 	it = slurm_list_iterator_create(l);
@@ -144,8 +142,6 @@ void clusters_fini(ad_round_t *r)
 	for (int c = 0; c < r->n_clusters; c++) {
 		free(r->clusters[c].busy);
 		r->clusters[c].busy = NULL;
-		free(r->clusters[c].acct);
-		r->clusters[c].acct = NULL;
 		free(r->clusters[c].survey);
 		r->clusters[c].survey = NULL;
 		late_child_end(&r->clusters[c].late_child);

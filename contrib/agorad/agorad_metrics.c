@@ -259,7 +259,6 @@ static void loan_part(agora_prom_t *p, json_object *ls)
 /* GPUs of running jobs per account and cluster (a job counted once: on
  * the cluster it runs on). */
 typedef struct {
-	uint32_t id;
 	int gpus;
 	char account[64], cluster[64];
 } ad_run_t;
@@ -271,9 +270,7 @@ static int cmp_run(const void *a, const void *b)
 
 	if (c)
 		return c;
-	if ((c = strcmp(x->cluster, y->cluster)))
-		return c;
-	return x->id < y->id ? -1 : x->id > y->id;
+	return strcmp(x->cluster, y->cluster);
 }
 
 /* Where the rows come from:
@@ -392,7 +389,6 @@ static void rows_of_local(double now)
 		if ((j->job_state & JOB_STATE_BASE) != JOB_RUNNING ||
 		    (j->job_state & JOB_REVOKED) || !g || atoi(g + 9) <= 0)
 			continue;
-		r[n].id = j->job_id;
 		r[n].gpus = atoi(g + 9);
 		snprintf(r[n].account, sizeof(r[n].account), "%s",
 			 j->account ? j->account : "");

@@ -91,22 +91,6 @@ static void round_reset(ad_round_t *r)
 
 /* ---- the round ------------------------------------------------------ */
 
-/* The running GPUs per account of h into cl (none if out of range or
- * out of memory: the metrics leave the cluster out). */
-static void acct_take(ad_cluster_t *cl, const ad_survey_hdr_t *h)
-{
-	free(cl->acct);
-	cl->acct = NULL;
-	cl->n_acct = 0;
-	if (h->n_acct <= 0 || h->n_acct > AD_ACCT_MAX ||
-	    !(cl->acct = malloc(h->n_acct * sizeof(*cl->acct))))
-		return;
-	memcpy(cl->acct, h->acct, h->n_acct * sizeof(*cl->acct));
-	for (int i = 0; i < h->n_acct; i++)
-		cl->acct[i].account[sizeof(cl->acct[i].account) - 1] = '\0';
-	cl->n_acct = h->n_acct;
-}
-
 /* Step 1 for cluster c: its answer (out, len) into clusters[c], jobs and
  * usage[c].  Returns whether it answered. */
 static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
@@ -175,7 +159,6 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 	}
 	h.usage_src[sizeof(h.usage_src) - 1] = '\0';
 	usage_note(&r->clusters[c], h.usage_src, h.n_usage);
-	acct_take(&r->clusters[c], &h);
 	free(r->clusters[c].busy);
 	r->clusters[c].busy = NULL;
 	if (h.n_busy &&

@@ -86,7 +86,8 @@ typedef struct {
 } ad_held_child_t;
 
 /* The GPUs of one account's running jobs on a cluster (the metrics'
- * agora_account_running_gpus, from the round's surveys: doc/agorad.8).
+ * agora_account_running_gpus, from the round's surveys via the state
+ * file: doc/agorad.8).
  * A survey tells at most AD_ACCT_MAX accounts; the rest are summed into
  * the last row, named AD_ACCT_OTHER. */
 #define AD_ACCT_MAX   256
@@ -105,10 +106,6 @@ typedef struct ad_cluster {
 	 * replaces will-run answers that cannot be true (busy owned) */
 	pol_fed_busy_t *busy;
 	pol_fed_cluster_load_t load;
-	/* this round's running GPUs per account (the state file's
-	 * running_gpus, which the metrics read) */
-	ad_acct_gpus_t *acct;
-	int n_acct;
 	/* kept between rounds: the last survey answer whose job part was
 	 * read in full, and the job table's update time it was read at
 	 * (the next survey asks with it: SLURM_NO_CHANGE_IN_DATA reuses the

@@ -27,6 +27,29 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* An up cluster's running GPUs per account, as its survey answer of
+ * this round (cl->survey: read now, merged, or standing in for a late
+ * one) tells them, for the metrics. */
+static void running_gpus(FILE *f, const ad_cluster_t *cl)
+{
+	const ad_survey_hdr_t *h = (const ad_survey_hdr_t *) cl->survey;
+
+	if (!h || cl->survey_len < sizeof(*h) || h->n_acct < 0 ||
+	    h->n_acct > AD_ACCT_MAX)
+		return;
+	fprintf(f, ",\"running_gpus\":{");
+	for (int a = 0; a < h->n_acct; a++) {
+		char name[sizeof(h->acct[a].account)];
+
+		memcpy(name, h->acct[a].account, sizeof(name));
+		name[sizeof(name) - 1] = '\0';
+		fprintf(f, "%s", a ? "," : "");
+		json_str(f, name);
+		fprintf(f, ":%d", h->acct[a].gpus);
+	}
+	fputc('}', f);
+}
+
 void write_state(const ad_round_t *r, const char *path, time_t now, double secs,
 		 const int *pinned_rc)
 {
@@ -52,17 +75,8 @@ void write_state(const ad_round_t *r, const char *path, time_t now, double secs,
 			r->clusters[c].up ? "true" : "false",
 			r->clusters[c].n_nodes, r->clusters[c].gpus_total,
 			r->clusters[c].gpus_free, r->clusters[c].gpus_pending);
-		/* what its survey read (an up cluster's only): the GPUs of
-		 * its running jobs per account, for the metrics */
-		if (r->clusters[c].up) {
-			fprintf(f, ",\"running_gpus\":{");
-			for (int a = 0; a < r->clusters[c].n_acct; a++) {
-				fprintf(f, "%s", a ? "," : "");
-				json_str(f, r->clusters[c].acct[a].account);
-				fprintf(f, ":%d", r->clusters[c].acct[a].gpus);
-			}
-			fputc('}', f);
-		}
+		if (r->clusters[c].up)
+			running_gpus(f, &r->clusters[c]);
 		fputc('}', f);
 	}
 	fprintf(f, "],\"jobs\":[");
