@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "agora_file.h"
+#include "agora_json.h"
 #include "agora_view.h"
 
 static void skip(agora_view_t *v, const char *what, size_t i, const char *field,
@@ -150,9 +151,7 @@ static int get_array(json_object *root, const char *key, json_object **arr,
 int agora_view_parse(const char *text, size_t len, const char *name,
 		     agora_view_t *v, agora_err_t *err)
 {
-	json_tokener *tok;
 	json_object *root, *apps, *leases;
-	enum json_tokener_error jerr;
 	size_t i, n_apps, n_leases;
 	double t = 0;
 
@@ -168,40 +167,8 @@ int agora_view_parse(const char *text, size_t len, const char *name,
 		errno = EFBIG;
 		return -1;
 	}
-	if (!(tok = json_tokener_new())) {
-		errno = ENOMEM;
+	if (!(root = agora_json_parse(text, len, name, err)))
 		return -1;
-	}
-	root = json_tokener_parse_ex(tok, text, (int) len);
-	jerr = json_tokener_get_error(tok);
-	if (!root || jerr != json_tokener_success) {
-		size_t off = json_tokener_get_parse_end(tok), line = 1;
-
-		if (jerr == json_tokener_continue)
-			jerr = json_tokener_error_parse_eof;
-		for (i = 0; i < off && i < len; i++)
-			line += text[i] == '\n';
-		agora_err_set(err, "%s:%zu: not JSON: %s", name, line,
-			      json_tokener_error_desc(jerr));
-		json_tokener_free(tok);
-		if (root)
-			json_object_put(root);
-		errno = EINVAL;
-		return -1;
-	}
-	for (i = json_tokener_get_parse_end(tok); i < len; i++)
-		if (!strchr(" \t\r\n", text[i]) || !text[i]) {
-			size_t line = 1, k;
-
-			for (k = 0; k < i; k++)
-				line += text[k] == '\n';
-			agora_err_set(err,
-				      "%s:%zu: not JSON: data after the object",
-				      name, line);
-			json_tokener_free(tok);
-			goto einval;
-		}
-	json_tokener_free(tok);
 	if (!json_object_is_type(root, json_type_object)) {
 		agora_err_set(err, "%s: top level: not a JSON object", name);
 		goto einval;

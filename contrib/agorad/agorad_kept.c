@@ -43,30 +43,17 @@ char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 		return NULL;
 	memcpy(&h, out, sizeof(h));
 	memcpy(&o, cl->survey, sizeof(o));
-	jobs_b = o.n_jobs * sizeof(ad_job_t);
-	busy_b = o.n_busy * sizeof(pol_fed_busy_t);
-	copies_b = o.n_copies * sizeof(uint32_t);
-	fate_b = (o.n_alive + o.n_cancelled) * sizeof(uint32_t);
+	jobs_b = o.jp.n_jobs * sizeof(ad_job_t);
+	busy_b = o.jp.n_busy * sizeof(pol_fed_busy_t);
+	copies_b = o.jp.n_copies * sizeof(uint32_t);
+	fate_b = (o.jp.n_alive + o.jp.n_cancelled) * sizeof(uint32_t);
 	tail_b = busy_b + copies_b + fate_b; /* the job part after usage */
 	use_b = h.n_usage > 0 ? h.n_usage * sizeof(ad_usage_t) : 0;
 	if (len != sizeof(h) + use_b ||
 	    cl->survey_len != sizeof(o) + jobs_b +
 				      o.n_usage * sizeof(ad_usage_t) + tail_b)
 		return NULL;
-	h.n_jobs = o.n_jobs;
-	h.n_busy = o.n_busy;
-	h.n_copies = o.n_copies;
-	h.n_alive = o.n_alive;
-	h.n_cancelled = o.n_cancelled;
-	h.gpus_pending = o.gpus_pending;
-	h.gpus_queued = o.gpus_queued;
-	h.queued_gpu_s = o.queued_gpu_s;
-	h.max_limit_s = o.max_limit_s;
-	h.jobs_queued = o.jobs_queued;
-	h.jobs_update = o.jobs_update;
-	h.recheck_at = o.recheck_at;
-	h.n_acct = o.n_acct;
-	memcpy(h.acct, o.acct, sizeof(h.acct));
+	h.jp = o.jp; /* the last full answer's job part, whole */
 	h.jobs_same = 0;
 	*mlen = sizeof(h) + jobs_b + use_b + tail_b;
 	if (!(m = malloc(*mlen)))
@@ -79,7 +66,7 @@ char *survey_merge(const ad_cluster_t *cl, const char *out, size_t len,
 	memcpy(p, out + sizeof(h), use_b);
 	p += use_b;
 	memcpy(p, cl->survey + cl->survey_len - tail_b, tail_b);
-	busy_clamp(p, o.n_busy, now);
+	busy_clamp(p, o.jp.n_busy, now);
 	return m;
 }
 
@@ -98,22 +85,22 @@ char *survey_stale(const ad_cluster_t *cl, size_t *slen, time_t now)
 	if (!cl->survey || cl->survey_len < sizeof(o))
 		return NULL;
 	memcpy(&o, cl->survey, sizeof(o));
-	jobs_b = o.n_jobs * sizeof(ad_job_t);
+	jobs_b = o.jp.n_jobs * sizeof(ad_job_t);
 	use_b = o.n_usage * sizeof(ad_usage_t);
-	busy_b = o.n_busy * sizeof(pol_fed_busy_t);
-	copies_b = o.n_copies * sizeof(uint32_t);
+	busy_b = o.jp.n_busy * sizeof(pol_fed_busy_t);
+	copies_b = o.jp.n_copies * sizeof(uint32_t);
 	if (cl->survey_len !=
 	    sizeof(o) + jobs_b + use_b + busy_b + copies_b +
-		    (o.n_alive + o.n_cancelled) * sizeof(uint32_t))
+		    (o.jp.n_alive + o.jp.n_cancelled) * sizeof(uint32_t))
 		return NULL;
 	*slen = sizeof(o) + use_b + busy_b + copies_b;
 	if (!(m = malloc(*slen)))
 		return NULL;
 	p = m + sizeof(o);
 	memcpy(p, cl->survey + sizeof(o) + jobs_b, use_b + busy_b + copies_b);
-	busy_clamp(p + use_b, o.n_busy, now);
-	o.n_jobs = 0;
-	o.n_alive = o.n_cancelled = 0;
+	busy_clamp(p + use_b, o.jp.n_busy, now);
+	o.jp.n_jobs = 0;
+	o.jp.n_alive = o.jp.n_cancelled = 0;
 	o.jobs_same = 0;
 	o.conf_read = 0;
 	memcpy(m, &o, sizeof(o));

@@ -5,20 +5,24 @@
  * Calls the grow's and the elastic ranges' parts (agorad_grow.c,
  * agorad_elastic.c); nothing calls back.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 #include <slurm/slurm.h>
 #include "agora_compat_pub.h"
 
 #include "agora_file.h"
+#include "agora_json.h"
 #include "agorad.h"
 #include "agorad_loan.h"
+
+/* the loan state file's size cap when read back (a few MB at most) */
+#define LN_STATE_MAX_BYTES (64 << 20)
 
 static json_object *node_json(const ln_snap_t *s, int i)
 {
@@ -133,12 +137,31 @@ static void jstr(json_object *o, const char *k, char *dst, size_t size)
 
 int ln_read_history(const char *path, ln_reclaim_t *hist, int max)
 {
+	agora_err_t err = { { 0 } };
 	json_object *root, *a;
-	int n = 0;
+	int n = 0, used_prev = 0;
 
-	if (!path || access(path, R_OK))
+	if (!path)
 		return 0;
-	root = json_object_from_file(path);
+	/* the history, the elastic ranges and the grows a previous agorad
+	 * followed; a bad file (or a missing one beside a .prev) falls back
+	 * to the copy the writer kept, and what cannot be read is said with
+	 * its file and line, then started afresh (the loans themselves are
+	 * on Slurm's objects, not here) */
+	root = agora_json_read_file(path, LN_STATE_MAX_BYTES, &used_prev, &err);
+	if (!root && errno != ENOENT)
+		ad_error(
+			"loan: cannot read the previous state: %s; the reclaim history and the grows followed start empty",
+			err.text);
+	else if (used_prev)
+		ad_error("loan: %s", err.text);
+	if (root && !json_object_is_type(root, json_type_object)) {
+		ad_error(
+			"loan: %s%s: not a JSON object; the reclaim history and the grows followed start empty",
+			path, used_prev ? AGORA_FILE_PREV : "");
+		json_object_put(root);
+		return 0;
+	}
 	if (root && json_object_object_get_ex(root, "elastic", &a))
 		ln_elastic_read(a);
 	if (root && json_object_object_get_ex(root, "grows", &a))
@@ -150,8 +173,11 @@ int ln_read_history(const char *path, ln_reclaim_t *hist, int max)
 	}
 	for (size_t i = 0; i < json_object_array_length(a) && n < max; i++) {
 		json_object *o = json_object_array_get_idx(a, i);
-		ln_reclaim_t *r = &hist[n++];
+		ln_reclaim_t *r = &hist[n];
 
+		if (!json_object_is_type(o, json_type_object))
+			continue;
+		n++;
 		memset(r, 0, sizeof(*r));
 		r->time = (int64_t) jnum(o, "time");
 		r->need = (int) jnum(o, "need");

@@ -46,15 +46,15 @@ static bool survey_fates(const ad_cluster_t *cl, const uint32_t **alive,
 	    cl->survey_len < sizeof(h))
 		return false;
 	memcpy(&h, cl->survey, sizeof(h));
-	if (h.n_alive < 0 || h.n_cancelled < 0)
+	if (h.jp.n_alive < 0 || h.jp.n_cancelled < 0)
 		return false;
-	fate_b = (size_t) (h.n_alive + h.n_cancelled) * sizeof(uint32_t);
+	fate_b = (size_t) (h.jp.n_alive + h.jp.n_cancelled) * sizeof(uint32_t);
 	if (cl->survey_len < sizeof(h) + fate_b)
 		return false;
 	*alive = (const uint32_t *) (cl->survey + cl->survey_len - fate_b);
-	*n_alive = h.n_alive;
-	*cancelled = *alive + h.n_alive;
-	*n_cancelled = h.n_cancelled;
+	*n_alive = h.jp.n_alive;
+	*cancelled = *alive + h.jp.n_alive;
+	*n_cancelled = h.jp.n_cancelled;
 	return true;
 }
 

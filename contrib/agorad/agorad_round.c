@@ -107,12 +107,12 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 		return false;
 	}
 	memcpy(&h, out, sizeof(h));
-	if (!h.ok || h.n_jobs < 0 || h.n_usage < 0 || h.n_busy < 0 ||
-	    h.n_copies < 0 || h.n_alive < 0 || h.n_cancelled < 0 ||
-	    len != sizeof(h) + h.n_jobs * sizeof(ad_job_t) +
+	if (!h.ok || h.jp.n_jobs < 0 || h.n_usage < 0 || h.jp.n_busy < 0 ||
+	    h.jp.n_copies < 0 || h.jp.n_alive < 0 || h.jp.n_cancelled < 0 ||
+	    len != sizeof(h) + h.jp.n_jobs * sizeof(ad_job_t) +
 			    h.n_usage * sizeof(ad_usage_t) +
-			    h.n_busy * sizeof(pol_fed_busy_t) +
-			    (h.n_copies + h.n_alive + h.n_cancelled) *
+			    h.jp.n_busy * sizeof(pol_fed_busy_t) +
+			    (h.jp.n_copies + h.jp.n_alive + h.jp.n_cancelled) *
 				    sizeof(uint32_t)) {
 		if (was_up || st->rounds == 1)
 			ad_error(
@@ -121,8 +121,8 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 				h.ok ? "short answer" : h.err);
 		return false;
 	}
-	if (h.n_jobs) {
-		ad_job_t *nj = realloc(r->jobs, (r->n_jobs + h.n_jobs) *
+	if (h.jp.n_jobs) {
+		ad_job_t *nj = realloc(r->jobs, (r->n_jobs + h.jp.n_jobs) *
 							sizeof(*r->jobs));
 
 		if (!nj) {
@@ -143,17 +143,17 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 	r->clusters[c].up = true;
 	r->clusters[c].gpus_total = h.gpus_total;
 	r->clusters[c].gpus_free = h.gpus_free;
-	r->clusters[c].gpus_pending = h.gpus_pending;
+	r->clusters[c].gpus_pending = h.jp.gpus_pending;
 	r->clusters[c].gpus_per_node = h.gpus_per_node;
 	r->clusters[c].n_nodes = h.n_nodes;
-	if (h.n_jobs) {
+	if (h.jp.n_jobs) {
 		memcpy(r->jobs + r->n_jobs, out + sizeof(h),
-		       h.n_jobs * sizeof(ad_job_t));
-		r->n_jobs += h.n_jobs;
+		       h.jp.n_jobs * sizeof(ad_job_t));
+		r->n_jobs += h.jp.n_jobs;
 	}
 	if (h.n_usage) {
 		memcpy(r->usage[c],
-		       out + sizeof(h) + h.n_jobs * sizeof(ad_job_t),
+		       out + sizeof(h) + h.jp.n_jobs * sizeof(ad_job_t),
 		       h.n_usage * sizeof(ad_usage_t));
 		r->n_usage[c] = h.n_usage;
 	}
@@ -161,46 +161,48 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 	usage_note(&r->clusters[c], h.usage_src, h.n_usage);
 	free(r->clusters[c].busy);
 	r->clusters[c].busy = NULL;
-	if (h.n_busy &&
-	    (r->clusters[c].busy = malloc(h.n_busy * sizeof(pol_fed_busy_t))))
+	if (h.jp.n_busy && (r->clusters[c].busy = malloc(
+				    h.jp.n_busy * sizeof(pol_fed_busy_t))))
 		memcpy(r->clusters[c].busy,
-		       out + sizeof(h) + h.n_jobs * sizeof(ad_job_t) +
+		       out + sizeof(h) + h.jp.n_jobs * sizeof(ad_job_t) +
 			       h.n_usage * sizeof(ad_usage_t),
-		       h.n_busy * sizeof(pol_fed_busy_t));
+		       h.jp.n_busy * sizeof(pol_fed_busy_t));
 	/* the pins to c whose copy it shows have arrived: Slurm's queue
 	 * there counts them now; a survey without copies still tells the
 	 * flow (pol_fed_inflight.h).  Not from a last answer standing in for
 	 * a late one: every pin since is still on its way, and no copy
 	 * arrived in the meantime as far as the flow can tell */
 	if (!r->clusters[c].survey_late) {
-		uint32_t *ids = h.n_copies ? malloc(h.n_copies * sizeof(*ids))
-					   : NULL;
+		uint32_t *ids = h.jp.n_copies
+					? malloc(h.jp.n_copies * sizeof(*ids))
+					: NULL;
 
-		if (ids || !h.n_copies) {
+		if (ids || !h.jp.n_copies) {
 			if (ids)
 				memcpy(ids,
 				       out + len -
-					       (h.n_copies + h.n_alive +
-						h.n_cancelled) *
+					       (h.jp.n_copies + h.jp.n_alive +
+						h.jp.n_cancelled) *
 						       sizeof(*ids),
-				       h.n_copies * sizeof(*ids));
+				       h.jp.n_copies * sizeof(*ids));
 			(void) pol_fed_inflight_seen(
 				&r->inflight, r->clusters[c].name, ids,
-				ids ? h.n_copies : 0, time(NULL));
+				ids ? h.jp.n_copies : 0, time(NULL));
 			free(ids);
 		}
 		/* the pins of jobs that c, their origin, shows cancelled
 		 * are not on their way any more */
-		if (h.n_cancelled) {
-			uint32_t *cids = malloc(h.n_cancelled * sizeof(*cids));
+		if (h.jp.n_cancelled) {
+			uint32_t *cids = malloc(h.jp.n_cancelled *
+						sizeof(*cids));
 
 			if (cids) {
 				memcpy(cids,
 				       out + len -
-					       h.n_cancelled * sizeof(*cids),
-				       h.n_cancelled * sizeof(*cids));
+					       h.jp.n_cancelled * sizeof(*cids),
+				       h.jp.n_cancelled * sizeof(*cids));
 				(void) pol_fed_inflight_cancelled(
-					&r->inflight, cids, h.n_cancelled);
+					&r->inflight, cids, h.jp.n_cancelled);
 				free(cids);
 			}
 		}
@@ -219,12 +221,12 @@ static bool survey_take(ad_round_t *r, int c, const char *out, size_t len,
 	r->clusters[c].load = (pol_fed_cluster_load_t){
 		.gpus_total = h.gpus_total,
 		.gpus_free = h.gpus_free,
-		.gpus_queued = h.gpus_queued,
+		.gpus_queued = h.jp.gpus_queued,
 		.busy = r->clusters[c].busy,
-		.n_busy = r->clusters[c].busy ? h.n_busy : 0,
-		.queued_gpu_s = h.queued_gpu_s,
-		.max_limit_s = h.max_limit_s,
-		.jobs_queued = h.jobs_queued,
+		.n_busy = r->clusters[c].busy ? h.jp.n_busy : 0,
+		.queued_gpu_s = h.jp.queued_gpu_s,
+		.max_limit_s = h.jp.max_limit_s,
+		.jobs_queued = h.jp.jobs_queued,
 	};
 	/* plus the pins still on their way to c: their GPUs, their count
 	 * (the queue term) and their work (the start estimate; without it a
@@ -322,7 +324,7 @@ static int round_survey(ad_round_t *r, ad_stats_t *st, volatile int *stop)
 			/* what it says: since its read began */
 			cl->survey_at = started[c];
 			memcpy(&h, out[c], sizeof(h));
-			cl->jobs_update = (time_t) h.jobs_update;
+			cl->jobs_update = (time_t) h.jp.jobs_update;
 			if (h.conf_read) {
 				h.save_dir[sizeof(h.save_dir) - 1] = '\0';
 				scopy(cl->save_dir, h.save_dir,

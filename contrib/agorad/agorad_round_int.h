@@ -173,20 +173,20 @@ typedef struct ad_job {
 	char too_long[32];
 } ad_job_t;
 
+/* A survey answer's job part: what the cluster's job table gives (the
+ * jobs to act on, the queue, the running jobs' ends, the copies and
+ * cancels, the GPUs per account).  An answer whose job table did not
+ * change (jobs_same) carries none of it; survey_merge puts the last full
+ * answer's back whole. */
 typedef struct {
-	int ok;
-	int gpus_total, gpus_free, gpus_pending, gpus_per_node, n_nodes;
-	int gpus_queued; /* pending GPUs that may start before ours */
-	int n_jobs, n_usage, n_busy; /* then n_jobs ad_job_t, n_usage
-					ad_usage_t, n_busy pol_fed_busy_t */
+	int gpus_pending;
+	int gpus_queued;    /* pending GPUs that may start before ours */
+	int n_jobs, n_busy; /* then n_jobs ad_job_t, (n_usage ad_usage_t,)
+			       n_busy pol_fed_busy_t */
 	double queued_gpu_s;
 	int64_t max_limit_s;
 	int jobs_queued;     /* the pending jobs in gpus_queued */
 	int64_t jobs_update; /* the job table's last_update */
-	int jobs_same;       /* the job table did not change since the
-				update time asked with: the job part (n_jobs,
-				n_busy and the queue fields) is empty, the
-				last answer's holds */
 	/* the earliest time a decision on the job part turns by the clock
 	 * alone (pol_fed_pin_due, the failover of a pin); 0 none.  Once it
 	 * has come the next survey reads the job table in full even if it
@@ -194,12 +194,26 @@ typedef struct {
 	int64_t recheck_at;
 	int n_copies; /* then n_copies uint32_t: the ids of the active
 			 copies here of jobs from other origins (the pins
-			 that have arrived; part of the job part) */
+			 that have arrived) */
 	/* then n_alive uint32_t: the live copies here of jobs from other
 	 * origins (pending, running, suspended; not revoked), and
 	 * n_cancelled uint32_t: the jobs from this origin that it shows
-	 * cancelled (part of the job part; pol_fed_orphans) */
+	 * cancelled (pol_fed_orphans) */
 	int n_alive, n_cancelled;
+	/* the running jobs' GPUs per account */
+	int n_acct;
+	ad_acct_gpus_t acct[AD_ACCT_MAX];
+} ad_jobpart_t;
+
+typedef struct {
+	int ok;
+	int gpus_total, gpus_free, gpus_per_node, n_nodes;
+	int n_usage;   /* then jp.n_jobs ad_job_t, n_usage ad_usage_t, then
+			the rest of the job part's arrays */
+	int jobs_same; /* the job table did not change since the
+				update time asked with: jp is empty, the last
+				answer's holds */
+	ad_jobpart_t jp;
 	int timed_out; /* !ok: slurmctld did not answer in time */
 	char err[128];
 	char usage_src[256]; /* agorad_usage.c: the file, or "none: why" */
@@ -207,9 +221,6 @@ typedef struct {
 				StateSaveLocation */
 	char save_dir[AD_SAVE_DIR];
 	int preempt_none; /* conf_read: PreemptType is preempt/none */
-	/* the running jobs' GPUs per account (part of the job part) */
-	int n_acct;
-	ad_acct_gpus_t acct[AD_ACCT_MAX];
 } ad_survey_hdr_t;
 
 typedef struct {

@@ -34,18 +34,18 @@ static void running_gpus(FILE *f, const ad_cluster_t *cl)
 {
 	const ad_survey_hdr_t *h = (const ad_survey_hdr_t *) cl->survey;
 
-	if (!h || cl->survey_len < sizeof(*h) || h->n_acct < 0 ||
-	    h->n_acct > AD_ACCT_MAX)
+	if (!h || cl->survey_len < sizeof(*h) || h->jp.n_acct < 0 ||
+	    h->jp.n_acct > AD_ACCT_MAX)
 		return;
 	fprintf(f, ",\"running_gpus\":{");
-	for (int a = 0; a < h->n_acct; a++) {
-		char name[sizeof(h->acct[a].account)];
+	for (int a = 0; a < h->jp.n_acct; a++) {
+		char name[sizeof(h->jp.acct[a].account)];
 
-		memcpy(name, h->acct[a].account, sizeof(name));
+		memcpy(name, h->jp.acct[a].account, sizeof(name));
 		name[sizeof(name) - 1] = '\0';
 		fprintf(f, "%s", a ? "," : "");
 		json_str(f, name);
-		fprintf(f, ":%d", h->acct[a].gpus);
+		fprintf(f, ":%d", h->jp.acct[a].gpus);
 	}
 	fputc('}', f);
 }

@@ -163,18 +163,18 @@ static void acct_add(ad_survey_hdr_t *h, const char *account, int g)
 	const char *a = account ? account : "";
 	int i;
 
-	for (i = 0; i < h->n_acct; i++)
-		if (!strcmp(h->acct[i].account, a))
+	for (i = 0; i < h->jp.n_acct; i++)
+		if (!strcmp(h->jp.acct[i].account, a))
 			break;
-	if (i == h->n_acct && h->n_acct < AD_ACCT_MAX) {
-		scopy(h->acct[i].account, a, sizeof(h->acct[i].account));
-		h->n_acct++;
-	} else if (i == h->n_acct) {
+	if (i == h->jp.n_acct && h->jp.n_acct < AD_ACCT_MAX) {
+		scopy(h->jp.acct[i].account, a, sizeof(h->jp.acct[i].account));
+		h->jp.n_acct++;
+	} else if (i == h->jp.n_acct) {
 		i = AD_ACCT_MAX - 1;
-		scopy(h->acct[i].account, AD_ACCT_OTHER,
-		      sizeof(h->acct[i].account));
+		scopy(h->jp.acct[i].account, AD_ACCT_OTHER,
+		      sizeof(h->jp.acct[i].account));
 	}
-	h->acct[i].gpus += g;
+	h->jp.acct[i].gpus += g;
 }
 
 /* The jobs of jm into h and mine (the ones with a step of the hold left)
@@ -197,7 +197,7 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 		 * ran and ended between two surveys arrived too) */
 		if (j->fed_origin_str && strcmp(j->fed_origin_str, me) &&
 		    !(j->job_state & JOB_REVOKED))
-			copies[h->n_copies++] = j->job_id;
+			copies[h->jp.n_copies++] = j->job_id;
 		/* a live copy here of a job from another origin, and a job
 		 * of this origin that it shows cancelled: a copy still on
 		 * its way when the user cancelled it (pol_fed_orphans) */
@@ -205,19 +205,19 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 		    !(j->job_state & JOB_REVOKED) &&
 		    (base == JOB_PENDING || base == JOB_RUNNING ||
 		     base == JOB_SUSPENDED))
-			alive[h->n_alive++] = j->job_id;
+			alive[h->jp.n_alive++] = j->job_id;
 		if (j->fed_origin_str && !strcmp(j->fed_origin_str, me) &&
 		    base == JOB_CANCELLED)
-			cancelled[h->n_cancelled++] = j->job_id;
+			cancelled[h->jp.n_cancelled++] = j->job_id;
 		if (base == JOB_RUNNING && !(j->job_state & JOB_REVOKED) &&
 		    (g = tres_gpus(j->tres_alloc_str)) > 0) {
 			int64_t end = j->start_time + ad_limit_s(j->time_limit);
 
-			busy[h->n_busy].gpus = g;
-			busy[h->n_busy++].end = end > now ? end : now;
+			busy[h->jp.n_busy].gpus = g;
+			busy[h->jp.n_busy++].end = end > now ? end : now;
 			acct_add(h, j->account, g);
-			if (ad_limit_s(j->time_limit) > h->max_limit_s)
-				h->max_limit_s = ad_limit_s(j->time_limit);
+			if (ad_limit_s(j->time_limit) > h->jp.max_limit_s)
+				h->jp.max_limit_s = ad_limit_s(j->time_limit);
 		}
 		/* at its origin: what is left of the hold; a sibling copy
 		 * pinned here: its failover (pol_fed_seen_act) */
@@ -226,9 +226,9 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 		seen.revoked = (j->job_state & JOB_REVOKED) != 0;
 		pol_fed_mark_parse(j->admin_comment, &m);
 		act = pol_fed_seen_act(&seen, &m, me, pin_timeout_s, now,
-				       &h->recheck_at);
+				       &h->jp.recheck_at);
 		if (act != POL_FED_HOLD_NONE) {
-			ad_job_t *a = &mine[h->n_jobs++];
+			ad_job_t *a = &mine[h->jp.n_jobs++];
 
 			job_from_info(a, j, me);
 			a->act = act;
@@ -246,19 +246,19 @@ static void survey_jobs(const job_info_msg_t *jm, const char *me, time_t now,
 		if (base != JOB_PENDING || (j->job_state & JOB_REVOKED))
 			continue;
 		g = tres_gpus(j->tres_req_str);
-		h->gpus_pending += g;
+		h->jp.gpus_pending += g;
 		/* may run ahead of ours, now: not held, waiting for nothing
 		 * but resources (a sibling copy agorad pinned here, too) */
 		if (g > 0 && j->priority != 0 &&
 		    (j->state_reason == WAIT_NO_REASON ||
 		     j->state_reason == WAIT_PRIORITY ||
 		     j->state_reason == WAIT_RESOURCES)) {
-			h->gpus_queued += g;
-			h->jobs_queued++;
-			h->queued_gpu_s += (double) g *
-					   ad_limit_s(j->time_limit);
-			if (ad_limit_s(j->time_limit) > h->max_limit_s)
-				h->max_limit_s = ad_limit_s(j->time_limit);
+			h->jp.gpus_queued += g;
+			h->jp.jobs_queued++;
+			h->jp.queued_gpu_s += (double) g *
+					      ad_limit_s(j->time_limit);
+			if (ad_limit_s(j->time_limit) > h->jp.max_limit_s)
+				h->jp.max_limit_s = ad_limit_s(j->time_limit);
 		}
 	}
 }
@@ -303,7 +303,7 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	/* ... unless a decision on it is due by the clock (recheck_at) */
 	if (since && r->clusters[c].survey_len >= sizeof(last)) {
 		memcpy(&last, r->clusters[c].survey, sizeof(last));
-		if (last.recheck_at > 0 && time(NULL) >= last.recheck_at)
+		if (last.jp.recheck_at > 0 && time(NULL) >= last.jp.recheck_at)
 			since = 0;
 	}
 
@@ -363,7 +363,7 @@ void survey_child(const ad_round_t *r, int c, int fd)
 	}
 	h.ok = 1;
 	if (jm) {
-		h.jobs_update = jm->last_update;
+		h.jp.jobs_update = jm->last_update;
 		survey_jobs(jm, me, time(NULL), r->pin_start_timeout_s, &h,
 			    mine, busy, copies, alive, cancelled);
 	}
@@ -391,18 +391,18 @@ void survey_child(const ad_round_t *r, int c, int fd)
 		slurm_free_job_info_msg(jm);
 	slurm_free_node_info_msg(nm);
 	(void) write_all(fd, &h, sizeof(h));
-	(void) write_all(fd, mine, h.n_jobs * sizeof(*mine));
+	(void) write_all(fd, mine, h.jp.n_jobs * sizeof(*mine));
 	if (h.n_usage)
 		(void) write_all(fd, us, h.n_usage * sizeof(*us));
-	if (h.n_busy)
-		(void) write_all(fd, busy, h.n_busy * sizeof(*busy));
-	if (h.n_copies)
-		(void) write_all(fd, copies, h.n_copies * sizeof(*copies));
-	if (h.n_alive)
-		(void) write_all(fd, alive, h.n_alive * sizeof(*alive));
-	if (h.n_cancelled)
+	if (h.jp.n_busy)
+		(void) write_all(fd, busy, h.jp.n_busy * sizeof(*busy));
+	if (h.jp.n_copies)
+		(void) write_all(fd, copies, h.jp.n_copies * sizeof(*copies));
+	if (h.jp.n_alive)
+		(void) write_all(fd, alive, h.jp.n_alive * sizeof(*alive));
+	if (h.jp.n_cancelled)
 		(void) write_all(fd, cancelled,
-				 h.n_cancelled * sizeof(*cancelled));
+				 h.jp.n_cancelled * sizeof(*cancelled));
 	free(mine);
 	free(busy);
 	free(copies);

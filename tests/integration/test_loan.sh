@@ -20,6 +20,8 @@
 #     and two crash states a kill leaves (Comment set but not yet in the
 #     partition; out of the partition, victims not yet requeued): each time
 #     inference has its nodes within ReclaimDeadline, none stays loaned
+#   - the loan state file cut in half: the restarted agorad names the file
+#     and line, reads the .prev copy and keeps the reclaim history
 #   - jobs that cannot be requeued are kept off the inference nodes
 #     (job_submit/agora): a --no-requeue job submitted while the training
 #     nodes are busy and inference nodes are lent gets them in its
@@ -303,6 +305,28 @@ if [ "$bad" = 0 ]; then
 	ok "agorad kill -9 mid-reclaim, $TRIALS trials + 2 crash states: all $INFER nodes home within ${DEADLINE} s each time (s: ${times[*]})"
 else
 	notok "agorad kill -9: $bad of $((TRIALS + 2)) trials failed (s: ${times[*]})"
+fi
+
+# ---- 3b. a damaged loan state file -------------------------------------------
+# the state file cut in half (a disk full, a hand edit): the restarted agorad
+# names the file and line, reads the copy the writer kept (.prev) and keeps
+# the reclaim history from it (agoractl loans), instead of starting empty
+LST=$W/agorad.loans.json
+n_reclaims() { grep -o '"cost_slurm_order"' "$1" 2>/dev/null | wc -l; }
+"$HARNESS" --workdir "$W" stop-agorad >/dev/null 2>&1
+n_prev=$(n_reclaims "$LST.prev")
+truncate -s $(($(stat -c %s "$LST") / 2)) "$LST"
+m0=$(stat -c %Y.%s "$LST")
+"$HARNESS" --workdir "$W" start-agorad >/dev/null 2>&1
+st_rewritten() { [ "$(stat -c %Y.%s "$LST" 2>/dev/null)" != "$m0" ]; }
+wait_for 15 st_rewritten
+n_new=$(n_reclaims "$LST")
+msg=$(grep -F "loan: $LST:1: not JSON: " "$ALOG" | grep -F "read $LST.prev instead" | tail -1)
+if [ "$n_prev" -gt 0 ] && [ "$n_new" -ge "$n_prev" ] && [ -n "$msg" ]; then
+	ok "a loan state file cut in half: agorad read its .prev ($n_prev reclaims kept, $n_new now): ${msg#*loan: }"
+else
+	notok "a loan state file cut in half: $n_prev reclaims in .prev, $n_new after the restart, message '${msg#*loan: }'"
+	grep 'loan: ' "$ALOG" | tail -3 | diag
 fi
 
 # ---- 4. slurmctld restart with nodes on loan ---------------------------------

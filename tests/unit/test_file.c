@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "agora_file.h"
+#include "agora_json.h"
 #include "agora_mem.h"
 
 /* A fresh directory under /tmp (mkdtemp template: prefix + six X). */
@@ -222,6 +223,115 @@ static void test_mem_grow(void **state)
 	free(v);
 }
 
+/* agora_json_parse: one value, white space after it, bad text named by
+ * file and line */
+static void test_json_parse(void **state)
+{
+	agora_err_t err = { { 0 } };
+	json_object *o;
+
+	(void) state;
+	o = agora_json_parse("{\"a\": 1}\n \t", 11, "s.json", &err);
+	assert_non_null(o);
+	assert_true(json_object_is_type(o, json_type_object));
+	json_object_put(o);
+	o = agora_json_parse("[1,\n2]", 6, "s.json", &err);
+	assert_non_null(o);
+	json_object_put(o);
+	/* a syntax error on line 3 */
+	assert_null(agora_json_parse("{\n\"a\":\n,}", 9, "s.json", &err));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err.text, "s.json:3: not JSON: "));
+	/* cut short: a half-written file */
+	assert_null(agora_json_parse("{\"a\": [1,\n2", 11, "s.json", &err));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err.text, "s.json:2: not JSON: "));
+	/* data after the value, on its line */
+	assert_null(agora_json_parse("{}\n\n{}", 6, "s.json", &err));
+	assert_string_equal(err.text,
+			    "s.json:3: not JSON: data after the value");
+	/* a NUL byte after the value is data, not white space */
+	assert_null(agora_json_parse("{} \0", 4, "s.json", &err));
+	assert_string_equal(err.text,
+			    "s.json:1: not JSON: data after the value");
+	assert_null(agora_json_parse("", 0, "s.json", &err));
+	assert_string_equal(err.text, "s.json:1: not JSON: empty");
+	assert_null(agora_json_parse("null", 4, "s.json", &err));
+	assert_int_equal(errno, EINVAL);
+}
+
+/* agora_json_read_file: the file, else the .prev the writer keeps */
+static void test_json_read_file(void **state)
+{
+	char dir[64], path[128], prev[160];
+	agora_err_t err = { { 0 } };
+	json_object *o, *v;
+	int used_prev = -1;
+
+	(void) state;
+	make_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/loans.json", dir);
+	snprintf(prev, sizeof(prev), "%s%s", path, AGORA_FILE_PREV);
+	/* neither file: ENOENT, nothing to say beyond the file's name */
+	assert_null(agora_json_read_file(path, 1 << 20, &used_prev, &err));
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(used_prev, 0);
+	assert_non_null(strstr(err.text, path));
+	/* two writes: the second is the file, the first its .prev */
+	assert_int_equal(agora_file_write_atomic(path, "{\"v\":1}", 7, &err),
+			 0);
+	assert_int_equal(agora_file_write_atomic(path, "{\"v\":2}", 7, &err),
+			 0);
+	o = agora_json_read_file(path, 1 << 20, &used_prev, &err);
+	assert_non_null(o);
+	assert_int_equal(used_prev, 0);
+	assert_true(json_object_object_get_ex(o, "v", &v));
+	assert_int_equal(json_object_get_int(v), 2);
+	json_object_put(o);
+	/* the file cut short: .prev is read, and err says why */
+	put(path, "{\"v\":", 5);
+	o = agora_json_read_file(path, 1 << 20, &used_prev, &err);
+	assert_non_null(o);
+	assert_int_equal(used_prev, 1);
+	assert_true(json_object_object_get_ex(o, "v", &v));
+	assert_int_equal(json_object_get_int(v), 1);
+	json_object_put(o);
+	assert_non_null(strstr(err.text, "loans.json:1: not JSON: "));
+	assert_non_null(strstr(err.text, "; read "));
+	assert_non_null(strstr(err.text, "loans.json.prev instead"));
+	/* the file missing (a rename in flight): .prev */
+	assert_int_equal(unlink(path), 0);
+	o = agora_json_read_file(path, 1 << 20, &used_prev, &err);
+	assert_non_null(o);
+	assert_int_equal(used_prev, 1);
+	json_object_put(o);
+	/* both bad: both named, the file's errno */
+	put(path, "{", 1);
+	put(prev, "[1] 2", 5);
+	assert_null(agora_json_read_file(path, 1 << 20, &used_prev, &err));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(used_prev, 0);
+	assert_non_null(strstr(err.text, "loans.json:1: not JSON: "));
+	assert_non_null(
+		strstr(err.text, "loans.json.prev:1: not JSON: data after"));
+	/* only .prev, and it is bad: its error, EINVAL */
+	assert_int_equal(unlink(path), 0);
+	assert_null(agora_json_read_file(path, 1 << 20, &used_prev, &err));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err.text, "loans.json.prev:1: not JSON"));
+	/* bad file, no .prev: the file's error alone */
+	assert_int_equal(unlink(prev), 0);
+	put(path, "{", 1);
+	assert_null(agora_json_read_file(path, 1 << 20, &used_prev, &err));
+	assert_int_equal(errno, EINVAL);
+	assert_null(strstr(err.text, ".prev"));
+	/* over the size cap */
+	put(path, "{\"long\": \"0123456789\"}", 22);
+	assert_null(agora_json_read_file(path, 8, &used_prev, &err));
+	assert_int_equal(errno, EFBIG);
+	cleanup(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +340,8 @@ int main(void)
 		cmocka_unit_test(test_file_read_errors),
 		cmocka_unit_test(test_file_read_ex_follow_and_stat),
 		cmocka_unit_test(test_mem_grow),
+		cmocka_unit_test(test_json_parse),
+		cmocka_unit_test(test_json_read_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

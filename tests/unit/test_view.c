@@ -228,7 +228,7 @@ static void test_view_errors_name_file_and_line(void **state)
 			 -1);
 	assert_string_equal(err.text, "f: apps: not an array");
 	assert_int_equal(agora_view_parse("{} x", 4, "f", &v, &err), -1);
-	assert_string_equal(err.text, "f:1: not JSON: data after the object");
+	assert_string_equal(err.text, "f:1: not JSON: data after the value");
 	assert_int_equal(agora_view_parse("", 0, "f", &v, &err), -1);
 	assert_string_equal(err.text, "f: empty file");
 	assert_int_equal(
