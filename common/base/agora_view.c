@@ -178,6 +178,12 @@ int agora_view_parse(const char *text, size_t len, const char *name,
 		agora_err_set(err, "%s: time: not a number", name);
 		goto einval;
 	}
+	/* a time as seconds since the epoch; one outside int64_t (which
+	 * would not convert) is as wrong as a string */
+	if (t < -9.2e18 || t > 9.2e18) {
+		agora_err_set(err, "%s: time: out of range", name);
+		goto einval;
+	}
 	v->time = (int64_t) t;
 	{
 		json_object *x;

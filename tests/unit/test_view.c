@@ -231,6 +231,10 @@ static void test_view_errors_name_file_and_line(void **state)
 	assert_string_equal(err.text, "f:1: not JSON: data after the value");
 	assert_int_equal(agora_view_parse("", 0, "f", &v, &err), -1);
 	assert_string_equal(err.text, "f: empty file");
+	/* a time no int64_t holds (found by make fuzz: UB in the cast) */
+	assert_int_equal(
+		agora_view_parse("{\"time\":1.8e19}", 15, "f", &v, &err), -1);
+	assert_string_equal(err.text, "f: time: out of range");
 	assert_int_equal(
 		agora_view_load("/nonexistent/agora_view.json", &v, NULL, &err),
 		-1);
