@@ -315,7 +315,11 @@ bool pol_fed_hold_expired(const pol_fed_hold_obs_t *o, const pol_fed_mark_t *m,
 	case POL_FED_MARK_PINNED:
 	case POL_FED_MARK_UNKNOWN:
 	case POL_FED_MARK_WON: /* still held after the decision: a release
-				  that never landed */
+				  that never landed, unless the job has run
+				  since and was held again, by Slurm or an
+				  admin (requeuehold, a launch failure) */
+		if (o->ran)
+			return false;
 		break;
 	default:
 		return false;

@@ -112,6 +112,11 @@ typedef struct pol_fed_hold_obs {
 	bool active;  /* pending, running or suspended, here or (revoked
 			 origin copy) at a sibling */
 	bool held;    /* priority 0 */
+	/* it has been requeued at least once (Slurm's restart count > 0):
+	 * a hold now is Slurm's own (a launch failure, requeuehold, the
+	 * requeue limit) or an admin's, never a release of Agora's that
+	 * did not land */
+	bool ran;
 	int64_t submit;
 } pol_fed_hold_obs_t;
 

@@ -150,6 +150,7 @@ pol_fed_hold_obs_t hold_obs(const slurm_job_info_t *j)
 		.active = base == JOB_PENDING || base == JOB_RUNNING ||
 			  base == JOB_SUSPENDED,
 		.held = j->priority == 0,
+		.ran = j->restart_cnt > 0,
 		.submit = j->submit_time,
 	};
 

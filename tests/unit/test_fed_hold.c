@@ -329,6 +329,14 @@ static void test_expired_rules(void **state)
 					 NULL));
 	assert_false(pol_fed_hold_expired(&o, &m, true, TIMEOUT,
 					  T0 + TIMEOUT - 1, NULL));
+	/* ... but not once it has run and been held again (scontrol
+	 * requeuehold, a launch failure, the requeue limit): that hold is
+	 * Slurm's or an admin's, never released by the fail-open */
+	o.ran = true;
+	assert_false(pol_fed_hold_expired(&o, &m, true, TIMEOUT, T0 + 1000,
+					  NULL));
+	assert_false(pol_fed_hold_expired(&o, &m, false, TIMEOUT, T0, NULL));
+	o.ran = false;
 	/* the auction off: at once */
 	assert_true(pol_fed_hold_expired(&o, &m, false, TIMEOUT, T0, NULL));
 	/* never: someone's hold, a fail-open's mark, no mark, not held */

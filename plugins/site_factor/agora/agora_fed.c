@@ -238,6 +238,7 @@ extern void agora_fed_pass(time_t now)
 		o.pending = IS_JOB_PENDING(job_ptr) && job_ptr->details;
 		o.active = !IS_JOB_FINISHED(job_ptr);
 		o.held = job_ptr->priority == 0;
+		o.ran = job_ptr->restart_cnt > 0;
 		o.submit = job_ptr->details ? job_ptr->details->submit_time : 0;
 		/* only the origin releases (a sibling copy is never held) */
 		if ((!fed_mgr_fed_rec || fed_mgr_is_origin_job(job_ptr)) &&

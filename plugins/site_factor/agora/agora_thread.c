@@ -81,6 +81,10 @@ static time_t next_wakeup = 0; /* the policy asked to run again then */
 static time_t last_pass = 0;   /* when the previous pass took its snapshot */
 static time_t last_save = 0;
 static time_t last_types_build = 0;
+/* a pass found nodes no node type covers: the next pass rebuilds the
+ * types before its snapshot (never during a pass: the snapshot points
+ * into the types, which a rebuild frees) */
+static bool types_stale = false;
 static bool charges_pending = false;
 static int last_fail = 0; /* cause of the last failed pass (logged once) */
 
@@ -515,6 +519,13 @@ static void agora_pass(void)
 	slurm_mutex_lock(&agora_state_lock);
 	agora_conf_strings_copy();
 	take_offer();
+	if (types_stale) {
+		/* a node changed shape: rebuild types and placer before this
+		 * pass's snapshot points into them (node read lock held) */
+		agora_policy_reset();
+		types_stale = false;
+		last_types_build = now;
+	}
 	if (agora_snapshot_build(&snap, &agora_conf, &agora_types, now,
 				 charge_since(now)) != SLURM_SUCCESS) {
 		slurm_mutex_unlock(&agora_state_lock);
@@ -524,13 +535,12 @@ static void agora_pass(void)
 		agora_award_publish(NULL);
 		return;
 	}
-	if (snap.n_uncovered && now - last_types_build >= 60) {
-		/* a node changed shape: rebuild types and placer for the next
-		 * pass (node read lock held); this pass skips those nodes */
-		info("%s: %d nodes have a GPU count no node type covers; rebuilding node types",
+	if (snap.n_uncovered && !types_stale && now - last_types_build >= 60) {
+		/* this pass skips those nodes; the next rebuilds the types
+		 * first (not here: snap.cluster.types is agora_types') */
+		info("%s: %d nodes have a GPU count no node type covers; rebuilding node types before the next pass",
 		     LOG_PREFIX, snap.n_uncovered);
-		agora_policy_reset();
-		last_types_build = now;
+		types_stale = true;
 	}
 	unlock_slurmctld(read_locks);
 	snap_us = usec_since(&t0);
