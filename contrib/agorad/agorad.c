@@ -360,6 +360,10 @@ static int run_loop(ad_loop_t *lp, unsigned roles)
 				rc = 1;
 			ad_loan_relaunch(conf, now_s());
 			loan_pass_s = mono_s() - t_loan;
+		} else if (roles & AD_ROLE_LOAN) {
+			/* Loaning=no: no loans, but a grow begun while it was
+			 * on still ends (back to its range) */
+			ad_loan_follow(conf, lp->state_path, mono_s(), now_s());
 		}
 		/* metrics (agorad_metrics.c): the fed process serves them; the
 		 * loans are read from the loan process' state file */
@@ -409,6 +413,13 @@ static pid_t loan_start(ad_loop_t *lp)
 	if (getppid() != ppid)
 		_exit(0); /* the fed process is gone already */
 	lp->loan_pid = -1;
+	/* what the fed process holds is not the loans': a restarted loan
+	 * process must not keep the metrics port or the pid file's lock */
+	ad_metrics_child();
+	if (pid_fd >= 0) {
+		close(pid_fd);
+		pid_fd = -1;
+	}
 	_exit(run_loop(lp, AD_ROLE_LOAN));
 }
 

@@ -53,6 +53,10 @@ void ad_round_fini(void);
  * kept.  0, or -1 after a message (agorad goes on without). */
 int ad_metrics_start(int port);
 void ad_metrics_stop(void);
+/* In a process just forked from one that serves: close the listening
+ * socket it inherited (the thread is the parent's), so a port the parent
+ * stops serving is not kept open, unanswered, by the child. */
+void ad_metrics_child(void);
 /* After a turn of the loop: counters, X.prom beside the state file and
  * the text served. */
 void ad_metrics_update(const char *state_path, const ad_stats_t *st,

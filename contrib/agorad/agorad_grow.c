@@ -469,6 +469,21 @@ static void grow_now(const agora_conf_t *conf, const job_info_msg_t *jm,
 	free(out.jobs);
 }
 
+void ad_grow_follow_only(const agora_conf_t *conf, int64_t now)
+{
+	const job_info_msg_t *jm;
+
+	if (!n_gmap)
+		return;
+	if (!(jm = ad_jobs_load(ad_jobs_local(), AD_JOBS_PASS_S, NULL))) {
+		ad_error("loan: grow: cannot read the jobs: %s",
+			 slurm_strerror(slurm_get_errno()));
+		return;
+	}
+	(void) follow(jm, now,
+		      pol_grow_give_up_s(cred_wait_s(), conf->loan_interval_s));
+}
+
 void ad_grow_round(const agora_conf_t *conf, int64_t now, bool quiet)
 {
 	const job_info_msg_t *jm;
@@ -476,8 +491,11 @@ void ad_grow_round(const agora_conf_t *conf, int64_t now, bool quiet)
 	pol_grow_in_t in;
 	int blocking = -1;
 
-	if (!conf->loan_grow)
+	if (!conf->loan_grow) {
+		/* no new grow; those under way still end */
+		ad_grow_follow_only(conf, now);
 		return;
+	}
 	/* the loan snapshot's table of this pass, unless a job changed */
 	if (!(jm = ad_jobs_load(ad_jobs_local(), AD_JOBS_PASS_S, NULL))) {
 		ad_error("loan: grow: cannot read the jobs: %s",

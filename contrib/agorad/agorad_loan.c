@@ -172,8 +172,9 @@ static char *shrunk_list(const ln_snap_t *s, const ln_job_t *lj,
 
 /* Every training job on a victim node gives it up as the core said: an
  * elastic job that can shrink off those nodes shrinks (nothing is lost),
- * any other is requeued (once per run), after its --signal and grace
- * (ln_requeue_step); one at its requeue limit keeps running. */
+ * any other, and one whose shrink Slurm refuses, is requeued (once per
+ * run), after its --signal and grace (ln_requeue_step); one at its
+ * requeue limit keeps running. */
 static void free_victim_nodes(const agora_conf_t *conf, const ln_snap_t *s,
 			      const pol_loan_round_out_t *out,
 			      const bool *victim_node, int64_t now)
@@ -189,12 +190,18 @@ static void free_victim_nodes(const agora_conf_t *conf, const ln_snap_t *s,
 			continue;
 		if (out->jobs[j].shrink &&
 		    (keep = shrunk_list(s, lj, victim_node))) {
-			if (!ln_shrink(lj->id, keep))
+			int rc = ln_shrink(lj->id, keep);
+
+			if (!rc)
 				ad_info("loan: job %u shrunk to %s (elastic; node %s goes back to inference)",
 					lj->id, keep,
 					s->nodes[lj->nodes[k]].name);
 			free(keep);
-			continue;
+			if (!rc)
+				continue;
+			/* Slurm refused the shrink (disable_job_shrink, a
+			 * resize it will not do): requeued as any other, or
+			 * the node would never come back */
 		}
 		snprintf(why, sizeof(why), "the reclaim of %s",
 			 s->nodes[lj->nodes[k]].name);
@@ -542,6 +549,24 @@ static void lease_check(const agora_conf_t *conf)
 		ad_error(
 			"loan: PrioritySiteFactorPlugin is %s, not site_factor/agora: LoanLeaseTimeout is not enforced, and lent nodes stay lent while agorad is down",
 			c->site_factor_plugin ? c->site_factor_plugin : "none");
+}
+
+void ad_loan_follow(const agora_conf_t *conf, const char *state_path,
+		    double mono, double now)
+{
+	char *path;
+
+	if (mono < last_round + conf->loan_interval_s)
+		return;
+	last_round = mono;
+	/* the grows an earlier agorad (or this one, before Loaning=no)
+	 * followed: its state file says which */
+	if (!hist_loaded && (path = ad_loan_path(state_path))) {
+		n_hist = ln_read_history(path, hist, LN_MAX_HISTORY);
+		hist_loaded = true;
+		free(path);
+	}
+	ad_grow_follow_only(conf, (int64_t) now);
 }
 
 int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double mono,

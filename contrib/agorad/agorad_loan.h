@@ -48,6 +48,10 @@
  * Returns 0, or -1 when Slurm could not be read (logged). */
 int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double mono,
 		 double now);
+/* With Loaning=no, at most every LoanInterval: the grows under way
+ * (the loan state file's, or this process') still end; nothing else. */
+void ad_loan_follow(const agora_conf_t *conf, const char *state_path,
+		    double mono, double now);
 /* Seconds until the next loan round is due (0: now), at mono
  * (CLOCK_MONOTONIC seconds). */
 double ad_loan_due_in(const agora_conf_t *conf, double mono);
@@ -223,6 +227,10 @@ int ln_read_history(const char *path, ln_reclaim_t *hist, int max);
  * at the new size (pol_loan_grow).  quiet: a reclaim is under way or the
  * demand is unknown (no new grow, grown jobs are still followed). */
 void ad_grow_round(const agora_conf_t *conf, int64_t now, bool quiet);
+/* With growing or loaning off: the grows under way still end as the core
+ * says (a job that does not restart goes back to its range); no new one.
+ * Reads the job table only while a grow is followed. */
+void ad_grow_follow_only(const agora_conf_t *conf, int64_t now);
 /* Its part of the loan state file, and reading it back. */
 json_object *ad_grow_json(void);
 void ad_grow_read(json_object *grows);

@@ -141,9 +141,18 @@ static double demand_command(const char *cmd)
 		return -1;
 	}
 	demand_env(env, slurm_conf, sizeof(slurm_conf));
-	if (pipe(fds) < 0 || (pid = fork()) < 0) {
+	if (pipe(fds) < 0) {
 		ad_error("loan: LoanDemandSource command:%s: %s", cmd,
 			 strerror(errno));
+		free(argv);
+		return -1;
+	}
+	if ((pid = fork()) < 0) {
+		/* the pipe's ends too: this runs every LoanInterval */
+		ad_error("loan: LoanDemandSource command:%s: %s", cmd,
+			 strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
 		free(argv);
 		return -1;
 	}

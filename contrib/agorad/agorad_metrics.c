@@ -10,7 +10,10 @@
  *   - with MetricsPort=N (agora.conf) a thread serves the same text as
  *     HTTP/1.0 GET /metrics on port N: one connection at a time, a
  *     request of at most AD_HTTP_MAX bytes read within AD_HTTP_TIMEOUT_S,
- *     anything else answered 400/404/405/431 and closed.
+ *     anything else answered 400/404/405/431 and closed; a connection is
+ *     closed after AD_HTTP_CONN_S whatever the client does, and the text
+ *     is copied out before it is sent, so a slow reader never holds the
+ *     lock the loop takes after each turn.
  *
  * Counters count what agorad saw: a reclaim is counted once (history
  * entries are told apart by time and nodes), its latency when its
@@ -28,6 +31,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -43,6 +47,7 @@
 
 #define AD_HTTP_MAX       4096
 #define AD_HTTP_TIMEOUT_S 2
+#define AD_HTTP_CONN_S    10 /* a whole connection, request and answer */
 #define AD_SEEN_MAX       1024
 #define AD_NODES_MAX      512
 
@@ -557,6 +562,17 @@ void ad_metrics_update(const char *state_path, const ad_stats_t *st,
 
 /* ---- HTTP/1.0 GET /metrics --------------------------------------- */
 
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
+/* when the connection being served must end (mono_s) */
+static double conn_end;
+
 static void reply(int fd, const char *status, const char *body, bool head)
 {
 	char hdr[256];
@@ -569,8 +585,11 @@ static void reply(int fd, const char *status, const char *body, bool head)
 	if (send(fd, hdr, (size_t) n, MSG_NOSIGNAL) != n || head)
 		return;
 	for (size_t off = 0; off < bl;) {
-		ssize_t w = send(fd, body + off, bl - off, MSG_NOSIGNAL);
+		ssize_t w;
 
+		if (mono_s() >= conn_end)
+			return; /* a reader too slow: cut off */
+		w = send(fd, body + off, bl - off, MSG_NOSIGNAL);
 		if (w <= 0)
 			return;
 		off += (size_t) w;
@@ -580,15 +599,21 @@ static void reply(int fd, const char *status, const char *body, bool head)
 static void serve_one(int fd)
 {
 	struct timeval tv = { AD_HTTP_TIMEOUT_S, 0 };
-	char req[AD_HTTP_MAX + 1], *sp, *path, *ver;
+	char req[AD_HTTP_MAX + 1], *sp, *path, *ver, *body;
+	double t0;
 	size_t len = 0;
 	bool head = false;
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	t0 = mono_s();
+	conn_end = t0 + AD_HTTP_CONN_S;
 	while (len < AD_HTTP_MAX) {
-		ssize_t r = recv(fd, req + len, AD_HTTP_MAX - len, 0);
+		ssize_t r;
 
+		if (mono_s() >= t0 + AD_HTTP_TIMEOUT_S)
+			break; /* the request trickles: take what came */
+		r = recv(fd, req + len, AD_HTTP_MAX - len, 0);
 		if (r <= 0)
 			break;
 		len += (size_t) r;
@@ -631,9 +656,17 @@ static void serve_one(int fd)
 		reply(fd, "404 Not Found", "GET /metrics only\n", head);
 		return;
 	}
+	/* a copy: the send may take up to AD_HTTP_CONN_S, and the loop
+	 * takes text_lock after every turn */
 	pthread_mutex_lock(&text_lock);
-	reply(fd, "200 OK", served ? served : "", head);
+	body = strdup(served ? served : "");
 	pthread_mutex_unlock(&text_lock);
+	if (!body) {
+		reply(fd, "503 Service Unavailable", "out of memory\n", false);
+		return;
+	}
+	reply(fd, "200 OK", body, head);
+	free(body);
 }
 
 static void *serve(void *arg)
@@ -707,6 +740,14 @@ void ad_metrics_stop(void)
 		srv_fd = -1;
 		srv_port = 0;
 	}
+}
+
+void ad_metrics_child(void)
+{
+	if (srv_fd >= 0)
+		close(srv_fd);
+	srv_fd = -1;
+	srv_port = 0;
 }
 
 void ad_metrics_fini(void)

@@ -1,14 +1,17 @@
 /*
  * agorad_state.c - the state file agoractl fed / explain read: the
- * round's clusters and the decision of each held job, written to a new
- * file, fsynced and renamed over the old one.
+ * round's clusters and the decision of each held job, formatted in
+ * memory and written with the core's writer (agora_file_write_atomic:
+ * 0600, fsync, atomic rename, the previous copy kept as .prev), so a
+ * failed write never replaces a good file with a cut one.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "agora_file.h"
 #include "agorad_round_int.h"
 
 static void json_str(FILE *f, const char *s)
@@ -53,14 +56,16 @@ static void running_gpus(FILE *f, const ad_cluster_t *cl)
 void write_state(const ad_round_t *r, const char *path, time_t now, double secs,
 		 const int *pinned_rc)
 {
-	char tmp[4096];
+	agora_err_t err = { { 0 } };
+	char *text = NULL;
+	size_t len = 0;
 	FILE *f;
+	int bad;
 
 	if (!path)
 		return;
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	if (!(f = fopen(tmp, "w"))) {
-		ad_error("%s: %s", tmp, strerror(errno));
+	if (!(f = open_memstream(&text, &len))) {
+		ad_error("%s: %s", path, strerror(errno));
 		return;
 	}
 	fprintf(f, "{\"time\":%ld,\"round_s\":%.3f,\"federation\":", (long) now,
@@ -95,12 +100,13 @@ void write_state(const ad_round_t *r, const char *path, time_t now, double secs,
 		fputc('}', f);
 	}
 	fprintf(f, "]}\n");
-	if (fflush(f) || fsync(fileno(f))) {
-		fclose(f);
-		unlink(tmp);
+	bad = ferror(f);
+	if (fclose(f) || bad) {
+		ad_error("%s: not written: out of memory", path);
+		free(text);
 		return;
 	}
-	fclose(f);
-	if (rename(tmp, path))
-		ad_error("%s: %s", path, strerror(errno));
+	if (agora_file_write_atomic(path, text, len, &err))
+		ad_error("%s", err.text);
+	free(text);
 }

@@ -46,6 +46,19 @@
 #define AGORA_INC_CONS "src/plugins/select/cons_common/cons_common.h"
 #endif
 
+/*
+ * job_submit's job_modify() and the update's authorization: 22.05's
+ * _update_job() calls the plugins first and only then checks that the uid
+ * may update the job (its owner, an operator, a coordinator of its
+ * account); 24.11 checks first.  AGORA_MODIFY_CHECKED: the uid was checked
+ * before job_modify().
+ */
+#if AGORA_SLURM_AT_LEAST(24, 11)
+#define AGORA_MODIFY_CHECKED 1
+#else
+#define AGORA_MODIFY_CHECKED 0
+#endif
+
 /* job_details_t: 22.05 has only struct job_details */
 #if !AGORA_SLURM_AT_LEAST(23, 2)
 typedef struct job_details job_details_t;

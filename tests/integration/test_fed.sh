@@ -36,7 +36,9 @@
 #   6. fail open: agorad stopped, holds (also an old agorad's pin whose
 #      release never landed) are released after FedAuctionTimeout, new
 #      jobs are not held, and a user's "scontrol hold" of a held job is
-#      kept
+#      kept; a hold by a user who may not make it (refused by Slurm)
+#      leaves the job Agora's; a decision's job that has run and was
+#      requeue-held by an admin stays held
 #   7. one credit per team under PrivateData=accounts,jobs,usage,users
 #      (agorad reads each cluster's view file, and its log says so)
 # and measures the dispatch rate (jobs/s) and the median submit->pinned
@@ -544,8 +546,13 @@ $DC stop-agorad >/dev/null
 j=$(sub)
 u=$(sub)
 o=$(sub)
-if held "$j" && held "$u" && held "$o"; then
+x=$(sub)
+if held "$j" && held "$u" && held "$o" && held "$x"; then
 	scontrol hold "$u"
+	# a hold by a user who may not update the job: Slurm refuses it (on
+	# 22.05 only after job_submit's job_modify), and the job stays
+	# Agora's, released by the fail-open like j
+	xout=$(runuser -u nobody -- env SLURM_CONF="$W/c1/etc/slurm.conf" scontrol hold "$x" 2>&1)
 	scontrol update job="$o" Clusters=c2 AdminComment="Agora: fed auction: won by c2 (an old agorad's pin)"
 	wait_for 25 not_held "$j" && wait_for 5 not_held "$o" &&
 		pass "fail open: jobs $j and $o (old agorad's lost release) released after FedAuctionTimeout ($(admin "$j" | cut -c1-60))" ||
@@ -553,6 +560,11 @@ if held "$j" && held "$u" && held "$o"; then
 	held "$u" && admin "$u" | grep -q '^Agora: fed hold v1: held by its owner' &&
 		pass "scontrol hold of held job $u kept by the fail-open" ||
 		fail "scontrol hold of job $u undone ($(admin "$u" | cut -c1-60))"
+	if grep -qiE 'invalid user|denied' <<<"$xout" && wait_for 5 not_held "$x"; then
+		pass "a refused hold by another user ($(tr '\n' ' ' <<<"$xout" | cut -c1-50)) left job $x Agora's: released by the fail-open"
+	else
+		fail "job $x after a refused hold by nobody ('$xout'): $(admin "$x" | cut -c1-60), held $(held "$x" && echo yes || echo no)"
+	fi
 else
 	fail "fail open: jobs $j $u $o were not held for the auction ($(admin "$j" | cut -c1-60))"
 fi
@@ -560,6 +572,23 @@ sleep 16
 k=$(sub)
 sleep 1
 held "$k" && fail "agorad down: new job $k held" || pass "agorad down: new job $k not held"
+# a job with an auction's decision that has run and was held again by an
+# admin (scontrol requeuehold; a launch failure or the requeue limit hold
+# the same way): the hold is not a release that never landed, and the
+# fail-open keeps it past FedAuctionTimeout
+rq=$(on 1 sbatch --parsable -M c1 -N1 --gres=gpu:1 -t 5 -o /dev/null --wrap 'sleep 300' | cut -d';' -f1)
+rq_running() { on 1 scontrol -o show job "$rq" 2>/dev/null | grep -q ' JobState=RUNNING '; }
+if wait_for 20 rq_running; then
+	on 1 scontrol update job="$rq" AdminComment="Agora: fed auction: won by c1"
+	on 1 scontrol requeuehold "$rq"
+	sleep 20
+	held "$rq" && admin "$rq" | grep -q '^Agora: fed auction: won by c1' &&
+		pass "requeuehold of job $rq (a decision, run once) kept by the fail-open for 20 s" ||
+		fail "requeuehold of job $rq undone: held $(held "$rq" && echo yes || echo no), $(admin "$rq" | cut -c1-60)"
+else
+	fail "job $rq (sbatch -M c1) did not start within 20 s"
+fi
+on 1 scancel "$rq"
 
 # 7. one credit per team: acct_c burns GPUs on c1 only; on c2 its pending
 # jobs then rank below acct_b's (sprio SITE) within a minute or so

@@ -65,6 +65,9 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/fed_mgr.h"
+#if !AGORA_MODIFY_CHECKED
+#include "src/common/assoc_mgr.h"
+#endif
 
 #include "agora_conf.h"
 #include "agora_fed_marks.h"
@@ -428,6 +431,22 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	return SLURM_SUCCESS;
 }
 
+/* May uid update the job at all (Slurm's own rule, which 22.05 applies
+ * only after job_modify(): agora_compat.h AGORA_MODIFY_CHECKED)?  An
+ * update Slurm refuses must leave no trace in the job. */
+static bool may_update(const job_record_t *job_ptr, uint32_t uid)
+{
+#if AGORA_MODIFY_CHECKED
+	(void) job_ptr;
+	(void) uid;
+	return true;
+#else
+	return uid == job_ptr->user_id || validate_operator(uid) ||
+	       assoc_mgr_is_user_acct_coord(acct_db_conn, uid,
+					    job_ptr->account);
+#endif
+}
+
 /* "scontrol hold" (or uhold) of a job that carries an Agora federation
  * mark: the hold is its owner's or an admin's, and neither agorad nor the
  * fail-open may undo it, so the mark says so (pol_fed_hold.h).  Written
@@ -443,6 +462,13 @@ static void fed_foreign_hold(const job_desc_msg_t *job_desc,
 	if (!pol_fed_hold_update_is_foreign(&m, job_desc->priority == 0,
 					    job_desc->admin_comment))
 		return;
+	/* a hold by someone who may not make it: Slurm refuses the whole
+	 * update after this, and the job must stay Agora's */
+	if (!may_update(job_ptr, submit_uid)) {
+		debug("%s: %pJ: a hold by uid %u, who may not update it: its federation mark stays",
+		      plugin_type, job_ptr, submit_uid);
+		return;
+	}
 	if (!(mark = pol_fed_mark_foreign(job_ptr->admin_comment))) {
 		error("%s: out of memory: %pJ keeps its federation mark",
 		      plugin_type, job_ptr);

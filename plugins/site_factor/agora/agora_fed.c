@@ -160,8 +160,13 @@ static bool starts_with(const char *s, const char *prefix)
  * job is released (any Agora hold mark, or a decision whose release never
  * landed; never a hold of its owner or an admin): pol_fed_hold_expired.
  * Job write, fed read. */
-static void fed_release(job_record_t *job_ptr, time_t now, long waited)
+static bool fed_release(job_record_t *job_ptr, time_t now, long waited)
 {
+	/* slurmctld stops: set_job_prio() could deadlock with 22.05's
+	 * unload of this plugin (agora_thread.c, apply); the next slurmctld
+	 * releases it */
+	if (slurmctld_config.shutdown_time)
+		return false;
 	if (job_ptr->details && job_ptr->details->begin_time < now)
 		job_ptr->details->begin_time = 0;
 	xfree(job_ptr->admin_comment);
@@ -173,6 +178,7 @@ static void fed_release(job_record_t *job_ptr, time_t now, long waited)
 	job_ptr->state_reason = WAIT_NO_REASON;
 	xfree(job_ptr->state_desc);
 	(void) fed_mgr_job_requeue(job_ptr);
+	return true;
 }
 
 /* Copy an Agora federation text (AdminComment) into the SystemComment's
@@ -243,8 +249,8 @@ extern void agora_fed_pass(time_t now)
 		/* only the origin releases (a sibling copy is never held) */
 		if ((!fed_mgr_fed_rec || fed_mgr_is_origin_job(job_ptr)) &&
 		    pol_fed_hold_expired(&o, &m, on && fed_mgr_fed_rec, timeout,
-					 now, &waited)) {
-			fed_release(job_ptr, now, waited);
+					 now, &waited) &&
+		    fed_release(job_ptr, now, waited)) {
 			released++;
 			changed = true;
 		}

@@ -349,6 +349,17 @@ static void apply_award(const agora_snapshot_t *snap, const pol_award_t *a,
 		 * does not put it first again */
 		if (want != has && job_ptr->priority != 0 &&
 		    !job_ptr->direct_set_prio) {
+			/* not once slurmctld stops: 22.05 unloads this plugin
+			 * holding site_factor's context lock, which
+			 * set_job_prio() -> site_factor_g_set() takes when the
+			 * plugin is unloading, while fini() joins this thread
+			 * (a deadlock before the last state save); checked
+			 * right before each call, the window is far shorter
+			 * than slurmctld's way from shutdown_time to
+			 * priority_g_fini() (RPC drain, state save, the
+			 * schedulers' stop) */
+			if (slurmctld_config.shutdown_time)
+				continue;
 			set_job_prio(job_ptr);
 			(*applied)++;
 		}
