@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -239,9 +240,15 @@ void pins_child(const ad_round_t *r, int c, int fd)
 	 * a time, under its job write lock) */
 	k = pol_fed_pin_workers(n_do, AD_PINS_WORKERS, AD_PINS_PER_WORKER);
 	for (int s = 1; s < k; s++) {
-		pid_t p = fork();
+		pid_t me = getpid(), p = fork();
 
 		if (p == 0) {
+			/* killed with the pins child (SIGKILL past its limit):
+			 * a helper left running would pin jobs the next round
+			 * takes up again */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != me)
+				_exit(0);
 			n_pins_helpers = 0;
 			pins_slice(r, c, fd, s, k);
 			_exit(0);
