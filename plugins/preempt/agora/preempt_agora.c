@@ -57,8 +57,11 @@ typedef struct {
 
 static pthread_mutex_t bind_lock = PTHREAD_MUTEX_INITIALIZER;
 static agora_exports_t ex;
+/* bound: read without bind_lock (every preemption test), so set with
+ * release order after ex, and read with acquire order before it */
 static bool bound = false;
 static bool warned = false;
+static void *bound_handle; /* dlopen'ed: closed by fini() */
 
 /* Find site_factor_agora.so beside this plugin (loaded by multifactor
  * before any preemption is tested) and bind its exports, once. */
@@ -69,7 +72,7 @@ static bool bind_exports(void)
 	void *h;
 	agora_exports_t e;
 
-	if (bound)
+	if (__atomic_load_n(&bound, __ATOMIC_ACQUIRE))
 		return true;
 	slurm_mutex_lock(&bind_lock);
 	if (bound)
@@ -89,11 +92,15 @@ static bool bind_exports(void)
 		e.preemptable = dlsym(h, "agora_export_preemptable");
 		e.victim_rank = dlsym(h, "agora_export_victim_rank");
 		e.grace = dlsym(h, "agora_export_grace");
-		/* the handle stays open: slurmctld keeps the plugin loaded */
+		/* the handle stays open until fini(): slurmctld keeps the
+		 * plugin loaded meanwhile */
 		if (e.job_won && e.preemptable && e.victim_rank && e.grace) {
 			ex = e;
-			bound = true;
+			bound_handle = h;
+			__atomic_store_n(&bound, true, __ATOMIC_RELEASE);
 			info("%s: bound to %s", plugin_type, path);
+		} else {
+			dlclose(h);
 		}
 	}
 	if (!bound && !warned) {
@@ -119,7 +126,15 @@ extern int init(void)
 
 extern void fini(void)
 {
-	bound = false;
+	slurm_mutex_lock(&bind_lock);
+	__atomic_store_n(&bound, false, __ATOMIC_RELEASE);
+	/* each init() binds again: without the close, every reconfigure
+	 * that reloads the plugins would add a reference that keeps
+	 * site_factor_agora.so from ever being unloaded */
+	if (bound_handle)
+		dlclose(bound_handle);
+	bound_handle = NULL;
+	slurm_mutex_unlock(&bind_lock);
 }
 
 /* Queue order: an auction winner goes before a job it may preempt. */
