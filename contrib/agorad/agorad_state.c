@@ -1,17 +1,19 @@
 /*
  * agorad_state.c - the state file agoractl fed / explain read: the
- * round's clusters and the decision of each held job, formatted in
- * memory and written with the core's writer (agora_file_write_atomic:
- * 0600, fsync, atomic rename, the previous copy kept as .prev), so a
- * failed write never replaces a good file with a cut one.
+ * round's clusters and the decision of each held job, written to X.new
+ * (0600), fsynced and renamed over X; a write that failed anywhere (a
+ * full disk) leaves X as it was.  Not the core's writer: its .prev link
+ * and directory fsync on every round cost the round loop time it spends
+ * elsewhere, and this file is a cache (agorad(8)).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "agora_file.h"
 #include "agorad_round_int.h"
 
 static void json_str(FILE *f, const char *s)
@@ -56,16 +58,24 @@ static void running_gpus(FILE *f, const ad_cluster_t *cl)
 void write_state(const ad_round_t *r, const char *path, time_t now, double secs,
 		 const int *pinned_rc)
 {
-	agora_err_t err = { { 0 } };
-	char *text = NULL;
-	size_t len = 0;
+	char tmp[4096];
 	FILE *f;
-	int bad;
+	int fd, bad;
 
 	if (!path)
 		return;
-	if (!(f = open_memstream(&text, &len))) {
-		ad_error("%s: %s", path, strerror(errno));
+	if ((size_t) snprintf(tmp, sizeof(tmp), "%s.new", path) >=
+	    sizeof(tmp)) {
+		ad_error("%s: path too long: no state written", path);
+		return;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0 || fchmod(fd, 0600) || !(f = fdopen(fd, "w"))) {
+		ad_error("%s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
 		return;
 	}
 	fprintf(f, "{\"time\":%ld,\"round_s\":%.3f,\"federation\":", (long) now,
@@ -100,13 +110,12 @@ void write_state(const ad_round_t *r, const char *path, time_t now, double secs,
 		fputc('}', f);
 	}
 	fprintf(f, "]}\n");
-	bad = ferror(f);
+	bad = ferror(f) || fflush(f) || fsync(fileno(f));
 	if (fclose(f) || bad) {
-		ad_error("%s: not written: out of memory", path);
-		free(text);
+		ad_error("%s: not written: %s", path, strerror(errno));
+		unlink(tmp);
 		return;
 	}
-	if (agora_file_write_atomic(path, text, len, &err))
-		ad_error("%s", err.text);
-	free(text);
+	if (rename(tmp, path))
+		ad_error("%s: %s", path, strerror(errno));
 }
