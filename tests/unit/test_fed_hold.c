@@ -333,8 +333,8 @@ static void test_expired_rules(void **state)
 	 * requeuehold, a launch failure, the requeue limit): that hold is
 	 * Slurm's or an admin's, never released by the fail-open */
 	o.ran = true;
-	assert_false(pol_fed_hold_expired(&o, &m, true, TIMEOUT, T0 + 1000,
-					  NULL));
+	assert_false(
+		pol_fed_hold_expired(&o, &m, true, TIMEOUT, T0 + 1000, NULL));
 	assert_false(pol_fed_hold_expired(&o, &m, false, TIMEOUT, T0, NULL));
 	o.ran = false;
 	/* the auction off: at once */
