@@ -551,6 +551,16 @@ static void lease_check(const agora_conf_t *conf)
 			c->site_factor_plugin ? c->site_factor_plugin : "none");
 }
 
+/* Once per process: the reclaim history, the elastic ranges and the grows
+ * an earlier agorad followed, from the loan state file at path. */
+static void hist_load(const char *path)
+{
+	if (hist_loaded)
+		return;
+	n_hist = ln_read_history(path, hist, LN_MAX_HISTORY);
+	hist_loaded = true;
+}
+
 void ad_loan_follow(const agora_conf_t *conf, const char *state_path,
 		    double mono, double now)
 {
@@ -561,11 +571,9 @@ void ad_loan_follow(const agora_conf_t *conf, const char *state_path,
 	last_round = mono;
 	/* the grows an earlier agorad (or this one, before Loaning=no)
 	 * followed: its state file says which */
-	if (!hist_loaded && (path = ad_loan_path(state_path))) {
-		n_hist = ln_read_history(path, hist, LN_MAX_HISTORY);
-		hist_loaded = true;
-		free(path);
-	}
+	path = ad_loan_path(state_path);
+	hist_load(path);
+	free(path);
 	ad_grow_follow_only(conf, (int64_t) now);
 }
 
@@ -582,10 +590,7 @@ int ad_loan_tick(const agora_conf_t *conf, const char *state_path, double mono,
 		return 0;
 	last_round = mono;
 	path = ad_loan_path(state_path);
-	if (!hist_loaded) {
-		n_hist = ln_read_history(path, hist, LN_MAX_HISTORY);
-		hist_loaded = true;
-	}
+	hist_load(path);
 	if (ln_snapshot(conf, &s)) {
 		free(path);
 		return -1;

@@ -162,10 +162,8 @@ static bool starts_with(const char *s, const char *prefix)
  * Job write, fed read. */
 static bool fed_release(job_record_t *job_ptr, time_t now, long waited)
 {
-	/* slurmctld stops: set_job_prio() could deadlock with 22.05's
-	 * unload of this plugin (agora_thread.c, apply); the next slurmctld
-	 * releases it */
-	if (slurmctld_config.shutdown_time)
+	/* the next slurmctld releases it */
+	if (!agora_may_set_prio())
 		return false;
 	if (job_ptr->details && job_ptr->details->begin_time < now)
 		job_ptr->details->begin_time = 0;

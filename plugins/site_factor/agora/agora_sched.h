@@ -45,6 +45,9 @@ extern pthread_mutex_t award_lock;
 extern pol_award_t *award_current;
 /* Replace the published table (takes award_lock); frees the old one. */
 extern void agora_award_publish(pol_award_t *a);
+/* Whether Agora's thread may still call set_job_prio(): not once slurmctld
+ * stops (agora_thread.c).  Ask right before each call. */
+extern bool agora_may_set_prio(void);
 
 /* Scheduling thread (agora_thread.c). */
 /* agora_admin_sf.c: the site factor to set on a pending job, Agora's

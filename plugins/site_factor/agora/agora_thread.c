@@ -91,6 +91,18 @@ static int last_fail = 0; /* cause of the last failed pass (logged once) */
 /* Statistics, logged with every pass (debug) and summarised at exit. */
 static uint64_t stat_applied = 0, stat_dropped = 0;
 
+/* 22.05 unloads this plugin holding site_factor's context lock, which
+ * set_job_prio() -> site_factor_g_set() takes while the plugin unloads,
+ * and fini() joins this thread: a set_job_prio() then would deadlock
+ * before slurmctld's last state save.  Asked right before each call, the
+ * window is far shorter than slurmctld's way from shutdown_time to
+ * priority_g_fini() (RPC drain, state save, the schedulers' stop); the
+ * next slurmctld recomputes every priority. */
+extern bool agora_may_set_prio(void)
+{
+	return !slurmctld_config.shutdown_time;
+}
+
 static int64_t usec_since(const struct timeval *t0)
 {
 	struct timeval t1;
@@ -349,16 +361,7 @@ static void apply_award(const agora_snapshot_t *snap, const pol_award_t *a,
 		 * does not put it first again */
 		if (want != has && job_ptr->priority != 0 &&
 		    !job_ptr->direct_set_prio) {
-			/* not once slurmctld stops: 22.05 unloads this plugin
-			 * holding site_factor's context lock, which
-			 * set_job_prio() -> site_factor_g_set() takes when the
-			 * plugin is unloading, while fini() joins this thread
-			 * (a deadlock before the last state save); checked
-			 * right before each call, the window is far shorter
-			 * than slurmctld's way from shutdown_time to
-			 * priority_g_fini() (RPC drain, state save, the
-			 * schedulers' stop) */
-			if (slurmctld_config.shutdown_time)
+			if (!agora_may_set_prio())
 				continue;
 			set_job_prio(job_ptr);
 			(*applied)++;
