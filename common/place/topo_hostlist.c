@@ -37,17 +37,47 @@ static int is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/*
+ * A walk over a spec's names without expanding them: the parser calls
+ * visit once per plain name (a = c = 0, width -1) and once per numeric
+ * range pre[a-c]suf (width: the start's digits, the zero padding), after
+ * checking the syntax, the names' length and the running total against
+ * TOPO_HOSTLIST_MAX.  visit returns 0 to go on, 1 to stop (found), -1 on
+ * error (errno set).
+ */
+typedef struct walk {
+	int (*visit)(struct walk *w, const char *pre, size_t pre_len,
+		     const char *suf, size_t suf_len, unsigned long a,
+		     unsigned long c, int width);
+	size_t total;     /* names visited so far */
+	hbuf_t buf;       /* expand: the names */
+	const char *host; /* contains: the name looked for */
+} walk_t;
+
+static int digits_of(unsigned long x)
+{
+	int d = 1;
+
+	while (x >= 10) {
+		x /= 10;
+		d++;
+	}
+	return d;
+}
+
 /* one item "pre[ranges]suf" or "name" of length len */
-static int expand_item(hbuf_t *b, const char *s, size_t len)
+static int walk_item(walk_t *w, const char *s, size_t len)
 {
 	const char *lb = memchr(s, '[', len), *rb, *p;
-	char name[TOPO_HOSTNAME_LEN];
 	size_t pre, suf;
+	int r;
 
 	if (!lb) {
-		if (memchr(s, ']', len))
+		if (memchr(s, ']', len) || len >= TOPO_HOSTNAME_LEN ||
+		    w->total == TOPO_HOSTLIST_MAX)
 			goto bad;
-		return hbuf_add(b, s, len);
+		w->total++;
+		return w->visit(w, s, len, "", 0, 0, 0, -1);
 	}
 	rb = memchr(lb, ']', len - (size_t) (lb - s));
 	if (!rb || memchr(rb + 1, '[', len - (size_t) (rb + 1 - s)) ||
@@ -58,42 +88,38 @@ static int expand_item(hbuf_t *b, const char *s, size_t len)
 	p = lb + 1;
 	while (p < rb) {
 		const char *q = p;
-		unsigned long a, c, x;
-		int width;
-		char *end;
+		unsigned long a, c;
+		int width, longest;
 
 		while (q < rb && is_digit(*q))
 			q++;
 		if (q == p || q - p > 9)
 			goto bad;
 		width = (int) (q - p);
-		a = strtoul(p, &end, 10);
+		a = strtoul(p, NULL, 10);
 		c = a;
 		if (*q == '-') {
-			const char *r = ++q;
+			const char *r0 = ++q;
 
 			while (q < rb && is_digit(*q))
 				q++;
-			if (q == r || q - r > 9)
+			if (q == r0 || q - r0 > 9)
 				goto bad;
-			c = strtoul(r, &end, 10);
+			c = strtoul(r0, NULL, 10);
 			if (c < a)
 				goto bad;
 		}
 		if (q < rb && *q != ',')
 			goto bad;
-		if (c - a >= TOPO_HOSTLIST_MAX)
+		if (c - a >= TOPO_HOSTLIST_MAX - w->total)
 			goto bad;
-		for (x = a; x <= c; x++) {
-			int w = snprintf(name, sizeof(name), "%.*s%0*lu%.*s",
-					 (int) pre, s, width, x, (int) suf,
-					 rb + 1);
-
-			if (w < 0 || (size_t) w >= sizeof(name))
-				goto bad;
-			if (hbuf_add(b, name, (size_t) w) < 0)
-				return -1;
-		}
+		/* the range's longest name is its last */
+		longest = digits_of(c) > width ? digits_of(c) : width;
+		if (pre + (size_t) longest + suf >= TOPO_HOSTNAME_LEN)
+			goto bad;
+		w->total += c - a + 1;
+		if ((r = w->visit(w, s, pre, rb + 1, suf, a, c, width)))
+			return r;
 		p = q < rb ? q + 1 : q;
 		if (q < rb && p == rb)
 			goto bad; /* trailing comma */
@@ -106,15 +132,13 @@ bad:
 	return -1;
 }
 
-char *topo_hostlist_expand(const char *spec, size_t *n)
+/* 0 when every item was visited, 1 when a visit stopped the walk, -1
+ * with errno on bad syntax or a visit's error */
+static int walk_spec(walk_t *w, const char *spec)
 {
-	hbuf_t b = { 0 };
 	const char *s = spec;
+	int r;
 
-	if (!spec || !n) {
-		errno = EINVAL;
-		return NULL;
-	}
 	while (*s) {
 		const char *e = s;
 		int depth = 0;
@@ -131,51 +155,139 @@ char *topo_hostlist_expand(const char *spec, size_t *n)
 		}
 		if (depth || e == s)
 			goto bad;
-		if (expand_item(&b, s, (size_t) (e - s)) < 0)
-			goto fail;
+		if ((r = walk_item(w, s, (size_t) (e - s))))
+			return r;
 		s = *e ? e + 1 : e;
 		if (*e && !*s)
 			goto bad;
 	}
-	if (!b.v) {
-		b.v = malloc(1);
-		if (!b.v) {
-			errno = ENOMEM;
-			return NULL;
-		}
-	}
-	*n = b.n;
-	return b.v;
+	return 0;
 bad:
 	errno = EINVAL;
-fail:
-	free(b.v);
-	return NULL;
+	return -1;
+}
+
+static int visit_expand(walk_t *w, const char *pre, size_t pre_len,
+			const char *suf, size_t suf_len, unsigned long a,
+			unsigned long c, int width)
+{
+	char name[TOPO_HOSTNAME_LEN];
+
+	if (width < 0)
+		return hbuf_add(&w->buf, pre, pre_len);
+	for (unsigned long x = a; x <= c; x++) {
+		int n = snprintf(name, sizeof(name), "%.*s%0*lu%.*s",
+				 (int) pre_len, pre, width, x, (int) suf_len,
+				 suf);
+
+		if (n < 0 || (size_t) n >= sizeof(name)) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (hbuf_add(&w->buf, name, (size_t) n) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int visit_count(walk_t *w, const char *pre, size_t pre_len,
+		       const char *suf, size_t suf_len, unsigned long a,
+		       unsigned long c, int width)
+{
+	(void) w;
+	(void) pre;
+	(void) pre_len;
+	(void) suf;
+	(void) suf_len;
+	(void) a;
+	(void) c;
+	(void) width;
+	return 0;
+}
+
+/* is w->host one of the names? by arithmetic: O(length) per range */
+static int visit_contains(walk_t *w, const char *pre, size_t pre_len,
+			  const char *suf, size_t suf_len, unsigned long a,
+			  unsigned long c, int width)
+{
+	const char *h = w->host, *num;
+	size_t hl = strlen(h), nl;
+	unsigned long x;
+	char back[16];
+
+	if (width < 0)
+		return hl == pre_len && !memcmp(h, pre, pre_len);
+	if (hl <= pre_len + suf_len || memcmp(h, pre, pre_len) ||
+	    memcmp(h + hl - suf_len, suf, suf_len))
+		return 0;
+	num = h + pre_len;
+	nl = hl - pre_len - suf_len;
+	if (nl > 9)
+		return 0;
+	for (size_t i = 0; i < nl; i++)
+		if (!is_digit(num[i]))
+			return 0;
+	x = strtoul(num, NULL, 10);
+	if (x < a || x > c)
+		return 0;
+	/* the very text the expansion prints: "c01" is not in c[1-2] */
+	snprintf(back, sizeof(back), "%0*lu", width, x);
+	return strlen(back) == nl && !memcmp(back, num, nl);
+}
+
+char *topo_hostlist_expand(const char *spec, size_t *n)
+{
+	walk_t w = { .visit = visit_expand };
+	char *names;
+
+	if (!spec || !n) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (walk_spec(&w, spec) < 0) {
+		free(w.buf.v);
+		return NULL;
+	}
+	/* an empty spec: a pointer all the same */
+	if (!(names = w.buf.v ? w.buf.v : malloc(1))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	*n = w.buf.n;
+	return names;
 }
 
 long topo_hostlist_count(const char *spec)
 {
-	size_t n;
-	char *v = topo_hostlist_expand(spec, &n);
+	walk_t w = { .visit = visit_count };
 
-	if (!v)
+	if (!spec) {
+		errno = EINVAL;
 		return -1;
-	free(v);
-	return (long) n;
+	}
+	if (walk_spec(&w, spec) < 0)
+		return -1;
+	return (long) w.total;
 }
 
+/* Checks the whole spec, as expanding it would, before saying yes: a bad
+ * item after the host's is still an error. */
 int topo_hostlist_contains(const char *spec, const char *host)
 {
-	size_t n, i;
-	char *v = topo_hostlist_expand(spec, &n);
-	int found = 0;
+	walk_t w = { .visit = visit_contains, .host = host };
+	int found = 0, r;
 
-	if (!v)
+	if (!spec || !host) {
+		errno = EINVAL;
 		return -1;
-	for (i = 0; i < n && !found; i++)
-		found = !strcmp(v + i * TOPO_HOSTNAME_LEN, host);
-	free(v);
-	return found;
+	}
+	if ((r = walk_spec(&w, spec)) == 1) {
+		found = 1;
+		w.visit = visit_count; /* again: syntax and size only */
+		w.total = 0;
+		r = walk_spec(&w, spec);
+	}
+	return r < 0 ? -1 : found;
 }
 
 /*

@@ -220,6 +220,16 @@ int pol_params_list(const char *policy, const char *params, const char *key,
 				errno = EINVAL;
 				return -1;
 			}
+			/* as pol_params_parse(): the policies cast these */
+			if (fabs(out[n]) > POL_PARAM_MAX) {
+				agora_err_set(
+					err,
+					"policy %s: %s: item %d of '%.*s': %g is out of range",
+					policy, key, n + 1, (int) vl, v,
+					out[n]);
+				errno = EINVAL;
+				return -1;
+			}
 			n++;
 			s = c ? c + 1 : e;
 		}

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,16 @@ static int account(sim_t *s, int64_t t)
 			(double) ((t < r->t_last_submit ? t
 							: r->t_last_submit) -
 				  a);
+	/* the last bin [a, t) touches, checked before any is allocated */
+	if ((t - 1 - r->t0) / r->bin_s >= SIM_MAX_BINS) {
+		char what[160];
+
+		snprintf(
+			what, sizeof(what),
+			"simulated time passes %d utilisation bins of %lld s: a job or a submit time far out of range, or use a larger bin",
+			SIM_MAX_BINS, (long long) r->bin_s);
+		return sim_fail(s, EOVERFLOW, what, -1);
+	}
 	while (a < t) {
 		int64_t b = (a - r->t0) / r->bin_s;
 		int64_t bend = r->t0 + (b + 1) * r->bin_s;
@@ -82,14 +93,19 @@ static int account(sim_t *s, int64_t t)
 
 		if (b >= r->n_bins) {
 			if (b >= s->util_cap) {
-				int nc = (int) b * 2 + 64;
-				double *nu = realloc(r->util,
-						     (size_t) nc * sizeof(*nu));
+				int64_t nc = b * 2 + 64;
+				double *nu;
 
-				if (!nu)
+				if (nc > SIM_MAX_BINS)
+					nc = SIM_MAX_BINS;
+				nu = realloc(r->util,
+					     (size_t) nc * sizeof(*nu));
+				if (!nu) {
+					errno = ENOMEM;
 					return -1;
+				}
 				r->util = nu;
-				s->util_cap = nc;
+				s->util_cap = (int) nc;
 			}
 			memset(r->util + r->n_bins, 0,
 			       (size_t) (b + 1 - r->n_bins) * sizeof(*r->util));
@@ -368,8 +384,11 @@ static int sim_loop(sim_t *s)
 				s->pend_n ? s->pend_base[s->pend_off].id : -1);
 			goto out;
 		}
-		if (account(s, t))
-			goto nomem;
+		if (account(s, t)) {
+			if (errno == ENOMEM)
+				goto nomem;
+			goto out;
+		}
 		s->now = t;
 		r->events++;
 		done_before = done;

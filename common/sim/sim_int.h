@@ -11,6 +11,11 @@
 
 enum { S_FUTURE = 0, S_PENDING, S_RUNNING, S_DONE, S_SKIPPED };
 
+/* The most utilisation bins a run keeps (256 MiB of doubles: 3,800 years
+ * of simulated time at the default hour): beyond, a trace's times are out
+ * of range and the run fails instead of allocating without end. */
+#define SIM_MAX_BINS (1 << 25)
+
 typedef struct sjob {
 	int state;
 	int preempted;   /* has run before: restart cost on next start */

@@ -215,7 +215,8 @@ int topo_gres_count_gpus(const char *text, const char *name, const char *host,
 			char *end;
 			long c = strtol(v, &end, 10);
 
-			if (*end || c < 0 || c > 1 << 20) {
+			errno = 0;
+			if (end == v || *end || errno || c < 0 || c > 1 << 20) {
 				agora_err_set(err,
 					      "%s:%d: Count: bad value "
 					      "'%s'",
@@ -240,6 +241,16 @@ int topo_gres_count_gpus(const char *text, const char *name, const char *host,
 			continue;
 		} else {
 			cnt = 1;
+		}
+		/* a node's GPUs, summed over its lines: capped as one
+		 * line's Count is, so the sum stays an int */
+		if (cnt > (1 << 20) - total) {
+			agora_err_set(
+				err,
+				"%s:%d: more than %d GPUs on one node in all",
+				name, lineno, 1 << 20);
+			errno = EINVAL;
+			return -1;
 		}
 		total += cnt;
 	}

@@ -246,7 +246,10 @@ static int cmd_seed(int argc, char **argv)
 		ac_err("no StateSaveLocation: pass --out FILE\n");
 		goto out;
 	}
-	if (!access(conf_path, F_OK) &&
+	/* the default agora.conf may be missing (defaults); one named with
+	 * --agora-conf must be there, or the seed is keyed by the wrong
+	 * AppDefinition without a word */
+	if ((conf_opt || !access(conf_path, F_OK)) &&
 	    agora_conf_parse_file(conf_path, &conf, &err)) {
 		ac_err("%s\n", err.text);
 		goto out;

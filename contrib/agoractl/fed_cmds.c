@@ -24,6 +24,7 @@
  * "accounts").
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@
 
 #include "agora_conf.h"
 #include "agora_file.h"
+#include "agora_json.h"
 #include "fed_cmds.h"
 #include "pol_fed.h"
 #include "pol_fed_hold.h"
@@ -63,51 +65,132 @@ static const char *state_path(const char *opt)
 	return opt ? opt : (e && *e ? e : "/var/lib/agorad/agorad.json");
 }
 
-/* agorad's last round: clusters.  Returns the count, -1 on error. */
+/* o[k] as an integer in [lo, hi] into *out (left as it is when k is
+ * missing); -1 with err "clusters[I].K: ..." on a value of another type or
+ * out of range. */
+static int int_field(json_object *o, const char *k, size_t i, int64_t lo,
+		     int64_t hi, int64_t *out, agora_err_t *err)
+{
+	json_object *v;
+	int64_t x;
+
+	if (!json_object_object_get_ex(o, k, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_int)) {
+		agora_err_set(err, "clusters[%zu].%s: not an integer", i, k);
+		return -1;
+	}
+	errno = 0;
+	x = json_object_get_int64(v);
+	if (errno || x < lo || x > hi) {
+		agora_err_set(err,
+			      "clusters[%zu].%s: %s not in [%" PRId64
+			      ", %" PRId64 "]",
+			      i, k, json_object_get_string(v), lo, hi);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+/* One cluster of the state file into f; -1 with err naming the field. */
+static int read_cluster(json_object *c, size_t i, fed_cluster_t *f,
+			agora_err_t *err)
+{
+	json_object *v;
+	int64_t total = 0, free_gpus = 0, pending = 0;
+
+	memset(f, 0, sizeof(*f));
+	if (!json_object_is_type(c, json_type_object)) {
+		agora_err_set(err, "clusters[%zu]: not an object", i);
+		return -1;
+	}
+	if (!json_object_object_get_ex(c, "name", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    !json_object_get_string_len(v) ||
+	    (size_t) json_object_get_string_len(v) >= sizeof(f->name)) {
+		agora_err_set(
+			err,
+			"clusters[%zu].name: missing, not a string or not 1-%zu characters",
+			i, sizeof(f->name) - 1);
+		return -1;
+	}
+	snprintf(f->name, sizeof(f->name), "%s", json_object_get_string(v));
+	if (json_object_object_get_ex(c, "up", &v)) {
+		if (!json_object_is_type(v, json_type_boolean)) {
+			agora_err_set(err,
+				      "clusters[%zu].up: not true or false", i);
+			return -1;
+		}
+		f->up = json_object_get_boolean(v);
+	}
+	/* 1e7 GPUs: far above any cluster, far below int overflow */
+	if (int_field(c, "gpus_total", i, 0, 10000000, &total, err) ||
+	    int_field(c, "gpus_free", i, 0, 10000000, &free_gpus, err) ||
+	    int_field(c, "gpus_pending", i, 0, 1000000000, &pending, err))
+		return -1;
+	f->total = (int) total;
+	f->free_gpus = (int) free_gpus;
+	f->pending = (int) pending;
+	return 0;
+}
+
+/* agorad's last round: clusters.  Returns the count, -1 on error (the
+ * file, and in it the field, named). */
 static int read_state(const char *path, fed_cluster_t *out, long *when)
 {
 	agora_err_t err = { { 0 } };
 	char *text = NULL;
-	size_t len = 0;
+	size_t len = 0, n;
 	json_object *root, *arr, *v;
-	int n = 0;
+	int64_t t = 0;
 
 	if (agora_file_read_ex(path, 64 << 20, AGORA_FILE_FOLLOW, &text, &len,
 			       NULL, &err) < 0) {
 		ac_err("%s (is agorad running with -s %s?)\n", err.text, path);
 		return -1;
 	}
-	root = json_tokener_parse(text);
+	root = agora_json_parse(text, len, path, &err);
 	free(text);
-	if (!root || !json_object_object_get_ex(root, "clusters", &arr) ||
+	if (!root) {
+		ac_err("%s\n", err.text);
+		return -1;
+	}
+	if (!json_object_object_get_ex(root, "clusters", &arr) ||
 	    !json_object_is_type(arr, json_type_array)) {
-		ac_err("%s: not agorad's state file\n", path);
+		ac_err("%s: not agorad's state file (no \"clusters\" array)\n",
+		       path);
 		json_object_put(root);
 		return -1;
 	}
-	*when = json_object_object_get_ex(root, "time", &v)
-			? json_object_get_int64(v)
-			: 0;
-	for (size_t i = 0; i < json_object_array_length(arr) && n < FED_MAX;
-	     i++) {
-		json_object *c = json_object_array_get_idx(arr, i);
-		fed_cluster_t *f = &out[n++];
-
-		memset(f, 0, sizeof(*f));
-		if (json_object_object_get_ex(c, "name", &v))
-			snprintf(f->name, sizeof(f->name), "%s",
-				 json_object_get_string(v));
-		if (json_object_object_get_ex(c, "up", &v))
-			f->up = json_object_get_boolean(v);
-		if (json_object_object_get_ex(c, "gpus_total", &v))
-			f->total = json_object_get_int(v);
-		if (json_object_object_get_ex(c, "gpus_free", &v))
-			f->free_gpus = json_object_get_int(v);
-		if (json_object_object_get_ex(c, "gpus_pending", &v))
-			f->pending = json_object_get_int(v);
+	if ((n = json_object_array_length(arr)) > FED_MAX) {
+		ac_err("%s: clusters: %zu, agoractl shows at most %d\n", path,
+		       n, FED_MAX);
+		json_object_put(root);
+		return -1;
 	}
+	if (json_object_object_get_ex(root, "time", &v)) {
+		errno = 0;
+		t = json_object_get_int64(v);
+		/* up to the year 9999: ctime() and strftime() print it */
+		if (!json_object_is_type(v, json_type_int) || errno || t < 0 ||
+		    t > 253402300799) {
+			ac_err("%s: time: not a time in seconds since 1970\n",
+			       path);
+			json_object_put(root);
+			return -1;
+		}
+	}
+	*when = (long) t;
+	for (size_t i = 0; i < n; i++)
+		if (read_cluster(json_object_array_get_idx(arr, i), i, &out[i],
+				 &err)) {
+			ac_err("%s: %s\n", path, err.text);
+			json_object_put(root);
+			return -1;
+		}
 	json_object_put(root);
-	return n;
+	return (int) n;
 }
 
 static int cmd_fed(int argc, char **argv)
@@ -276,17 +359,38 @@ static int explain_round(const slurm_job_info_t *j)
 	return 1;
 }
 
+/* s as a decimal integer in [lo, hi]: digits only (no sign, no space, no
+ * suffix); -1 otherwise. */
+static int parse_count(const char *s, unsigned long lo, unsigned long hi,
+		       unsigned long *out)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return errno || *end || *out < lo || *out > hi ? -1 : 0;
+}
+
 static int cmd_explain(int argc, char **argv)
 {
 	job_info_msg_t *m = NULL;
+	unsigned long v;
 	uint32_t id;
-	char *end;
 	int shown = 0;
 
-	if (argc != 2 || !(id = strtoul(argv[1], &end, 10)) || *end) {
+	if (argc != 2) {
 		fprintf(stderr, "usage: agoractl explain JOBID\n");
 		return 2;
 	}
+	/* a job id: 1 to 2^32 - 3 (NO_VAL - 1; Slurm's largest is lower) */
+	if (parse_count(argv[1], 1, 0xfffffffcUL, &v)) {
+		fprintf(stderr, "agoractl explain: '%s' is not a job id\n",
+			argv[1]);
+		return 2;
+	}
+	id = (uint32_t) v;
 	slurm_init(NULL);
 	if (slurm_load_job(&m, id, SHOW_ALL | SHOW_FEDERATION)) {
 		ac_err("job %u: %s\n", id, slurm_strerror(slurm_get_errno()));
@@ -514,9 +618,17 @@ static int cmd_place(int argc, char **argv)
 			copt = argv[++i];
 		else if (!strcmp(argv[i], "--state") && i + 1 < argc)
 			sopt = argv[++i];
-		else if (!strcmp(argv[i], "--max-moves") && i + 1 < argc)
-			max_moves = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--apply"))
+		else if (!strcmp(argv[i], "--max-moves") && i + 1 < argc) {
+			unsigned long v;
+
+			if (parse_count(argv[++i], 0, 1000000, &v)) {
+				fprintf(stderr,
+					"agoractl place: --max-moves: '%s' is not an integer in [0, 1000000]\n",
+					argv[i]);
+				return 2;
+			}
+			max_moves = (int) v;
+		} else if (!strcmp(argv[i], "--apply"))
 			apply = true;
 		else {
 			fprintf(stderr,

@@ -25,6 +25,7 @@
 
 #include "ac_out.h"
 #include "agora_file.h"
+#include "agora_json.h"
 #include "loan_cmds.h"
 #include "pol_loan.h"
 
@@ -56,8 +57,11 @@ static const char *jstr(json_object *o, const char *k)
 {
 	json_object *v;
 
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v)
-						   : "";
+	const char *r;
+
+	if (!json_object_object_get_ex(o, k, &v) || !v)
+		return "";
+	return (r = json_object_get_string(v)) ? r : "-";
 }
 
 static double jnum(json_object *o, const char *k)
@@ -77,6 +81,64 @@ static void when(double t, char *buf, size_t size)
 		snprintf(buf, size, "-");
 	else
 		strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+}
+
+/* Is o[k], when there, of type t (an array's items of type item, when
+ * item is not json_type_null)?  Else err "WHEREK: not ..." */
+static bool shape_ok(json_object *o, const char *k, json_type t, json_type item,
+		     const char *where, agora_err_t *err)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v))
+		return true;
+	if (!json_object_is_type(v, t)) {
+		agora_err_set(err, "%s%s: not %s", where, k,
+			      t == json_type_array ? "an array" : "an object");
+		return false;
+	}
+	if (t != json_type_array || item == json_type_null)
+		return true;
+	for (size_t i = 0; i < json_object_array_length(v); i++)
+		if (!json_object_is_type(json_object_array_get_idx(v, i),
+					 item)) {
+			agora_err_set(err, "%s%s[%zu]: not %s", where, k, i,
+				      item == json_type_int ? "a job id"
+							    : "an object");
+			return false;
+		}
+	return true;
+}
+
+/* The parts of the loan state the printers walk have the types they
+ * walk (a hand-edited or foreign file is named, not crashed on). */
+static bool loans_shape_ok(json_object *root, agora_err_t *err)
+{
+	json_object *a, *g;
+	char where[32];
+
+	if (!shape_ok(root, "nodes", json_type_array, json_type_object, "",
+		      err) ||
+	    !shape_ok(root, "reclaims", json_type_array, json_type_object, "",
+		      err) ||
+	    !shape_ok(root, "grows", json_type_object, json_type_null, "",
+		      err) ||
+	    !shape_ok(root, "ckpt_wait", json_type_object, json_type_null, "",
+		      err))
+		return false;
+	if (json_object_object_get_ex(root, "grows", &g) &&
+	    !shape_ok(g, "history", json_type_array, json_type_object, "grows.",
+		      err))
+		return false;
+	if (!json_object_object_get_ex(root, "nodes", &a))
+		return true;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		snprintf(where, sizeof(where), "nodes[%zu].", i);
+		if (!shape_ok(json_object_array_get_idx(a, i), "jobs",
+			      json_type_array, json_type_int, where, err))
+			return false;
+	}
+	return true;
 }
 
 static void print_nodes(json_object *root)
@@ -211,10 +273,17 @@ static int cmd_loans(int argc, char **argv)
 		free(path);
 		return 1;
 	}
-	root = json_tokener_parse(text);
+	root = agora_json_parse(text, len, path, &err);
 	free(text);
-	if (!root || !json_object_is_type(root, json_type_object)) {
-		ac_err("%s: not agorad's loan state\n", path);
+	if (!root) {
+		ac_err("%s\n", err.text);
+		free(path);
+		return 1;
+	}
+	if (!json_object_is_type(root, json_type_object) ||
+	    !loans_shape_ok(root, &err)) {
+		ac_err("%s: not agorad's loan state%s%s\n", path,
+		       err.text[0] ? ": " : "", err.text);
 		json_object_put(root);
 		free(path);
 		return 1;

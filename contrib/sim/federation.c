@@ -635,6 +635,12 @@ static int fed_load(fed_opts_t *o, trace_t *t)
 		fprintf(stderr, "agora-sim: %s\n", err.text);
 		return rc;
 	}
+	if (!t->n) {
+		fprintf(stderr, "agora-sim: %s: no job%s\n", o->trace,
+			filter != TRACE_FILTER_NONE ? " left after the filter"
+						    : "");
+		return -1;
+	}
 	{
 		/* the home placement's previous week, before the window */
 		int64_t first = INT64_MAX, from, to;
@@ -643,7 +649,8 @@ static int fed_load(fed_opts_t *o, trace_t *t)
 		for (i = 0; i < t->n; i++)
 			if (t->jobs[i].submit < first)
 				first = t->jobs[i].submit;
-		from = first - first % 86400;
+		/* floored: a submit before 1970 keeps the week on days */
+		from = first - ((first % 86400) + 86400) % 86400;
 		o->prev_before = o->window_days > 0 && o->window_from >= 7;
 		if (o->prev_before)
 			from += (int64_t) ((o->window_from - 7) * 86400);

@@ -275,6 +275,12 @@ static int score_header(const char *path, int lineno, char **f, int nf,
 			if (!strcmp(f[i], s_cols[c]))
 				col[i] = c;
 		if (col[i] >= 0) {
+			if (has[col[i]]) {
+				fprintf(stderr,
+					"agora-sim: %s:%d: %s: column given twice\n",
+					path, lineno, f[i]);
+				return -1;
+			}
 			has[col[i]] = true;
 			continue;
 		}
@@ -322,9 +328,19 @@ static int score_load(const char *path, double scale, trace_t *t,
 		line[strcspn(line, "\r")] = '\0';
 		if (!*line || *line == '#')
 			continue;
-		for (p = strtok_r(line, ",", &fs); p && nf < 32;
-		     p = strtok_r(NULL, ",", &fs))
+		/* split on every comma: an empty field is a field (it is
+		 * then not a number), and a 33rd one is an error */
+		for (p = line; p; p = fs) {
+			if (nf == 32) {
+				fprintf(stderr,
+					"agora-sim: %s:%d: more than 32 fields\n",
+					path, lineno);
+				goto bad;
+			}
 			f[nf++] = p;
+			if ((fs = strchr(p, ',')))
+				*fs++ = '\0';
+		}
 		if (!ncol) { /* header */
 			if (score_header(path, lineno, f, nf, col))
 				goto bad;
@@ -353,6 +369,28 @@ static int score_load(const char *path, double scale, trace_t *t,
 				fprintf(stderr,
 					"agora-sim: %s:%d: %s: '%s' is not a number\n",
 					path, lineno, s_cols[col[i]], f[i]);
+				goto bad;
+			}
+		}
+		for (i = 0; i < S_NCOL; i++) {
+			/* ints: gpus, level, preemptions; the rest are cast
+			 * to int64_t (times scaled) */
+			double hi = i == S_GPUS || i == S_LEVEL ||
+						    i == S_PREEMPT
+					    ? 1e9
+					    : 1e15;
+			bool whole = i == S_GPUS || i == S_LEVEL ||
+				     i == S_PREEMPT || i == S_ID;
+
+			if (i == S_TENANT)
+				continue;
+			if (fabs(v[i]) > hi ||
+			    (!whole && fabs(v[i] * scale) > 1e15) ||
+			    (whole && v[i] != floor(v[i]))) {
+				fprintf(stderr,
+					"agora-sim: %s:%d: %s: %g is out of range%s\n",
+					path, lineno, s_cols[i], v[i],
+					whole ? " or not an integer" : "");
 				goto bad;
 			}
 		}

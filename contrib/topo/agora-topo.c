@@ -28,6 +28,7 @@
 #include "agora_config.h"
 #include "agora_file.h"
 #include "topo_conf.h"
+#include "topo_hostlist.h"
 #include "topo_hwloc.h"
 #include "topo_model.h"
 
@@ -137,8 +138,24 @@ static int load_node(const opts_t *o, topo_node_t *n, agora_err_t *err)
 	hwloc_topology_destroy(topo);
 	if (rc < 0)
 		return -1;
-	if (o->nodes)
+	if (o->nodes) {
+		/* checked here: a list cut short or one the model's
+		 * loader refuses would be written without a word */
+		if (strlen(o->nodes) >= sizeof(n->nodes)) {
+			agora_err_set(
+				err,
+				"--nodes: '%.40s...' is %zu characters, at most %zu",
+				o->nodes, strlen(o->nodes),
+				sizeof(n->nodes) - 1);
+			return -1;
+		}
+		if (topo_hostlist_count(o->nodes) < 1) {
+			agora_err_set(err, "--nodes: '%s': bad hostlist",
+				      o->nodes);
+			return -1;
+		}
 		snprintf(n->nodes, sizeof(n->nodes), "%s", o->nodes);
+	}
 	if (o->islands && topo_node_set_islands(n, o->islands, err) < 0)
 		return -1;
 	return 0;

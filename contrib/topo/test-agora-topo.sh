@@ -15,6 +15,23 @@ $tool model -i "$fx/2s-8gpu-nvswitch.xml" --name dgx --nodes 'd[1-4]' \
 	-o "$tmp/dgx.json" && ok "model from XML" || ko "model from XML"
 $tool model -i "$fx/2s-8gpu-pcie.xml" --name pcie --nodes 'p[1-2]' \
 	-o "$tmp/pcie.json" && ok "model from XML (pcie)" || ko "model (pcie)"
+# --nodes that the model's own loader would refuse, or that would be cut
+# short, is refused here, naming the option
+if $tool model -i "$fx/2s-8gpu-pcie.xml" --name bad --nodes 'p[1-' \
+	-o "$tmp/bad.json" 2>"$tmp/err"; then
+	ko "--nodes 'p[1-' refused"
+else
+	grep -q "nodes: 'p\[1-': bad hostlist" "$tmp/err" && [ ! -e "$tmp/bad.json" ] &&
+		ok "--nodes 'p[1-' refused: $(cat "$tmp/err")" || ko "--nodes 'p[1-': $(cat "$tmp/err")"
+fi
+long=$(i=0; while [ $i -lt 200 ]; do printf 'node%d,' $i; i=$((i + 1)); done)
+if $tool model -i "$fx/2s-8gpu-pcie.xml" --name long --nodes "${long%,}" \
+	-o "$tmp/long.json" 2>"$tmp/err"; then
+	ko "--nodes of $(printf %s "${long%,}" | wc -c) characters refused"
+else
+	grep -q "characters, at most 1023" "$tmp/err" &&
+		ok "--nodes of $(printf %s "${long%,}" | wc -c) characters refused" || ko "long --nodes: $(cat "$tmp/err")"
+fi
 $tool merge "$tmp/dgx.json" "$tmp/pcie.json" -o "$tmp/all.json" \
 	&& ok "merge" || ko "merge"
 $tool gres -m "$tmp/all.json" --type-name dgx --file-prefix /tmp/fake/nv \

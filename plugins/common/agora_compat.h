@@ -154,4 +154,14 @@ extern int agora_leaf_pairs_append(List key_pairs);
 #define AGORA_GRES_ALT_NS(ns) ((ns)->alt_gres_ns)
 #endif
 
+/*
+ * GPUs a reservation holds (23.02+: slurmctld_resv_t.gres_list_alloc;
+ * stock cons_tres leaves them out for a job outside the reservation and
+ * keeps a job inside it on them) and cores tied to GPUs (24.05+:
+ * RestrictedCoresPerGPU, node_record_t.res_cores_per_gpu).  Hook 3, which
+ * sees neither, leaves such nodes and jobs to stock's choice.
+ */
+#define AGORA_RESV_GRES         AGORA_SLURM_AT_LEAST(23, 2)
+#define AGORA_RES_CORES_PER_GPU AGORA_SLURM_AT_LEAST(24, 5)
+
 #endif /* AGORA_COMPAT_H */

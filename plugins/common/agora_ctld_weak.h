@@ -22,11 +22,13 @@
 #pragma weak bitmap2node_name
 #pragma weak get_extra_conf_path
 #pragma weak gres_build_id
+#pragma weak list_count
 #pragma weak list_iterator_create
 #pragma weak list_iterator_destroy
 #pragma weak list_next
 #pragma weak node_record_count
 #pragma weak node_record_table_ptr
+#pragma weak resv_list
 #pragma weak switch_record_cnt
 #pragma weak switch_record_table
 

@@ -27,7 +27,10 @@
 #     nodes are busy and inference nodes are lent gets them in its
 #     ExcNodeList (its own --exclude kept) and never runs there; so does a
 #     pending job made so by scontrol update job Requeue=0; a requeueable
-#     job is left alone
+#     job is left alone; a job moved to the inference partition loses the
+#     nodes Agora excluded (its own kept); an --exclude Slurm cannot read
+#     is refused by Slurm, at submission and in an update, and slurmctld
+#     stays up
 #   - slurmctld restarted with nodes on loan: the partition list resets to
 #     slurm.conf, agorad lends the nodes again, the borrowers keep running
 #     (not requeued), while a home node whose slurmd is frozen across the
@@ -608,6 +611,37 @@ if [ "$exc0" = "(null)" ] && [ "$rq1" = Requeue=0 ] && [ "$(hosts_of "$exc1")" =
 	ok "scontrol update job Requeue=0 on a pending job: ExcNodeList $exc0 -> $exc1"
 else
 	notok "update Requeue=0: ExcNodeList '$exc0' -> '$exc1', $rq1"
+fi
+# a job moved to the inference partition loses the inference nodes Agora
+# excluded (else it would exclude every node of its partition), and keeps
+# its own --exclude
+mv=$(sbatch --parsable -H -p train -A acct_a -N1 --gres=gpu:8 --no-requeue \
+	-x c1n16 -t 5 -o /dev/null --wrap 'sleep 1')
+mexc0=$(exc_of "$mv")
+scontrol update jobid="$mv" partition=infer
+mexc1=$(exc_of "$mv")
+mpart=$(squeue -h -j "$mv" -o %P)
+scancel "$mv"
+if [ "$(hosts_of "$mexc0")" = "$(echo "$want_exc c1n16" | tr ' ' '\n' | grep . | sort | tr '\n' ' ')" ] &&
+	[ "$mpart" = infer ] && [ "$mexc1" = c1n16 ]; then
+	ok "a --no-requeue job moved to partition infer: ExcNodeList $mexc0 -> $mexc1 (its own)"
+else
+	notok "moved to infer: ExcNodeList '$mexc0' -> '$mexc1', partition '$mpart'"
+fi
+# an --exclude Slurm cannot read is refused by Slurm, at submission and in
+# an update, and slurmctld stays up (job_submit/agora used to crash on it)
+bad_sub=$(sbatch --parsable -p train -A acct_a -N1 --gres=gpu:8 --no-requeue \
+	-x 'c1n[5-3]' -t 5 -o /dev/null --wrap 'sleep 1' 2>&1) && bad_rc=0 || bad_rc=$?
+bj=$(sbatch --parsable -H -p train -A acct_a -N1 --gres=gpu:8 --no-requeue \
+	-t 5 -o /dev/null --wrap 'sleep 1')
+bad_upd=$(scontrol update jobid="$bj" excnodelist='c1n[0-99999999]' 2>&1) && bu_rc=0 || bu_rc=$?
+bexc=$(exc_of "$bj")
+scancel "$bj"
+if [ "$bad_rc" != 0 ] && [ "$bu_rc" != 0 ] && scontrol ping | grep -q UP &&
+	[ "$(hosts_of "$bexc")" = "$want_exc" ]; then
+	ok "a bad --exclude refused by Slurm (sbatch: ${bad_sub##*error: }; update: ${bad_upd##*: }), slurmctld up, the job's ExcNodeList kept ($bexc)"
+else
+	notok "bad --exclude: sbatch rc $bad_rc '$bad_sub', update rc $bu_rc '$bad_upd', ExcNodeList '$bexc', ping: $(scontrol ping 2>&1 | tr '\n' ' ')"
 fi
 
 # ---- 6. no job lost ----------------------------------------------------------

@@ -375,6 +375,41 @@ t_sixteen_one_leaf() {
 	return $rc
 }
 
+# Slurm 23.02+: a reservation holding GPUs of c1n1.  c1n1 busy on 0-3
+# and 4-5 when the reservation takes two GPUs (6-7, the free ones); then
+# 0-3 are freed.  A 2-GPU job outside the reservation gets 0-1 from stock;
+# Hook 3 used to move it onto 6-7, the reserved GPUs, which fill island
+# 4-7.  Now a node on which a reservation holds GPUs keeps stock's
+# indices: the job must not be on 6-7, and no rewrite is logged for it.
+t_resv_gpus_kept() {
+	local big id a out before
+	set_placement stock || return 1
+	big=$(submit -w c1n1 --gres=gpu:4 -J fill --time=5 --wrap 'sleep 300') || return 1
+	wait_running "$big" || return 1
+	fill c1n1 2 || return 1
+	out=$(scontrol create reservation ReservationName=agora_gpus Nodes=c1n1 \
+		StartTime=now Duration=30 Users=root TRES=gres/gpu=2 2>&1) ||
+		fail "scontrol create reservation: $out" || return 1
+	note "reservation: $(scontrol show reservation agora_gpus | tr -s ' \n' ' ')"
+	scancel "$big"
+	sleep 2
+	set_placement "$MODE" || return 1
+	before=$(grep -c "agora GPU indices on c1n1" "$CTLD_LOG")
+	id=$(submit -w c1n1 --gres=gpu:2 -J outside --time=5 --wrap 'sleep 300') || return 1
+	wait_running "$id" || return 1
+	a=$(alloc "$id")
+	note "2-GPU job $id outside the reservation: $a"
+	scontrol delete reservation=agora_gpus
+	cancel_all
+	case $a in
+	c1n1:*) ;;
+	*) fail "the job is not on c1n1: $a" || return 1 ;;
+	esac
+	within "${a#*:}" 0-5 || fail "the job got reserved GPUs: $a" || return 1
+	[ "$(grep -c "agora GPU indices on c1n1" "$CTLD_LOG")" = "$before" ] ||
+		fail "Hook 3 rewrote GPU indices on c1n1, where a reservation holds GPUs"
+}
+
 # The replayed slice: SLICE_N jobs of 1/2/4/8 GPUs (40/30/20/10 %), 3-14 s,
 # fixed seed; all submitted at once (FIFO + backfill), polled every 0.5 s.
 slice_jobs() {
@@ -488,6 +523,9 @@ tap "agora.conf and model re-read only when changed" t_reload_only_on_change
 tap "2-GPU jobs land inside one NVLink island" t_pairs_in_island
 tap "4-GPU job takes a whole free socket, no straddle" t_quad_one_socket
 tap "16-GPU jobs (2x8, --gpus=16) take 2 whole nodes under one leaf" t_sixteen_one_leaf
+if [ "$REL" != 22.05 ]; then
+	tap "a node on which a reservation holds GPUs keeps stock's GPU indices" t_resv_gpus_kept
+fi
 if [ "$MODE" != stock ]; then
 	tap "replayed slice: agora beats stock on locality, fragmentation no worse" t_slice_better
 	tap "DebugFlags=SelectType logs decisions with score and nodes" t_decisions_logged

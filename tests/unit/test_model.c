@@ -392,6 +392,16 @@ static void test_registry_and_params(void **state)
 	assert_int_equal(
 		pol_params_list("t", "a=1,th=1m:2h:3", "th", l, 4, &err), 3);
 	assert_true(l[0] == 60 && l[1] == 7200 && l[2] == 3);
+	/* a list's items are range-checked as single values are: las and
+	 * tiresias cast thresholds to int64_t */
+	assert_int_equal(
+		pol_params_list("t", "th=3600:1e300", "th", l, 4, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err.text, "th: item 2 of '3600:1e300'"));
+	assert_non_null(strstr(err.text, "out of range"));
+	assert_null(
+		pol_policy_create("las", "thresholds=3600:-1e20", NULL, &err));
+	assert_non_null(strstr(err.text, "out of range"));
 }
 
 int main(void)

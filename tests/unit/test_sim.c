@@ -194,6 +194,35 @@ static void test_sim_metrics_by_hand(void **state)
 	pol_cluster_destroy(&c);
 }
 
+static void test_sim_span_out_of_range_fails(void **state)
+{
+	/* a job of 1e13 s (3e5 years): 2.8e9 bins of an hour, beyond
+	 * SIM_MAX_BINS: the run fails with a message (it used to grow its
+	 * bins until memory ran out, and overflow an int on the way) */
+	static const sim_job_t j[] = {
+		{ .submit = 0,
+		  .duration = 10000000000000LL,
+		  .gpus = 1,
+		  .tenant = 0,
+		  .dataset = -1 },
+	};
+	pol_cluster_t *c = pol_cluster_uniform(1, 2, 16);
+	pol_policy_t *p = pol_policy_create("fifo", NULL, NULL, NULL);
+	agora_err_t err = { { 0 } };
+	sim_params_t prm;
+	sim_result_t res;
+
+	(void) state;
+	sim_params_default(&prm);
+	errno = 0;
+	assert_int_equal(sim_run(c, j, 1, p, &prm, &res, &err), -1);
+	assert_int_equal(errno, EOVERFLOW);
+	assert_non_null(strstr(err.text, "utilisation bins of 3600 s"));
+	sim_result_free(&res);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+}
+
 static void test_sim_locality_level_by_hand(void **state)
 {
 	/* hand-built result: levels 0 (1 GPU), 3 (4 GPUs), 4 (16 GPUs) and
@@ -686,6 +715,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sim_invariants_reject_bad_policies),
 		cmocka_unit_test(test_sim_metrics_by_hand),
+		cmocka_unit_test(test_sim_span_out_of_range_fails),
 		cmocka_unit_test(test_sim_locality_level_by_hand),
 		cmocka_unit_test(test_sim_models_slowdown_restart_limits),
 		cmocka_unit_test(test_sim_restart_cost_on_preemption),

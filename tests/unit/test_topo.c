@@ -418,6 +418,18 @@ static void test_topo_gres_count_forms(void **state)
 					      "a1", &err),
 			 -1);
 	assert_non_null(strstr(err.text, "y.conf:1: Count"));
+	/* an empty Count is not 0 GPUs */
+	assert_int_equal(
+		topo_gres_count_gpus("Name=gpu Count=\n", "y.conf", "a1", &err),
+		-1);
+	assert_non_null(strstr(err.text, "y.conf:1: Count"));
+	/* lines whose sum passes 2^20 GPUs: refused where it passes (the
+	 * int sum used to overflow) */
+	assert_int_equal(topo_gres_count_gpus("Name=gpu Count=1048576\n"
+					      "Name=gpu Count=1048576\n",
+					      "z.conf", "a1", &err),
+			 -1);
+	assert_non_null(strstr(err.text, "z.conf:2: more than 1048576 GPUs"));
 }
 
 static void test_topo_model_json_roundtrip(void **state)
@@ -634,6 +646,64 @@ static void test_topo_hostlist(void **state)
 	assert_int_equal(topo_hostlist_contains("c1n[1-32]", "c1n17"), 1);
 	assert_int_equal(topo_hostlist_contains("c1n[1-32]", "c1n017"), 0);
 	assert_int_equal(topo_hostlist_contains("c1n[1-", "c1n1"), -1);
+	/* a bad item after the host's is still an error */
+	assert_int_equal(topo_hostlist_contains("c1n[1-32],x[", "c1n1"), -1);
+	/* counted and matched without expanding: a million names */
+	assert_int_equal(topo_hostlist_count("n[0-999999]"), 1000000);
+	assert_int_equal(topo_hostlist_contains("n[0-999999]", "n999999"), 1);
+	assert_int_equal(topo_hostlist_contains("n[0-999999]", "n1000000"), 0);
+	assert_int_equal(topo_hostlist_count("n[0-999999],m"), -1);
+	assert_int_equal(topo_hostlist_contains("n[0-999999],m", "m"), -1);
+	/* a name of 64 characters is too long, as in the expansion */
+	assert_int_equal(
+		topo_hostlist_count("a[1-9]"
+				    "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+				    "cccccccccccccccccccccccccccccccc"),
+		-1);
+}
+
+/* contains() by arithmetic agrees with membership in the expansion, for
+ * every name of the expansion and names next to them */
+static void test_topo_hostlist_contains_matches_expand(void **state)
+{
+	static const char *const specs[] = {
+		"c1n[1-32]",       "a[01-03,07],b", "x9,x10,x11",
+		"n[098-101]",      "g[8-12]x",      "p[0-0]",
+		"q[007-1000]s,q5", "r[1-3],r[2-4]",
+	};
+	static const char *const extra[] = {
+		"c1n0",  "c1n33",  "c1n017", "a00",  "a04", "a7",    "b1",
+		"x8",    "x010",   "n97",    "n098", "n98", "n102",  "g12",
+		"g9x",   "g09x",   "g13x",   "p0",   "p00", "q006s", "q0007s",
+		"q999s", "q1000s", "q1001s", "q5",   "q05", "r0",    "r4",
+		"",      "c1n",    "c1n1x",  "1",    "gx",
+	};
+
+	(void) state;
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		size_t n;
+		char *v = topo_hostlist_expand(specs[i], &n);
+
+		assert_non_null(v);
+		assert_int_equal(topo_hostlist_count(specs[i]), (long) n);
+		for (size_t k = 0; k < n; k++)
+			assert_int_equal(
+				topo_hostlist_contains(
+					specs[i], v + k * TOPO_HOSTNAME_LEN),
+				1);
+		for (size_t e = 0; e < sizeof(extra) / sizeof(extra[0]); e++) {
+			int in = 0;
+
+			for (size_t k = 0; k < n && !in; k++)
+				in = !strcmp(v + k * TOPO_HOSTNAME_LEN,
+					     extra[e]);
+			if (topo_hostlist_contains(specs[i], extra[e]) != in)
+				fail_msg(
+					"%s in %s: contains says %d, the expansion %d",
+					extra[e], specs[i], !in, in);
+		}
+		free(v);
+	}
 }
 
 static void test_topo_topology_conf_leaves(void **state)
@@ -691,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_topo_model_bad_json_names_file_and_field),
 		cmocka_unit_test(test_topo_model_contradicting_gres_conf),
 		cmocka_unit_test(test_topo_hostlist),
+		cmocka_unit_test(test_topo_hostlist_contains_matches_expand),
 		cmocka_unit_test(test_topo_topology_conf_leaves),
 		cmocka_unit_test(test_topo_ranges),
 	};

@@ -304,7 +304,13 @@ static char *loan_exclude(const char *exc)
 
 	if (!inf)
 		return NULL;
-	all = hostlist_create(exc && *exc ? exc : NULL);
+	/* a list Slurm cannot read (a bad range, too many names): left as
+	 * it is, so that Slurm refuses the request with its own error
+	 * (hostlist_create() gives NULL, which the calls below crash on) */
+	if (!(all = hostlist_create(exc && *exc ? exc : NULL))) {
+		hostlist_destroy(inf);
+		return NULL;
+	}
 	while ((name = hostlist_shift(inf))) {
 		if (hostlist_find(all, name) < 0) {
 			hostlist_push_host(all, name);
@@ -317,6 +323,43 @@ static char *loan_exclude(const char *exc)
 		hostlist_uniq(all);
 		out = hostlist_ranged_string_xmalloc(all);
 	}
+	hostlist_destroy(all);
+	return out;
+}
+
+/* The excluded nodes of a job that no longer needs to be kept off the
+ * inference nodes: exc less the inference partitions' nodes ("" when
+ * none is left: update_job() clears the list), or NULL to leave exc as
+ * it is: it lacks one of them, so the exclusion is not the one
+ * loan_exclude() made.  xfree() the result.  Locks as infer_nodes(). */
+static char *loan_unexclude(const char *exc)
+{
+	agora_hostlist_t inf, all;
+	char *name, *out = NULL;
+	bool ours = true;
+
+	if (!exc || !*exc || !(all = hostlist_create(exc)))
+		return NULL;
+	if (!(inf = infer_nodes())) {
+		hostlist_destroy(all);
+		return NULL;
+	}
+	while (ours && (name = hostlist_shift(inf))) {
+		int at = hostlist_find(all, name);
+
+		if (at < 0)
+			ours = false;
+		else
+			while (at >= 0) {
+				hostlist_delete_nth(all, at);
+				at = hostlist_find(all, name);
+			}
+		free(name);
+	}
+	hostlist_destroy(inf);
+	if (ours)
+		out = hostlist_count(all) ? hostlist_ranged_string_xmalloc(all)
+					  : xstrdup("");
 	hostlist_destroy(all);
 	return out;
 }
@@ -510,8 +553,21 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		job_desc->req_nodes ? job_desc->req_nodes
 				    : job_ptr->details->req_nodes);
 	if (why) {
-		debug2("%s: %pJ keeps its excluded nodes: %s", plugin_type,
-		       job_ptr, why);
+		/* The update ends the reason for the exclusion (Requeue=1, a
+		 * move to an inference partition): the inference nodes that
+		 * loan_exclude() added go, or a job moved to "infer" would
+		 * exclude every node of its partition and pend for good. */
+		if (conf_ok && conf.loaning && conf.n_loan_infer_partitions &&
+		    !job_desc->exc_nodes &&
+		    (out = loan_unexclude(job_ptr->details->exc_nodes))) {
+			info("%s: %pJ may be requeued or asks for an inference partition now (%s): excluded nodes %s -> %s",
+			     plugin_type, job_ptr, why,
+			     job_ptr->details->exc_nodes, *out ? out : "none");
+			job_desc->exc_nodes = out;
+		} else {
+			debug2("%s: %pJ keeps its excluded nodes: %s",
+			       plugin_type, job_ptr, why);
+		}
 		slurm_mutex_unlock(&state_lock);
 		return SLURM_SUCCESS;
 	}

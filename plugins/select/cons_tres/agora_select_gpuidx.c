@@ -107,6 +107,32 @@ static int node_free_for_job(gres_node_state_t *ns, List gres_list,
 	return 0;
 }
 
+#if AGORA_RESV_GRES
+/*
+ * Does a reservation hold GPUs of node i?  Stock cons_tres keeps a job
+ * outside it off those GPUs (resv_exc_t.gres_list_exc) and a job inside
+ * it on them; Hook 3 sees neither, so it leaves such a node to stock.
+ * Any reservation, started or not: keeping stock's choice is always safe.
+ * Job and node write locks held, under which reservations do not change.
+ */
+static bool resv_holds_gpus(int64_t i)
+{
+	ListIterator it;
+	slurmctld_resv_t *r;
+	bool held = false;
+
+	if (!resv_list)
+		return false;
+	it = list_iterator_create(resv_list);
+	while (!held && (r = list_next(it)))
+		held = r->gres_list_alloc && list_count(r->gres_list_alloc) &&
+		       r->node_bitmap && (i < bit_size(r->node_bitmap)) &&
+		       bit_test(r->node_bitmap, i);
+	list_iterator_destroy(it);
+	return held;
+}
+#endif
+
 extern int agora_place_gpu_indices(job_record_t *job_ptr,
 				   node_use_record_t *node_usage)
 {
@@ -125,6 +151,10 @@ extern int agora_place_gpu_indices(job_record_t *job_ptr,
 	if ((job_ptr->bit_flags & GRES_ENFORCE_BIND) ||
 	    (job_ptr->details && (job_ptr->details->whole_node == 1)))
 		return 0; /* cores constrain GPUs / all GPUs anyway */
+#if AGORA_RESV_GRES
+	if (job_ptr->resv_ptr && job_ptr->resv_ptr->gres_list_alloc)
+		return 0; /* on the reservation's GPUs: stock's choice */
+#endif
 	if (!(js = job_gpu_state(job_ptr)) || !js->gres_bit_select ||
 	    js->gres_per_task || js->gres_per_socket ||
 	    (!js->gres_per_node && !js->gres_per_job))
@@ -158,6 +188,14 @@ extern int agora_place_gpu_indices(job_record_t *job_ptr,
 			continue; /* not the live node state: leave it */
 		if ((n_gpus < 2) || (bit_size(sel) != n_gpus))
 			continue;
+#if AGORA_RESV_GRES
+		if (resv_holds_gpus(i))
+			continue;
+#endif
+#if AGORA_RES_CORES_PER_GPU
+		if (node_ptr->res_cores_per_gpu)
+			continue; /* cores tied to GPUs: stock pairs them */
+#endif
 		if (node_free_for_job(node_gpu_state(node_ptr->gres_list),
 				      node_ptr->gres_list, js, n_gpus, &fr))
 			continue;
