@@ -311,12 +311,12 @@ static size_t *list_count(agora_conf_t *c, const conf_key_t *k)
 static int set_list(agora_conf_t *c, const conf_key_t *k, char *val,
 		    const char *name, int line, agora_err_t *err)
 {
-	char *save = NULL, *tok;
+	char *all = trim(val), *next = *all ? all : NULL, *tok;
 	char **list = NULL, ***old;
 	size_t n = 0, *count;
 
-	for (tok = strtok_r(val, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
+	/* "" is the empty list; an empty item ("a,,b", ",") is an error */
+	while ((tok = strsep(&next, ","))) {
 		char **nl;
 
 		tok = trim(tok);
@@ -326,6 +326,8 @@ static int set_list(agora_conf_t *c, const conf_key_t *k, char *val,
 			for (i = 0; i < n; i++)
 				free(list[i]);
 			free(list);
+			if (!*tok)
+				BAD("an empty name in the list");
 			BAD("'%s' is not a valid name in the list", tok);
 		}
 		nl = realloc(list, (n + 2) * sizeof(*list));

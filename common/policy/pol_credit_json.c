@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "agora_file.h"
+#include "agora_json.h"
 #include "pol_credit_int.h"
 
 /* JSON ---------------------------------------------------------------- */
@@ -325,7 +326,6 @@ int pol_credit_load(pol_credit_t *l, const char *json, const char *name,
 	static const char *const keys[] = { "version",  "cluster", "seq",
 					    "accounts", "sources", NULL };
 	credit_state_t st = { .acct = NULL };
-	json_tokener *tok = NULL;
 	json_object *root = NULL, *arr;
 	int64_t v;
 	int rc = -1;
@@ -336,16 +336,10 @@ int pol_credit_load(pol_credit_t *l, const char *json, const char *name,
 	}
 	if (!name)
 		name = "credit state";
-	if (!(tok = json_tokener_new()))
-		goto nomem;
-	root = json_tokener_parse_ex(tok, json, (int) strlen(json) + 1);
-	if (!root) {
-		char f[32];
-
-		snprintf(f, sizeof(f), "offset %zu",
-			 json_tokener_get_parse_end(tok));
-		fail(err, name, f,
-		     json_tokener_error_desc(json_tokener_get_error(tok)));
+	/* one JSON value and nothing after it ("NAME:LINE: not JSON: ...") */
+	if (!(root = agora_json_parse(json, strlen(json), name, err))) {
+		if (errno == ENOMEM)
+			goto nomem;
 		goto out;
 	}
 	if (!json_object_is_type(root, json_type_object)) {
@@ -394,8 +388,6 @@ out:
 	free(st.acct);
 	free(st.src);
 	json_object_put(root);
-	if (tok)
-		json_tokener_free(tok);
 	return rc;
 }
 

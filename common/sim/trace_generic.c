@@ -108,6 +108,11 @@ static int parse_field(gen_t *g, int c, const char *f, double *v,
 {
 	const char *colname = c < C_N ? col_names[c] : "name";
 
+	/* names longer than the tables keep would merge with others that
+	 * share their first POL_NAME_LEN - 1 characters */
+	if ((c == C_N || c == C_TENANT) && strlen(f) >= POL_NAME_LEN)
+		return bad(g, colname, "longer than %d characters",
+			   POL_NAME_LEN - 1);
 	if (c == C_N) {
 		*jname = f;
 		return 0;

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,14 +23,26 @@ static int64_t days_from_civil(int64_t y, int m, int d)
 	return era * 146097 + doe - 719468;
 }
 
+/* days in month m (1-12) of year y, proleptic Gregorian */
+static int month_days(int y, int m)
+{
+	static const int days[12] = { 31, 28, 31, 30, 31, 30,
+				      31, 31, 30, 31, 30, 31 };
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+
+	return days[m - 1] + (m == 2 && leap);
+}
+
 static int parse_ts(const char *s, int64_t *out)
 {
 	int y, mo, d, h, mi, se, n = 0;
 
+	/* a day the month does not have ("2017-02-31") is refused, not
+	 * rolled over into the next month */
 	if (sscanf(s, "%4d-%2d-%2d %2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se,
 		   &n) != 6 ||
-	    s[n] || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-	    se > 60 || h < 0 || mi < 0 || se < 0)
+	    s[n] || mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo) ||
+	    h > 23 || mi > 59 || se > 60 || h < 0 || mi < 0 || se < 0)
 		return -1;
 	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
 	return 0;
@@ -98,6 +111,9 @@ int trace_parse_philly(const char *text, const char *name,
 		if (j.duration < 1)
 			j.duration = 1;
 		j.gpus = (int) g;
+		if (strlen(f[4]) >= POL_NAME_LEN)
+			BAD("cluster", "longer than %d characters",
+			    POL_NAME_LEN - 1);
 		j.tenant = trace_tenant(&t, f[4]);
 		if (j.tenant < 0 || trace_add_job(&t, &j))
 			goto nomem;

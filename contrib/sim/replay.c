@@ -357,6 +357,12 @@ static int score_load(const char *path, double scale, trace_t *t,
 			char *end;
 
 			if (col[i] == S_TENANT) {
+				if (!*f[i] || strlen(f[i]) >= POL_NAME_LEN) {
+					fprintf(stderr,
+						"agora-sim: %s:%d: tenant: empty or longer than %d characters\n",
+						path, lineno, POL_NAME_LEN - 1);
+					goto bad;
+				}
 				tenant = f[i];
 				continue;
 			}

@@ -282,8 +282,9 @@ static const struct {
 	const char *json;
 	const char *expect; /* substring of the error */
 } bad_states[] = {
-	{ "", "s.json:offset" },
-	{ "{\"version\":1,", "s.json:offset" },
+	{ "", "s.json:1: not JSON" },
+	{ "{\"version\":1,", "s.json:1: not JSON" },
+	{ "{\"version\":1}\n{}", "s.json:2: not JSON: data after the value" },
 	{ "[1,2]", "s.json:(top): must be a JSON object" },
 	{ "{\"cluster\":\"c\",\"seq\":0,\"accounts\":[],\"sources\":[]}",
 	  "s.json:version: missing" },

@@ -42,6 +42,14 @@ static void test_trace_philly_parses_and_filters(void **state)
 	assert_int_equal(t.jobs[2].tenant, 0);
 	assert_int_equal(t.jobs[2].id, 3);
 	trace_free(&t);
+	/* a leap day is a day: 2016-02-29 00:00:00 UTC = 1456704000 */
+	assert_int_equal(
+		trace_parse("timestamp,duration,num_gpus,gpu_time,cluster\n"
+			    "2016-02-29 00:00:00,10.0,1,10.0,a\n",
+			    "leap.csv", TRACE_FILTER_NONE, &t, &err),
+		0);
+	assert_int_equal(t.jobs[0].submit, 1456704000);
+	trace_free(&t);
 	/* Pollux filter: duration >= 60 s and gpu_time < 1000 GPU-h */
 	assert_int_equal(
 		trace_parse(philly, "p.csv", TRACE_FILTER_POLLUX, &t, &err), 0);
@@ -89,6 +97,13 @@ static const struct {
 	  "2017-10-02 00:01:55,108.0,1,108.0,a\n"
 	  "2017-13-02 00:01:55,108.0,1,108.0,a\n",
 	  "t.csv:3: timestamp:" },
+	/* a day the month does not have, not rolled into March */
+	{ "timestamp,duration,num_gpus,gpu_time,cluster\n"
+	  "2017-02-31 00:01:55,108.0,1,108.0,a\n",
+	  "t.csv:2: timestamp:" },
+	{ "timestamp,duration,num_gpus,gpu_time,cluster\n"
+	  "2017-02-29 00:01:55,108.0,1,108.0,a\n",
+	  "t.csv:2: timestamp:" },
 	{ "timestamp,duration,num_gpus,gpu_time,cluster\n"
 	  "2017-10-02 00:01:55,-1,1,108.0,a\n",
 	  "t.csv:2: duration:" },
@@ -114,6 +129,14 @@ static const struct {
 	{ "submit,duration,gpus,min_gpus\n1,2,2,4\n", "t.csv:2: min_gpus:" },
 	{ "submit,duration,gpus\n1,2\n", "t.csv:2: row: 2 fields" },
 	{ "", "t.csv:0: header: empty file" },
+	/* names the tables would cut to 63 characters, merging two */
+	{ "timestamp,duration,num_gpus,gpu_time,cluster\n"
+	  "2017-10-02 00:01:55,108.0,1,108.0,xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+	  "t.csv:2: cluster: longer than 63 characters" },
+	{ "submit,duration,gpus,tenant\n1,2,1,xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+	  "t.csv:2: tenant: longer than 63 characters" },
+	{ "submit,duration,gpus,name\n1,2,1,xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+	  "t.csv:2: name: longer than 63 characters" },
 };
 
 static void test_trace_bad_input_names_file_line(void **state)
