@@ -351,7 +351,9 @@ static int shortfall(const pol_loan_round_in_t *in, pol_loan_round_out_t *out,
 	for (int i = 0; i < in->n_nodes; i++)
 		ready += in->nodes[i].up &&
 			 out->nodes[i].state == POL_LOAN_NODE_HOME;
-	if (can_wait(in) && ready >= (int) ceil(in->demand - 1e-9) + 1) {
+	/* compared as doubles: a demand far above the pool (a source in the
+	 * wrong units) cast to int was undefined, and in practice INT_MIN */
+	if (can_wait(in) && (double) ready >= ceil(in->demand - 1e-9) + 1) {
 		out->wait_since = in->wait_since > 0 ? in->wait_since : in->now;
 		max_wait = out->wait_since + in->ckpt_wait_s - in->now;
 		if (max_wait < 0)

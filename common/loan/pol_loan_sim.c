@@ -365,7 +365,11 @@ static int setup(sim_t *s, const pol_loan_sim_job_t *jobs, int n)
 		}
 		if (j->max_n > 64)
 			j->max_n = 64;
-		j->state = (j->k > s->T) ? J_SKIPPED : J_FUTURE;
+		if (j->min_n > j->max_n)
+			j->min_n = j->max_n;
+		/* more than 64 nodes (the node lists' size): skipped as too
+		 * large, not started past the end of j->nodes */
+		j->state = (j->k > s->T || j->k > 64) ? J_SKIPPED : J_FUTURE;
 		j->nodes = calloc((size_t) j->max_n + 1, sizeof(int));
 		if (!j->nodes)
 			return -1;
@@ -543,7 +547,8 @@ int pol_loan_sim_run_policy(const pol_loan_sim_job_t *jobs, int n,
 	double *jct = NULL, sq = 0, sj = 0;
 
 	if (!p || !res || n < 0 || (n && !jobs) || p->train_nodes < 1 ||
-	    p->infer_nodes < 0 || p->gpn < 1 || p->poll_s < 1 || p->bin_s < 1 ||
+	    p->infer_nodes < 0 || p->gpn < 1 ||
+	    p->gpn > POL_MAX_GPUS_PER_NODE || p->poll_s < 1 || p->bin_s < 1 ||
 	    p->headroom < 0 || p->grace_s < 0 || p->deadline_s < 0 ||
 	    p->restart_s < 0 || p->ckpt_s < -1 ||
 	    (unsigned) v >= POL_LOAN_N_VARIANTS ||

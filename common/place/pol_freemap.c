@@ -249,6 +249,12 @@ int pol_freemap_assign(pol_freemap_t *dst, const pol_freemap_t *src)
 	return 0;
 }
 
+bool pol_freemap_same_shape(const pol_freemap_t *a, const pol_freemap_t *b)
+{
+	return a && b && a->n == b->n && a->n_leaves == b->n_leaves &&
+	       a->maxg == b->maxg && a->block_len == b->block_len;
+}
+
 void pol_freemap_destroy(pol_freemap_t **fmp)
 {
 	if (!fmp || !*fmp)

@@ -35,6 +35,8 @@ pol_freemap_t *pol_freemap_create(const pol_cluster_t *c);
 int pol_freemap_reset(pol_freemap_t *fm, const pol_cluster_t *c);
 /* Make dst an exact copy of src (same cluster).  0, -1/EINVAL. */
 int pol_freemap_assign(pol_freemap_t *dst, const pol_freemap_t *src);
+/* May one be assigned to the other (nodes, leaves, largest node)? */
+bool pol_freemap_same_shape(const pol_freemap_t *a, const pol_freemap_t *b);
 void pol_freemap_destroy(pol_freemap_t **fmp);
 
 const pol_cluster_t *pol_freemap_cluster(const pol_freemap_t *fm);

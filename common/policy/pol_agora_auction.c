@@ -518,23 +518,32 @@ int pol_ag_auction_decide(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	    agora_grow((void **) &a->rflag, &a->rflag_cap, snap->n_running, 1) <
 		    0 ||
 	    agora_grow((void **) &a->dnodes, &a->dnodes_cap,
-		       snap->cluster->n_nodes, sizeof(*a->dnodes)) < 0 ||
-	    pol_work_sync(&a->w, snap->cluster, snap->n_pending) < 0)
+		       snap->cluster->n_nodes, sizeof(*a->dnodes)) < 0)
 		return -1;
 	if (snap->n_pending)
 		memset(a->pflag, 0, (size_t) snap->n_pending);
 	if (snap->n_running)
 		memset(a->rflag, 0, (size_t) snap->n_running);
-	if (!a->offer || pol_freemap_cluster(a->offer) != snap->cluster) {
+	/* no node with a GPU (an empty auction partition): nothing to
+	 * auction, and no free map to build (pol_freemap_create refuses 0
+	 * nodes) */
+	cgpus = snap->cluster->n_nodes > 0 ? pol_cluster_gpus(snap->cluster)
+					   : 0;
+	if (cgpus <= 0)
+		return 0;
+	if (pol_work_sync(&a->w, snap->cluster, snap->n_pending) < 0)
+		return -1;
+	/* rebuilt on a new cluster, or on the same one grown or shrunk in
+	 * place: the adapter's snapshot has one address every pass */
+	if (!a->offer || pol_freemap_cluster(a->offer) != snap->cluster ||
+	    !pol_freemap_same_shape(a->offer, a->w.fm) ||
+	    !pol_freemap_same_shape(a->tent, a->w.fm)) {
 		pol_freemap_destroy(&a->offer);
 		pol_freemap_destroy(&a->tent);
 		if (!(a->offer = pol_freemap_create(snap->cluster)) ||
 		    !(a->tent = pol_freemap_create(snap->cluster)))
 			return -1;
 	}
-	cgpus = pol_cluster_gpus(snap->cluster);
-	if (cgpus <= 0)
-		return 0;
 	if (pol_ag_tenant_rho_base(a, snap, now, cgpus) < 0 ||
 	    lease_upkeep(a, snap, now, out) < 0 ||
 	    start_reserved(a, snap, now, out) < 0)

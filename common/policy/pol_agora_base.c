@@ -41,8 +41,10 @@ int64_t pol_ag_full_lease(const pol_agora_policy_t *a, int64_t now)
 	if (!a->p.align)
 		return L;
 	end = (now >= 0 ? now / L : (now - L + 1) / L) * L + L;
-	while (end - now < a->p.min_lease_s)
-		end += L;
+	/* whole leases added at once: min_lease may be many leases (a
+	 * loop of 1e11 turns with lease=10,min_lease=1e12) */
+	if (end - now < a->p.min_lease_s)
+		end += (a->p.min_lease_s - (end - now) + L - 1) / L * L;
 	return end - now;
 }
 

@@ -440,6 +440,7 @@ int pol_award_build(pol_award_t *a, const pol_snapshot_t *snap,
 		if (pol_award_job(a, j->id, idx[j->tenant], flags,
 				  j->total_gpus, l ? l->end : 0)) {
 			free(idx);
+			free(won_ids);
 			return -1;
 		}
 		lookup(a, j->id)->since = since;

@@ -234,6 +234,15 @@ static void ti_on_run(void *arg, const pol_job_t *j, int gpus)
 		pol_las2d_on_run(&s->lq, (double) j->attained - r->base, gpus);
 }
 
+/* A wake-up dt seconds from now; none when dt is beyond any time the
+ * simulation reaches (promote=1e15 means "never": the cast of such a
+ * product to int64_t was undefined). */
+static void wake_in(pol_las2d_t *lq, int64_t now, double dt)
+{
+	if (dt < 1e15)
+		pol_las2d_wake(lq, now + (dt > 0 ? (int64_t) dt : 0));
+}
+
 static int ti_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 		     pol_actions_t *out)
 {
@@ -267,10 +276,8 @@ static int ti_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 		const ti_rec_t *r = &s->rec[i];
 
 		if (!r->running && r->q > 0 && r->exec_s > 0)
-			pol_las2d_wake(
-				&s->lq,
-				now + (int64_t) ceil(s->promote * r->exec_s -
-						     r->pend_s));
+			wake_in(&s->lq, now,
+				ceil(s->promote * r->exec_s - r->pend_s));
 	}
 	for (i = first; s->promote > 0 && i < out->n; i++) {
 		const ti_rec_t key = { .id = out->v[i].job_id };
@@ -281,8 +288,7 @@ static int ti_decide(void *state, const pol_snapshot_t *snap, int64_t now,
 		r = bsearch(&key, s->rec, (size_t) n, sizeof(*s->rec),
 			    cmp_rec_id);
 		if (r && r->q > 0 && r->exec_s > 0)
-			pol_las2d_wake(&s->lq, now + (int64_t) ceil(s->promote *
-								    r->exec_s));
+			wake_in(&s->lq, now, ceil(s->promote * r->exec_s));
 	}
 	pol_las2d_end(&s->lq, out);
 	/* this pass's records are the next pass's history */

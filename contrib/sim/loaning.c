@@ -183,7 +183,7 @@ static int pool_opt(int ch, const char *arg, lopts_t *o)
 		o->p.infer_nodes = (int) d;
 		return 0;
 	case 1005:
-		if (int_arg("gpus-per-node", arg, 1, 1024, &d))
+		if (int_arg("gpus-per-node", arg, 1, POL_MAX_GPUS_PER_NODE, &d))
 			return -1;
 		o->p.gpn = (int) d;
 		return 0;

@@ -8,6 +8,8 @@
 # Both nodes busy; then an 8-GPU job for "batch" and one for "batch,cpu"
 # wait.  Checks, each able to fail:
 #   - the "batch" job is in the auction: its SystemComment is Agora's note
+#   - so are jobs that ask GPUs per job: -N 2 --gpus=3 (no even split) and
+#     --gpus=16 (more than a node has); none is left out by the auction
 #   - the "batch,cpu" job is not: no Agora note, and sprio SITE below the
 #     award boost
 # On Slurm 24.11 also (24.05+ enforces a QOS's MaxTRESRunMinsPerUser; 22.05
@@ -71,6 +73,19 @@ if [[ $(sc "$a") == "Agora: "* ]]; then
 	ok "batch job $a is in the auction: $(sc "$a")"
 else
 	notok "batch job $a has no Agora note: '$(sc "$a")'"
+fi
+# GPUs per job (--gpus=N): in the auction as a job of any split.  As a
+# gang of -N nodes with N / nodes GPUs each, "-N 2 --gpus=3" was left out
+# by the auction's check (total GPUs is not nodes x GPUs per node) and
+# could never win; --gpus=16 (more than a node has) is in it too
+g=$(sbatch --parsable -A acct_a -p batch -N 2 --gpus=3 -t 10 -o /dev/null --wrap 'sleep 300' | cut -d';' -f1)
+g16=$(sbatch --parsable -A acct_a -p batch --gpus=16 -t 10 -o /dev/null --wrap 'sleep 300' | cut -d';' -f1)
+sleep 3 # three passes
+left=$(grep -hE "left out of the auction \(first: JobId=($g|$g16):" "$W"/log/c1/slurmctld.log 2>/dev/null | tail -1)
+if [[ $(sc "$g") == "Agora: "* ]] && [[ $(sc "$g16") == "Agora: "* ]] && [ -z "$left" ]; then
+	ok "GPUs per job: -N 2 --gpus=3 ($g) and --gpus=16 ($g16) are in the auction: $(sc "$g")"
+else
+	notok "GPUs per job: '$(sc "$g")' '$(sc "$g16")', ${left:-not left out}"
 fi
 sleep 3 # three more passes
 site=$(sprio -h -j "$b" -o '%S' 2>/dev/null | tr -d ' ' | head -1)

@@ -376,7 +376,8 @@ t_sixteen_one_leaf() {
 }
 
 # Slurm 23.02+: a reservation holding GPUs of c1n1.  c1n1 busy on 0-3
-# and 4-5 when the reservation takes two GPUs (6-7, the free ones); then
+# and 4-5 when the reservation takes two GPUs (6-7, the free ones; and two
+# cores: a reservation without cores may not share a busy node); then
 # 0-3 are freed.  A 2-GPU job outside the reservation gets 0-1 from stock;
 # Hook 3 used to move it onto 6-7, the reserved GPUs, which fill island
 # 4-7.  Now a node on which a reservation holds GPUs keeps stock's
@@ -388,7 +389,7 @@ t_resv_gpus_kept() {
 	wait_running "$big" || return 1
 	fill c1n1 2 || return 1
 	out=$(scontrol create reservation ReservationName=agora_gpus Nodes=c1n1 \
-		StartTime=now Duration=30 Users=root TRES=gres/gpu=2 2>&1) ||
+		StartTime=now Duration=30 Users=root TRES=cpu=2,gres/gpu=2 2>&1) ||
 		fail "scontrol create reservation: $out" || return 1
 	note "reservation: $(scontrol show reservation agora_gpus | tr -s ' \n' ' ')"
 	scancel "$big"

@@ -75,6 +75,66 @@ static void test_agora_order_by_credit(void **state)
 	pol_cluster_destroy(&c);
 }
 
+/* The adapter's snapshot sits at one address every pass, so a cluster
+ * that grew (a node added to an auction partition) arrives through the
+ * same pointer.  The auction's scratch maps follow its shape: they used
+ * to be rebuilt only when the pointer changed, and every later pass
+ * failed (EINVAL) until a reconfigure. */
+static void test_agora_cluster_resized_in_place(void **state)
+{
+	agora_err_t err = { { 0 } };
+	pol_cluster_t *c = pol_cluster_uniform(2, 8, 0);
+	pol_cluster_t *c4 = pol_cluster_uniform(4, 8, 0), tmp;
+	pol_policy_t *p = pol_policy_create("agora", NULL, NULL, &err);
+	pol_job_t pend[1] = { job(1, 0, 8, 0) };
+	pol_snapshot_t s = { c, pend, 1, NULL, 0, 1 };
+	pol_actions_t out = { 0 };
+
+	(void) state;
+	assert_non_null(p);
+	assert_int_equal(pol_policy_decide(p, &s, 100, &out), 0);
+	assert_non_null(find(&out, POL_ACT_START, 1));
+	pol_actions_free(&out);
+	tmp = *c; /* the same struct, now 4 nodes */
+	*c = *c4;
+	*c4 = tmp;
+	pend[0] = job(2, 0, 8, 150);
+	assert_int_equal(pol_policy_decide(p, &s, 200, &out), 0);
+	assert_non_null(find(&out, POL_ACT_START, 2));
+	pol_actions_free(&out);
+	tmp = *c; /* and back to 2 */
+	*c = *c4;
+	*c4 = tmp;
+	pend[0] = job(3, 0, 8, 250);
+	assert_int_equal(pol_policy_decide(p, &s, 300, &out), 0);
+	assert_non_null(find(&out, POL_ACT_START, 3));
+	pol_actions_free(&out);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+	pol_cluster_destroy(&c4);
+}
+
+/* A minimum lease of many leases is reached in one step: the grid's
+ * end used to advance one lease per loop turn (1e11 turns here). */
+static void test_agora_min_lease_many_leases(void **state)
+{
+	agora_err_t err = { { 0 } };
+	pol_cluster_t *c = pol_cluster_uniform(1, 8, 0);
+	pol_policy_t *p = pol_policy_create("agora", "lease=10,min_lease=1e12",
+					    NULL, &err);
+	pol_job_t pend[1] = { job(1, 0, 8, 0) };
+	pol_snapshot_t s = { c, pend, 1, NULL, 0, 1 };
+	pol_actions_t out = { 0 };
+
+	(void) state;
+	assert_non_null(p);
+	assert_int_equal(pol_policy_decide(p, &s, 100, &out), 0);
+	assert_non_null(find(&out, POL_ACT_START, 1));
+	pol_actions_free(&out);
+	pol_policy_destroy(&p);
+	pol_cluster_destroy(&c);
+}
+
 /* Running jobs are charged to their account between passes. */
 static void test_agora_charges_running_jobs(void **state)
 {
@@ -665,6 +725,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_agora_order_by_credit),
+		cmocka_unit_test(test_agora_cluster_resized_in_place),
+		cmocka_unit_test(test_agora_min_lease_many_leases),
 		cmocka_unit_test(test_agora_charges_running_jobs),
 		cmocka_unit_test(test_agora_lease_expiry_requeues_after_grace),
 		cmocka_unit_test(test_agora_no_needless_requeue),

@@ -3,6 +3,7 @@
  * against brute force, best-fit decreasing, the demand model and the
  * loaning scenario (the knapsack and elastic growth: test_loan_grow.c).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -543,6 +544,42 @@ static void test_sim_no_requeue_not_loaned(void **state)
 	free(j);
 }
 
+/* A job of more than 64 nodes (the node lists' size) is skipped as too
+ * large: it used to start on 128 nodes and write past its node list
+ * (ASan), or under a registry policy never start.  And a node of more
+ * GPUs than a mask holds is refused. */
+static void test_sim_job_over_64_nodes(void **state)
+{
+	pol_loan_sim_job_t j[2] = { { 0 } };
+	pol_loan_sim_params_t p;
+	pol_loan_sim_result_t r;
+
+	(void) state;
+	small_params(&p);
+	p.train_nodes = 128;
+	p.t_from = 0;
+	p.t_to = 1000; /* both submissions */
+	j[0].id = 1;
+	j[0].duration = 3600;
+	j[0].gpus = 128 * 8;
+	j[0].requeue = true;
+	j[1].id = 2;
+	j[1].submit = 10;
+	j[1].duration = 600;
+	j[1].gpus = 8;
+	j[1].requeue = true;
+	assert_int_equal(pol_loan_sim_run(j, 2, POL_LOAN_V_LEAST_COST, &p, &r),
+			 0);
+	assert_int_equal(r.jobs, 1);
+	assert_int_equal(r.finished, 1);
+	pol_loan_sim_result_free(&r);
+	p.gpn = 65;
+	errno = 0;
+	assert_int_equal(pol_loan_sim_run(j, 2, POL_LOAN_V_LEAST_COST, &p, &r),
+			 -1);
+	assert_int_equal(errno, EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_demand_ahead_at),
 		cmocka_unit_test(test_sim_variants),
 		cmocka_unit_test(test_sim_no_requeue_not_loaned),
+		cmocka_unit_test(test_sim_job_over_64_nodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,6 +72,28 @@ static int job_gpus(job_record_t *job_ptr, int nodes)
 	return (int) MIN(total, (uint64_t) INT32_MAX);
 }
 
+/* Does the job ask for its GPUs per job (--gpus=N), not per node
+ * (--gres=gpu:N, --gpus-per-node=N)? */
+static bool job_gpus_per_job(job_record_t *job_ptr)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	bool per_job = false;
+
+	if (!job_ptr->gres_list_req)
+		return false;
+	it = list_iterator_create(job_ptr->gres_list_req);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+
+		if (gs->plugin_id == gpu_plugin_id && js && js->gres_per_job &&
+		    !js->gres_per_node)
+			per_job = true;
+	}
+	list_iterator_destroy(it);
+	return per_job;
+}
+
 /* The credit account of a job, per AppDefinition (the app itself for
  * account and user; the account for name_prefix, array and burst, whose
  * apps pol_apps_build() groups per pass).  Caller xfree()s. */
@@ -271,6 +293,16 @@ static void job_common(agora_snapshot_t *snap, pol_job_t *pj,
 	pj->total_gpus = job_gpus(job_ptr, nodes);
 	pj->nodes = nodes;
 	pj->gpus_per_node = nodes > 0 ? pj->total_gpus / nodes : 0;
+	/* --gpus=N: Slurm splits N over the nodes as they have room (a
+	 * 16-GPU job on 8-GPU nodes has min_nodes 1).  The auction's gang
+	 * shape fits only an even split over -N nodes; otherwise any split
+	 * (nodes 0): as a gang of min_nodes the job was refused by the
+	 * auction's check and never won */
+	if (job_gpus_per_job(job_ptr) &&
+	    (nodes <= 1 || pj->total_gpus % nodes)) {
+		pj->nodes = 0;
+		pj->gpus_per_node = 0;
+	}
 	pj->min_gpus = pj->max_gpus = pj->total_gpus;
 	pj->pool = POL_POOL_TRAINING;
 	pj->submit = d ? d->submit_time : job_ptr->start_time;
@@ -454,7 +486,13 @@ extern int agora_snapshot_build(agora_snapshot_t *snap,
 		pn->type = t;
 		pn->leaf = 0;
 		pn->pool = POL_POOL_TRAINING;
-		pn->weight = (int) node_ptr->sched_weight;
+		/* slurm.conf's Weight, as the select wrapper reads it:
+		 * sched_weight is Weight << 16 plus flag bits (24.11), which
+		 * an int cut to nonsense from Weight 32768 up */
+		pn->weight = node_ptr->config_ptr
+				     ? (int) MIN(node_ptr->config_ptr->weight,
+						 INT32_MAX)
+				     : 0;
 		pn->up = !IS_NODE_DOWN(node_ptr) && !IS_NODE_DRAIN(node_ptr) &&
 			 !IS_NODE_FAIL(node_ptr) &&
 			 !IS_NODE_NO_RESPOND(node_ptr);
