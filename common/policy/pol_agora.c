@@ -221,6 +221,7 @@ void pol_agora_policy_destroy(pol_agora_policy_t **ap)
 	free(a->tacct);
 	free(a->tmap);
 	free(a->papp);
+	free(a->left);
 	free(a->keys);
 	free(a->keys_tmp);
 	free(a->reord);

@@ -158,6 +158,15 @@ typedef struct pol_agora_stats {
  */
 int pol_agora_policy_stats(const pol_agora_policy_t *a, pol_agora_stats_t *st);
 
+/*
+ * Why the last pass left pending job job_id out (a static string, one of
+ * pol_agora_job_check()'s reasons), or NULL when it used the job or never
+ * saw it.  For the adapter's note on the job: a job left out still ranks
+ * by credit but can never win.
+ */
+const char *pol_agora_policy_left_out(const pol_agora_policy_t *a,
+				      int64_t job_id);
+
 /* Free; *ap = NULL.  NULL or *ap == NULL: nothing happens. */
 void pol_agora_policy_destroy(pol_agora_policy_t **ap);
 

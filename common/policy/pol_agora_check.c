@@ -119,10 +119,25 @@ const char *pol_agora_job_check(const pol_cluster_t *c, const pol_job_t *j,
 	return job_check(&lim, j, running);
 }
 
+static int cmp_left(const void *x, const void *y)
+{
+	const ag_left_out_t *a = x, *b = y;
+
+	return (a->id > b->id) - (a->id < b->id);
+}
+
 static void skip(pol_agora_policy_t *a, const pol_job_t *j, bool running,
 		 const char *why)
 {
 	pol_agora_stats_t *st = &a->stats;
+
+	/* the pending ones by id, for the adapter's note on each; out of
+	 * memory, a job goes unrecorded (only its note is the poorer) */
+	if (!running && !agora_grow((void **) &a->left, &a->left_cap,
+				    a->left_n + 1, sizeof(*a->left))) {
+		a->left[a->left_n].id = j->id;
+		a->left[a->left_n++].why = why;
+	}
 
 	if (!st->first_why) {
 		st->first_id = j->id;
@@ -150,6 +165,7 @@ int pol_ag_filter_jobs(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	bool all = true;
 
 	memset(&a->stats, 0, sizeof(a->stats));
+	a->left_n = 0;
 	*use = *snap;
 	if (limits_of(c, snap->n_tenants, &lim) < 0) {
 		errno = EINVAL;
@@ -224,7 +240,20 @@ int pol_ag_filter_jobs(pol_agora_policy_t *a, const pol_snapshot_t *snap,
 	use->n_pending = np;
 	use->running = a->frun;
 	use->n_running = nr;
+	if (a->left_n > 1)
+		qsort(a->left, a->left_n, sizeof(*a->left), cmp_left);
 	return 0;
+}
+
+const char *pol_agora_policy_left_out(const pol_agora_policy_t *a,
+				      int64_t job_id)
+{
+	const ag_left_out_t key = { .id = job_id }, *hit;
+
+	if (!a || !a->left_n)
+		return NULL;
+	hit = bsearch(&key, a->left, a->left_n, sizeof(*a->left), cmp_left);
+	return hit ? hit->why : NULL;
 }
 
 int pol_agora_policy_stats(const pol_agora_policy_t *a, pol_agora_stats_t *st)

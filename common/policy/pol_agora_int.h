@@ -161,6 +161,12 @@ typedef struct ag_params {
 			  * share of its interval is not offered */
 } ag_params_t;
 
+/* A pending job a pass left out, and why (a static string). */
+typedef struct ag_left_out {
+	int64_t id;
+	const char *why;
+} ag_left_out_t;
+
 struct pol_agora_policy {
 	bool auctions;
 	ag_params_t p;
@@ -223,6 +229,8 @@ struct pol_agora_policy {
 	/* jobs a pass leaves out (pol_agora_policy_stats()), and the
 	 * snapshot of the usable ones when there are any such */
 	pol_agora_stats_t stats;
+	ag_left_out_t *left; /* the pending ones, by id (left_n) */
+	size_t left_n, left_cap;
 	pol_job_t *fpend, *frun;
 	size_t fpend_cap, frun_cap;
 	pol_gpumask_t *claimed; /* per node: GPUs of running jobs so far */

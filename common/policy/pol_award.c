@@ -193,6 +193,22 @@ static pol_award_job_t *lookup(const pol_award_t *a, int64_t id)
 	return NULL;
 }
 
+int pol_award_left_out(pol_award_t *a, int64_t job_id, const char *why)
+{
+	pol_award_job_t *j;
+
+	if (!a || !why) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!(j = lookup(a, job_id))) {
+		errno = ENOENT;
+		return -1;
+	}
+	j->left_out = why;
+	return 0;
+}
+
 int pol_award_job(pol_award_t *a, int64_t job_id, int app, unsigned flags,
 		  int gpus, int64_t lease_end)
 {
@@ -221,6 +237,7 @@ int pol_award_job(pol_award_t *a, int64_t job_id, int app, unsigned flags,
 	j->job_id = job_id;
 	j->app = app;
 	j->flags = flags;
+	j->left_out = NULL;
 	j->gpus = gpus > 0 ? gpus : 0;
 	j->lease_end = lease_end;
 	if (flags & POL_AWARD_WON) {

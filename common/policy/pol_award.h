@@ -42,6 +42,8 @@ typedef struct pol_award_job {
 	int64_t since;         /* WON or LOST: when the auction first said so */
 	int strikes;           /* pending: awards that expired unstarted */
 	int64_t backoff_until; /* pending: no award before this (0: none) */
+	const char *left_out;  /* pending: why the pass left it out of the
+				* auction (a static string), else NULL */
 } pol_award_job_t;
 
 typedef struct pol_award_app {
@@ -67,6 +69,11 @@ int pol_award_app(pol_award_t *a, const char *name, double rho, double credit,
  * first).  0, -1/EINVAL (bad app index, id <= 0) or ENOMEM. */
 int pol_award_job(pol_award_t *a, int64_t job_id, int app, unsigned flags,
 		  int gpus, int64_t lease_end);
+
+/* Say why the pass left pending job job_id out of the auction (why: a
+ * static string, e.g. pol_agora_policy_left_out()'s).  0, -1/ENOENT (not
+ * in the table) or EINVAL. */
+int pol_award_left_out(pol_award_t *a, int64_t job_id, const char *why);
 
 /*
  * Build from one pass of the "agora" policy: every pending job of snap

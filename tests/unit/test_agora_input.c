@@ -72,6 +72,16 @@ static void test_agora_skips_bad_jobs(void **state)
 		assert_non_null(strstr(
 			pol_agora_job_check(c, &pend[2], false, 2), "elastic"));
 		assert_null(pol_agora_job_check(c, &pend[3], false, 2));
+		/* each pending job left out, by id, with its reason (the
+		 * adapter's note on the job); the one used: none */
+		assert_string_equal(pol_agora_policy_left_out(a, 1), "no GPUs");
+		assert_string_equal(pol_agora_policy_left_out(a, 2),
+				    "unknown tenant index");
+		assert_non_null(
+			strstr(pol_agora_policy_left_out(a, 3), "elastic"));
+		assert_null(pol_agora_policy_left_out(a, 4));
+		assert_null(pol_agora_policy_left_out(a, 9)); /* running */
+		assert_null(pol_agora_policy_left_out(a, 77));
 		/* nothing charged for the skipped running job */
 		assert_int_equal(pol_agora_policy_decide(a, &s, 200, &out), 0);
 		assert_true(pol_credit_usage(pol_agora_policy_ledger(a), "t0",
@@ -82,6 +92,7 @@ static void test_agora_skips_bad_jobs(void **state)
 		assert_int_equal(pol_agora_policy_decide(a, &s, 300, &out), 0);
 		assert_int_equal(pol_agora_policy_stats(a, &st), 0);
 		assert_int_equal(st.skipped_pending + st.skipped_running, 0);
+		assert_null(pol_agora_policy_left_out(a, 1));
 		/* only a broken snapshot as a whole fails */
 		s.cluster = NULL;
 		assert_int_equal(pol_agora_policy_decide(a, &s, 400, &out), -1);

@@ -2,6 +2,7 @@
  * test_award.c - the award table: what the auction decided, as the
  * priorities and preemption rule Slurm's own schedulers act on.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -59,6 +60,15 @@ static void test_preempt_rule(void **state)
 	assert_false(pol_award_preemptable(a, 20, 10)); /* roles reversed */
 	assert_int_equal(pol_award_n_won(a), 2);
 	assert_int_equal(pol_award_app_find(a, "starved")->won_gpus, 8);
+	/* a job left out of the auction says why; re-entered, it is not
+	 * left out any more unless said again */
+	assert_null(pol_award_find(a, 21)->left_out);
+	assert_int_equal(pol_award_left_out(a, 21, "no GPUs"), 0);
+	assert_string_equal(pol_award_find(a, 21)->left_out, "no GPUs");
+	assert_int_equal(pol_award_left_out(a, 99, "no GPUs"), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(pol_award_job(a, 21, 1, 0, 8, 0), 0);
+	assert_null(pol_award_find(a, 21)->left_out);
 	pol_award_destroy(&a);
 	assert_null(a);
 }

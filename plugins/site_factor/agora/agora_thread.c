@@ -251,6 +251,15 @@ static pol_award_t *build_award(const agora_snapshot_t *snap,
 		award_current, now,
 		(int64_t) agora_conf.lease_s + agora_conf.grace_s +
 			2 * MAX(agora_conf.sched_interval_s, 1));
+	/* the pending jobs the pass left out: their note says why */
+	for (t = 0; !rc && agora_policy && t < snap->pol.n_pending; t++) {
+		const char *why = pol_agora_policy_left_out(
+			agora_policy, snap->pol.pending[t].id);
+
+		if (why)
+			(void) pol_award_left_out(a, snap->pol.pending[t].id,
+						  why);
+	}
 	for (i = 0; !rc && l && i < pol_credit_count(l); i++) {
 		const char *name = pol_credit_account(l, i);
 
@@ -312,6 +321,13 @@ static char *job_note(const pol_award_t *a, const pol_award_job_t *aj)
 			"%swon GPUs %d time(s) but did not start (short of something besides GPUs?): no auction win before %s (app %s)",
 			AGORA_DESC_PREFIX, aj->strikes,
 			tstr(aj->backoff_until, t1), app->name);
+		return note;
+	}
+	if (aj->left_out) {
+		xstrfmtcat(
+			note,
+			"%sleft out of the auction (%s): ranks by credit, never wins (app %s)",
+			AGORA_DESC_PREFIX, aj->left_out, app->name);
 		return note;
 	}
 	/* the decision only, never rho or credit: the comment (and the job
