@@ -188,9 +188,15 @@ static int relro_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
+		/* the pages the loader made read-only, as glibc's
+		 * _dl_protect_relro() rounds them: a partial last page stays
+		 * writable, and so must stay after our write */
 		if (ph->p_type == PT_GNU_RELRO) {
-			r->lo = info->dlpi_addr + ph->p_vaddr;
-			r->hi = r->lo + ph->p_memsz;
+			uintptr_t pg = (uintptr_t) sysconf(_SC_PAGESIZE);
+			uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+			r->lo = lo & ~(pg - 1);
+			r->hi = (lo + ph->p_memsz) & ~(pg - 1);
 		}
 	}
 	return 1;
@@ -239,8 +245,13 @@ extern bool agora_hook_ensure(void *stock_handle)
 		goto out;
 	}
 	if (!slot_cnt && !(slot_cnt = find_slots(lm))) {
+#if defined(__x86_64__)
 		error("%s: the stock plugin does not call %s through its GOT; node choice is stock cons_tres only",
 		      plugin_type, EVAL_SYM);
+#else
+		error("%s: the node-choice hook reads x86-64 relocations only, not this architecture's; node choice is stock cons_tres only (GPU indices are still Agora's)",
+		      plugin_type);
+#endif
 		hook_broken = true;
 		goto out;
 	}
