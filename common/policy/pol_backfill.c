@@ -357,7 +357,14 @@ int pol_bf_decide(pol_bf_t *s, const pol_snapshot_t *snap, int64_t now,
 	if (s->order ? s->order(s->order_arg, snap, now, s->w.idx)
 		     : pol_order_pending(snap, s->w.idx))
 		return -1;
-	if (!s->ex || pol_freemap_cluster(s->ex) != snap->cluster) {
+	/* the per-node GPU cache: once per pass, as nodes go up and down
+	 * (and are added) in the same cluster */
+	s->node_gpus_c = NULL;
+	/* rebuilt on a new cluster, or on the same one grown or shrunk in
+	 * place (an adapter's snapshot has one address every pass) */
+	if (!s->ex || pol_freemap_cluster(s->ex) != snap->cluster ||
+	    !pol_freemap_same_shape(s->ex, s->w.fm) ||
+	    !pol_freemap_same_shape(s->sh, s->w.fm)) {
 		pol_freemap_destroy(&s->ex);
 		pol_freemap_destroy(&s->sh);
 		s->ex = pol_freemap_create(snap->cluster);

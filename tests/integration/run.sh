@@ -277,13 +277,18 @@ t_federated_job() {
 }
 
 t_ctld_restart() {
-	local id out
-	id=$(submit 1 --gres=gpu:2 -J it-restart -o "$W/jobs/restart.out" --wrap 'sleep 12') || return 1
+	local id out go=$W/jobs/restart.go
+	# the job runs until told to end (a fixed sleep could end during a
+	# slow restart, and the check below would see it COMPLETING)
+	rm -f "$go"
+	id=$(submit 1 --gres=gpu:2 -J it-restart -o "$W/jobs/restart.out" \
+		--wrap "until [ -e '$go' ]; do sleep 0.5; done") || return 1
 	wait_running 1 "$id" || return 1
 	out=$(harness restart-ctld 1 2>&1) || fail "restart-ctld failed: $out" || return 1
 	note "$out"
 	[ "$(job_field 1 "$id" JobState)" = RUNNING ] ||
 		fail "job $id is $(job_field 1 "$id" JobState) after the slurmctld restart" || return 1
+	touch "$go"
 	wait_completed c1 "$id" 40
 }
 
@@ -375,15 +380,22 @@ t_own_munge() {
 }
 
 t_harness_stop() {
-	local out
+	local out pids ports
+	# the ports this harness's daemons listen on (the other release's
+	# tests run at the same time, on ports that may lie near ours)
+	pids=$(cat "$W"/run/*.pid 2>/dev/null | paste -sd'|')
+	ports=$(ss -ltnpH 2>/dev/null | grep -E "pid=(${pids:-none})," |
+		awk '{n = split($4, a, ":"); print a[n]}' | sort -u | paste -sd' ')
+	[ -n "$ports" ] || fail "no listening port of this harness's daemons found before the stop" || return 1
 	out=$(harness stop 2>&1) || fail "stop failed: $out" || return 1
 	note "$out"
 	echo "# $out"
 	out=$(harness status 2>&1)
 	[ $? -eq 3 ] || fail "status after stop: $out" || return 1
 	local left
-	left=$(ss -ltnH | awk -v lo="$BASE_PORT" '{n = split($4, a, ":"); p = a[n]; if (p > lo && p < lo + 1000) print $4}')
-	[ -z "$left" ] || fail "ports still listening after stop: $left" || return 1
+	left=$(ss -ltnH | awk -v ours=" $ports " '{n = split($4, a, ":"); if (index(ours, " " a[n] " ")) print $4}')
+	[ -z "$left" ] || fail "ports still listening after stop: $left (ours: $ports)" || return 1
+	note "ports freed: $ports"
 }
 
 # ---- main -------------------------------------------------------------------

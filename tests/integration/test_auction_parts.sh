@@ -80,7 +80,8 @@ fi
 # could never win; --gpus=16 (more than a node has) is in it too
 g=$(sbatch --parsable -A acct_a -p batch -N 2 --gpus=3 -t 10 -o /dev/null --wrap 'sleep 300' | cut -d';' -f1)
 g16=$(sbatch --parsable -A acct_a -p batch --gpus=16 -t 10 -o /dev/null --wrap 'sleep 300' | cut -d';' -f1)
-sleep 3 # three passes
+both_noted() { [[ $(sc "$g") == "Agora: "* ]] && [[ $(sc "$g16") == "Agora: "* ]]; }
+wait_for 20 both_noted
 left=$(grep -hE "left out of the auction \(first: JobId=($g|$g16):" "$W"/log/c1/slurmctld.log 2>/dev/null | tail -1)
 if [[ $(sc "$g") == "Agora: "* ]] && [[ $(sc "$g16") == "Agora: "* ]] && [ -z "$left" ]; then
 	ok "GPUs per job: -N 2 --gpus=3 ($g) and --gpus=16 ($g16) are in the auction: $(sc "$g")"

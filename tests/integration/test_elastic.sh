@@ -117,7 +117,10 @@ ej=$(sbatch --parsable -H -p train -A acct_a -N 2-16 --gres=gpu:8 --requeue \
 	--wrap 'echo "start $SLURM_JOB_NUM_NODES nodes restart ${SLURM_RESTART_COUNT:-0} $(date +%s)"
 		case ${SLURM_RESTART_COUNT:-0} in 0) sleep 150 ;; 1) sleep 30 ;; *) sleep 15 ;; esac
 		echo "done $SLURM_JOB_NUM_NODES"')
-sleep 2.5
+# agorad learns the job's 2-16 node range only while it pends: wait for
+# its loan state to record it (a fixed wait missed it under load)
+range_seen() { grep -q "\"elastic\":\[[^]]*{\"job\":$ej,\"min_nodes\":2,\"max_nodes\":16}" "$W/agorad.loans.json" 2>/dev/null; }
+wait_for 30 range_seen || echo "# agorad did not record job $ej's range 2-16 within 30 s"
 scontrol release "$ej"
 wait_for 20 running "$ej"
 nn0=$(squeue -h -j "$ej" -o %D)

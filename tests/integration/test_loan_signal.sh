@@ -113,6 +113,9 @@ fi
 echo 2 >"$DEMAND"
 requeued_a() { [ "$(restarts "$a")" = 1 ] && [ "$(state "$a")" != RUNNING ]; }
 if wait_for 30 requeued_a; then
+	# the TERM reaches the job after slurmctld counts the requeue
+	# (slurmctld -> slurmd -> slurmstepd): its trap's line comes later
+	wait_for 15 grep -q '^term [0-9]* 0$' "$IN/a.out"
 	u=$(awk '$1 == "usr1" && $3 == 0 {print $2; exit}' "$IN/a.out")
 	t=$(awk '$1 == "term" && $3 == 0 {print $2; exit}' "$IN/a.out")
 	if [ -n "$u" ] && [ -n "$t" ] && [ "$u" -le "$t" ] &&

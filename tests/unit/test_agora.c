@@ -82,36 +82,60 @@ static void test_agora_order_by_credit(void **state)
  * failed (EINVAL) until a reconfigure. */
 static void test_agora_cluster_resized_in_place(void **state)
 {
-	agora_err_t err = { { 0 } };
-	pol_cluster_t *c = pol_cluster_uniform(2, 8, 0);
-	pol_cluster_t *c4 = pol_cluster_uniform(4, 8, 0), tmp;
-	pol_policy_t *p = pol_policy_create("agora", NULL, NULL, &err);
-	pol_job_t pend[1] = { job(1, 0, 8, 0) };
-	pol_snapshot_t s = { c, pend, 1, NULL, 0, 1 };
-	pol_actions_t out = { 0 };
+	/* agora-order and backfill: Slurm's backfill plan, which kept its
+	 * own free maps and per-node cache by the cluster's address too */
+	static const char *const pols[] = { "agora", "agora-order",
+					    "backfill" };
 
 	(void) state;
-	assert_non_null(p);
-	assert_int_equal(pol_policy_decide(p, &s, 100, &out), 0);
-	assert_non_null(find(&out, POL_ACT_START, 1));
-	pol_actions_free(&out);
-	tmp = *c; /* the same struct, now 4 nodes */
-	*c = *c4;
-	*c4 = tmp;
-	pend[0] = job(2, 0, 8, 150);
-	assert_int_equal(pol_policy_decide(p, &s, 200, &out), 0);
-	assert_non_null(find(&out, POL_ACT_START, 2));
-	pol_actions_free(&out);
-	tmp = *c; /* and back to 2 */
-	*c = *c4;
-	*c4 = tmp;
-	pend[0] = job(3, 0, 8, 250);
-	assert_int_equal(pol_policy_decide(p, &s, 300, &out), 0);
-	assert_non_null(find(&out, POL_ACT_START, 3));
-	pol_actions_free(&out);
-	pol_policy_destroy(&p);
-	pol_cluster_destroy(&c);
-	pol_cluster_destroy(&c4);
+	for (size_t k = 0; k < sizeof(pols) / sizeof(pols[0]); k++) {
+		agora_err_t err = { { 0 } };
+		pol_cluster_t *c = pol_cluster_uniform(2, 8, 0);
+		pol_cluster_t *c4 = pol_cluster_uniform(4, 8, 0), tmp;
+		pol_policy_t *p = pol_policy_create(pols[k], NULL, NULL, &err);
+		pol_job_t pend[1] = { job(1, 0, 8, 0) };
+		pol_job_t pend2[2] = { job(2, 0, 8, 150), job(4, 0, 1, 160) };
+		pol_job_t run4[4];
+		pol_alloc_part_t parts[4];
+		pol_snapshot_t s = { c, pend, 1, NULL, 0, 2 };
+		pol_actions_t out = { 0 };
+
+		assert_non_null(p);
+		assert_int_equal(pol_policy_decide(p, &s, 100, &out), 0);
+		assert_non_null(find(&out, POL_ACT_START, 1));
+		pol_actions_free(&out);
+		tmp = *c; /* the same struct, now 4 nodes, all busy: the
+			   * head waits, and its reservation is planned */
+		*c = *c4;
+		*c4 = tmp;
+		for (int n = 0; n < 4; n++) {
+			run4[n] = job(10 + n, 1, 8, 0);
+			run_at(c, &run4[n], &parts[n], n, 0xff, 120);
+		}
+		s.pending = pend2;
+		s.n_pending = 2;
+		s.running = run4;
+		s.n_running = 4;
+		assert_int_equal(pol_policy_decide(p, &s, 200, &out), 0);
+		assert_null(find(&out, POL_ACT_START, 2));
+		pol_actions_free(&out);
+		for (int n = 0; n < 4; n++)
+			c->nodes[n].free = 0xff;
+		tmp = *c; /* and back to 2, idle */
+		*c = *c4;
+		*c4 = tmp;
+		s.pending = pend;
+		s.n_pending = 1;
+		s.running = NULL;
+		s.n_running = 0;
+		pend[0] = job(3, 0, 8, 250);
+		assert_int_equal(pol_policy_decide(p, &s, 300, &out), 0);
+		assert_non_null(find(&out, POL_ACT_START, 3));
+		pol_actions_free(&out);
+		pol_policy_destroy(&p);
+		pol_cluster_destroy(&c);
+		pol_cluster_destroy(&c4);
+	}
 }
 
 /* A minimum lease of many leases is reached in one step: the grid's
