@@ -662,21 +662,20 @@ else:
     print("MEASURE: no job pinned")
 PY
 
-# 8b. a sibling late to answer (FedSurveyMaxAge, pol_fed_survey_late): c3
-# full with local jobs, then a burst of 100 one-GPU jobs, more than c1's 64
-# GPUs, so that some 36 are pinned to c2 (without c3 full, one run gave
-# all of them to c3); while their copies are on their way (22.05 hands them over
-# one a second), c2's slurmctld is stopped (SIGSTOP) for 10 s.  The round
-# after does not wait for c2's survey: c2's last answer stands in ("c2:
-# still reading") and the round ends while c2 is stopped (agorad writes
-# its state file, agorad.json, at every round's end; a round without held
-# jobs logs no "round N:" line); the next round
-# takes the survey still in progress once c2 goes on (no "no answer" for
-# c2), and no job is pinned twice or copied to two clusters.  On 24.11 the
-# copies arrive with the pins, so none is on its way by the stop and the
-# rounds wait for c2 as before: a MEASURE line there.
+# 8b. a sibling late to answer (FedSurveyMaxAge, pol_fed_survey_late): c3 full (seen by
+# agorad), then 100 one-GPU jobs, more than c1's 64 GPUs: some 36 are pinned to c2; while
+# their copies are on their way (22.05 hands them over one a second), c2's slurmctld is
+# stopped (SIGSTOP) for 10 s.  The round after does not wait for c2: its last answer
+# stands in ("c2: still reading"; FedSurveyMaxAge 30 s here, not 5: a loaded host's rounds
+# are slow) and the round ends while c2 is stopped (agorad.json: at every round's end);
+# the next round takes the survey still in progress once c2 goes on (no "no answer"),
+# and no job is pinned twice or copied to two clusters.  On 24.11 the copies arrive with
+# the pins: the rounds wait for c2 (a MEASURE).
 cancel_all # section 8's burst
+printf 'FedSurveyMaxAge=30\n' >>"$W/c1/etc/agora.conf" && kill -HUP "$(cat "$W/run/agorad.pid")"
 for i in 1 2 3 4; do on 3 sbatch -M c3 -A acct_a -N1 -w "c3n$i" --gres=gpu:8 -t 10 --wrap 'sleep 600' >/dev/null; done
+c3_full() { [ "$(on 3 squeue --local -h -t R | wc -l)" -ge 4 ] && AGORAD_STATE=$W/agorad.json "$BUILD/contrib/agoractl/agoractl" fed 2>/dev/null | grep -qE '^c3 +yes +0 '; }
+wait_for 30 c3_full || echo "# section 8b: c3's 4 jobs not seen running by agorad within 30 s"
 burst1 100
 c2_pinned() {
 	local j n=0
@@ -738,6 +737,7 @@ fi
 [ "$unpinned" -eq 0 ] && [ "$twice" -eq 0 ] && [ "$doubled" -eq 0 ] && [ "$no_answer" -eq 0 ] &&
 	pass "c2 stopped 10 s: every job pinned once, none running on two clusters, c2's survey taken when it went on" ||
 	fail "c2 stopped 10 s: $unpinned not pinned, $twice pinned twice, $doubled running on two clusters, $no_answer 'no answer' for c2"
+sed -i '/^FedSurveyMaxAge=30$/d' "$W/c1/etc/agora.conf" && kill -HUP "$(cat "$W/run/agorad.pid")"
 
 # 9. a cancel at the origin right after the pins (last: it waits for the
 # copies still on their way).  A burst of 120 one-GPU jobs, more than c1's
