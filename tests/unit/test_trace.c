@@ -131,11 +131,11 @@ static const struct {
 	{ "", "t.csv:0: header: empty file" },
 	/* names the tables would cut to 63 characters, merging two */
 	{ "timestamp,duration,num_gpus,gpu_time,cluster\n"
-	  "2017-10-02 00:01:55,108.0,1,108.0,xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+	  "2017-10-02 00:01:55,108.0,1,108.0,name-of-sixty-four-characters-one-more-than-the-tables-keep-0064\n",
 	  "t.csv:2: cluster: longer than 63 characters" },
-	{ "submit,duration,gpus,tenant\n1,2,1,xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+	{ "submit,duration,gpus,tenant\n1,2,1,name-of-sixty-four-characters-one-more-than-the-tables-keep-0064\n",
 	  "t.csv:2: tenant: longer than 63 characters" },
-	{ "submit,duration,gpus,name\n1,2,1,xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+	{ "submit,duration,gpus,name\n1,2,1,name-of-sixty-four-characters-one-more-than-the-tables-keep-0064\n",
 	  "t.csv:2: name: longer than 63 characters" },
 };
 
